@@ -1,0 +1,72 @@
+// Credentials: the admin token or a stored grant, parsed from `Authorization: Bearer …` and compared in constant time.
+import { createHash, timingSafeEqual } from 'node:crypto'
+import type { Config } from '../config.js'
+import type { Db } from '../store/index.js'
+import { Refusal } from '../refusal.js'
+
+export const SCOPES = ['pin:write', 'run:heavy', 'admin:read', 'trading:write'] as const
+export type Scope = (typeof SCOPES)[number]
+
+export interface Credential {
+  kind: 'admin' | 'grant'
+  subject: string
+  scopes: readonly Scope[]
+  grantId?: string
+}
+
+export const hashToken = (token: string): string => createHash('sha256').update(token, 'utf8').digest('hex')
+
+/** Constant-time equality of two secrets of any length (hashing first equalises the lengths). */
+export function secretsEqual(a: string, b: string): boolean {
+  return timingSafeEqual(createHash('sha256').update(a).digest(), createHash('sha256').update(b).digest())
+}
+
+interface GrantRow {
+  id: string
+  subject: string
+  scopes: string
+  expires_at: string
+  revoked_at: string | null
+}
+
+export interface Authenticator {
+  /** Reads the credential of a request; throws `unauthorized` for a bearer that is wrong, expired or revoked. */
+  identify(authorization: string | undefined, now: number): Credential | null
+  /** Throws unless the credential carries the scope; with no ADMIN_TOKEN configured the host is open (dev mode). */
+  require(credential: Credential | null, scope: Scope, op?: string): void
+  readonly open: boolean
+}
+
+export function createAuthenticator(config: Pick<Config, 'adminToken'>, db: Db): Authenticator {
+  const byHash = db.prepare<[string], GrantRow>(
+    'SELECT id, subject, scopes, expires_at, revoked_at FROM grants WHERE token_hash = ?',
+  )
+  const adminToken = config.adminToken
+  return {
+    open: adminToken === null,
+    identify(authorization, now) {
+      if (!authorization) return null
+      const match = /^Bearer\s+(\S+)\s*$/i.exec(authorization)
+      if (!match) throw new Refusal('unauthorized', 'the Authorization header must be "Bearer <token>"')
+      const token = match[1]!
+      if (adminToken !== null && secretsEqual(token, adminToken)) {
+        return { kind: 'admin', subject: 'admin', scopes: SCOPES }
+      }
+      // Lookup by hash: the index compares digests, never the secret itself.
+      const row = byHash.get(hashToken(token))
+      if (!row) throw new Refusal('unauthorized', 'the bearer token is not known to this host')
+      if (row.revoked_at) throw new Refusal('unauthorized', `grant ${row.id} was revoked at ${row.revoked_at}`)
+      if (Date.parse(row.expires_at) <= now) throw new Refusal('unauthorized', `grant ${row.id} expired at ${row.expires_at}`)
+      return { kind: 'grant', subject: row.subject, scopes: JSON.parse(row.scopes) as Scope[], grantId: row.id }
+    },
+    require(credential, scope, op) {
+      if (adminToken === null) return
+      if (!credential) {
+        throw new Refusal('unauthorized', `this needs a bearer credential with scope ${scope}`, { op })
+      }
+      if (!credential.scopes.includes(scope)) {
+        throw new Refusal('forbidden', `the credential of ${credential.subject} lacks scope ${scope}`, { op })
+      }
+    },
+  }
+}

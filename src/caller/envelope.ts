@@ -1,0 +1,63 @@
+// The contract envelope of every /api/v1 response (SPEC §1.1): its schema and the one function that builds it.
+import { z } from 'zod'
+import { HUB_VERSION, NCM_VERSION } from '../version.js'
+import { refusalSchema, type RefusalBody } from '../refusal.js'
+import type { Occupancy } from '../plugins/admission.js'
+
+export const SURFACE = 'marketing-caller'
+
+export const occupancySchema = z.enum(['live-bound', 'shedding', 'draining'])
+
+const flags = {
+  surface: z.literal(SURFACE),
+  ncm: z.string().regex(/^\d+\.\d+\.\d+$/),
+  hub: z.string().regex(/^\d+\.\d+\.\d+$/),
+  occupancy: occupancySchema,
+  service_owns_hardware: z.literal(false),
+  invented_metrics: z.literal(false),
+  sat_perp_hal: z.literal(true),
+}
+
+/** Schema of a successful envelope around `data`. */
+export const okEnvelope = <T extends z.ZodType>(data: T) =>
+  z.object({ ok: z.literal(true), ...flags, refuse: z.null(), data })
+
+/** Schema of a refusal envelope. */
+export const refusalEnvelope = z.object({ ok: z.literal(false), ...flags, refuse: refusalSchema, data: z.null() })
+
+/** Any envelope: what a client can expect from any /api/v1 response. */
+export const anyEnvelope = z.union([okEnvelope(z.unknown()), refusalEnvelope])
+
+export interface Envelope<T = unknown> {
+  ok: boolean
+  surface: typeof SURFACE
+  ncm: string
+  hub: string
+  occupancy: Occupancy
+  service_owns_hardware: false
+  invented_metrics: false
+  sat_perp_hal: true
+  refuse: RefusalBody | null
+  data: T | null
+}
+
+/** Marks an error body so the envelope hook knows to put it in `refuse`, not `data`. */
+export class RefusalPayload {
+  constructor(readonly body: RefusalBody) {}
+}
+
+export function envelope(payload: unknown, occupancy: Occupancy): Envelope {
+  const refused = payload instanceof RefusalPayload
+  return {
+    ok: !refused,
+    surface: SURFACE,
+    ncm: NCM_VERSION,
+    hub: HUB_VERSION,
+    occupancy,
+    service_owns_hardware: false,
+    invented_metrics: false,
+    sat_perp_hal: true,
+    refuse: refused ? payload.body : null,
+    data: refused ? null : (payload ?? null),
+  }
+}

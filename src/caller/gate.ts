@@ -1,0 +1,42 @@
+// The refuse-first gate (SPEC §2.6): nature, credential, input, limits, admission — and only then the handler.
+import type { z } from 'zod'
+import { issuesFromZod, Refusal } from '../refusal.js'
+import type { AnyOperation, OperationContext } from './operation.js'
+
+/** Checks that need no parsed input: refused by nature, then credential and scope. */
+export function admitBeforeInput(op: AnyOperation, raw: unknown, ctx: OperationContext): void {
+  if (op.refuses) throw op.refuses().forOp(op.name)
+  const scope = op.requiredScope?.(raw) ?? null
+  if (scope) ctx.auth.require(ctx.credential, scope, op.name)
+}
+
+/** Parses the input with the operation's schema; every problem is listed in the refusal. */
+export function parseInput(op: AnyOperation, raw: unknown): unknown {
+  const parsed = (op.input as z.ZodType).safeParse(raw ?? {})
+  if (!parsed.success) {
+    throw new Refusal('invalid_input', `the input of ${op.name} does not match its schema`, {
+      op: op.name,
+      issues: issuesFromZod(parsed.error),
+    })
+  }
+  return parsed.data
+}
+
+/** Limits, admission, then the handler. Input must already be parsed. */
+export async function runParsed(op: AnyOperation, input: unknown, ctx: OperationContext): Promise<unknown> {
+  try {
+    op.checkLimits?.(input, ctx)
+    if (op.heavy) ctx.admission.admitHeavy(op.name)
+    const data = await op.handler(input, ctx)
+    if (op.provenance.includes('stored')) ctx.counters.storeTouched++
+    return data
+  } catch (err) {
+    throw err instanceof Refusal ? err.forOp(op.name) : err
+  }
+}
+
+/** The whole gate, as /run and /cli use it. */
+export async function runOperation(op: AnyOperation, raw: unknown, ctx: OperationContext): Promise<unknown> {
+  admitBeforeInput(op, raw, ctx)
+  return runParsed(op, parseInput(op, raw), ctx)
+}

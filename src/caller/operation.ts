@@ -1,0 +1,100 @@
+// defineOperation(): the one description of a caller operation; routes, listings, docs, /run, /cli and the CLI project it.
+import type { FastifyBaseLogger, FastifyInstance } from 'fastify'
+import { z } from 'zod'
+import type { Config } from '../config.js'
+import type { Store } from '../store/index.js'
+import type { Mill } from '../mill/pool.js'
+import type { Admission } from '../plugins/admission.js'
+import type { Authenticator, Credential, Scope } from './auth.js'
+import type { Refusal } from '../refusal.js'
+import type { CallerCounters } from './counters.js'
+
+export const LOBES = ['discovery', 'logic', 'capacity', 'text', 'access', 'orchestration', 'runtime'] as const
+export type Lobe = (typeof LOBES)[number]
+
+/** Where an operation's numbers come from (SPEC §1.4). */
+export type Provenance = 'computed' | 'measured' | 'stored' | 'declared'
+export type Stability = 'stable' | 'labs' | 'refused'
+
+export interface Clock {
+  now(): number
+}
+
+/** What a handler may use. Handlers return data and throw Refusals; they never touch the reply. */
+export interface OperationContext {
+  config: Config
+  store: Store
+  mill: Mill
+  admission: Admission
+  clock: Clock
+  counters: CallerCounters
+  /** The root Fastify instance: its route table and OpenAPI document are read by discovery operations. */
+  host: FastifyInstance
+  registry: Registry
+  auth: Authenticator
+  credential: Credential | null
+  requestId: string
+  log: FastifyBaseLogger
+}
+
+export interface OperationDefinition<I extends z.ZodType, O extends z.ZodType> {
+  name: string
+  method: 'GET' | 'POST'
+  /** Path under /api/v1, e.g. '/sat'. */
+  path: string
+  lobe: Lobe
+  /** One line. */
+  caption: string
+  /** A paragraph: what it does, what it refuses. */
+  summary: string
+  /** Body (POST) or querystring (GET) schema. */
+  input: I
+  /** Schema of `data` in the envelope. */
+  output: O
+  provenance: Provenance[]
+  /** For `declared` figures: where the facts come from. */
+  sources?: string[]
+  /** Runs in the mill: refused with `occupied` while the host is shedding or draining. */
+  heavy?: boolean
+  stability?: Stability
+  /** For labs operations: what is missing before they are stable. */
+  missing?: string
+  /** 'large' raises the body limit to LARGE_BODY_LIMIT_BYTES (SPEC §1.5). */
+  bodyLimit?: 'default' | 'large'
+  /** The scope a credential must carry for this input, or null when none is needed. */
+  requiredScope?: (input: unknown) => Scope | null
+  /** Checks of declared limits that run before any work (over_limit refusals). */
+  checkLimits?: (input: z.output<I>, ctx: OperationContext) => void
+  /** For operations refused by nature (`chat`): the refusal, given before anything else is checked. */
+  refuses?: () => Refusal
+  /** Inputs that must succeed; the contract test runs each one. */
+  examples: Array<z.input<I>>
+  /** Alternative non-JSON rendering of the data, chosen when the client does not ask for JSON. */
+  render?: { contentType: string; body: (data: z.output<O>) => string }
+  handler: (input: z.output<I>, ctx: OperationContext) => z.output<O> | Promise<z.output<O>>
+}
+
+export interface Operation<I extends z.ZodType = z.ZodType, O extends z.ZodType = z.ZodType>
+  extends Required<Pick<OperationDefinition<I, O>, 'heavy' | 'stability' | 'bodyLimit'>>,
+    Omit<OperationDefinition<I, O>, 'heavy' | 'stability' | 'bodyLimit'> {}
+
+export type AnyOperation = Operation<z.ZodType, z.ZodType>
+
+export function defineOperation<I extends z.ZodType, O extends z.ZodType>(
+  definition: OperationDefinition<I, O>,
+): Operation<I, O> {
+  return Object.freeze({
+    heavy: false,
+    stability: 'stable' as Stability,
+    bodyLimit: 'default' as const,
+    ...definition,
+  })
+}
+
+export interface Registry {
+  readonly operations: readonly AnyOperation[]
+  byName(name: string): AnyOperation | undefined
+}
+
+/** Input schema for operations without input: rejects unknown fields so typos are not silently ignored. */
+export const noInput = z.object({}).strict()

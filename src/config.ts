@@ -1,0 +1,161 @@
+// The one place that reads the environment: zod-validated, aliases resolved, frozen (SPEC §1.6).
+import { availableParallelism } from 'node:os'
+import { isAbsolute, join, resolve } from 'node:path'
+import { z } from 'zod'
+
+/** Alternative names accepted for a variable; reported in the readiness report's environment summary. */
+export const CONFIG_ALIASES: ReadonlyArray<{ alias: string; canonical: string; meaning: string }> = [
+  { alias: 'NCM_HOST', canonical: 'HOST', meaning: 'listen address' },
+  { alias: 'NCM_PORT', canonical: 'PORT', meaning: 'listen port' },
+  { alias: 'NCM_DATA_DIR', canonical: 'DATA_DIR', meaning: 'directory of the SQLite file' },
+  { alias: 'DATABASE_PATH', canonical: 'DATA_DIR', meaning: 'full path of the SQLite file (overrides DATA_DIR/ncm-hub.sqlite)' },
+  { alias: 'NCM_ADMIN_TOKEN', canonical: 'ADMIN_TOKEN', meaning: 'admin bearer credential' },
+]
+
+const MiB = 1024 * 1024
+const defaultMillThreads = Math.max(1, availableParallelism() - 1)
+
+const intFrom = (min: number, max: number) => z.coerce.number().int().min(min).max(max)
+
+const envSchema = z.object({
+  HOST: z.string().min(1).default('127.0.0.1'),
+  PORT: intFrom(0, 65535).default(8000),
+  DATA_DIR: z.string().min(1).default('./data'),
+  DATABASE_PATH: z.string().min(1).optional(),
+  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  ADMIN_TOKEN: z.string().min(16, 'must be at least 16 characters').optional(),
+  RATE_LIMIT_PER_MIN: intFrom(0, 10_000_000).default(1200),
+  BODY_LIMIT_BYTES: intFrom(1024, 1024 * MiB).default(1 * MiB),
+  LARGE_BODY_LIMIT_BYTES: intFrom(1024, 1024 * MiB).default(16 * MiB),
+  RPC_ENDPOINTS: z.string().default(''),
+  RPC_PROBE_INTERVAL_MS: intFrom(100, 3_600_000).default(5000),
+  MILL_THREADS: intFrom(1, 64).default(defaultMillThreads),
+  MILL_QUEUE: intFrom(0, 10_000).default(32),
+  MAX_EVENT_LOOP_DELAY_MS: intFrom(10, 60_000).default(200),
+  SHUTDOWN_GRACE_MS: intFrom(100, 120_000).default(10_000),
+  NODE_ENV: z.string().default('development'),
+})
+
+export interface Config {
+  readonly host: string
+  readonly port: number
+  /** Absolute path of DATA_DIR. */
+  readonly dataDir: string
+  /** Absolute path of the SQLite file, or ':memory:'. */
+  readonly databasePath: string
+  readonly logLevel: z.infer<typeof envSchema>['LOG_LEVEL']
+  readonly adminToken: string | null
+  /** Requests per minute per client IP; 0 turns the limiter off. */
+  readonly rateLimitPerMin: number
+  readonly bodyLimitBytes: number
+  readonly largeBodyLimitBytes: number
+  readonly rpcEndpoints: readonly string[]
+  readonly rpcProbeIntervalMs: number
+  readonly millThreads: number
+  readonly millQueue: number
+  readonly maxEventLoopDelayMs: number
+  readonly shutdownGraceMs: number
+  readonly nodeEnv: string
+  /** Aliases that were used to set a variable in this environment. */
+  readonly aliasesUsed: ReadonlyArray<{ alias: string; canonical: string }>
+}
+
+export class ConfigError extends Error {
+  override name = 'ConfigError'
+}
+
+/** Reads and validates the environment; throws a ConfigError naming each bad variable. */
+export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.cwd()): Config {
+  const merged: Record<string, string | undefined> = { ...env }
+  const aliasesUsed: Array<{ alias: string; canonical: string }> = []
+  for (const { alias, canonical } of CONFIG_ALIASES) {
+    if (alias === 'DATABASE_PATH') continue // a variable of its own, not a rename
+    if (env[alias] !== undefined && env[alias] !== '') {
+      if (env[canonical] === undefined || env[canonical] === '') merged[canonical] = env[alias]
+      aliasesUsed.push({ alias, canonical })
+    }
+  }
+  if (env.DATABASE_PATH) aliasesUsed.push({ alias: 'DATABASE_PATH', canonical: 'DATA_DIR' })
+  // An empty variable means "unset", as in most shells' `VAR= cmd`.
+  for (const key of Object.keys(merged)) if (merged[key] === '') delete merged[key]
+
+  const parsed = envSchema.safeParse(merged)
+  if (!parsed.success) {
+    const lines = parsed.error.issues.map((issue) => {
+      const name = String(issue.path[0] ?? '?')
+      return `${name}=${JSON.stringify(merged[name] ?? null)}: ${issue.message}`
+    })
+    throw new ConfigError(`invalid configuration:\n  ${lines.join('\n  ')}`)
+  }
+  const e = parsed.data
+  const dataDir = resolve(cwd, e.DATA_DIR)
+  const databasePath =
+    e.DATABASE_PATH === ':memory:'
+      ? ':memory:'
+      : e.DATABASE_PATH
+        ? (isAbsolute(e.DATABASE_PATH) ? e.DATABASE_PATH : resolve(cwd, e.DATABASE_PATH))
+        : join(dataDir, 'ncm-hub.sqlite')
+  const rpcEndpoints = e.RPC_ENDPOINTS.split(',').map((s) => s.trim()).filter(Boolean)
+  for (const url of rpcEndpoints) {
+    if (!URL.canParse(url) || !/^https?:$/.test(new URL(url).protocol)) {
+      throw new ConfigError(`invalid configuration:\n  RPC_ENDPOINTS: ${JSON.stringify(url)} is not an http(s) URL`)
+    }
+  }
+  return Object.freeze({
+    host: e.HOST,
+    port: e.PORT,
+    dataDir,
+    databasePath,
+    logLevel: e.LOG_LEVEL,
+    adminToken: e.ADMIN_TOKEN ?? null,
+    rateLimitPerMin: e.RATE_LIMIT_PER_MIN,
+    bodyLimitBytes: e.BODY_LIMIT_BYTES,
+    largeBodyLimitBytes: e.LARGE_BODY_LIMIT_BYTES,
+    rpcEndpoints: Object.freeze(rpcEndpoints),
+    rpcProbeIntervalMs: e.RPC_PROBE_INTERVAL_MS,
+    millThreads: e.MILL_THREADS,
+    millQueue: e.MILL_QUEUE,
+    maxEventLoopDelayMs: e.MAX_EVENT_LOOP_DELAY_MS,
+    shutdownGraceMs: e.SHUTDOWN_GRACE_MS,
+    nodeEnv: e.NODE_ENV,
+    aliasesUsed: Object.freeze(aliasesUsed),
+  })
+}
+
+/** The effective configuration with secrets redacted, as /api/v1/env shows it. */
+export function redactedConfig(config: Config): Record<string, unknown> {
+  return {
+    HOST: config.host,
+    PORT: config.port,
+    DATA_DIR: config.dataDir === process.cwd() ? '.' : relativeToCwd(config.dataDir),
+    DATABASE: config.databasePath === ':memory:' ? ':memory:' : relativeToCwd(config.databasePath),
+    LOG_LEVEL: config.logLevel,
+    ADMIN_TOKEN: config.adminToken ? 'set' : 'unset',
+    RATE_LIMIT_PER_MIN: config.rateLimitPerMin,
+    BODY_LIMIT_BYTES: config.bodyLimitBytes,
+    LARGE_BODY_LIMIT_BYTES: config.largeBodyLimitBytes,
+    RPC_ENDPOINTS: config.rpcEndpoints.map(redactUrlCredentials),
+    RPC_PROBE_INTERVAL_MS: config.rpcProbeIntervalMs,
+    MILL_THREADS: config.millThreads,
+    MILL_QUEUE: config.millQueue,
+    MAX_EVENT_LOOP_DELAY_MS: config.maxEventLoopDelayMs,
+    SHUTDOWN_GRACE_MS: config.shutdownGraceMs,
+    NODE_ENV: config.nodeEnv,
+  }
+}
+
+function relativeToCwd(path: string): string {
+  const cwd = process.cwd()
+  return path.startsWith(cwd + '/') ? '.' + path.slice(cwd.length) : '<outside the working directory>'
+}
+
+function redactUrlCredentials(raw: string): string {
+  const url = new URL(raw)
+  if (url.username || url.password) {
+    url.username = url.username ? '***' : ''
+    url.password = url.password ? '***' : ''
+  }
+  // API keys often ride in the query string of RPC URLs.
+  for (const key of [...url.searchParams.keys()]) url.searchParams.set(key, '***')
+  return url.toString()
+}

@@ -1,0 +1,149 @@
+// The mill: a piscina worker pool for heavy operations, with soft deadlines, a hard stop and a bounded queue (SPEC §1.5).
+import { extname } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import Piscina from 'piscina'
+import { Refusal } from '../refusal.js'
+import {
+  F_BUSY, F_DONE, F_FAILURES, F_THREAD, SLOT_COUNT, SLOT_FIELDS,
+  type SharedSlots, type TaskMessage,
+} from './types.js'
+
+/** After the soft deadline the task has this long to answer before its worker is terminated. */
+export const HARD_STOP_GRACE_MS = 1000
+export const DEFAULT_TIMEOUT_MS = 10_000
+export const MAX_TIMEOUT_MS = 60_000
+
+export interface MillOptions {
+  threads: number
+  maxQueue: number
+}
+
+export interface RunOptions {
+  /** The task's time budget; the soft deadline is now + timeoutMs. */
+  timeoutMs: number
+  /** Named in refusals. */
+  op?: string
+}
+
+export interface MillAgent {
+  id: string
+  kind: 'mill-worker'
+  thread_id: number
+  state: 'idle' | 'busy'
+  tasks_done: number
+  failures: number
+  since: string
+}
+
+export interface MillStats {
+  threads: number
+  max_queue: number
+  queue_size: number
+  running: number
+  completed: number
+  /** Fraction of pool capacity used since start, from piscina; 0..1. */
+  utilization: number
+  timeouts: number
+  rejected_full: number
+}
+
+export interface Mill {
+  run<T = unknown>(task: string, payload: unknown, options: RunOptions): Promise<T>
+  /** True when a new task would have to wait beyond the queue bound. */
+  isSaturated(): boolean
+  agents(): MillAgent[]
+  stats(): MillStats
+  close(): Promise<void>
+}
+
+export function createMill({ threads, maxQueue }: MillOptions): Mill {
+  const slots: SharedSlots = {
+    counters: new SharedArrayBuffer(4 * (1 + SLOT_COUNT * SLOT_FIELDS)),
+    since: new SharedArrayBuffer(8 * SLOT_COUNT),
+  }
+  const counters = new Int32Array(slots.counters)
+  const since = new Float64Array(slots.since)
+  const fromSource = extname(fileURLToPath(import.meta.url)) === '.ts'
+  const pool = new Piscina({
+    filename: fileURLToPath(new URL(fromSource ? './worker.ts' : './worker.js', import.meta.url)),
+    minThreads: threads,
+    maxThreads: threads,
+    maxQueue,
+    idleTimeout: Number.POSITIVE_INFINITY,
+    workerData: slots,
+    // Running from TypeScript sources (tests, `npm run dev`): workers need the same loader.
+    execArgv: fromSource ? ['--import', 'tsx'] : [],
+  })
+  let running = 0
+  let timeouts = 0
+  let rejectedFull = 0
+  let closed = false
+
+  return {
+    async run<T>(task: string, payload: unknown, { timeoutMs, op }: RunOptions): Promise<T> {
+      if (closed) throw new Refusal('occupied', 'the mill is shut down', { op, retryAfterS: 5 })
+      if (pool.queueSize >= maxQueue && running >= threads) {
+        rejectedFull++
+        throw new Refusal('occupied', `the mill's queue is full (${maxQueue} waiting tasks)`, {
+          op,
+          retryAfterS: Math.max(1, Math.ceil(timeoutMs / 1000)),
+        })
+      }
+      const message: TaskMessage = { task, payload, deadline: Date.now() + timeoutMs }
+      const hardStop = AbortSignal.timeout(timeoutMs + HARD_STOP_GRACE_MS)
+      running++
+      try {
+        return (await pool.run(message, { signal: hardStop })) as T
+      } catch (err) {
+        if (hardStop.aborted) {
+          timeouts++
+          throw new Refusal('timeout', `the task ran past its budget of ${timeoutMs} ms (+${HARD_STOP_GRACE_MS} ms grace); its worker was stopped`, { op })
+        }
+        throw err
+      } finally {
+        running--
+      }
+    },
+    isSaturated: () => running >= threads && pool.queueSize >= maxQueue,
+    agents: () => {
+      const live = new Set(pool.threads.map((w) => w.threadId))
+      const out: MillAgent[] = []
+      const claimed = Math.min(Atomics.load(counters, 0), SLOT_COUNT)
+      for (let slot = 0; slot < claimed; slot++) {
+        const base = 1 + slot * SLOT_FIELDS
+        const threadId = Atomics.load(counters, base + F_THREAD)
+        if (!live.has(threadId)) continue
+        out.push({
+          id: `mill-${threadId}`,
+          kind: 'mill-worker',
+          thread_id: threadId,
+          state: Atomics.load(counters, base + F_BUSY) ? 'busy' : 'idle',
+          tasks_done: Atomics.load(counters, base + F_DONE),
+          failures: Atomics.load(counters, base + F_FAILURES),
+          since: new Date(since[slot]!).toISOString(),
+        })
+      }
+      return out
+    },
+    stats: () => ({
+      threads,
+      max_queue: maxQueue,
+      queue_size: pool.queueSize,
+      running,
+      completed: pool.completed,
+      utilization: Number.isFinite(pool.utilization) ? pool.utilization : 0,
+      timeouts,
+      rejected_full: rejectedFull,
+    }),
+    async close() {
+      if (closed) return
+      closed = true
+      await pool.close({ force: true })
+    },
+  }
+}
+
+/** Clamps a caller's timeout_ms into the mill's budget range. */
+export function budgetOf(timeoutMs: number | undefined): number {
+  return Math.min(MAX_TIMEOUT_MS, Math.max(1, timeoutMs ?? DEFAULT_TIMEOUT_MS))
+}

@@ -1,0 +1,27 @@
+// Tasks that exist to test the mill itself: a cooperative spin that honours its deadline and one that ignores it.
+import type { MillTask } from '../types.js'
+
+export const selfTestTasks: Record<string, MillTask> = {
+  /** Busy-waits for `ms` or until the soft deadline, whichever comes first; reports which. */
+  'mill.spin': (payload, { deadline }) => {
+    const { ms } = payload as { ms: number }
+    const start = Date.now()
+    const until = Math.min(start + ms, deadline)
+    while (Date.now() < until) {
+      // spin
+    }
+    return { spun_ms: Date.now() - start, stopped_by_deadline: start + ms > deadline }
+  },
+  /** Ignores the soft deadline: only the hard stop (worker termination) ends it. */
+  'mill.hang': (payload) => {
+    const { ms } = payload as { ms: number }
+    const start = Date.now()
+    while (Date.now() - start < ms) {
+      // spin
+    }
+    return { spun_ms: Date.now() - start }
+  },
+  'mill.fail': () => {
+    throw new Error('mill.fail always throws')
+  },
+}

@@ -1,0 +1,32 @@
+// A mill worker: claims a counter slot in shared memory, then runs named tasks from the task table.
+import { threadId } from 'node:worker_threads'
+import Piscina from 'piscina'
+import { TASKS } from './tasks/index.js'
+import { F_BUSY, F_DONE, F_FAILURES, F_THREAD, SLOT_COUNT, SLOT_FIELDS, type SharedSlots, type TaskMessage } from './types.js'
+
+const shared = Piscina.workerData as SharedSlots
+const counters = new Int32Array(shared.counters)
+const since = new Float64Array(shared.since)
+const slot = Atomics.add(counters, 0, 1) % SLOT_COUNT
+const base = 1 + slot * SLOT_FIELDS
+Atomics.store(counters, base + F_THREAD, threadId)
+Atomics.store(counters, base + F_BUSY, 0)
+Atomics.store(counters, base + F_DONE, 0)
+Atomics.store(counters, base + F_FAILURES, 0)
+since[slot] = Date.now()
+
+export default function runTask(message: TaskMessage): unknown {
+  const task = TASKS[message.task]
+  if (!task) throw new Error(`unknown mill task ${message.task}`)
+  Atomics.store(counters, base + F_BUSY, 1)
+  try {
+    const result = task(message.payload, { deadline: message.deadline })
+    Atomics.add(counters, base + F_DONE, 1)
+    return result
+  } catch (err) {
+    Atomics.add(counters, base + F_FAILURES, 1)
+    throw err
+  } finally {
+    Atomics.store(counters, base + F_BUSY, 0)
+  }
+}

@@ -1,0 +1,78 @@
+// Admission: the host's occupancy (live-bound / shedding / draining) measured from event-loop delay and the mill queue.
+import fp from 'fastify-plugin'
+import underPressure from '@fastify/under-pressure'
+import type { FastifyInstance } from 'fastify'
+import { Refusal } from '../refusal.js'
+
+export type Occupancy = 'live-bound' | 'shedding' | 'draining'
+
+export interface Admission {
+  state(): Occupancy
+  /** Why the state is not live-bound, or null. */
+  reason(): string | null
+  /** Refuses a heavy operation with `occupied` unless the host is live-bound. */
+  admitHeavy(op: string): void
+  eventLoopDelayMs(): number
+  eventLoopUtilization(): number
+  /** Forces a state for tests of the refusal paths; null returns to measurement. */
+  override(state: Occupancy | null): void
+}
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    admission: Admission
+  }
+}
+
+export interface AdmissionOptions {
+  maxEventLoopDelayMs: number
+  /** Sampling period of event-loop delay (ms). */
+  sampleIntervalMs?: number
+}
+
+export default fp(
+  async function admissionPlugin(app: FastifyInstance, opts: AdmissionOptions) {
+    // No thresholds: under-pressure only measures here; the refusal is ours (occupied, enveloped).
+    await app.register(underPressure, { sampleInterval: opts.sampleIntervalMs ?? 500 })
+    let draining = false
+    let forced: Occupancy | null = null
+
+    const reason = (): string | null => {
+      if (forced && forced !== 'live-bound') return `forced to ${forced}`
+      if (draining) return 'shutdown in progress'
+      const delay = app.memoryUsage().eventLoopDelay
+      if (delay > opts.maxEventLoopDelayMs) {
+        return `event-loop delay ${delay.toFixed(1)} ms is over its limit of ${opts.maxEventLoopDelayMs} ms`
+      }
+      if (app.mill.isSaturated()) return 'the mill is busy and its queue is full'
+      return null
+    }
+    const state = (): Occupancy => {
+      if (forced) return forced
+      if (draining) return 'draining'
+      return reason() === null ? 'live-bound' : 'shedding'
+    }
+
+    app.decorate('admission', {
+      state,
+      reason,
+      admitHeavy(op: string) {
+        const current = state()
+        if (current === 'live-bound') return
+        throw new Refusal('occupied', `the host is ${current}: ${reason()}`, {
+          op,
+          retryAfterS: current === 'draining' ? 30 : 2,
+        })
+      },
+      eventLoopDelayMs: () => app.memoryUsage().eventLoopDelay,
+      eventLoopUtilization: () => app.memoryUsage().eventLoopUtilized,
+      override(next: Occupancy | null) {
+        forced = next
+      },
+    } satisfies Admission)
+    app.addHook('preClose', async () => {
+      draining = true
+    })
+  },
+  { name: 'ncm-admission', fastify: '5.x', dependencies: ['ncm-mill'] },
+)

@@ -1,0 +1,41 @@
+// Collects every route as it is registered, so /map and /inventory read Fastify's own route table.
+import fp from 'fastify-plugin'
+import type { FastifyInstance } from 'fastify'
+
+export type SurfaceName = 'caller' | 'trading' | 'admin' | 'docs'
+
+export interface RouteEntry {
+  method: string
+  url: string
+  surface: SurfaceName
+}
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    routeTable: RouteEntry[]
+  }
+}
+
+/** Which of the host's surfaces a path belongs to. */
+export function surfaceOf(url: string): SurfaceName {
+  if (url === '/admin' || url.startsWith('/admin/') || url.startsWith('/api/v1/admin')) return 'admin'
+  if (url === '/metrics') return 'admin'
+  if (url === '/api/v1' || url.startsWith('/api/v1/')) return 'caller'
+  if (url.startsWith('/docs') || url.startsWith('/reference')) return 'docs'
+  return 'trading'
+}
+
+export default fp(
+  async function routeTablePlugin(app: FastifyInstance) {
+    const table: RouteEntry[] = []
+    app.decorate('routeTable', table)
+    app.addHook('onRoute', (route) => {
+      const methods = Array.isArray(route.method) ? route.method : [route.method]
+      for (const method of methods) {
+        if (method === 'HEAD' || method === 'OPTIONS') continue
+        table.push({ method, url: route.url, surface: surfaceOf(route.url) })
+      }
+    })
+  },
+  { name: 'ncm-route-table', fastify: '5.x' },
+)
