@@ -34,6 +34,7 @@ const envSchema = z.object({
   MAX_EVENT_LOOP_DELAY_MS: intFrom(10, 60_000).default(200),
   SHUTDOWN_GRACE_MS: intFrom(100, 120_000).default(10_000),
   NODE_ENV: z.string().default('development'),
+  TRUST_PROXY: z.enum(['true', 'false', '1', '0']).default('false'),
 })
 
 export interface Config {
@@ -56,6 +57,8 @@ export interface Config {
   readonly maxEventLoopDelayMs: number
   readonly shutdownGraceMs: number
   readonly nodeEnv: string
+  /** Trust X-Forwarded-* from a reverse proxy (nginx in front): client IPs for the rate limit come from it. */
+  readonly trustProxy: boolean
   /** Aliases that were used to set a variable in this environment. */
   readonly aliasesUsed: ReadonlyArray<{ alias: string; canonical: string }>
 }
@@ -118,6 +121,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
     maxEventLoopDelayMs: e.MAX_EVENT_LOOP_DELAY_MS,
     shutdownGraceMs: e.SHUTDOWN_GRACE_MS,
     nodeEnv: e.NODE_ENV,
+    trustProxy: e.TRUST_PROXY === 'true' || e.TRUST_PROXY === '1',
     aliasesUsed: Object.freeze(aliasesUsed),
   })
 }
@@ -141,6 +145,7 @@ export function redactedConfig(config: Config): Record<string, unknown> {
     MAX_EVENT_LOOP_DELAY_MS: config.maxEventLoopDelayMs,
     SHUTDOWN_GRACE_MS: config.shutdownGraceMs,
     NODE_ENV: config.nodeEnv,
+    TRUST_PROXY: config.trustProxy,
   }
 }
 

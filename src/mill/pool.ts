@@ -1,7 +1,7 @@
 // The mill: a piscina worker pool for heavy operations, with soft deadlines, a hard stop and a bounded queue (SPEC §1.5).
 import { extname } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import Piscina from 'piscina'
+import { Piscina } from 'piscina'
 import { Refusal } from '../refusal.js'
 import {
   F_BUSY, F_DONE, F_FAILURES, F_THREAD, SLOT_COUNT, SLOT_FIELDS,

@@ -1,10 +1,10 @@
 // A mill worker: claims a counter slot in shared memory, then runs named tasks from the task table.
 import { threadId } from 'node:worker_threads'
-import Piscina from 'piscina'
+import { workerData } from 'piscina'
 import { TASKS } from './tasks/index.js'
 import { F_BUSY, F_DONE, F_FAILURES, F_THREAD, SLOT_COUNT, SLOT_FIELDS, type SharedSlots, type TaskMessage } from './types.js'
 
-const shared = Piscina.workerData as SharedSlots
+const shared = workerData as SharedSlots
 const counters = new Int32Array(shared.counters)
 const since = new Float64Array(shared.since)
 const slot = Atomics.add(counters, 0, 1) % SLOT_COUNT

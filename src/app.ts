@@ -1,0 +1,88 @@
+// buildApp(): the whole host as one Fastify instance — plugins, the three surfaces, the docs. It never listens.
+import { randomUUID } from 'node:crypto'
+import Fastify, { type FastifyInstance } from 'fastify'
+import { serializerCompiler, validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod'
+import type { Config } from './config.js'
+import { loggerOptions } from './logger.js'
+import { openStore, type Store } from './store/index.js'
+import { createMill, type Mill } from './mill/pool.js'
+import routeTablePlugin from './plugins/route-table.js'
+import storePlugin from './plugins/store.js'
+import millPlugin from './plugins/mill.js'
+import admissionPlugin from './plugins/admission.js'
+import limitsPlugin from './plugins/limits.js'
+import docsPlugin from './plugins/docs.js'
+import callerPlugin, { CALLER_PREFIX } from './caller/index.js'
+import { createAuthenticator } from './caller/auth.js'
+import { createCallerCounters, type CallerCounters } from './caller/counters.js'
+import type { Clock } from './caller/operation.js'
+import { registry as defaultRegistry } from './caller/registry.js'
+import type { Registry } from './caller/operation.js'
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    callerCounters: CallerCounters
+    clock: Clock
+    config: Config
+  }
+}
+
+export interface BuildOptions {
+  config: Config
+  /** Defaults to a store opened at config.databasePath. */
+  store?: Store
+  /** Defaults to a pool of config.millThreads workers. */
+  mill?: Mill
+  clock?: Clock
+  /** Overrides the logger derived from config (tests pass false). */
+  logger?: boolean
+  registry?: Registry
+}
+
+export const systemClock: Clock = { now: () => Date.now() }
+
+export async function buildApp(opts: BuildOptions): Promise<FastifyInstance> {
+  const { config } = opts
+  const clock = opts.clock ?? systemClock
+  const registry = opts.registry ?? defaultRegistry
+  const app = Fastify({
+    logger: opts.logger ?? loggerOptions(config),
+    bodyLimit: config.bodyLimitBytes,
+    requestIdHeader: 'x-request-id',
+    genReqId: () => randomUUID(),
+    // In-flight keep-alive requests still get enveloped answers while draining; new connections are closed.
+    return503OnClosing: false,
+    forceCloseConnections: 'idle',
+    trustProxy: config.trustProxy,
+  }).withTypeProvider<ZodTypeProvider>()
+  app.setValidatorCompiler(validatorCompiler)
+  app.setSerializerCompiler(serializerCompiler)
+
+  const store = opts.store ?? openStore({ path: config.databasePath })
+  const mill = opts.mill ?? createMill({ threads: config.millThreads, maxQueue: config.millQueue })
+  const counters = createCallerCounters()
+  app.decorate('config', config)
+  app.decorate('clock', clock)
+  app.decorate('callerCounters', counters)
+  app.addHook('onSend', async (req, reply) => {
+    reply.header('x-request-id', req.id)
+  })
+
+  await app.register(routeTablePlugin)
+  await app.register(storePlugin, { store })
+  await app.register(millPlugin, { mill })
+  await app.register(admissionPlugin, { maxEventLoopDelayMs: config.maxEventLoopDelayMs })
+  await app.register(limitsPlugin, { rateLimitPerMin: config.rateLimitPerMin })
+  await app.register(docsPlugin)
+
+  await app.register(callerPlugin, {
+    prefix: CALLER_PREFIX,
+    config,
+    clock,
+    registry,
+    counters,
+    auth: createAuthenticator(config, store.db),
+    children: [],
+  })
+  return app as unknown as FastifyInstance
+}

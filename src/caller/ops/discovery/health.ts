@@ -1,0 +1,78 @@
+// GET /health: the host's health in the shape of the IETF health-check draft, measured now.
+import { z } from 'zod'
+import { defineOperation, noInput } from '../../operation.js'
+
+const check = z.object({
+  componentId: z.string(),
+  componentType: z.enum(['component', 'datastore', 'system']),
+  observedValue: z.number().nullable(),
+  observedUnit: z.string(),
+  status: z.enum(['pass', 'warn', 'fail']),
+  time: z.string(),
+  output: z.string().optional(),
+})
+
+const startedAt = new Date()
+
+export const health = defineOperation({
+  name: 'health',
+  method: 'GET',
+  path: '/health',
+  lobe: 'discovery',
+  caption: 'Health of the host: database, event loop, mill',
+  summary:
+    'Status pass/warn/fail with uptime and per-component checks (database round trip, event-loop delay, mill utilisation), ' +
+    'shaped after draft-inadarei-api-health-check: checks keyed "component:measurement", each an array of observations.',
+  input: noInput,
+  output: z.object({
+    status: z.enum(['pass', 'warn', 'fail']),
+    uptime_s: z.number(),
+    started_at: z.string(),
+    occupancy_reason: z.string().nullable(),
+    checks: z.record(z.string(), z.array(check)),
+  }),
+  provenance: ['measured'],
+  examples: [{}],
+  handler: (_input, ctx) => {
+    const time = new Date(ctx.clock.now()).toISOString()
+    const t0 = performance.now()
+    let dbStatus: Status = 'pass'
+    let dbOutput: string | undefined
+    try {
+      ctx.store.db.prepare('SELECT 1').get()
+    } catch (err) {
+      dbStatus = 'fail'
+      dbOutput = (err as Error).message
+    }
+    const dbMs = performance.now() - t0
+    const delay = ctx.admission.eventLoopDelayMs()
+    const delayStatus: Status = delay > ctx.config.maxEventLoopDelayMs ? 'warn' : 'pass'
+    const mill = ctx.mill.stats()
+    const millStatus: Status = ctx.mill.isSaturated() ? 'warn' : 'pass'
+    const statuses: Status[] = [dbStatus, delayStatus, millStatus]
+    const status: Status = statuses.includes('fail') ? 'fail' : statuses.includes('warn') ? 'warn' : 'pass'
+    return {
+      status,
+      uptime_s: Math.round(process.uptime() * 1000) / 1000,
+      started_at: startedAt.toISOString(),
+      occupancy_reason: ctx.admission.reason(),
+      checks: {
+        'database:responseTime': [{
+          componentId: 'sqlite', componentType: 'datastore' as const, observedValue: round(dbMs), observedUnit: 'ms',
+          status: dbStatus, time, ...(dbOutput ? { output: dbOutput } : {}),
+        }],
+        'eventloop:delay': [{
+          componentId: 'main-loop', componentType: 'system' as const, observedValue: round(delay), observedUnit: 'ms',
+          status: delayStatus, time,
+        }],
+        'mill:utilization': [{
+          componentId: 'mill', componentType: 'component' as const, observedValue: round(mill.utilization * 100),
+          observedUnit: 'percent', status: millStatus, time,
+        }],
+      },
+    }
+  },
+})
+
+type Status = 'pass' | 'warn' | 'fail'
+const round = (x: number) => Math.round(x * 1000) / 1000

@@ -1,0 +1,81 @@
+// GET /skills and /skills.md: every operation as a tool definition (the shape agents and MCP clients use), as JSON or Markdown.
+import { z } from 'zod'
+import { defineOperation, noInput, type Registry } from '../../operation.js'
+import { fullPath, inputJsonSchema } from '../../projections.js'
+import { HUB_VERSION, NCM_VERSION } from '../../../version.js'
+import { SURFACE } from '../../envelope.js'
+
+const tool = z.object({
+  name: z.string(),
+  description: z.string(),
+  method: z.string(),
+  path: z.string(),
+  inputSchema: z.record(z.string(), z.unknown()),
+  example: z.unknown(),
+  heavy: z.boolean(),
+})
+
+function toolsOf(registry: Registry) {
+  return registry.operations.map((op) => ({
+    name: op.name,
+    description: `${op.caption}. ${op.summary}`,
+    method: op.method,
+    path: fullPath(op),
+    inputSchema: inputJsonSchema(op),
+    example: op.examples[0] ?? {},
+    heavy: op.heavy,
+  }))
+}
+
+export const skills = defineOperation({
+  name: 'skills',
+  method: 'GET',
+  path: '/skills',
+  lobe: 'discovery',
+  caption: 'Every operation as a tool definition with a JSON Schema input',
+  summary: 'name, description, inputSchema (JSON Schema) and an example for each operation: load them as tools in an agent or an MCP client.',
+  input: noInput,
+  output: z.object({ tools: z.array(tool) }),
+  provenance: ['declared'],
+  examples: [{}],
+  handler: (_input, ctx) => ({ tools: toolsOf(ctx.registry) }),
+})
+
+export const skillsMarkdown = defineOperation({
+  name: 'skills_md',
+  method: 'GET',
+  path: '/skills.md',
+  lobe: 'discovery',
+  caption: 'The tool definitions as Markdown with the envelope flags in front matter',
+  summary: 'Served as text/markdown; send Accept: application/json to get the same Markdown inside the envelope.',
+  input: noInput,
+  output: z.object({ markdown: z.string(), tools: z.number().int() }),
+  provenance: ['declared'],
+  examples: [{}],
+  render: { contentType: 'text/markdown; charset=utf-8', body: (data) => data.markdown },
+  handler: (_input, ctx) => {
+    const tools = toolsOf(ctx.registry)
+    const lines = [
+      '---',
+      `surface: ${SURFACE}`,
+      `ncm: ${NCM_VERSION}`,
+      `hub: ${HUB_VERSION}`,
+      `occupancy: ${ctx.admission.state()}`,
+      'service_owns_hardware: false',
+      'invented_metrics: false',
+      'sat_perp_hal: true',
+      '---',
+      '',
+      '# NCM Hub skills',
+      '',
+      `${tools.length} operations. Every response is wrapped in the contract envelope; refusals carry a code and a reason.`,
+      '',
+    ]
+    for (const t of tools) {
+      lines.push(`## ${t.name}`, '', `\`${t.method} ${t.path}\`${t.heavy ? ' (heavy: runs in the worker pool)' : ''}`, '', t.description, '')
+      lines.push('Input schema:', '', '```json', JSON.stringify(t.inputSchema, null, 2), '```', '')
+      lines.push('Example:', '', '```json', JSON.stringify(t.example), '```', '')
+    }
+    return { markdown: lines.join('\n'), tools: tools.length }
+  },
+})

@@ -1,0 +1,741 @@
+// A CDCL SAT solver over typed arrays: watched literals with blockers, 1UIP learning with recursive minimisation,
+// EVSIDS on a binary heap, phase saving, glucose-style restarts and learned-clause reduction by LBD.
+import type { Cnf } from './cnf.js'
+
+export type SatStatus = 'SAT' | 'UNSAT' | 'UNKNOWN'
+
+export interface SolverStats {
+  decisions: number
+  conflicts: number
+  propagations: number
+  restarts: number
+  learned: number
+}
+
+export interface SolveOptions {
+  /** Epoch ms after which the search stops with UNKNOWN; needs `now`. */
+  deadline?: number
+  /** The clock the deadline is read from (engines take no clock of their own). */
+  now?: () => number
+  /** Stops with UNKNOWN after this many conflicts (a deterministic budget). */
+  maxConflicts?: number
+}
+
+export interface SolveOutcome {
+  status: SatStatus
+  /** For SAT: model[v] is 1 (true) or -1 (false) for v in 1..vars; index 0 unused. Null otherwise. */
+  model: Int8Array | null
+  stats: SolverStats
+  /** Why the search stopped early, for UNKNOWN. */
+  stoppedBy: 'deadline' | 'conflict_budget' | null
+}
+
+// Literal code: 2v for v, 2v + 1 for ¬v; `lit ^ 1` negates, `lit >> 1` is the variable.
+const NO_REASON = -1
+const HEADER = 2
+const META_LEARNT = 1
+const META_DELETED = 2
+const META_USED = 4
+const LBD_SHIFT = 3
+const CORE_LBD = 2
+const EMPTY = new Int32Array(0)
+
+const VAR_DECAY = 0.95
+const RESCALE_LIMIT = 1e100
+const FIRST_REDUCE = 2000
+const REDUCE_INCREMENT = 300
+const RESTART_MIN_CONFLICTS = 50
+const RESTART_MARGIN = 1.25
+const EMA_FAST = 1 / 32
+const EMA_SLOW = 1 / 4096
+const DEADLINE_CHECK_MASK = 63
+
+const toCode = (lit: number): number => (lit > 0 ? lit << 1 : (-lit << 1) | 1)
+
+export function solveCnf(cnf: Cnf, options: SolveOptions = {}): SolveOutcome {
+  return new CdclSolver(cnf).solve(options)
+}
+
+export class CdclSolver {
+  private readonly nVars: number
+  private arena: Int32Array
+  private arenaTop = 0
+  private wasted = 0
+  private learnts: Int32Array = new Int32Array(256)
+  private learntCount = 0
+
+  private readonly watches: Int32Array[]
+  private readonly watchSize: Int32Array
+  private readonly value: Int8Array
+  private readonly level: Int32Array
+  private readonly reason: Int32Array
+  private readonly trail: Int32Array
+  private trailLen = 0
+  private qhead = 0
+  private readonly trailLim: Int32Array
+  private decisionLevel = 0
+
+  private readonly activity: Float64Array
+  private varInc = 1
+  private readonly heap: Int32Array
+  private readonly heapIndex: Int32Array
+  private heapSize = 0
+  private readonly polarity: Uint8Array
+
+  private readonly seen: Uint8Array
+  private readonly learnt: Int32Array
+  private learntLen = 0
+  private toClear: Int32Array
+  private toClearLen = 0
+  private minimizeStack: Int32Array
+  private readonly levelStamp: Int32Array
+  private stampCounter = 0
+
+  private emaFast = 0
+  private emaSlow = 0
+  private lbdSamples = 0
+  private conflictsSinceRestart = 0
+  private nextReduce = FIRST_REDUCE
+  private reductions = 0
+
+  private unsat = false
+  private readonly stats: SolverStats = { decisions: 0, conflicts: 0, propagations: 0, restarts: 0, learned: 0 }
+
+  constructor(cnf: Cnf) {
+    const n = cnf.vars
+    this.nVars = n
+    const litCount = 2 * n + 2
+    this.arena = new Int32Array(Math.max(1024, cnf.lits.length + HEADER * (cnf.starts.length - 1) + 16))
+    this.watches = new Array<Int32Array>(litCount).fill(EMPTY)
+    this.watchSize = new Int32Array(litCount)
+    this.value = new Int8Array(litCount)
+    this.level = new Int32Array(n + 1)
+    this.reason = new Int32Array(n + 1).fill(NO_REASON)
+    this.trail = new Int32Array(n + 1)
+    this.trailLim = new Int32Array(n + 1)
+    this.activity = new Float64Array(n + 1)
+    this.heap = new Int32Array(n + 1)
+    this.heapIndex = new Int32Array(n + 1).fill(-1)
+    this.polarity = new Uint8Array(n + 1).fill(1)
+    this.seen = new Uint8Array(n + 1)
+    this.learnt = new Int32Array(n + 1)
+    this.toClear = new Int32Array(64)
+    this.minimizeStack = new Int32Array(64)
+    this.levelStamp = new Int32Array(n + 2)
+    for (let v = 1; v <= n; v++) this.heapInsert(v)
+    this.loadClauses(cnf)
+  }
+
+  solve(options: SolveOptions = {}): SolveOutcome {
+    const { deadline, now, maxConflicts } = options
+    const watchClock = deadline !== undefined && now !== undefined
+    const stats = this.stats
+    const finish = (status: SatStatus, stoppedBy: SolveOutcome['stoppedBy'] = null): SolveOutcome => ({
+      status,
+      model: status === 'SAT' ? this.model() : null,
+      stats: { ...stats },
+      stoppedBy,
+    })
+    if (this.unsat) return finish('UNSAT')
+    if (watchClock && now() > deadline) return finish('UNKNOWN', 'deadline')
+
+    for (;;) {
+      const conflict = this.propagate()
+      if (conflict !== NO_REASON) {
+        stats.conflicts++
+        this.conflictsSinceRestart++
+        if (this.decisionLevel === 0) return finish('UNSAT')
+        const lbd = this.analyze(conflict)
+        this.learnClause(lbd)
+        this.varInc /= VAR_DECAY
+        this.updateRestartAverages(lbd)
+        if (maxConflicts !== undefined && stats.conflicts >= maxConflicts) return finish('UNKNOWN', 'conflict_budget')
+        if (watchClock && (stats.conflicts & DEADLINE_CHECK_MASK) === 0 && now() > deadline) {
+          return finish('UNKNOWN', 'deadline')
+        }
+        continue
+      }
+      if (this.shouldRestart()) {
+        stats.restarts++
+        this.conflictsSinceRestart = 0
+        this.cancelUntil(0)
+        continue
+      }
+      if (stats.conflicts >= this.nextReduce) {
+        this.reductions++
+        this.nextReduce = stats.conflicts + FIRST_REDUCE + REDUCE_INCREMENT * this.reductions
+        this.reduceLearnts()
+      }
+      const next = this.pickBranchLiteral()
+      if (next < 0) return finish('SAT')
+      stats.decisions++
+      if (watchClock && (stats.decisions & 1023) === 0 && now() > deadline) return finish('UNKNOWN', 'deadline')
+      this.trailLim[this.decisionLevel++] = this.trailLen
+      this.assign(next, NO_REASON)
+    }
+  }
+
+  // ---- loading --------------------------------------------------------------------------------------------------
+
+  private loadClauses(cnf: Cnf): void {
+    const { lits, starts } = cnf
+    const clauseCount = starts.length - 1
+    const stamp = new Int32Array(2 * this.nVars + 2)
+    const buffer = new Int32Array(64)
+    let clauseBuffer = buffer
+    for (let c = 0; c < clauseCount && !this.unsat; c++) {
+      const from = starts[c]!
+      const to = starts[c + 1]!
+      if (to - from > clauseBuffer.length) clauseBuffer = new Int32Array(to - from)
+      const mark = c + 1
+      let size = 0
+      let satisfied = false
+      for (let k = from; k < to; k++) {
+        const code = toCode(lits[k]!)
+        if (stamp[code] === mark) continue
+        if (stamp[code ^ 1] === mark) {
+          satisfied = true // tautology
+          break
+        }
+        stamp[code] = mark
+        const val = this.value[code]!
+        if (val === 1) {
+          satisfied = true
+          break
+        }
+        if (val === 0) clauseBuffer[size++] = code
+      }
+      if (satisfied) continue
+      if (size === 0) this.unsat = true
+      else if (size === 1) this.assign(clauseBuffer[0]!, NO_REASON)
+      else this.attach(this.allocate(clauseBuffer, size, false, 0))
+    }
+  }
+
+  // ---- clause arena ---------------------------------------------------------------------------------------------
+
+  private allocate(source: Int32Array, size: number, learnt: boolean, lbd: number): number {
+    const need = this.arenaTop + HEADER + size
+    if (need > this.arena.length) {
+      const grown = new Int32Array(Math.max(need, this.arena.length * 2))
+      grown.set(this.arena.subarray(0, this.arenaTop))
+      this.arena = grown
+    }
+    const c = this.arenaTop
+    const arena = this.arena
+    arena[c] = size
+    arena[c + 1] = (learnt ? META_LEARNT : 0) | (lbd << LBD_SHIFT)
+    for (let k = 0; k < size; k++) arena[c + HEADER + k] = source[k]!
+    this.arenaTop = need
+    return c
+  }
+
+  private attach(c: number): void {
+    const arena = this.arena
+    const a = arena[c + HEADER]!
+    const b = arena[c + HEADER + 1]!
+    const ref = arena[c] === 2 ? ~c : c
+    this.watch(a ^ 1, ref, b)
+    this.watch(b ^ 1, ref, a)
+  }
+
+  private watch(lit: number, ref: number, blocker: number): void {
+    let list = this.watches[lit]!
+    const size = this.watchSize[lit]!
+    if (size + 2 > list.length) {
+      const grown = new Int32Array(Math.max(4, list.length * 2))
+      grown.set(list)
+      this.watches[lit] = list = grown
+    }
+    list[size] = ref
+    list[size + 1] = blocker
+    this.watchSize[lit] = size + 2
+  }
+
+  // ---- assignment and propagation ------------------------------------------------------------------------------
+
+  private assign(lit: number, reason: number): void {
+    const v = lit >> 1
+    this.value[lit] = 1
+    this.value[lit ^ 1] = -1
+    this.level[v] = this.decisionLevel
+    this.reason[v] = reason
+    this.trail[this.trailLen++] = lit
+  }
+
+  /** Unit propagation over the watch lists; returns a conflicting clause or NO_REASON. */
+  private propagate(): number {
+    const value = this.value
+    const watches = this.watches
+    const watchSize = this.watchSize
+    const trail = this.trail
+    const arena = this.arena
+    let conflict = NO_REASON
+    let propagated = 0
+    while (this.qhead < this.trailLen) {
+      const p = trail[this.qhead++]!
+      const falseLit = p ^ 1
+      propagated++
+      const ws = watches[p]!
+      const end = watchSize[p]!
+      let i = 0
+      let j = 0
+      while (i < end) {
+        const ref = ws[i]!
+        const blocker = ws[i + 1]!
+        i += 2
+        if (value[blocker] === 1) {
+          ws[j++] = ref
+          ws[j++] = blocker
+          continue
+        }
+        if (ref < 0) {
+          ws[j++] = ref
+          ws[j++] = blocker
+          if (value[blocker] === -1) {
+            conflict = ~ref
+            while (i < end) ws[j++] = ws[i++]!
+          } else {
+            this.assign(blocker, ~ref)
+          }
+          continue
+        }
+        const c = ref
+        const lits = c + HEADER
+        if (arena[lits] === falseLit) {
+          arena[lits] = arena[lits + 1]!
+          arena[lits + 1] = falseLit
+        }
+        const first = arena[lits]!
+        if (first !== blocker && value[first] === 1) {
+          ws[j++] = ref
+          ws[j++] = first
+          continue
+        }
+        const size = arena[c]!
+        let moved = false
+        for (let k = 2; k < size; k++) {
+          const candidate = arena[lits + k]!
+          if (value[candidate] !== -1) {
+            arena[lits + 1] = candidate
+            arena[lits + k] = falseLit
+            this.watch(candidate ^ 1, ref, first)
+            moved = true
+            break
+          }
+        }
+        if (moved) continue
+        ws[j++] = ref
+        ws[j++] = first
+        if (value[first] === -1) {
+          conflict = c
+          while (i < end) ws[j++] = ws[i++]!
+        } else {
+          this.assign(first, c)
+        }
+      }
+      watchSize[p] = j
+      if (conflict !== NO_REASON) {
+        this.qhead = this.trailLen
+        break
+      }
+    }
+    this.stats.propagations += propagated
+    return conflict
+  }
+
+  private cancelUntil(target: number): void {
+    if (this.decisionLevel <= target) return
+    const bound = this.trailLim[target]!
+    const value = this.value
+    for (let t = this.trailLen - 1; t >= bound; t--) {
+      const lit = this.trail[t]!
+      const v = lit >> 1
+      value[lit] = 0
+      value[lit ^ 1] = 0
+      this.reason[v] = NO_REASON
+      this.polarity[v] = lit & 1
+      if (this.heapIndex[v]! < 0) this.heapInsert(v)
+    }
+    this.trailLen = bound
+    this.qhead = bound
+    this.decisionLevel = target
+  }
+
+  // ---- conflict analysis ----------------------------------------------------------------------------------------
+
+  /** First-UIP analysis into `this.learnt` (asserting literal first, backjump literal second); returns its LBD. */
+  private analyze(conflict: number): number {
+    const arena = this.arena
+    const seen = this.seen
+    const level = this.level
+    const trail = this.trail
+    const learnt = this.learnt
+    let len = 1
+    let pathCount = 0
+    let p = -1
+    let index = this.trailLen - 1
+    let clause = conflict
+    const currentLevel = this.decisionLevel
+    do {
+      this.touchLearnt(clause)
+      const size = arena[clause]!
+      const lits = clause + HEADER
+      for (let k = 0; k < size; k++) {
+        const q = arena[lits + k]!
+        if (q === p) continue
+        const v = q >> 1
+        if (seen[v] === 0 && level[v]! > 0) {
+          seen[v] = 1
+          this.bumpVariable(v)
+          if (level[v]! >= currentLevel) pathCount++
+          else learnt[len++] = q
+        }
+      }
+      while (seen[trail[index]! >> 1] === 0) index--
+      p = trail[index--]!
+      clause = this.reason[p >> 1]!
+      seen[p >> 1] = 0
+      pathCount--
+    } while (pathCount > 0)
+    learnt[0] = p ^ 1
+
+    len = this.minimize(len)
+
+    if (len > 1) {
+      let best = 1
+      for (let k = 2; k < len; k++) if (level[learnt[k]! >> 1]! > level[learnt[best]! >> 1]!) best = k
+      const swap = learnt[1]!
+      learnt[1] = learnt[best]!
+      learnt[best] = swap
+    }
+    this.learntLen = len
+    return this.computeLbd(learnt, 0, len)
+  }
+
+  /** Recursive minimisation (MiniSat's litRedundant) with an explicit stack; clears `seen` afterwards. */
+  private minimize(len: number): number {
+    const learnt = this.learnt
+    const reason = this.reason
+    this.ensureToClear(len)
+    this.toClearLen = 0
+    let abstract = 0
+    for (let k = 1; k < len; k++) {
+      const v = learnt[k]! >> 1
+      this.toClear[this.toClearLen++] = v
+      abstract |= 1 << (this.level[v]! & 31)
+    }
+    let kept = 1
+    for (let k = 1; k < len; k++) {
+      const lit = learnt[k]!
+      if (reason[lit >> 1] === NO_REASON || !this.redundant(lit, abstract)) learnt[kept++] = lit
+    }
+    const seen = this.seen
+    for (let k = 0; k < this.toClearLen; k++) seen[this.toClear[k]!] = 0
+    return kept
+  }
+
+  private redundant(start: number, abstract: number): boolean {
+    const arena = this.arena
+    const seen = this.seen
+    const level = this.level
+    const reason = this.reason
+    let stack = this.minimizeStack
+    let top = 0
+    stack[top++] = start >> 1
+    const clearMark = this.toClearLen
+    while (top > 0) {
+      const v = stack[--top]!
+      const c = reason[v]!
+      const size = arena[c]!
+      for (let k = 0; k < size; k++) {
+        const u = arena[c + HEADER + k]! >> 1
+        if (u === v || seen[u] === 1 || level[u] === 0) continue
+        if (reason[u] !== NO_REASON && (abstract & (1 << (level[u]! & 31))) !== 0) {
+          seen[u] = 1
+          if (top === stack.length) {
+            const grown = new Int32Array(stack.length * 2)
+            grown.set(stack)
+            this.minimizeStack = stack = grown
+          }
+          stack[top++] = u
+          this.ensureToClear(this.toClearLen + 1)
+          this.toClear[this.toClearLen++] = u
+        } else {
+          for (let t = clearMark; t < this.toClearLen; t++) seen[this.toClear[t]!] = 0
+          this.toClearLen = clearMark
+          return false
+        }
+      }
+    }
+    return true
+  }
+
+  private ensureToClear(size: number): void {
+    if (size <= this.toClear.length) return
+    const grown = new Int32Array(Math.max(size, this.toClear.length * 2))
+    grown.set(this.toClear.subarray(0, this.toClearLen))
+    this.toClear = grown
+  }
+
+  private computeLbd(source: Int32Array, from: number, to: number): number {
+    const stamp = ++this.stampCounter
+    const level = this.level
+    const levelStamp = this.levelStamp
+    let lbd = 0
+    for (let k = from; k < to; k++) {
+      const lv = level[source[k]! >> 1]!
+      if (levelStamp[lv] !== stamp) {
+        levelStamp[lv] = stamp
+        lbd++
+      }
+    }
+    return lbd
+  }
+
+  /** A learned clause taking part in a conflict is marked used, and its LBD is refreshed if it dropped. */
+  private touchLearnt(c: number): void {
+    const arena = this.arena
+    const meta = arena[c + 1]!
+    if ((meta & META_LEARNT) === 0) return
+    const old = meta >> LBD_SHIFT
+    let lbd = old
+    if (old > CORE_LBD) {
+      const fresh = this.computeLbd(arena, c + HEADER, c + HEADER + arena[c]!)
+      if (fresh < old) lbd = fresh
+    }
+    arena[c + 1] = (meta & 7) | META_USED | (lbd << LBD_SHIFT)
+  }
+
+  private learnClause(lbd: number): void {
+    const len = this.learntLen
+    const learnt = this.learnt
+    this.stats.learned++
+    this.cancelUntil(len > 1 ? this.level[learnt[1]! >> 1]! : 0)
+    if (len === 1) {
+      this.assign(learnt[0]!, NO_REASON)
+      return
+    }
+    const c = this.allocate(learnt, len, true, lbd)
+    this.attach(c)
+    if (this.learntCount === this.learnts.length) {
+      const grown = new Int32Array(this.learnts.length * 2)
+      grown.set(this.learnts)
+      this.learnts = grown
+    }
+    this.learnts[this.learntCount++] = c
+    this.assign(learnt[0]!, c)
+  }
+
+  // ---- decisions ------------------------------------------------------------------------------------------------
+
+  private bumpVariable(v: number): void {
+    const activity = this.activity
+    activity[v]! += this.varInc
+    if (activity[v]! > RESCALE_LIMIT) {
+      for (let u = 1; u <= this.nVars; u++) activity[u]! *= 1 / RESCALE_LIMIT
+      this.varInc *= 1 / RESCALE_LIMIT
+    }
+    const at = this.heapIndex[v]!
+    if (at >= 0) this.siftUp(at)
+  }
+
+  private pickBranchLiteral(): number {
+    const value = this.value
+    while (this.heapSize > 0) {
+      const v = this.heapPop()
+      if (value[v << 1] === 0) return (v << 1) | this.polarity[v]!
+    }
+    return -1
+  }
+
+  private heapInsert(v: number): void {
+    this.heap[this.heapSize] = v
+    this.heapIndex[v] = this.heapSize
+    this.siftUp(this.heapSize++)
+  }
+
+  private heapPop(): number {
+    const heap = this.heap
+    const top = heap[0]!
+    const last = heap[--this.heapSize]!
+    this.heapIndex[top] = -1
+    if (this.heapSize > 0) {
+      heap[0] = last
+      this.heapIndex[last] = 0
+      this.siftDown(0)
+    }
+    return top
+  }
+
+  private siftUp(start: number): void {
+    const heap = this.heap
+    const index = this.heapIndex
+    const activity = this.activity
+    const v = heap[start]!
+    const act = activity[v]!
+    let i = start
+    while (i > 0) {
+      const parent = (i - 1) >> 1
+      const pv = heap[parent]!
+      if (activity[pv]! >= act) break
+      heap[i] = pv
+      index[pv] = i
+      i = parent
+    }
+    heap[i] = v
+    index[v] = i
+  }
+
+  private siftDown(start: number): void {
+    const heap = this.heap
+    const index = this.heapIndex
+    const activity = this.activity
+    const size = this.heapSize
+    const v = heap[start]!
+    const act = activity[v]!
+    let i = start
+    for (;;) {
+      let child = 2 * i + 1
+      if (child >= size) break
+      const right = child + 1
+      if (right < size && activity[heap[right]!]! > activity[heap[child]!]!) child = right
+      const cv = heap[child]!
+      if (activity[cv]! <= act) break
+      heap[i] = cv
+      index[cv] = i
+      i = child
+    }
+    heap[i] = v
+    index[v] = i
+  }
+
+  // ---- restarts -------------------------------------------------------------------------------------------------
+
+  private updateRestartAverages(lbd: number): void {
+    this.lbdSamples++
+    // Bias-corrected start: the first samples are averaged exactly, then the fixed rates take over.
+    const fast = Math.max(EMA_FAST, 1 / this.lbdSamples)
+    const slow = Math.max(EMA_SLOW, 1 / this.lbdSamples)
+    this.emaFast += (lbd - this.emaFast) * fast
+    this.emaSlow += (lbd - this.emaSlow) * slow
+  }
+
+  private shouldRestart(): boolean {
+    return (
+      this.decisionLevel > 0 &&
+      this.conflictsSinceRestart >= RESTART_MIN_CONFLICTS &&
+      this.emaFast > RESTART_MARGIN * this.emaSlow
+    )
+  }
+
+  // ---- learned clause database --------------------------------------------------------------------------------
+
+  private isLocked(c: number): boolean {
+    const first = this.arena[c + HEADER]!
+    return this.reason[first >> 1] === c && this.value[first] === 1
+  }
+
+  /** Keeps core clauses (LBD ≤ 2) and recently used ones; deletes the worse half of the rest by LBD. */
+  private reduceLearnts(): void {
+    const arena = this.arena
+    const candidates: number[] = []
+    for (let k = 0; k < this.learntCount; k++) {
+      const c = this.learnts[k]!
+      const meta = arena[c + 1]!
+      if (meta >> LBD_SHIFT <= CORE_LBD) continue
+      if ((meta & META_USED) !== 0) {
+        arena[c + 1] = meta & ~META_USED
+        continue
+      }
+      if (this.isLocked(c)) continue
+      candidates.push(c)
+    }
+    candidates.sort((a, b) => (arena[b + 1]! >> LBD_SHIFT) - (arena[a + 1]! >> LBD_SHIFT) || a - b)
+    const removeCount = candidates.length >> 1
+    if (removeCount === 0) return
+    for (let k = 0; k < removeCount; k++) {
+      const c = candidates[k]!
+      arena[c + 1] = arena[c + 1]! | META_DELETED
+      this.wasted += HEADER + arena[c]!
+    }
+    if (this.wasted * 4 > this.arenaTop) this.compact()
+    else this.dropDeletedWatches()
+  }
+
+  private dropDeletedWatches(): void {
+    const arena = this.arena
+    for (let lit = 0; lit < this.watches.length; lit++) {
+      const ws = this.watches[lit]!
+      const end = this.watchSize[lit]!
+      let j = 0
+      for (let i = 0; i < end; i += 2) {
+        const ref = ws[i]!
+        if (ref >= 0 && (arena[ref + 1]! & META_DELETED) !== 0) continue
+        ws[j++] = ref
+        ws[j++] = ws[i + 1]!
+      }
+      this.watchSize[lit] = j
+    }
+    let kept = 0
+    for (let k = 0; k < this.learntCount; k++) {
+      const c = this.learnts[k]!
+      if ((arena[c + 1]! & META_DELETED) === 0) this.learnts[kept++] = c
+    }
+    this.learntCount = kept
+  }
+
+  /** Copies live clauses into a fresh arena and rewrites every reference (watches, reasons, learned list). */
+  private compact(): void {
+    const old = this.arena
+    const fresh = new Int32Array(Math.max(1024, this.arenaTop - this.wasted + (this.arenaTop >> 2)))
+    let top = 0
+    for (let c = 0; c < this.arenaTop; ) {
+      const size = old[c]!
+      const next = c + HEADER + size
+      if ((old[c + 1]! & META_DELETED) === 0) {
+        fresh.set(old.subarray(c, next), top)
+        old[c + 1] = top
+        top += HEADER + size
+      } else {
+        old[c + 1] = -1
+      }
+      c = next
+    }
+    for (let lit = 0; lit < this.watches.length; lit++) {
+      const ws = this.watches[lit]!
+      const end = this.watchSize[lit]!
+      let j = 0
+      for (let i = 0; i < end; i += 2) {
+        const ref = ws[i]!
+        const moved = old[(ref < 0 ? ~ref : ref) + 1]!
+        if (moved < 0) continue
+        ws[j++] = ref < 0 ? ~moved : moved
+        ws[j++] = ws[i + 1]!
+      }
+      this.watchSize[lit] = j
+    }
+    for (let t = 0; t < this.trailLen; t++) {
+      const v = this.trail[t]! >> 1
+      const r = this.reason[v]!
+      if (r !== NO_REASON) this.reason[v] = old[r + 1]!
+    }
+    let kept = 0
+    for (let k = 0; k < this.learntCount; k++) {
+      const moved = old[this.learnts[k]! + 1]!
+      if (moved >= 0) this.learnts[kept++] = moved
+    }
+    this.learntCount = kept
+    this.arena = fresh
+    this.arenaTop = top
+    this.wasted = 0
+  }
+
+  // ---- answer ---------------------------------------------------------------------------------------------------
+
+  private model(): Int8Array {
+    const model = new Int8Array(this.nVars + 1)
+    for (let v = 1; v <= this.nVars; v++) model[v] = this.value[v << 1] === -1 ? -1 : 1
+    return model
+  }
+}

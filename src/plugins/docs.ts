@@ -1,0 +1,45 @@
+// The host-wide OpenAPI document (generated from the routes' zod schemas), Swagger UI at /docs and a reference at /reference.
+import fp from 'fastify-plugin'
+import swagger from '@fastify/swagger'
+import swaggerUi from '@fastify/swagger-ui'
+import scalarReference from '@scalar/fastify-api-reference'
+import type { FastifyInstance } from 'fastify'
+import { jsonSchemaTransform } from 'fastify-type-provider-zod'
+import { HUB_VERSION, NCM_VERSION } from '../version.js'
+
+export const HOST_TITLE = 'NCM Hub'
+
+export default fp(
+  async function docsPlugin(app: FastifyInstance) {
+    await app.register(swagger, {
+      openapi: {
+        openapi: '3.0.3',
+        info: {
+          title: HOST_TITLE,
+          version: HUB_VERSION,
+          description:
+            `The whole host: the honest-compute caller API (/api/v1, contract ${NCM_VERSION}), ` +
+            'the paper-trading platform (/health, /api/v11, /api/v10, /api/v6) and the admin/go-live surface.',
+        },
+        servers: [{ url: '/', description: 'this host' }],
+        tags: [
+          { name: 'discovery', description: 'what the caller API is and can do' },
+          { name: 'logic', description: 'SAT solving and CNF analysis' },
+          { name: 'capacity', description: 'model memory, fit, tokens, packing, CUDA occupancy' },
+          { name: 'text', description: 'digests and diffs' },
+          { name: 'access', description: 'grants, pins, contract upgrades' },
+          { name: 'orchestration', description: 'refuse-first dispatch' },
+          { name: 'runtime', description: 'measured runtime races' },
+        ],
+      },
+      transform: jsonSchemaTransform,
+    })
+    await app.register(swaggerUi, { routePrefix: '/docs', uiConfig: { docExpansion: 'list', deepLinking: true } })
+    await app.register(scalarReference, {
+      routePrefix: '/reference',
+      configuration: { url: '/docs/json', title: `${HOST_TITLE} reference` },
+      logLevel: 'warn',
+    })
+  },
+  { name: 'ncm-docs', fastify: '5.x' },
+)

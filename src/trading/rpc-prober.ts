@@ -1,0 +1,294 @@
+// Background probing of upstream RPC endpoints with undici: latency percentiles, success rate and last result per URL.
+//
+// How a URL is probed (decided per URL, from its fragment, which is never sent):
+//   - default: a JSON-RPC 2.0 POST of `eth_blockNumber` (no params). Success is HTTP 2xx with a JSON-RPC 2.0 body carrying
+//     `result`; a hex result is reported as `block_height`. A JSON-RPC `error`, a non-JSON or non-JSON-RPC body, or any
+//     other HTTP status is a failure. If the server answers the POST with 404, 405 or 501 (it does not speak JSON-RPC
+//     there), the same probe falls back to a plain GET, and the URL is probed by GET from then on.
+//   - `#jsonrpc=<method>`: JSON-RPC with that method instead (e.g. `#jsonrpc=getblockcount`, `#jsonrpc=getSlot`).
+//   - `#get`: plain GET only; any 2xx is a success.
+// Every request has a headers and a body timeout; probes of one URL never overlap (a round skips a URL still in flight).
+import { Agent, request } from 'undici'
+
+export type ProbeMode = 'json-rpc' | 'http-get'
+
+export interface ProbeSample {
+  at: number
+  ok: boolean
+  latencyMs: number
+  error: string | null
+  result: ProbeResult | null
+}
+
+export type ProbeResult =
+  | { kind: 'json-rpc'; method: string; block_height: number | null; value: string }
+  | { kind: 'http-get'; http_status: number; bytes: number; content_type: string | null }
+
+export interface EndpointSnapshot {
+  url: string
+  mode: ProbeMode
+  method: string | null
+  samples: number
+  window: number
+  latency_ms: { p50: number | null; p95: number | null; last: number | null }
+  success_rate: number | null
+  healthy: boolean
+  last_probe_at: string | null
+  last_ok_at: string | null
+  last_error: string | null
+  last_error_at: string | null
+  last_result: ProbeResult | null
+}
+
+export interface RpcSnapshot {
+  configured: boolean
+  interval_ms: number
+  timeout_ms: number
+  window: number
+  rounds: number
+  endpoints: EndpointSnapshot[]
+}
+
+export interface RpcProber {
+  start(): void
+  /** Probes every endpoint not already in flight, once; resolves when those probes have finished. */
+  probeOnce(): Promise<void>
+  snapshot(): RpcSnapshot
+  /** The healthy endpoint with the lowest p50 (ties: higher success rate), or null. */
+  best(): EndpointSnapshot | null
+  stop(): Promise<void>
+}
+
+export interface RpcProberOptions {
+  endpoints: readonly string[]
+  intervalMs: number
+  /** Headers and body timeout of each request; default min(2000, intervalMs × 4). */
+  timeoutMs?: number
+  /** Samples kept per endpoint. */
+  window?: number
+  /** Largest response body read; longer bodies are a failure. */
+  maxBodyBytes?: number
+}
+
+interface EndpointState {
+  url: string
+  display: string
+  mode: ProbeMode | 'auto'
+  method: string
+  samples: ProbeSample[]
+  inFlight: Promise<void> | null
+}
+
+const DEFAULT_WINDOW = 20
+const DEFAULT_METHOD = 'eth_blockNumber'
+
+export function createRpcProber(options: RpcProberOptions): RpcProber {
+  const window = options.window ?? DEFAULT_WINDOW
+  const timeoutMs = options.timeoutMs ?? Math.min(2000, options.intervalMs * 4)
+  const maxBodyBytes = options.maxBodyBytes ?? 256 * 1024
+  const agent = new Agent({ headersTimeout: timeoutMs, bodyTimeout: timeoutMs, connectTimeout: timeoutMs })
+  const abort = new AbortController()
+  const states: EndpointState[] = options.endpoints.map(parseEndpoint)
+  let timer: NodeJS.Timeout | null = null
+  let rounds = 0
+  let stopped = false
+  let rpcId = 0
+
+  async function probe(state: EndpointState): Promise<void> {
+    const at = Date.now()
+    const started = performance.now()
+    let sample: ProbeSample
+    try {
+      let result: ProbeResult
+      if (state.mode === 'http-get') {
+        result = await probeGet(state.url)
+      } else {
+        const outcome = await probeJsonRpc(state.url, state.method, ++rpcId)
+        if (outcome === 'not-json-rpc-here' && state.mode === 'auto') {
+          state.mode = 'http-get'
+          result = await probeGet(state.url)
+        } else if (outcome === 'not-json-rpc-here') {
+          throw new Error('HTTP status says the URL does not serve JSON-RPC')
+        } else {
+          state.mode = 'json-rpc'
+          result = outcome
+        }
+      }
+      sample = { at, ok: true, latencyMs: performance.now() - started, error: null, result }
+    } catch (err) {
+      sample = { at, ok: false, latencyMs: performance.now() - started, error: describeError(err), result: null }
+    }
+    if (stopped) return
+    state.samples.push(sample)
+    if (state.samples.length > window) state.samples.shift()
+  }
+
+  async function probeJsonRpc(url: string, method: string, id: number): Promise<ProbeResult | 'not-json-rpc-here'> {
+    const res = await request(url, {
+      dispatcher: agent,
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/json' },
+      body: JSON.stringify({ jsonrpc: '2.0', id, method, params: [] }),
+      signal: abort.signal,
+    })
+    const text = await readBody(res.body, res.headers['content-length'])
+    if (res.statusCode === 404 || res.statusCode === 405 || res.statusCode === 501) return 'not-json-rpc-here'
+    if (res.statusCode < 200 || res.statusCode > 299) throw new Error(`HTTP ${res.statusCode}`)
+    let body: unknown
+    try {
+      body = JSON.parse(text)
+    } catch {
+      throw new Error(`the response is not JSON (starts with ${JSON.stringify(text.slice(0, 40))})`)
+    }
+    if (!isObject(body) || body.jsonrpc !== '2.0') throw new Error('the response is not a JSON-RPC 2.0 object')
+    if (isObject(body.error)) {
+      throw new Error(`JSON-RPC error ${String(body.error.code ?? '?')}: ${String(body.error.message ?? '').slice(0, 200)}`)
+    }
+    if (!('result' in body)) throw new Error('the JSON-RPC response has neither result nor error')
+    const value = body.result
+    const blockHeight = typeof value === 'string' && /^0x[0-9a-f]+$/i.test(value)
+      ? Number.parseInt(value, 16)
+      : typeof value === 'number' && Number.isInteger(value) ? value : null
+    return { kind: 'json-rpc', method, block_height: blockHeight, value: JSON.stringify(value).slice(0, 200) }
+  }
+
+  async function probeGet(url: string): Promise<ProbeResult> {
+    const res = await request(url, { dispatcher: agent, method: 'GET', signal: abort.signal })
+    const text = await readBody(res.body, res.headers['content-length'])
+    if (res.statusCode < 200 || res.statusCode > 299) throw new Error(`HTTP ${res.statusCode} to GET`)
+    const contentType = res.headers['content-type']
+    return {
+      kind: 'http-get',
+      http_status: res.statusCode,
+      bytes: Buffer.byteLength(text),
+      content_type: typeof contentType === 'string' ? contentType : null,
+    }
+  }
+
+  async function readBody(body: AsyncIterable<Buffer> & { text(): Promise<string> }, declared: unknown): Promise<string> {
+    if (typeof declared === 'string' && Number(declared) > maxBodyBytes) {
+      throw new Error(`the response body of ${declared} bytes is over ${maxBodyBytes}`)
+    }
+    const chunks: Buffer[] = []
+    let size = 0
+    for await (const chunk of body) {
+      size += chunk.length
+      if (size > maxBodyBytes) throw new Error(`the response body is over ${maxBodyBytes} bytes`)
+      chunks.push(chunk)
+    }
+    return Buffer.concat(chunks).toString('utf8')
+  }
+
+  function probeRound(): Promise<void> {
+    if (stopped) return Promise.resolve()
+    rounds++
+    const running = states.map((state) => {
+      if (!state.inFlight) state.inFlight = probe(state).finally(() => { state.inFlight = null })
+      return state.inFlight
+    })
+    return Promise.all(running).then(() => undefined)
+  }
+
+  function snapshotOf(state: EndpointState): EndpointSnapshot {
+    const samples = state.samples
+    const okLatencies = samples.filter((s) => s.ok).map((s) => s.latencyMs).sort((a, b) => a - b)
+    const last = samples.at(-1)
+    const lastOk = samples.findLast((s) => s.ok)
+    const lastErr = samples.findLast((s) => !s.ok)
+    const successRate = samples.length ? okLatencies.length / samples.length : null
+    return {
+      url: state.display,
+      mode: state.mode === 'auto' ? 'json-rpc' : state.mode,
+      method: state.mode === 'http-get' ? null : state.method,
+      samples: samples.length,
+      window,
+      latency_ms: {
+        p50: round3(nearestRank(okLatencies, 0.5)),
+        p95: round3(nearestRank(okLatencies, 0.95)),
+        last: last ? round3(last.latencyMs) : null,
+      },
+      success_rate: successRate,
+      healthy: Boolean(last?.ok) && successRate !== null && successRate >= 0.5,
+      last_probe_at: last ? new Date(last.at).toISOString() : null,
+      last_ok_at: lastOk ? new Date(lastOk.at).toISOString() : null,
+      last_error: lastErr?.error ?? null,
+      last_error_at: lastErr ? new Date(lastErr.at).toISOString() : null,
+      last_result: lastOk?.result ?? null,
+    }
+  }
+
+  return {
+    start() {
+      if (timer || stopped || states.length === 0) return
+      void probeRound()
+      timer = setInterval(() => void probeRound(), options.intervalMs)
+      timer.unref()
+    },
+    probeOnce: probeRound,
+    snapshot: () => ({
+      configured: states.length > 0,
+      interval_ms: options.intervalMs,
+      timeout_ms: timeoutMs,
+      window,
+      rounds,
+      endpoints: states.map(snapshotOf),
+    }),
+    best: () => pickBest(states.map(snapshotOf)),
+    async stop() {
+      stopped = true
+      if (timer) clearInterval(timer)
+      timer = null
+      abort.abort()
+      await Promise.allSettled(states.map((s) => s.inFlight))
+      await agent.close()
+    },
+  }
+}
+
+/** The healthy endpoint with the lowest p50; ties go to the higher success rate, then to the earlier URL. */
+export function pickBest(endpoints: readonly EndpointSnapshot[]): EndpointSnapshot | null {
+  const healthy = endpoints.filter((s) => s.healthy && s.latency_ms.p50 !== null)
+  healthy.sort((a, b) => a.latency_ms.p50! - b.latency_ms.p50! || (b.success_rate ?? 0) - (a.success_rate ?? 0))
+  return healthy[0] ?? null
+}
+
+function parseEndpoint(raw: string): EndpointState {
+  const url = new URL(raw)
+  const fragment = url.hash.slice(1)
+  url.hash = ''
+  let mode: EndpointState['mode'] = 'auto'
+  let method = DEFAULT_METHOD
+  if (fragment === 'get') mode = 'http-get'
+  else if (fragment.startsWith('jsonrpc=') && fragment.length > 'jsonrpc='.length) {
+    mode = 'json-rpc'
+    method = decodeURIComponent(fragment.slice('jsonrpc='.length))
+  }
+  return { url: url.toString(), display: redact(url), mode, method, samples: [], inFlight: null }
+}
+
+/** Credentials and query values (API keys often ride there) never leave the process. */
+function redact(source: URL): string {
+  const url = new URL(source)
+  if (url.username) url.username = '***'
+  if (url.password) url.password = '***'
+  for (const key of [...url.searchParams.keys()]) url.searchParams.set(key, '***')
+  return url.toString()
+}
+
+function nearestRank(sorted: number[], q: number): number | null {
+  if (sorted.length === 0) return null
+  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(q * sorted.length) - 1))]!
+}
+
+const round3 = (x: number | null): number | null => (x === null ? null : Math.round(x * 1000) / 1000)
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value)
+}
+
+function describeError(err: unknown): string {
+  if (!(err instanceof Error)) return String(err)
+  const code = (err as Error & { code?: string }).code
+  const cause = err.cause instanceof Error ? `: ${err.cause.message}` : ''
+  return (code ? `${code}: ${err.message}` : err.message).slice(0, 300) + cause.slice(0, 200)
+}

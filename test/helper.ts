@@ -1,0 +1,37 @@
+// Builds the app the way tests want it: in-memory SQLite, a small mill, no logger, a fixed or injected clock.
+import type { FastifyInstance, LightMyRequestResponse } from 'fastify'
+import { buildApp, type BuildOptions } from '../src/app.js'
+import { loadConfig, type Config } from '../src/config.js'
+import type { Clock } from '../src/caller/operation.js'
+
+export interface TestAppOptions extends Partial<Omit<BuildOptions, 'config'>> {
+  /** Environment variables on top of the test defaults. */
+  env?: Record<string, string>
+}
+
+export const TEST_ENV: Record<string, string> = {
+  DATABASE_PATH: ':memory:',
+  RATE_LIMIT_PER_MIN: '0',
+  MILL_THREADS: '1',
+  LOG_LEVEL: 'silent',
+}
+
+export function testConfig(env: Record<string, string> = {}): Config {
+  return loadConfig({ ...TEST_ENV, ...env })
+}
+
+/** A clock tests move by hand. */
+export function manualClock(start = Date.parse('2026-01-01T00:00:00Z')): Clock & { advance(ms: number): void } {
+  let now = start
+  return { now: () => now, advance: (ms) => { now += ms } }
+}
+
+export async function buildTestApp(options: TestAppOptions = {}): Promise<FastifyInstance> {
+  const { env, ...rest } = options
+  const app = await buildApp({ config: testConfig(env), logger: false, ...rest })
+  await app.ready()
+  return app
+}
+
+/** Parses a response body as JSON. */
+export const json = <T = any>(res: LightMyRequestResponse): T => JSON.parse(res.body) as T
