@@ -1,6 +1,6 @@
 // Every refusal path of the caller surface answers with the contract envelope and the right code and status.
 import { afterEach, describe, expect, it } from 'vitest'
-import type { FastifyInstance } from 'fastify'
+import type { FastifyInstance, LightMyRequestResponse } from 'fastify'
 import { z } from 'zod'
 import { anyEnvelope } from '../../src/caller/envelope.js'
 import { createRegistry, registry } from '../../src/caller/registry.js'
@@ -13,7 +13,7 @@ afterEach(async () => {
   app = undefined
 })
 
-function expectRefusal(res: { statusCode: number; body: string }, code: string, status: number) {
+function expectRefusal(res: LightMyRequestResponse, code: string, status: number) {
   const body = json(res)
   expect(anyEnvelope.safeParse(body).success).toBe(true)
   expect(body.ok).toBe(false)

@@ -1,0 +1,226 @@
+// bench:sat — our CDCL solver against logic-solver (MiniSat compiled to JS) on every instance of ../shared/data/sat,
+// in the same run; per family the median times and their ratio; minisat/picosat timed too when on PATH.
+import { spawnSync } from 'node:child_process'
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { createRequire } from 'node:module'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { REPO_ROOT } from '../../src/version.js'
+import { parseDimacs, toDimacs } from '../../src/engines/sat/dimacs.js'
+import { CdclSolver } from '../../src/engines/sat/cdcl.js'
+import { firstFalsifiedClause } from '../../src/engines/sat/verify.js'
+import { clausesOf, type Cnf } from '../../src/engines/sat/cnf.js'
+
+interface LogicTerm {
+  readonly __term: unique symbol
+}
+interface LogicSolution {
+  getTrueVars(): string[]
+}
+interface LogicSolverInstance {
+  require(term: LogicTerm | string): void
+  solve(): LogicSolution | null
+}
+interface LogicModule {
+  Solver: new () => LogicSolverInstance
+  or(terms: Array<LogicTerm | string>): LogicTerm
+  not(term: string): LogicTerm
+}
+
+const Logic = createRequire(import.meta.url)('logic-solver') as LogicModule
+
+const DATA_DIR = join(REPO_ROOT, '..', 'shared', 'data', 'sat')
+const REPETITIONS = Math.max(1, Number(process.argv.find((a) => a.startsWith('--reps='))?.slice(7) ?? 7))
+
+interface Instance {
+  file: string
+  family: string
+  expected: 'SAT' | 'UNSAT'
+  cnf: Cnf
+  clauses: number[][]
+  names: string[]
+}
+
+interface Timing {
+  total: number
+  solve: number
+}
+
+type Answer = 'SAT' | 'UNSAT' | 'UNKNOWN'
+
+function loadInstances(): Instance[] {
+  const rows = readFileSync(join(DATA_DIR, 'manifest.tsv'), 'utf8').trim().split('\n').slice(1)
+  return rows.map((row) => {
+    const [file, , , expected] = row.split('\t') as [string, string, string, 'SAT' | 'UNSAT']
+    const { cnf } = parseDimacs(readFileSync(join(DATA_DIR, file), 'utf8'))
+    const names = Array.from({ length: cnf.vars + 1 }, (_, v) => `v${v}`)
+    return { file, family: file.split('/')[0]!, expected, cnf, clauses: clausesOf(cnf), names }
+  })
+}
+
+/** Ours: build the solver from the parsed CNF, solve, and verify the model (verification is part of every answer). */
+function runOurs(instance: Instance): { answer: Answer; timing: Timing } {
+  const start = performance.now()
+  const solver = new CdclSolver(instance.cnf)
+  const solveStart = performance.now()
+  const outcome = solver.solve()
+  const solveEnd = performance.now()
+  if (outcome.status === 'SAT' && firstFalsifiedClause(instance.cnf, outcome.model!) >= 0) {
+    throw new Error(`our model for ${instance.file} falsifies a clause`)
+  }
+  const end = performance.now()
+  return { answer: outcome.status, timing: { total: end - start, solve: solveEnd - solveStart } }
+}
+
+/** logic-solver: a fresh Logic.Solver, one `require(Logic.or(...))` per clause, then solve() (which feeds MiniSat). */
+function runLogicSolver(instance: Instance): { answer: Answer; timing: Timing } {
+  const { names } = instance
+  const start = performance.now()
+  const solver = new Logic.Solver()
+  for (const clause of instance.clauses) {
+    solver.require(Logic.or(clause.map((lit) => (lit > 0 ? names[lit]! : Logic.not(names[-lit]!)))))
+  }
+  const solveStart = performance.now()
+  const solution = solver.solve()
+  const end = performance.now()
+  if (solution) {
+    const model = new Int8Array(instance.cnf.vars + 1).fill(-1)
+    for (const name of solution.getTrueVars()) model[Number(name.slice(1))] = 1
+    if (firstFalsifiedClause(instance.cnf, model) >= 0) throw new Error(`logic-solver's model for ${instance.file} falsifies a clause`)
+  }
+  return { answer: solution ? 'SAT' : 'UNSAT', timing: { total: end - start, solve: end - solveStart } }
+}
+
+function which(command: string): string | null {
+  const found = spawnSync('sh', ['-c', `command -v ${command}`], { encoding: 'utf8' })
+  return found.status === 0 ? found.stdout.trim() : null
+}
+
+/** A native solver as a physical reference: wall time of one process per instance (startup included). */
+function runNative(binary: string, name: string, file: string): { answer: Answer; ms: number } {
+  const start = performance.now()
+  const run = spawnSync(binary, name === 'minisat' ? ['-verb=0', file] : [file], { encoding: 'utf8' })
+  const ms = performance.now() - start
+  const answer: Answer = run.status === 10 ? 'SAT' : run.status === 20 ? 'UNSAT' : 'UNKNOWN'
+  return { answer, ms }
+}
+
+const median = (values: number[]): number => {
+  const sorted = [...values].sort((a, b) => a - b)
+  const mid = sorted.length >> 1
+  return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2
+}
+
+function main(): void {
+  if (!existsSync(join(DATA_DIR, 'manifest.tsv'))) {
+    console.error(`bench:sat needs the SATLIB set in ${DATA_DIR}; it is absent, nothing measured.`)
+    process.exitCode = 1
+    return
+  }
+  const instances = loadInstances()
+  const ours = new Map<string, Timing[]>()
+  const theirs = new Map<string, Timing[]>()
+  let disagreements = 0
+
+  // One unrecorded warm-up pass so both sides are measured with a warm JIT.
+  for (const instance of instances) {
+    runOurs(instance)
+    runLogicSolver(instance)
+  }
+  for (let rep = 0; rep < REPETITIONS; rep++) {
+    for (const instance of instances) {
+      // Alternate who goes first so neither side always runs on a cache the other warmed.
+      let mine: ReturnType<typeof runOurs>
+      let other: ReturnType<typeof runLogicSolver>
+      if (rep % 2 === 0) {
+        mine = runOurs(instance)
+        other = runLogicSolver(instance)
+      } else {
+        other = runLogicSolver(instance)
+        mine = runOurs(instance)
+      }
+      if (mine.answer !== instance.expected || other.answer !== instance.expected) {
+        disagreements++
+        console.error(`DISAGREE ${instance.file}: expected ${instance.expected}, ours ${mine.answer}, logic-solver ${other.answer}`)
+      }
+      ours.set(instance.file, [...(ours.get(instance.file) ?? []), mine.timing])
+      theirs.set(instance.file, [...(theirs.get(instance.file) ?? []), other.timing])
+    }
+  }
+
+  const natives = ['minisat', 'picosat']
+    .map((name) => ({ name, path: which(name) }))
+    .filter((n): n is { name: string; path: string } => n.path !== null)
+  const nativeMs = new Map<string, Map<string, number>>()
+  if (natives.length > 0) {
+    // SATLIB trailers trip native parsers: they get our re-serialised copy of each formula.
+    const dir = mkdtempSync(join(tmpdir(), 'bench-sat-'))
+    try {
+      for (const instance of instances) {
+        const path = join(dir, instance.file.replace(/\//g, '_'))
+        writeFileSync(path, toDimacs(instance.cnf))
+        for (const native of natives) {
+          const times: number[] = []
+          for (let rep = 0; rep < REPETITIONS; rep++) {
+            const run = runNative(native.path, native.name, path)
+            if (run.answer !== instance.expected) {
+              disagreements++
+              console.error(`DISAGREE ${instance.file}: expected ${instance.expected}, ${native.name} ${run.answer}`)
+            }
+            times.push(run.ms)
+          }
+          const perFile = nativeMs.get(native.name) ?? new Map<string, number>()
+          perFile.set(instance.file, median(times))
+          nativeMs.set(native.name, perFile)
+        }
+      }
+    } finally {
+      rmSync(dir, { recursive: true, force: true })
+    }
+  }
+
+  const families = [...new Set(instances.map((i) => i.family))]
+  const header = ['family', 'n', 'vars', 'ours ms', 'logic-solver ms', 'ratio', 'ours solve', 'ls solve', 'solve ratio']
+  for (const native of natives) header.push(`${native.name} ms`)
+  const rows: string[][] = []
+  let slowerWhereItCounts = 0
+  for (const family of families) {
+    const members = instances.filter((i) => i.family === family)
+    const sum = (pick: (i: Instance) => number) => members.reduce((acc, i) => acc + pick(i), 0)
+    const oursTotal = sum((i) => median(ours.get(i.file)!.map((t) => t.total)))
+    const theirsTotal = sum((i) => median(theirs.get(i.file)!.map((t) => t.total)))
+    const oursSolve = sum((i) => median(ours.get(i.file)!.map((t) => t.solve)))
+    const theirsSolve = sum((i) => median(theirs.get(i.file)!.map((t) => t.solve)))
+    const maxVars = Math.max(...members.map((i) => i.cnf.vars))
+    const ratio = theirsTotal / oursTotal
+    if (maxVars >= 100 && ratio < 1) slowerWhereItCounts++
+    const row = [
+      family,
+      String(members.length),
+      String(maxVars),
+      oursTotal.toFixed(2),
+      theirsTotal.toFixed(2),
+      `${ratio.toFixed(2)}x`,
+      oursSolve.toFixed(2),
+      theirsSolve.toFixed(2),
+      `${(theirsSolve / oursSolve).toFixed(2)}x`,
+    ]
+    for (const native of natives) row.push(sum((i) => nativeMs.get(native.name)!.get(i.file)!).toFixed(2))
+    rows.push(row)
+  }
+
+  const widths = header.map((h, c) => Math.max(h.length, ...rows.map((r) => r[c]!.length)))
+  const line = (cells: string[]) => cells.map((cell, c) => (c === 0 ? cell.padEnd(widths[c]!) : cell.padStart(widths[c]!))).join('  ')
+  console.log(`bench:sat — ${instances.length} instances, ${REPETITIONS} repetitions after one warm-up pass, node ${process.version}`)
+  console.log('times: per family, the sum over its instances of each instance\'s median (ms); ratio = logic-solver / ours (>1: ours faster)')
+  console.log('"ms" = build the solver from parsed clauses + solve (+ model check for ours); "solve" = the solve call alone')
+  console.log(line(header))
+  for (const row of rows) console.log(line(row))
+  if (natives.length === 0) console.log('native reference: neither minisat nor picosat is on PATH; not timed')
+  else console.log(`native reference (${natives.map((n) => n.name).join(', ')}): one process per instance, startup included`)
+  console.log(`answers: ${disagreements === 0 ? 'all agree with the manifest' : `${disagreements} disagreements`}`)
+  console.log(`families with ≥ 100 variables where ours is slower than logic-solver: ${slowerWhereItCounts}`)
+  if (disagreements > 0) process.exitCode = 1
+}
+
+main()

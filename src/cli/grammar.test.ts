@@ -1,0 +1,53 @@
+import { describe, expect, it } from 'vitest'
+import { editDistance, parseArgv, tokenize } from './grammar.js'
+import { registry } from '../caller/registry.js'
+import { Refusal } from '../refusal.js'
+
+describe('tokenize', () => {
+  it('splits like a shell: quotes, escapes, empty quoted strings', () => {
+    expect(tokenize(`sat --dimacs 'p cnf 1 1\n1 0'`)).toEqual(['sat', '--dimacs', 'p cnf 1 1\n1 0'])
+    expect(tokenize(`a "b \\"c\\" d" e\\ f ''`)).toEqual(['a', 'b "c" d', 'e f', ''])
+    expect(tokenize('  x   y  ')).toEqual(['x', 'y'])
+  })
+  it('refuses an unterminated quote', () => {
+    expect(() => tokenize(`sat --dimacs 'p cnf`)).toThrow(Refusal)
+  })
+})
+
+describe('editDistance', () => {
+  it('is the Levenshtein distance', () => {
+    expect(editDistance('kitten', 'sitting')).toBe(3)
+    expect(editDistance('', 'abc')).toBe(3)
+    expect(editDistance('same', 'same')).toBe(0)
+  })
+})
+
+describe('parseArgv', () => {
+  it('maps flags to fields typed by the input schema, --json merged first', () => {
+    const { op, input } = parseArgv(['run', '--json', '{"op":"x"}', '--op', 'lexicon'], registry)
+    expect(op.name).toBe('run')
+    expect(input).toEqual({ op: 'lexicon' })
+  })
+  it('accepts --flag=value, nested --a.b and paths as names', () => {
+    const parsed = parseArgv(['/run', '--op=captions', '--input.k', '3'], registry)
+    expect(parsed.op.name).toBe('run')
+    expect(parsed.input).toEqual({ op: 'captions', input: { k: 3 } })
+  })
+  it('refuses an unknown operation with the closest names', () => {
+    try {
+      parseArgv(['captons'], registry)
+      expect.unreachable()
+    } catch (err) {
+      expect((err as Refusal).code).toBe('not_found')
+      expect((err as Refusal).options.hints?.closest).toContain('captions')
+    }
+  })
+  it('refuses @file over HTTP and reads it in the binary', () => {
+    expect(() => parseArgv(['run', '--op', '@/etc/passwd'], registry)).toThrow(/@file/)
+    const parsed = parseArgv(['run', '--op', '@x.txt'], registry, { readFile: (p) => `content of ${p}` })
+    expect(parsed.input.op).toBe('content of x.txt')
+  })
+  it('refuses prototype-polluting flag names', () => {
+    expect(() => parseArgv(['run', '--__proto__.x', '1'], registry)).toThrow(Refusal)
+  })
+})

@@ -1,0 +1,210 @@
+// The command-line grammar shared by POST /cli and the `ncm` binary: tokenising, flags → fields, closest names.
+import { Refusal } from '../refusal.js'
+import type { AnyOperation, Registry } from '../caller/operation.js'
+import { inputJsonSchema } from '../caller/projections.js'
+
+/** Splits a line like a POSIX shell would: single quotes literal, double quotes with \-escapes, backslash escapes. */
+export function tokenize(line: string): string[] {
+  const out: string[] = []
+  let current = ''
+  let inToken = false
+  let quote: "'" | '"' | null = null
+  for (let i = 0; i < line.length; i++) {
+    const ch = line[i]!
+    if (quote === "'") {
+      if (ch === "'") quote = null
+      else current += ch
+      continue
+    }
+    if (quote === '"') {
+      if (ch === '"') quote = null
+      else if (ch === '\\' && i + 1 < line.length && '"\\$`'.includes(line[i + 1]!)) current += line[++i]
+      else current += ch
+      continue
+    }
+    if (ch === "'" || ch === '"') {
+      quote = ch
+      inToken = true
+    } else if (ch === '\\' && i + 1 < line.length) {
+      current += line[++i]
+      inToken = true
+    } else if (/\s/.test(ch)) {
+      if (inToken) out.push(current)
+      current = ''
+      inToken = false
+    } else {
+      current += ch
+      inToken = true
+    }
+  }
+  if (quote) throw new Refusal('invalid_input', `unterminated ${quote === '"' ? 'double' : 'single'} quote in the command line`)
+  if (inToken) out.push(current)
+  return out
+}
+
+/** Levenshtein distance, for "did you mean" suggestions. */
+export function editDistance(a: string, b: string): number {
+  const prev = Array.from({ length: b.length + 1 }, (_, j) => j)
+  for (let i = 1; i <= a.length; i++) {
+    let diagonal = prev[0]!
+    prev[0] = i
+    for (let j = 1; j <= b.length; j++) {
+      const above = prev[j]!
+      prev[j] = Math.min(above + 1, prev[j - 1]! + 1, diagonal + (a[i - 1] === b[j - 1] ? 0 : 1))
+      diagonal = above
+    }
+  }
+  return prev[b.length]!
+}
+
+export function closestNames(name: string, registry: Registry, count = 3): string[] {
+  return registry.operations
+    .map((op) => ({ name: op.name, d: editDistance(name.toLowerCase(), op.name) }))
+    .sort((x, y) => x.d - y.d || x.name.localeCompare(y.name))
+    .slice(0, count)
+    .map((x) => x.name)
+}
+
+/** Finds an operation by name, by path ('/sat', 'skills.md') or by name with dashes. */
+export function findOperation(word: string, registry: Registry): AnyOperation {
+  const bare = word.replace(/^\/+/, '')
+  const op =
+    registry.byName(bare) ??
+    registry.byName(bare.replaceAll('-', '_')) ??
+    registry.operations.find((o) => o.path === `/${bare}`)
+  if (!op) {
+    throw new Refusal('not_found', `no operation named ${JSON.stringify(word)}`, {
+      hints: { closest: closestNames(bare, registry) },
+    })
+  }
+  return op
+}
+
+export interface ParseOptions {
+  /** Resolves `@path` values and positional files; absent over HTTP, where they are refused. */
+  readFile?: (path: string) => string
+}
+
+export interface ParsedCommand {
+  op: AnyOperation
+  input: Record<string, unknown>
+}
+
+/**
+ * argv = [op, ...args]. `--field value`, `--field=value`, `--flag` (true), `--no-flag` (false), `--a.b value` (nested),
+ * `--json '{...}'` (a whole body, merged first). Values are typed by the operation's input schema: strings stay strings,
+ * numbers, booleans, arrays and objects are parsed as JSON. A positional argument fills the operation's first required string field.
+ */
+export function parseArgv(argv: readonly string[], registry: Registry, options: ParseOptions = {}): ParsedCommand {
+  const [word, ...args] = argv
+  if (!word) throw new Refusal('invalid_input', 'empty command line: start with an operation name (see /api/v1/ops)')
+  const op = findOperation(word, registry)
+  const schema = inputJsonSchema(op) as { properties?: Record<string, JsonSchemaNode>; required?: string[] }
+  const properties = schema.properties ?? {}
+  let input: Record<string, unknown> = {}
+  const positional: string[] = []
+
+  for (let i = 0; i < args.length; i++) {
+    const arg = args[i]!
+    if (!arg.startsWith('--') || arg === '--') {
+      positional.push(arg)
+      continue
+    }
+    let key = arg.slice(2)
+    let value: string | undefined
+    const eq = key.indexOf('=')
+    if (eq >= 0) {
+      value = key.slice(eq + 1)
+      key = key.slice(0, eq)
+    } else if (i + 1 < args.length && !args[i + 1]!.startsWith('--')) {
+      value = args[++i]
+    }
+    if (key === 'json') {
+      if (value === undefined) throw new Refusal('invalid_input', '--json needs a JSON object')
+      input = { ...parseJsonObject(resolveValue(value, options), '--json'), ...input }
+      continue
+    }
+    let boolean: boolean | undefined
+    if (value === undefined) {
+      boolean = !key.startsWith('no-')
+      if (key.startsWith('no-')) key = key.slice(3)
+    }
+    const path = key.split('.').map((part) => part.replaceAll('-', '_'))
+    const node = nodeAt(properties, path)
+    const typed = boolean !== undefined ? boolean : coerce(resolveValue(value!, options), node, key)
+    setPath(input, path, typed)
+  }
+
+  if (positional.length > 0) {
+    const field = (schema.required ?? []).find((name) => properties[name]?.type === 'string')
+    if (!field || positional.length > 1) {
+      throw new Refusal('invalid_input', `${op.name} takes no positional argument here (${positional.join(' ')}); use --field value`, { op: op.name })
+    }
+    if (input[field] === undefined) input[field] = resolveValue(positional[0]!, options, true)
+  }
+  return { op, input }
+}
+
+interface JsonSchemaNode {
+  type?: string | string[]
+  properties?: Record<string, JsonSchemaNode>
+  anyOf?: JsonSchemaNode[]
+}
+
+function nodeAt(properties: Record<string, JsonSchemaNode>, path: string[]): JsonSchemaNode | undefined {
+  let node: JsonSchemaNode | undefined = { properties }
+  for (const part of path) node = node?.properties?.[part] ?? node?.anyOf?.find((n) => n.properties?.[part])?.properties?.[part]
+  return node
+}
+
+function coerce(raw: string, node: JsonSchemaNode | undefined, key: string): unknown {
+  const types = new Set([node?.type, ...(node?.anyOf ?? []).map((n) => n.type)].flat().filter(Boolean))
+  if (types.size === 1 && types.has('string')) return raw
+  try {
+    return JSON.parse(raw)
+  } catch {
+    if (types.has('array')) return raw.split(',').map((s) => s.trim())
+    if (types.size > 0 && !types.has('string')) {
+      throw new Refusal('invalid_input', `--${key} expects ${[...types].join(' or ')}, got ${JSON.stringify(raw)}`)
+    }
+    return raw
+  }
+}
+
+function resolveValue(value: string, options: ParseOptions, positional = false): string {
+  const fileRef = value.startsWith('@')
+  if (!fileRef && !positional) return value
+  if (!options.readFile) {
+    if (fileRef) throw new Refusal('invalid_input', `@file values (${value}) are read by the ncm binary; over HTTP send the content itself`)
+    return value
+  }
+  try {
+    return options.readFile(fileRef ? value.slice(1) : value)
+  } catch (err) {
+    if (fileRef) throw err
+    return value // a positional that is not a readable file is taken literally
+  }
+}
+
+function parseJsonObject(text: string, what: string): Record<string, unknown> {
+  let parsed: unknown
+  try {
+    parsed = JSON.parse(text)
+  } catch (err) {
+    throw new Refusal('invalid_input', `${what} is not valid JSON: ${(err as Error).message}`)
+  }
+  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) throw new Refusal('invalid_input', `${what} must be a JSON object`)
+  return parsed as Record<string, unknown>
+}
+
+function setPath(target: Record<string, unknown>, path: string[], value: unknown) {
+  let node = target
+  for (const part of path.slice(0, -1)) {
+    if (['__proto__', 'constructor', 'prototype'].includes(part)) throw new Refusal('invalid_input', `invalid flag name ${part}`)
+    const next = node[part]
+    node = (typeof next === 'object' && next !== null ? next : (node[part] = {})) as Record<string, unknown>
+  }
+  const last = path[path.length - 1]!
+  if (['__proto__', 'constructor', 'prototype'].includes(last)) throw new Refusal('invalid_input', `invalid flag name ${last}`)
+  node[last] = value
+}
