@@ -1,7 +1,8 @@
 // buildApp(): the whole host as one Fastify instance — plugins, the three surfaces, the docs. It never listens.
 import { randomUUID } from 'node:crypto'
 import Fastify, { type FastifyInstance } from 'fastify'
-import { serializerCompiler, validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod'
+import { validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod'
+import { zodSerializerCompiler } from './plugins/serializer.js'
 import type { Config } from './config.js'
 import { loggerOptions } from './logger.js'
 import { openStore, type Store } from './store/index.js'
@@ -56,7 +57,7 @@ export async function buildApp(opts: BuildOptions): Promise<FastifyInstance> {
     trustProxy: config.trustProxy,
   }).withTypeProvider<ZodTypeProvider>()
   app.setValidatorCompiler(validatorCompiler)
-  app.setSerializerCompiler(serializerCompiler)
+  app.setSerializerCompiler(zodSerializerCompiler)
 
   const store = opts.store ?? openStore({ path: config.databasePath })
   const mill = opts.mill ?? createMill({ threads: config.millThreads, maxQueue: config.millQueue })

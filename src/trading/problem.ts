@@ -1,6 +1,6 @@
 // RFC 9457 problem details for the trading surface: every error becomes one application/problem+json body.
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
-import { hasZodFastifySchemaValidationErrors, isResponseSerializationError } from 'fastify-type-provider-zod'
+import { hasZodFastifySchemaValidationErrors, ResponseSerializationError } from 'fastify-type-provider-zod'
 import { Refusal, type RefusalCode } from '../refusal.js'
 
 export const PROBLEM_CONTENT_TYPE = 'application/problem+json'
@@ -46,9 +46,14 @@ export function refusalOf(err: unknown, requestId: string): Refusal {
     const first = issues[0]
     const summary = first ? `${first.path}: ${first.message}` : 'does not match the schema'
     const more = issues.length > 1 ? ` (and ${issues.length - 1} more)` : ''
-    return new Refusal('invalid_input', `the ${where} is invalid: ${summary}${more}`, { issues })
+    // An enum field that got an unknown value: name the valid choices as a member of their own.
+    const choices = e.validation.map((v) => (v.params as { values?: unknown })?.values).find(Array.isArray)
+    return new Refusal('invalid_input', `the ${where} is invalid: ${summary}${more}`, {
+      issues,
+      ...(choices ? { hints: { valid_choices: choices } } : {}),
+    })
   }
-  if (isResponseSerializationError(e)) return new Refusal('internal', `internal error; request id ${requestId}`)
+  if (err instanceof ResponseSerializationError) return new Refusal('internal', `internal error; request id ${requestId}`)
   switch (e.code) {
     case 'FST_ERR_CTP_BODY_TOO_LARGE':
       return new Refusal('payload_too_large', 'the body is over the limit of this route')

@@ -88,10 +88,12 @@ export async function analysePython(options: PythonAnalysisOptions): Promise<Dep
   }
 
   const imported = new Set(modules.flatMap((m) => [normalizeDistribution(m.package), normalizeDistribution(m.module)]))
+  const unused: string[] = []
   for (const r of parsed.requirements) {
     if (PYTHON_STDLIB.has(r.name)) {
       book.add(r.name, `${r.file}:${r.line} declares ${r.name}, which is part of the Python standard library`, null)
     } else if (!imported.has(r.normalized)) {
+      unused.push(r.name)
       book.add(r.name, `${r.file}:${r.line} declares ${r.name} but no *.py file imports it`, null)
     }
   }
@@ -122,6 +124,7 @@ export async function analysePython(options: PythonAnalysisOptions): Promise<Dep
     missing_in_requirements: missingInRequirements,
     missing_in_environment: missingInEnvironment,
     advisory_missing_in_environment: advisoryMissing,
+    declared_not_imported: unused,
     autofix_packages: autofix,
     autofix_command: autofix.length > 0 ? `python3 -m pip install ${autofix.map(shellQuote).join(' ')}` : null,
     advisories,

@@ -40,7 +40,7 @@ export function tsImports(source: string): TsImport[] {
         out.push({ specifier: next.value, line: t.line, typeOnly: false, dynamic: false })
         continue
       }
-      if (next?.value === '.' ) continue // import.meta
+      if (next?.value === '.') continue // import.meta
       const typeOnly = next?.kind === 'name' && next.value === 'type' && tokens[i + 2]?.value !== 'from' && tokens[i + 2]?.value !== ','
       const found = findFrom(tokens, i + 1)
       if (found) out.push({ specifier: found.value, line: t.line, typeOnly, dynamic: false })
@@ -54,18 +54,21 @@ export function tsImports(source: string): TsImport[] {
   return out
 }
 
-/** From tokens[start], the string after `from` (or after `require(` for `import x = require('y')`) before the statement ends. */
+/** From tokens[start], the string after `from` (or after `require(` for `import x = require('y')`) before the clause ends. */
 function findFrom(tokens: Token[], start: number): Token | null {
   let depth = 0
   for (let j = start; j < tokens.length && j < start + 2000; j++) {
     const t = tokens[j]!
     if (t.kind === 'punct' && t.value === '{') depth++
     else if (t.kind === 'punct' && t.value === '}') depth--
-    else if (depth === 0 && t.kind === 'punct' && t.value === ';') return null
-    else if (depth === 0 && t.kind === 'name' && t.value === 'from' && tokens[j + 1]?.kind === 'string') return tokens[j + 1]!
-    else if (depth === 0 && t.kind === 'name' && t.value === 'require' && tokens[j + 1]?.value === '(' && tokens[j + 2]?.kind === 'string') return tokens[j + 2]!
-    else if (depth === 0 && t.kind === 'name' && j > start + 1 && tokens[j - 1]?.kind !== 'punct' && tokens[j - 1]?.value !== 'type' && tokens[j - 1]?.value !== 'as' && t.value !== 'as' && t.value !== 'from' && t.value !== 'type') {
-      // Two names in a row outside braces (`import a b`) means we walked out of the import clause.
+    if (depth > 0 || t.value === '}' || t.value === '{') continue
+    if (t.kind === 'name' && t.value === 'from' && tokens[j + 1]?.kind === 'string') return tokens[j + 1]!
+    if (t.kind === 'name' && t.value === 'require' && tokens[j + 1]?.value === '(' && tokens[j + 2]?.kind === 'string') return tokens[j + 2]!
+    if (t.kind === 'punct' && !['*', ',', '='].includes(t.value)) return null
+    if (t.kind === 'string' || t.kind === 'template') return null
+    // Two plain names in a row (`export { a }` then `const x`) means the clause ended without `from`.
+    const prev = tokens[j - 1]
+    if (t.kind === 'name' && j > start && prev?.kind === 'name' && !['type', 'as', 'from'].includes(prev.value) && !['as', 'from', 'require'].includes(t.value)) {
       return null
     }
   }

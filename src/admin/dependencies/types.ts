@@ -41,6 +41,8 @@ export interface DependencySummary {
   missing_in_requirements: string[]
   missing_in_environment: string[]
   advisory_missing_in_environment: string[]
+  /** Declared but imported by no scanned file (may still be used through a binary or a tool's config). */
+  declared_not_imported: string[]
   autofix_packages: string[]
   autofix_command: string | null
   advisories: DependencyAdvisory[]

@@ -1,6 +1,12 @@
 // Groups changes into hunks with context and renders them: structured hunks for any unit, unified diff text for lines.
 import type { Change } from './myers.js'
 
+/** Tokens by index: a string array, or lines cut from a text only when needed. */
+export interface TokenList {
+  readonly length: number
+  at(index: number): string | undefined
+}
+
 export interface HunkPart {
   kind: 'context' | 'removed' | 'added'
   text: string
@@ -58,23 +64,23 @@ const headerOf = (g: HunkRange) => `@@ -${range(g.aFrom, g.aTo - g.aFrom)} +${ra
 /** Walks a hunk: context before each change, the change's removals, then its additions, then trailing context. */
 function walk(
   group: HunkRange,
-  a: readonly string[],
-  b: readonly string[],
+  a: TokenList,
+  b: TokenList,
   emit: (kind: HunkPart['kind'], token: string) => void,
 ): void {
   let i = group.aFrom
   for (const change of group.changes) {
-    for (; i < change.aStart; i++) emit('context', a[i]!)
-    for (let k = change.aStart; k < change.aEnd; k++) emit('removed', a[k]!)
-    for (let k = change.bStart; k < change.bEnd; k++) emit('added', b[k]!)
+    for (; i < change.aStart; i++) emit('context', a.at(i)!)
+    for (let k = change.aStart; k < change.aEnd; k++) emit('removed', a.at(k)!)
+    for (let k = change.bStart; k < change.bEnd; k++) emit('added', b.at(k)!)
     i = change.aEnd
   }
-  for (; i < group.aTo; i++) emit('context', a[i]!)
+  for (; i < group.aTo; i++) emit('context', a.at(i)!)
 }
 
 export function buildHunks(
-  a: readonly string[],
-  b: readonly string[],
+  a: TokenList,
+  b: TokenList,
   changes: readonly Change[],
   context: number,
 ): Hunk[] {
@@ -108,8 +114,8 @@ export interface UnifiedLabels {
 
 /** A unified diff of two line lists (lines keep their "\n"); empty when they are equal. */
 export function formatUnified(
-  a: readonly string[],
-  b: readonly string[],
+  a: TokenList,
+  b: TokenList,
   changes: readonly Change[],
   context: number,
   labels: UnifiedLabels = { a: 'a', b: 'b' },

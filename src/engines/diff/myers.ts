@@ -48,18 +48,22 @@ export function diffSequences(a: Int32Array, b: Int32Array, options: SequenceDif
   for (let i = lo; i < aHi; i++) inA[a[i]!] = 1
   for (let j = lo; j < bHi; j++) inB[b[j]!] = 1
 
-  const keptA: number[] = []
-  const keptB: number[] = []
+  const keptA = new Int32Array(aHi - lo)
+  const keptB = new Int32Array(bHi - lo)
+  let na = 0
+  let nb = 0
   for (let i = lo; i < aHi; i++) {
-    if (inB[a[i]!]) keptA.push(i)
+    if (inB[a[i]!]) keptA[na++] = i
     else removed[i] = 1
   }
   for (let j = lo; j < bHi; j++) {
-    if (inA[b[j]!]) keptB.push(j)
+    if (inA[b[j]!]) keptB[nb++] = j
     else added[j] = 1
   }
-  const ra = Int32Array.from(keptA, (i) => a[i]!)
-  const rb = Int32Array.from(keptB, (j) => b[j]!)
+  const ra = new Int32Array(na)
+  const rb = new Int32Array(nb)
+  for (let i = 0; i < na; i++) ra[i] = a[keptA[i]!]!
+  for (let j = 0; j < nb; j++) rb[j] = b[keptB[j]!]!
   const rRemoved = new Uint8Array(ra.length)
   const rAdded = new Uint8Array(rb.length)
   const minimal = compareSequences(ra, rb, rRemoved, rAdded, options)

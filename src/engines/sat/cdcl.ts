@@ -1,6 +1,8 @@
 // A CDCL SAT solver over typed arrays: watched literals with blockers, 1UIP learning with recursive minimisation,
 // EVSIDS on a binary heap, phase saving, glucose-style restarts and learned-clause reduction by LBD.
 import type { Cnf } from './cnf.js'
+import { VarOrder } from './var-order.js'
+import { WatchLists } from './watch-lists.js'
 
 export type SatStatus = 'SAT' | 'UNSAT' | 'UNKNOWN'
 
@@ -38,16 +40,24 @@ const META_DELETED = 2
 const META_USED = 4
 const LBD_SHIFT = 3
 const CORE_LBD = 2
-const EMPTY = new Int32Array(0)
 
-const VAR_DECAY = 0.95
-const RESCALE_LIMIT = 1e100
-const FIRST_REDUCE = 2000
-const REDUCE_INCREMENT = 300
-const RESTART_MIN_CONFLICTS = 50
-const RESTART_MARGIN = 1.25
+const TUNE = JSON.parse(process.env.SAT_TUNE ?? '{}')
+const VAR_DECAY = TUNE.decay ?? 0.95
+const FIRST_REDUCE = TUNE.firstReduce ?? 2000
+const REDUCE_INCREMENT = TUNE.inc ?? 300
+const RESTART_MIN_CONFLICTS = TUNE.minc ?? 50
+const RESTART_MARGIN = TUNE.margin ?? 1.25
 const EMA_FAST = 1 / 32
 const EMA_SLOW = 1 / 4096
+const LUBY = TUNE.luby ?? 0
+function luby(i: number): number {
+  let size = 1
+  let seq = 0
+  while (size < i + 1) { seq++; size = 2 * size + 1 }
+  let x = i
+  while (size - 1 !== x) { size = (size - 1) >> 1; seq--; x = x % size }
+  return 2 ** seq
+}
 const DEADLINE_CHECK_MASK = 63
 
 const toCode = (lit: number): number => (lit > 0 ? lit << 1 : (-lit << 1) | 1)
@@ -64,8 +74,7 @@ export class CdclSolver {
   private learnts: Int32Array = new Int32Array(256)
   private learntCount = 0
 
-  private readonly watches: Int32Array[]
-  private readonly watchSize: Int32Array
+  private readonly watches: WatchLists
   private readonly value: Int8Array
   private readonly level: Int32Array
   private readonly reason: Int32Array
@@ -75,11 +84,7 @@ export class CdclSolver {
   private readonly trailLim: Int32Array
   private decisionLevel = 0
 
-  private readonly activity: Float64Array
-  private varInc = 1
-  private readonly heap: Int32Array
-  private readonly heapIndex: Int32Array
-  private heapSize = 0
+  private readonly order: VarOrder
   private readonly polarity: Uint8Array
 
   private readonly seen: Uint8Array
@@ -106,24 +111,20 @@ export class CdclSolver {
     this.nVars = n
     const litCount = 2 * n + 2
     this.arena = new Int32Array(Math.max(1024, cnf.lits.length + HEADER * (cnf.starts.length - 1) + 16))
-    this.watches = new Array<Int32Array>(litCount).fill(EMPTY)
-    this.watchSize = new Int32Array(litCount)
     this.value = new Int8Array(litCount)
     this.level = new Int32Array(n + 1)
     this.reason = new Int32Array(n + 1).fill(NO_REASON)
     this.trail = new Int32Array(n + 1)
     this.trailLim = new Int32Array(n + 1)
-    this.activity = new Float64Array(n + 1)
-    this.heap = new Int32Array(n + 1)
-    this.heapIndex = new Int32Array(n + 1).fill(-1)
+    this.order = new VarOrder(n, VAR_DECAY)
     this.polarity = new Uint8Array(n + 1).fill(1)
     this.seen = new Uint8Array(n + 1)
     this.learnt = new Int32Array(n + 1)
     this.toClear = new Int32Array(64)
     this.minimizeStack = new Int32Array(64)
     this.levelStamp = new Int32Array(n + 2)
-    for (let v = 1; v <= n; v++) this.heapInsert(v)
-    this.loadClauses(cnf)
+    this.watches = new WatchLists(this.loadClauses(cnf))
+    for (let c = 0; c < this.arenaTop; c += HEADER + this.arena[c]!) this.attach(c)
   }
 
   solve(options: SolveOptions = {}): SolveOutcome {
@@ -133,7 +134,7 @@ export class CdclSolver {
     const finish = (status: SatStatus, stoppedBy: SolveOutcome['stoppedBy'] = null): SolveOutcome => ({
       status,
       model: status === 'SAT' ? this.model() : null,
-      stats: { ...stats },
+      stats: { ...stats, ...(TUNE.debug ? { learnts: this.learntCount, arena: this.arenaTop, red: this.reductions } : {}) },
       stoppedBy,
     })
     if (this.unsat) return finish('UNSAT')
@@ -147,7 +148,7 @@ export class CdclSolver {
         if (this.decisionLevel === 0) return finish('UNSAT')
         const lbd = this.analyze(conflict)
         this.learnClause(lbd)
-        this.varInc /= VAR_DECAY
+        this.order.decayAll()
         this.updateRestartAverages(lbd)
         if (maxConflicts !== undefined && stats.conflicts >= maxConflicts) return finish('UNKNOWN', 'conflict_budget')
         if (watchClock && (stats.conflicts & DEADLINE_CHECK_MASK) === 0 && now() > deadline) {
@@ -177,16 +178,17 @@ export class CdclSolver {
 
   // ---- loading --------------------------------------------------------------------------------------------------
 
-  private loadClauses(cnf: Cnf): void {
+  /** Copies the clauses into the arena (deduplicated, tautologies and level-0 facts applied); returns watch counts. */
+  private loadClauses(cnf: Cnf): Int32Array {
     const { lits, starts } = cnf
     const clauseCount = starts.length - 1
+    const watchCount = new Int32Array(2 * this.nVars + 2)
     const stamp = new Int32Array(2 * this.nVars + 2)
-    const buffer = new Int32Array(64)
-    let clauseBuffer = buffer
+    let buffer = new Int32Array(64)
     for (let c = 0; c < clauseCount && !this.unsat; c++) {
       const from = starts[c]!
       const to = starts[c + 1]!
-      if (to - from > clauseBuffer.length) clauseBuffer = new Int32Array(to - from)
+      if (to - from > buffer.length) buffer = new Int32Array(to - from)
       const mark = c + 1
       let size = 0
       let satisfied = false
@@ -203,13 +205,18 @@ export class CdclSolver {
           satisfied = true
           break
         }
-        if (val === 0) clauseBuffer[size++] = code
+        if (val === 0) buffer[size++] = code
       }
       if (satisfied) continue
       if (size === 0) this.unsat = true
-      else if (size === 1) this.assign(clauseBuffer[0]!, NO_REASON)
-      else this.attach(this.allocate(clauseBuffer, size, false, 0))
+      else if (size === 1) this.assign(buffer[0]!, NO_REASON)
+      else {
+        this.allocate(buffer, size, false, 0)
+        watchCount[buffer[0]! ^ 1]!++
+        watchCount[buffer[1]! ^ 1]!++
+      }
     }
+    return watchCount
   }
 
   // ---- clause arena ---------------------------------------------------------------------------------------------
@@ -235,21 +242,8 @@ export class CdclSolver {
     const a = arena[c + HEADER]!
     const b = arena[c + HEADER + 1]!
     const ref = arena[c] === 2 ? ~c : c
-    this.watch(a ^ 1, ref, b)
-    this.watch(b ^ 1, ref, a)
-  }
-
-  private watch(lit: number, ref: number, blocker: number): void {
-    let list = this.watches[lit]!
-    const size = this.watchSize[lit]!
-    if (size + 2 > list.length) {
-      const grown = new Int32Array(Math.max(4, list.length * 2))
-      grown.set(list)
-      this.watches[lit] = list = grown
-    }
-    list[size] = ref
-    list[size + 1] = blocker
-    this.watchSize[lit] = size + 2
+    this.watches.push(a ^ 1, ref, b)
+    this.watches.push(b ^ 1, ref, a)
   }
 
   // ---- assignment and propagation ------------------------------------------------------------------------------
@@ -267,74 +261,77 @@ export class CdclSolver {
   private propagate(): number {
     const value = this.value
     const watches = this.watches
-    const watchSize = this.watchSize
+    const start = watches.start
+    const size = watches.size
     const trail = this.trail
     const arena = this.arena
+    let pool = watches.pool
     let conflict = NO_REASON
     let propagated = 0
     while (this.qhead < this.trailLen) {
       const p = trail[this.qhead++]!
       const falseLit = p ^ 1
       propagated++
-      const ws = watches[p]!
-      const end = watchSize[p]!
-      let i = 0
-      let j = 0
+      const base = start[p]!
+      const end = base + size[p]!
+      let i = base
+      let j = base
       while (i < end) {
-        const ref = ws[i]!
-        const blocker = ws[i + 1]!
+        const ref = pool[i]!
+        const blocker = pool[i + 1]!
         i += 2
         if (value[blocker] === 1) {
-          ws[j++] = ref
-          ws[j++] = blocker
+          pool[j++] = ref
+          pool[j++] = blocker
           continue
         }
         if (ref < 0) {
-          ws[j++] = ref
-          ws[j++] = blocker
+          pool[j++] = ref
+          pool[j++] = blocker
           if (value[blocker] === -1) {
             conflict = ~ref
-            while (i < end) ws[j++] = ws[i++]!
+            while (i < end) pool[j++] = pool[i++]!
           } else {
             this.assign(blocker, ~ref)
           }
           continue
         }
-        const c = ref
-        const lits = c + HEADER
+        const lits = ref + HEADER
         if (arena[lits] === falseLit) {
           arena[lits] = arena[lits + 1]!
           arena[lits + 1] = falseLit
         }
         const first = arena[lits]!
         if (first !== blocker && value[first] === 1) {
-          ws[j++] = ref
-          ws[j++] = first
+          pool[j++] = ref
+          pool[j++] = first
           continue
         }
-        const size = arena[c]!
+        const clauseSize = arena[ref]!
         let moved = false
-        for (let k = 2; k < size; k++) {
+        for (let k = 2; k < clauseSize; k++) {
           const candidate = arena[lits + k]!
           if (value[candidate] !== -1) {
             arena[lits + 1] = candidate
             arena[lits + k] = falseLit
-            this.watch(candidate ^ 1, ref, first)
+            // The other list may move or the pool grow; this list (p) stays where it is.
+            watches.push(candidate ^ 1, ref, first)
+            pool = watches.pool
             moved = true
             break
           }
         }
         if (moved) continue
-        ws[j++] = ref
-        ws[j++] = first
+        pool[j++] = ref
+        pool[j++] = first
         if (value[first] === -1) {
-          conflict = c
-          while (i < end) ws[j++] = ws[i++]!
+          conflict = ref
+          while (i < end) pool[j++] = pool[i++]!
         } else {
-          this.assign(first, c)
+          this.assign(first, ref)
         }
       }
-      watchSize[p] = j
+      size[p] = j - base
       if (conflict !== NO_REASON) {
         this.qhead = this.trailLen
         break
@@ -355,7 +352,7 @@ export class CdclSolver {
       value[lit ^ 1] = 0
       this.reason[v] = NO_REASON
       this.polarity[v] = lit & 1
-      if (this.heapIndex[v]! < 0) this.heapInsert(v)
+      this.order.insert(v)
     }
     this.trailLen = bound
     this.qhead = bound
@@ -387,7 +384,7 @@ export class CdclSolver {
         const v = q >> 1
         if (seen[v] === 0 && level[v]! > 0) {
           seen[v] = 1
-          this.bumpVariable(v)
+          this.order.bump(v)
           if (level[v]! >= currentLevel) pathCount++
           else learnt[len++] = q
         }
@@ -529,85 +526,14 @@ export class CdclSolver {
 
   // ---- decisions ------------------------------------------------------------------------------------------------
 
-  private bumpVariable(v: number): void {
-    const activity = this.activity
-    activity[v]! += this.varInc
-    if (activity[v]! > RESCALE_LIMIT) {
-      for (let u = 1; u <= this.nVars; u++) activity[u]! *= 1 / RESCALE_LIMIT
-      this.varInc *= 1 / RESCALE_LIMIT
-    }
-    const at = this.heapIndex[v]!
-    if (at >= 0) this.siftUp(at)
-  }
-
   private pickBranchLiteral(): number {
     const value = this.value
-    while (this.heapSize > 0) {
-      const v = this.heapPop()
+    const order = this.order
+    while (!order.isEmpty) {
+      const v = order.pop()
       if (value[v << 1] === 0) return (v << 1) | this.polarity[v]!
     }
     return -1
-  }
-
-  private heapInsert(v: number): void {
-    this.heap[this.heapSize] = v
-    this.heapIndex[v] = this.heapSize
-    this.siftUp(this.heapSize++)
-  }
-
-  private heapPop(): number {
-    const heap = this.heap
-    const top = heap[0]!
-    const last = heap[--this.heapSize]!
-    this.heapIndex[top] = -1
-    if (this.heapSize > 0) {
-      heap[0] = last
-      this.heapIndex[last] = 0
-      this.siftDown(0)
-    }
-    return top
-  }
-
-  private siftUp(start: number): void {
-    const heap = this.heap
-    const index = this.heapIndex
-    const activity = this.activity
-    const v = heap[start]!
-    const act = activity[v]!
-    let i = start
-    while (i > 0) {
-      const parent = (i - 1) >> 1
-      const pv = heap[parent]!
-      if (activity[pv]! >= act) break
-      heap[i] = pv
-      index[pv] = i
-      i = parent
-    }
-    heap[i] = v
-    index[v] = i
-  }
-
-  private siftDown(start: number): void {
-    const heap = this.heap
-    const index = this.heapIndex
-    const activity = this.activity
-    const size = this.heapSize
-    const v = heap[start]!
-    const act = activity[v]!
-    let i = start
-    for (;;) {
-      let child = 2 * i + 1
-      if (child >= size) break
-      const right = child + 1
-      if (right < size && activity[heap[right]!]! > activity[heap[child]!]!) child = right
-      const cv = heap[child]!
-      if (activity[cv]! <= act) break
-      heap[i] = cv
-      index[cv] = i
-      i = child
-    }
-    heap[i] = v
-    index[v] = i
   }
 
   // ---- restarts -------------------------------------------------------------------------------------------------
@@ -622,6 +548,7 @@ export class CdclSolver {
   }
 
   private shouldRestart(): boolean {
+    if (LUBY) return this.decisionLevel > 0 && this.conflictsSinceRestart >= LUBY * luby(this.stats.restarts)
     return (
       this.decisionLevel > 0 &&
       this.conflictsSinceRestart >= RESTART_MIN_CONFLICTS &&
@@ -646,13 +573,13 @@ export class CdclSolver {
       if (meta >> LBD_SHIFT <= CORE_LBD) continue
       if ((meta & META_USED) !== 0) {
         arena[c + 1] = meta & ~META_USED
-        continue
+        if ((meta >> LBD_SHIFT) <= (TUNE.tier2 ?? 1000)) continue
       }
       if (this.isLocked(c)) continue
       candidates.push(c)
     }
     candidates.sort((a, b) => (arena[b + 1]! >> LBD_SHIFT) - (arena[a + 1]! >> LBD_SHIFT) || a - b)
-    const removeCount = candidates.length >> 1
+    const removeCount = Math.floor(candidates.length * (TUNE.frac ?? 0.5))
     if (removeCount === 0) return
     for (let k = 0; k < removeCount; k++) {
       const c = candidates[k]!
@@ -665,18 +592,7 @@ export class CdclSolver {
 
   private dropDeletedWatches(): void {
     const arena = this.arena
-    for (let lit = 0; lit < this.watches.length; lit++) {
-      const ws = this.watches[lit]!
-      const end = this.watchSize[lit]!
-      let j = 0
-      for (let i = 0; i < end; i += 2) {
-        const ref = ws[i]!
-        if (ref >= 0 && (arena[ref + 1]! & META_DELETED) !== 0) continue
-        ws[j++] = ref
-        ws[j++] = ws[i + 1]!
-      }
-      this.watchSize[lit] = j
-    }
+    this.watches.rewrite((ref) => (ref >= 0 && (arena[ref + 1]! & META_DELETED) !== 0 ? null : ref))
     let kept = 0
     for (let k = 0; k < this.learntCount; k++) {
       const c = this.learnts[k]!
@@ -702,19 +618,10 @@ export class CdclSolver {
       }
       c = next
     }
-    for (let lit = 0; lit < this.watches.length; lit++) {
-      const ws = this.watches[lit]!
-      const end = this.watchSize[lit]!
-      let j = 0
-      for (let i = 0; i < end; i += 2) {
-        const ref = ws[i]!
-        const moved = old[(ref < 0 ? ~ref : ref) + 1]!
-        if (moved < 0) continue
-        ws[j++] = ref < 0 ? ~moved : moved
-        ws[j++] = ws[i + 1]!
-      }
-      this.watchSize[lit] = j
-    }
+    this.watches.rewrite((ref) => {
+      const moved = old[(ref < 0 ? ~ref : ref) + 1]!
+      return moved < 0 ? null : ref < 0 ? ~moved : moved
+    })
     for (let t = 0; t < this.trailLen; t++) {
       const v = this.trail[t]! >> 1
       const r = this.reason[v]!

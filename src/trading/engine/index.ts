@@ -50,13 +50,13 @@ export type { StrategySpec, StrategyEvents, IndicatorCache } from './strategies.
 export { runBacktest, executeEvents } from './execution.js'
 export type { Execution } from './execution.js'
 
-export { computeStats, STATS_KEYS } from './stats.js'
+export { computeStats, STATS_KEYS, barsPerYear } from './stats.js'
 export type { StatsInput, StatsConvention } from './stats.js'
 
 export { simulate } from './simulate.js'
 export type { SimulateSpec, MonteCarloResult, Distribution } from './simulate.js'
 
-export { walkForward } from './walk-forward.js'
+export { walkForward, enumerateConfigs } from './walk-forward.js'
 export type { WalkForwardSpec, WalkForwardResult, WalkForwardFold, ConfigScore } from './walk-forward.js'
 
 export { inSampleGrid } from './grid.js'
@@ -65,7 +65,7 @@ export type { SmaGrid, GridResult, GridRow } from './grid.js'
 export { deflatedSharpeRatio, normalCdf, normalQuantile } from './deflated-sharpe.js'
 export type { DeflatedSharpe } from './deflated-sharpe.js'
 
-export { generateSyntheticBars, SYNTHETIC_PRESETS } from './synthetic.js'
+export { generateSyntheticBars, SYNTHETIC_PRESETS, DEFAULT_REGIMES } from './synthetic.js'
 export type { SyntheticSpec, Regime } from './synthetic.js'
 
 export { parseOhlcvCsv, CsvError } from './csv.js'

@@ -26,6 +26,11 @@ export function sma(values: Float64Array, n: number): Float64Array {
   assertPeriod(n)
   const len = values.length
   const out = new Float64Array(len)
+  if (n === 1) {
+    // pandas restarts the sum on every non-overlapping window, so a window of one is the value itself
+    out.set(values)
+    return out
+  }
   let sum = 0
   let compAdd = 0
   let compRemove = 0
@@ -34,10 +39,7 @@ export function sma(values: Float64Array, n: number): Float64Array {
   let sameRun = 0
   let prev = NaN
   for (let i = 0; i < len; i++) {
-    if (n === 1 || i === 0) {
-      // pandas restarts the sum whenever the new window does not overlap the previous one (window of 1)
-      sum = 0; compAdd = 0; compRemove = 0; nobs = 0; negatives = 0; sameRun = 0; prev = NaN
-    } else if (i >= n) {
+    if (i >= n) {
       const v = values[i - n]!
       if (v === v) {
         nobs--
@@ -45,7 +47,7 @@ export function sma(values: Float64Array, n: number): Float64Array {
         const t = sum + y
         compRemove = t - sum - y
         sum = t
-        if (v < 0 || Object.is(v, -0)) negatives--
+        if (v < 0 || (v === 0 && 1 / v < 0)) negatives--
       }
     }
     const v = values[i]!
@@ -55,11 +57,11 @@ export function sma(values: Float64Array, n: number): Float64Array {
       const t = sum + y
       compAdd = t - sum - y
       sum = t
-      if (v < 0 || Object.is(v, -0)) negatives++
+      if (v < 0 || (v === 0 && 1 / v < 0)) negatives++
       sameRun = v === prev ? sameRun + 1 : 1
       prev = v
     }
-    if (nobs >= n && i >= n - 1) {
+    if (i >= n - 1 && nobs >= n) {
       let mean = sum / nobs
       if (sameRun >= nobs) mean = prev
       else if (negatives === 0 && mean < 0) mean = 0

@@ -1,0 +1,129 @@
+// The truth summary: known-answer tests run through the real routes (app.inject), per-operation provenance, and the
+// count of envelopes ever emitted without the contract flags.
+import type { FastifyInstance } from 'fastify'
+import type { Registry } from '../caller/operation.js'
+import { KNOWN_ANSWER_CASES, type KnownAnswerCase } from './truth-cases.js'
+
+export const TRUTH_ALGORITHM = 'known-answer-inject/1'
+
+export interface TruthTestResult {
+  name: string
+  route: string
+  operation: string | null
+  source: string
+  status: 'pass' | 'fail' | 'skipped'
+  ms: number | null
+  status_code: number | null
+  detail: string | null
+}
+
+export interface TruthSummary {
+  algorithm: string
+  ran_at: string
+  trigger: 'start' | 'rerun' | 'first-request'
+  ms: number
+  passed: number
+  failed: number
+  skipped: number
+  tests: TruthTestResult[]
+  provenance: Array<{ operation: string; path: string; lobe: string; provenance: string[]; sources: string[] }>
+  envelopes_without_flags: number
+}
+
+export interface TruthRunner {
+  /** The last run, or a run now when none was made yet. */
+  latest(): Promise<TruthSummary>
+  /** Runs every test again (concurrent callers share one run). */
+  run(trigger: TruthSummary['trigger']): Promise<TruthSummary>
+}
+
+export interface TruthOptions {
+  registry: Registry
+  /** Sent as the bearer so operations that need a scope admit the self-test. */
+  adminToken: string | null
+  now: () => number
+  envelopesWithoutFlags: () => number
+  cases?: readonly KnownAnswerCase[]
+}
+
+export function createTruthRunner(app: FastifyInstance, options: TruthOptions): TruthRunner {
+  const cases = options.cases ?? KNOWN_ANSWER_CASES
+  let last: TruthSummary | null = null
+  let inFlight: Promise<TruthSummary> | null = null
+
+  const runOnce = async (trigger: TruthSummary['trigger']): Promise<TruthSummary> => {
+    const started = performance.now()
+    const ranAt = new Date(options.now()).toISOString()
+    const tests: TruthTestResult[] = []
+    for (const c of cases) tests.push(await runCase(app, c, options))
+    const summary: TruthSummary = {
+      algorithm: TRUTH_ALGORITHM,
+      ran_at: ranAt,
+      trigger,
+      ms: round1(performance.now() - started),
+      passed: tests.filter((t) => t.status === 'pass').length,
+      failed: tests.filter((t) => t.status === 'fail').length,
+      skipped: tests.filter((t) => t.status === 'skipped').length,
+      tests,
+      provenance: options.registry.operations.map((op) => ({
+        operation: op.name,
+        path: `/api/v1${op.path === '/' ? '' : op.path}`,
+        lobe: op.lobe,
+        provenance: [...op.provenance],
+        sources: [...(op.sources ?? [])],
+      })),
+      envelopes_without_flags: options.envelopesWithoutFlags(),
+    }
+    last = summary
+    return summary
+  }
+
+  const run = (trigger: TruthSummary['trigger']) => {
+    inFlight ??= runOnce(trigger).finally(() => {
+      inFlight = null
+    })
+    return inFlight
+  }
+
+  return {
+    run,
+    async latest() {
+      const summary = last ?? (await (inFlight ?? run('first-request')))
+      // The flag counter is live even when the tests are not re-run.
+      return { ...summary, envelopes_without_flags: options.envelopesWithoutFlags() }
+    },
+  }
+}
+
+async function runCase(app: FastifyInstance, c: KnownAnswerCase, options: TruthOptions): Promise<TruthTestResult> {
+  const base = { name: c.name, route: `${c.method} ${c.url}`, source: c.source }
+  const path = c.url.startsWith('/api/v1/') ? c.url.slice('/api/v1'.length) : null
+  const op = path ? options.registry.operations.find((o) => o.path === path && o.method === c.method) : undefined
+  const routed = app.routeTable.some((r) => r.method === c.method && r.url === c.url)
+  if (!routed) {
+    return { ...base, operation: op?.name ?? null, status: 'skipped', ms: null, status_code: null, detail: `${c.method} ${c.url} is not a route of this host` }
+  }
+  const headers: Record<string, string> = { accept: 'application/json' }
+  if (options.adminToken) headers.authorization = `Bearer ${options.adminToken}`
+  const started = performance.now()
+  try {
+    const res = await app.inject({ method: c.method, url: c.url, headers, ...(c.method === 'POST' ? { payload: c.body as object } : {}) })
+    const ms = round1(performance.now() - started)
+    let body: any
+    try {
+      body = JSON.parse(res.body)
+    } catch {
+      return { ...base, operation: op?.name ?? null, status: 'fail', ms, status_code: res.statusCode, detail: 'the answer is not JSON' }
+    }
+    if (res.statusCode !== 200 || body?.ok !== true) {
+      const refuse = body?.refuse ? `${body.refuse.code}: ${body.refuse.reason}` : `HTTP ${res.statusCode}`
+      return { ...base, operation: op?.name ?? null, status: 'fail', ms, status_code: res.statusCode, detail: `refused or failed: ${refuse}` }
+    }
+    const problem = c.check(body.data)
+    return { ...base, operation: op?.name ?? null, status: problem ? 'fail' : 'pass', ms, status_code: res.statusCode, detail: problem }
+  } catch (err) {
+    return { ...base, operation: op?.name ?? null, status: 'fail', ms: round1(performance.now() - started), status_code: null, detail: `threw: ${(err as Error).message}` }
+  }
+}
+
+const round1 = (x: number) => Math.round(x * 10) / 10

@@ -1,0 +1,274 @@
+// Live request metrics of the whole host (SPEC §4 command post): counts by surface/route/status and latency percentiles.
+// Latency goes into HdrHistograms (hdr-histogram-js): exact percentiles to 3 significant digits in bounded memory,
+// recorded in O(1) — prom-client's histograms would only interpolate p50/p95/p99 from fixed buckets. The Prometheus
+// text is rendered here from the same figures (a `summary` with quantiles), so /metrics and the JSON never disagree.
+import fp from 'fastify-plugin'
+import * as hdr from 'hdr-histogram-js'
+import type { FastifyInstance } from 'fastify'
+import { surfaceOf, type SurfaceName } from './route-table.js'
+import type { MillStats } from '../mill/pool.js'
+import type { Occupancy } from './admission.js'
+
+export const SURFACES: readonly SurfaceName[] = ['caller', 'trading', 'admin', 'docs']
+export const UNMATCHED_ROUTE = '(unmatched)'
+export const HISTOGRAM_SOURCE = 'hdr-histogram-js (HdrHistogram, 3 significant digits, values in µs)'
+
+export interface LatencySummary {
+  count: number
+  p50_ms: number | null
+  p95_ms: number | null
+  p99_ms: number | null
+  max_ms: number | null
+  mean_ms: number | null
+}
+
+export interface RouteStats {
+  surface: SurfaceName
+  method: string
+  route: string
+  status: number
+  count: number
+  mean_ms: number
+  max_ms: number
+}
+
+export interface MetricsSnapshot {
+  started_at: string
+  uptime_s: number
+  occupancy: Occupancy
+  requests: {
+    total: number
+    by_surface: Record<SurfaceName, { count: number; server_errors: number; refusals: number; latency: LatencySummary }>
+    by_status: Record<string, number>
+    by_route: RouteStats[]
+  }
+  latency: LatencySummary & { histogram: string }
+  /** 5xx answers over all answers; null before the first request. */
+  error_rate: number | null
+  /** 4xx answers (refusals, not found, unauthorised…) over all answers; null before the first request. */
+  refusal_rate: number | null
+  event_loop: { delay_ms: number; utilization: number }
+  memory: { rss_bytes: number; heap_used_bytes: number; heap_total_bytes: number; external_bytes: number; array_buffers_bytes: number }
+  mill: MillStats
+  database: { file_bytes: number | null; wal_bytes: number | null; note: string | null }
+  notes: string[]
+}
+
+export interface Metrics {
+  snapshot(): MetricsSnapshot
+  prometheus(): string
+}
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    metrics: Metrics
+  }
+}
+
+const newHistogram = () =>
+  hdr.build({ lowestDiscernibleValue: 1, highestTrackableValue: 3_600_000_000, numberOfSignificantValueDigits: 3, autoResize: false })
+type Histogram = ReturnType<typeof newHistogram>
+
+interface RouteCell {
+  surface: SurfaceName
+  method: string
+  route: string
+  status: number
+  count: number
+  totalMs: number
+  maxMs: number
+}
+
+export interface MetricsOptions {
+  /** Wall clock for `started_at` (ms since epoch); defaults to Date.now. */
+  now?: () => number
+}
+
+async function metricsPlugin(app: FastifyInstance, opts: MetricsOptions) {
+  const now = opts.now ?? Date.now
+  const startedAt = now()
+  const overall = newHistogram()
+  const bySurface = new Map<SurfaceName, { histogram: Histogram; count: number; serverErrors: number; refusals: number }>(
+    SURFACES.map((s) => [s, { histogram: newHistogram(), count: 0, serverErrors: 0, refusals: 0 }]),
+  )
+  const routes = new Map<string, RouteCell>()
+  const byStatus = new Map<number, number>()
+  let total = 0
+  let serverErrors = 0
+  let refusals = 0
+
+  app.addHook('onResponse', async (req, reply) => {
+    const ms = reply.elapsedTime
+    const route = req.routeOptions.url ?? UNMATCHED_ROUTE
+    // Labels come from the registered route pattern, never the raw URL, so the set of series stays bounded.
+    const surface = surfaceOf(route === UNMATCHED_ROUTE ? req.url.split('?')[0]! : route)
+    const status = reply.statusCode
+    const micros = Math.max(1, Math.min(3_600_000_000, Math.round(ms * 1000)))
+    overall.recordValue(micros)
+    const s = bySurface.get(surface)!
+    s.histogram.recordValue(micros)
+    s.count++
+    total++
+    if (status >= 500) {
+      s.serverErrors++
+      serverErrors++
+    } else if (status >= 400) {
+      s.refusals++
+      refusals++
+    }
+    byStatus.set(status, (byStatus.get(status) ?? 0) + 1)
+    const key = `${req.method} ${route} ${status}`
+    const cell = routes.get(key) ?? { surface, method: req.method, route, status, count: 0, totalMs: 0, maxMs: 0 }
+    cell.count++
+    cell.totalMs += ms
+    cell.maxMs = Math.max(cell.maxMs, ms)
+    routes.set(key, cell)
+  })
+
+  const snapshot = (): MetricsSnapshot => {
+    const memory = process.memoryUsage()
+    const sizes = app.store.fileSizes()
+    const inMemory = app.store.path === ':memory:'
+    const notes: string[] = []
+    if (total === 0) notes.push('no request answered yet: latency percentiles and rates are null')
+    return {
+      started_at: new Date(startedAt).toISOString(),
+      uptime_s: Math.round((now() - startedAt) / 1000),
+      occupancy: app.admission.state(),
+      requests: {
+        total,
+        by_surface: Object.fromEntries(
+          SURFACES.map((name) => {
+            const s = bySurface.get(name)!
+            return [name, { count: s.count, server_errors: s.serverErrors, refusals: s.refusals, latency: summarise(s.histogram) }]
+          }),
+        ) as MetricsSnapshot['requests']['by_surface'],
+        by_status: Object.fromEntries([...byStatus.entries()].sort((a, b) => a[0] - b[0]).map(([k, v]) => [String(k), v])),
+        by_route: [...routes.values()]
+          .sort((a, b) => b.count - a.count || (a.route < b.route ? -1 : 1))
+          .map((c) => ({
+            surface: c.surface,
+            method: c.method,
+            route: c.route,
+            status: c.status,
+            count: c.count,
+            mean_ms: round3(c.totalMs / c.count),
+            max_ms: round3(c.maxMs),
+          })),
+      },
+      latency: { ...summarise(overall), histogram: HISTOGRAM_SOURCE },
+      error_rate: total === 0 ? null : serverErrors / total,
+      refusal_rate: total === 0 ? null : refusals / total,
+      event_loop: {
+        delay_ms: round3(app.admission.eventLoopDelayMs()),
+        utilization: round3(app.admission.eventLoopUtilization()),
+      },
+      memory: {
+        rss_bytes: memory.rss,
+        heap_used_bytes: memory.heapUsed,
+        heap_total_bytes: memory.heapTotal,
+        external_bytes: memory.external,
+        array_buffers_bytes: memory.arrayBuffers,
+      },
+      mill: app.mill.stats(),
+      database: {
+        file_bytes: sizes.file,
+        wal_bytes: sizes.wal,
+        note: inMemory ? 'in-memory database: no file to measure' : sizes.file === null ? 'the database file could not be read' : null,
+      },
+      notes,
+    }
+  }
+
+  app.decorate('metrics', { snapshot, prometheus: () => renderPrometheus(snapshot(), bySurface) } satisfies Metrics)
+}
+
+function summarise(h: Histogram): LatencySummary {
+  const count = h.totalCount
+  if (count === 0) return { count: 0, p50_ms: null, p95_ms: null, p99_ms: null, max_ms: null, mean_ms: null }
+  const ms = (micros: number) => round3(micros / 1000)
+  return {
+    count,
+    p50_ms: ms(h.getValueAtPercentile(50)),
+    p95_ms: ms(h.getValueAtPercentile(95)),
+    p99_ms: ms(h.getValueAtPercentile(99)),
+    max_ms: ms(h.maxValue),
+    mean_ms: ms(h.mean),
+  }
+}
+
+const round3 = (x: number) => Math.round(x * 1000) / 1000
+
+/** Escapes a label value per the Prometheus text exposition format (backslash, double quote, line feed). */
+export const escapeLabel = (value: string) => value.replace(/\\/g, '\\\\').replace(/"/g, '\\"').replace(/\n/g, '\\n')
+
+const labels = (pairs: Record<string, string | number>) =>
+  `{${Object.entries(pairs).map(([k, v]) => `${k}="${escapeLabel(String(v))}"`).join(',')}}`
+
+function renderPrometheus(
+  snap: MetricsSnapshot,
+  bySurface: Map<SurfaceName, { histogram: Histogram }>,
+): string {
+  const out: string[] = []
+  const family = (name: string, type: 'counter' | 'gauge' | 'summary', help: string) => {
+    out.push(`# HELP ${name} ${help}`, `# TYPE ${name} ${type}`)
+  }
+  const sample = (name: string, value: number, pairs?: Record<string, string | number>) => {
+    out.push(`${name}${pairs ? labels(pairs) : ''} ${Number.isFinite(value) ? value : 'NaN'}`)
+  }
+
+  family('ncm_http_requests_total', 'counter', 'Requests answered, by surface, method, route pattern and status code.')
+  for (const r of snap.requests.by_route) {
+    sample('ncm_http_requests_total', r.count, { surface: r.surface, method: r.method, route: r.route, status: r.status })
+  }
+  family('ncm_http_request_duration_seconds', 'summary', 'Time to answer a request, by surface (HdrHistogram quantiles).')
+  for (const surface of SURFACES) {
+    const h = bySurface.get(surface)!.histogram
+    const count = h.totalCount
+    for (const q of [0.5, 0.95, 0.99]) {
+      sample('ncm_http_request_duration_seconds', count === 0 ? NaN : h.getValueAtPercentile(q * 100) / 1e6, { surface, quantile: q })
+    }
+    sample('ncm_http_request_duration_seconds_sum', count === 0 ? 0 : (h.mean * count) / 1e6, { surface })
+    sample('ncm_http_request_duration_seconds_count', count, { surface })
+  }
+  family('ncm_http_error_ratio', 'gauge', 'Share of answers with a 5xx status since start.')
+  sample('ncm_http_error_ratio', snap.error_rate ?? NaN)
+  family('ncm_http_refusal_ratio', 'gauge', 'Share of answers with a 4xx status since start.')
+  sample('ncm_http_refusal_ratio', snap.refusal_rate ?? NaN)
+  family('ncm_event_loop_delay_seconds', 'gauge', 'Event-loop delay measured by the admission sampler.')
+  sample('ncm_event_loop_delay_seconds', snap.event_loop.delay_ms / 1000)
+  family('ncm_event_loop_utilization_ratio', 'gauge', 'Event-loop utilisation (0..1).')
+  sample('ncm_event_loop_utilization_ratio', snap.event_loop.utilization)
+  family('ncm_occupancy', 'gauge', 'Admission mode of the host: 1 for the current state.')
+  for (const state of ['live-bound', 'shedding', 'draining'] as const) sample('ncm_occupancy', snap.occupancy === state ? 1 : 0, { state })
+  family('ncm_process_memory_bytes', 'gauge', 'Process memory by kind (process.memoryUsage).')
+  for (const [kind, value] of Object.entries(snap.memory)) sample('ncm_process_memory_bytes', value, { kind: kind.replace(/_bytes$/, '') })
+  family('ncm_mill_threads', 'gauge', 'Worker threads of the mill.')
+  sample('ncm_mill_threads', snap.mill.threads)
+  family('ncm_mill_queue_size', 'gauge', 'Tasks waiting for a mill worker.')
+  sample('ncm_mill_queue_size', snap.mill.queue_size)
+  family('ncm_mill_running', 'gauge', 'Tasks running or queued through the mill now.')
+  sample('ncm_mill_running', snap.mill.running)
+  family('ncm_mill_utilization_ratio', 'gauge', 'Fraction of mill capacity used since start (piscina).')
+  sample('ncm_mill_utilization_ratio', snap.mill.utilization)
+  family('ncm_mill_completed_total', 'counter', 'Tasks the mill completed.')
+  sample('ncm_mill_completed_total', snap.mill.completed)
+  family('ncm_mill_timeouts_total', 'counter', 'Tasks stopped at their hard deadline.')
+  sample('ncm_mill_timeouts_total', snap.mill.timeouts)
+  family('ncm_mill_rejected_total', 'counter', 'Tasks refused because the queue was full.')
+  sample('ncm_mill_rejected_total', snap.mill.rejected_full)
+  if (snap.database.file_bytes !== null) {
+    family('ncm_database_bytes', 'gauge', 'Size of the SQLite database file and its WAL.')
+    sample('ncm_database_bytes', snap.database.file_bytes, { file: 'main' })
+    if (snap.database.wal_bytes !== null) sample('ncm_database_bytes', snap.database.wal_bytes, { file: 'wal' })
+  }
+  family('ncm_uptime_seconds', 'gauge', 'Seconds since the metrics plugin started.')
+  sample('ncm_uptime_seconds', snap.uptime_s)
+  return out.join('\n') + '\n'
+}
+
+export default fp(metricsPlugin, {
+  name: 'ncm-metrics',
+  fastify: '5.x',
+  dependencies: ['ncm-store', 'ncm-mill', 'ncm-admission'],
+})

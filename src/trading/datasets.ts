@@ -1,0 +1,171 @@
+// Datasets: CSV import (all-or-nothing), lookup by id or symbol, and the public view of a dataset row.
+import { readFileSync } from 'node:fs'
+import { basename } from 'node:path'
+import { Refusal } from '../refusal.js'
+import type { Store } from '../store/index.js'
+import { CsvError, parseOhlcvCsv } from './engine/index.js'
+import type { Bars } from './engine/types.js'
+import { barsSha256 } from './checksum.js'
+import { createTradingRepository, type DatasetRow, type TradingRepository } from './repository.js'
+
+export const SYMBOL_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._:^=/-]{0,31}$/
+export const TIMEFRAME_PATTERN = /^[1-9][0-9]{0,4}(ms|s|m|h|d|w|mo)$/
+
+export interface DatasetView {
+  id: number
+  symbol: string
+  timeframe: string
+  source: 'synthetic' | 'import'
+  rows: number
+  first_ts: string | null
+  last_ts: string | null
+  sha256: string
+  seed: number | null
+  generator: Record<string, unknown> | null
+  origin: string | null
+  created_at: string
+}
+
+export function datasetView(row: DatasetRow): DatasetView {
+  return {
+    id: row.id,
+    symbol: row.symbol,
+    timeframe: row.timeframe,
+    source: row.source,
+    rows: row.rows,
+    first_ts: row.first_ts === null ? null : new Date(row.first_ts).toISOString(),
+    last_ts: row.last_ts === null ? null : new Date(row.last_ts).toISOString(),
+    sha256: row.sha256,
+    seed: row.seed,
+    generator: row.generator === null ? null : (JSON.parse(row.generator) as Record<string, unknown>),
+    origin: row.origin,
+    created_at: row.created_at,
+  }
+}
+
+/** `dataset` in a request: an id (number or digits), a symbol, or `symbol@timeframe` when a symbol has several. */
+export function resolveDataset(repo: TradingRepository, ref: number | string): DatasetRow {
+  const text = String(ref).trim()
+  let found: DatasetRow | undefined
+  if (/^\d+$/.test(text)) {
+    found = repo.datasetById(Number(text))
+  } else {
+    const at = text.lastIndexOf('@')
+    const matches = at > 0
+      ? repo.datasetsBySymbol(text.slice(0, at)).filter((d) => d.timeframe === text.slice(at + 1))
+      : repo.datasetsBySymbol(text)
+    if (matches.length > 1) {
+      throw new Refusal('invalid_input', `dataset "${text}" is ambiguous: ${matches.map(label).join(', ')}; name one by id or as symbol@timeframe`, {
+        hints: { valid_choices: matches.map((d) => `${d.symbol}@${d.timeframe}`) },
+      })
+    }
+    found = matches[0]
+  }
+  if (!found) {
+    const all = repo.datasets()
+    throw new Refusal('not_found', `no dataset "${text}"; known: ${all.map(label).join(', ') || 'none'}`, {
+      hints: { valid_choices: all.map((d) => ({ id: d.id, symbol: d.symbol, timeframe: d.timeframe })) },
+    })
+  }
+  return found
+}
+
+const label = (d: DatasetRow): string => `#${d.id} ${d.symbol}@${d.timeframe}`
+
+export interface ImportOptions {
+  symbol: string
+  /** Inferred from the bars' median spacing when absent (1d, 1h, 5m, …). */
+  timeframe?: string | undefined
+  /** Where the CSV came from: a file name or 'http'. */
+  origin: string
+  now: number
+}
+
+export interface ImportResult {
+  dataset: DatasetView
+  /** False when the same symbol and timeframe already held exactly these bars (a repeat import is a no-op). */
+  created: boolean
+}
+
+/** Parses, validates and stores a CSV in one transaction: a bad row is reported by line and nothing is written. */
+export function importCsvText(store: Store, text: string, options: ImportOptions): ImportResult {
+  checkSymbol(options.symbol)
+  if (options.timeframe !== undefined) checkTimeframe(options.timeframe)
+  let bars: Bars
+  try {
+    bars = parseOhlcvCsv(text).bars
+  } catch (err) {
+    if (!(err instanceof CsvError)) throw err
+    throw new Refusal('invalid_input', `the CSV was not imported: ${err.message}`, {
+      issues: err.issues.map((i) => ({ path: `line ${i.line}`, message: i.message })),
+      hints: { bad_rows: err.issues },
+    })
+  }
+  const timeframe = options.timeframe ?? inferTimeframe(bars.ts)
+  const sha256 = barsSha256(bars)
+  const repo = createTradingRepository(store.db)
+  return store.transaction(() => {
+    const existing = repo.datasetByKey(options.symbol, timeframe)
+    if (existing) {
+      if (existing.sha256 === sha256) return { dataset: datasetView(existing), created: false }
+      throw new Refusal('conflict', `dataset ${label(existing)} already exists with other bars (sha256 ${existing.sha256.slice(0, 12)}…); import under another symbol or timeframe`, {
+        hints: { existing: { id: existing.id, sha256: existing.sha256 } },
+      })
+    }
+    const row = repo.insertDataset({
+      symbol: options.symbol,
+      timeframe,
+      source: 'import',
+      sha256,
+      seed: null,
+      generator: null,
+      origin: options.origin,
+      created_at: new Date(options.now).toISOString(),
+    }, bars)
+    return { dataset: datasetView(row), created: true }
+  })
+}
+
+/** What `ncm import file.csv --symbol GOOG` calls: reads the file and imports it (throws a Refusal on bad input). */
+export function importCsvFile(
+  store: Store,
+  path: string,
+  options: { symbol: string; timeframe?: string; now?: number },
+): ImportResult {
+  const text = readFileSync(path, 'utf8')
+  return importCsvText(store, text, {
+    symbol: options.symbol,
+    timeframe: options.timeframe,
+    origin: basename(path),
+    now: options.now ?? Date.now(),
+  })
+}
+
+export function checkSymbol(symbol: string): void {
+  if (!SYMBOL_PATTERN.test(symbol)) {
+    throw new Refusal('invalid_input', `symbol ${JSON.stringify(symbol)} must be 1–32 characters of letters, digits and . _ : ^ = / -, starting with a letter or digit`, {
+      issues: [{ path: 'symbol', message: `must match ${SYMBOL_PATTERN.source}` }],
+    })
+  }
+}
+
+export function checkTimeframe(timeframe: string): void {
+  if (!TIMEFRAME_PATTERN.test(timeframe)) {
+    throw new Refusal('invalid_input', `timeframe ${JSON.stringify(timeframe)} must be a count and a unit, e.g. 1d, 4h, 5m, 1w`, {
+      issues: [{ path: 'timeframe', message: `must match ${TIMEFRAME_PATTERN.source}` }],
+    })
+  }
+}
+
+const UNITS: Array<[string, number]> = [['w', 604_800_000], ['d', 86_400_000], ['h', 3_600_000], ['m', 60_000], ['s', 1000]]
+
+/** The bars' median spacing in the largest unit that divides it (weekends and holidays do not move a median). */
+export function inferTimeframe(ts: Float64Array): string {
+  if (ts.length < 2) return '1d'
+  const gaps = new Float64Array(ts.length - 1)
+  for (let i = 1; i < ts.length; i++) gaps[i - 1] = ts[i]! - ts[i - 1]!
+  gaps.sort()
+  const median = gaps[Math.floor(gaps.length / 2)]!
+  for (const [unit, ms] of UNITS) if (median >= ms && median % ms === 0) return `${median / ms}${unit}`
+  return `${median}ms`
+}

@@ -1,0 +1,244 @@
+// Order execution over strategy events with backtesting.py 0.6.6 broker semantics; runBacktest ties it all together.
+import type { BacktestOptions, BacktestResult, Bars, StrategyName, Trade } from './types.js'
+import { parseStrategyParams, positionsFromEvents, strategyEvents, type IndicatorCache, type StrategyEvents } from './strategies.js'
+import { computeStats, type StatsConvention } from './stats.js'
+
+/** backtesting.py's default order size `1 − sys.float_info.epsilon`: "all available equity", kept bit-exact. */
+const FULL_EQUITY = 1 - 2.220446049250313e-16
+
+const PENDING_NONE = 0
+const PENDING_LONG = 1
+const PENDING_SHORT = -1
+const PENDING_CLOSE = 2
+
+export interface Execution {
+  /** Closed trades in closing order, then the trade still open at the end (if any). */
+  trades: Trade[]
+  closedTrades: number
+  equity: Float64Array
+  units: Float64Array
+  cash: Float64Array
+  positions: Float64Array
+  startBar: number
+  warmup: number
+}
+
+/**
+ * Simulates the broker over precomputed events.
+ *
+ * Per bar i from `start = warmup + 1`, in this order (backtesting.py `Backtest.run` → `_Broker.next` → `Strategy.next`):
+ * 1. the order placed on bar i−1's close fills at bar i's open: the open trade is closed first at the open
+ *    (commission |size|·open·c), then the new trade is sized from the freed cash and opened at
+ *    open·(1 ± spread) (commission |size|·entry·c);
+ * 2. equity is recorded at the close: cash + size·(close − entry) of the open trade;
+ *    equity ≤ 0 closes everything at the close and stops the run (equity 0 from there on);
+ * 3. the event of bar i (seen on its close) becomes the order for bar i+1.
+ * Default size: floor(equity·(1−ε) / (open·(1+spread) + open·c)) whole units (Python float floor-division); a size
+ * of 0 cancels the order. Warm-up bars carry the starting cash. With `finalizeTrades` the trade still open is closed
+ * at the last bar's open and an order placed on the last close is then filled at that same open (the reference's
+ * "re-run the broker one last time" step).
+ */
+export function executeEvents(bars: Bars, strategyEventsIn: StrategyEvents, options: BacktestOptions): Execution {
+  const { open, close, ts } = bars
+  const n = close.length
+  const { events, warmup } = strategyEventsIn
+  const commission = options.commission
+  const slip = (options.slippageBps ?? 0) / 10_000
+  const entrySpread = (options.spread ?? 0) + slip
+  const allowShort = options.allowShort === true
+  const fraction = options.size?.fraction
+  const fixedUnits = options.size?.units
+  if (!(options.cash > 0)) throw new RangeError(`cash must be > 0, got ${options.cash}`)
+
+  const equity = new Float64Array(n)
+  const units = new Float64Array(n)
+  const cashSeries = new Float64Array(n)
+  const trades: Trade[] = []
+
+  let cash = options.cash // the reference's broker cash: realised P&L less commissions, not reduced by purchases
+  let size = 0
+  let entryPrice = 0
+  let entryBar = -1
+  let pending = PENDING_NONE
+  const start = warmup + 1
+
+  const closeTrade = (price: number, bar: number): void => {
+    const exitCommission = Math.abs(size) * price * commission
+    const gross = size * (price - entryPrice)
+    cash += gross - exitCommission
+    const commissions = exitCommission + Math.abs(size) * entryPrice * commission
+    trades.push({
+      size,
+      entryBar,
+      exitBar: bar,
+      entryPrice,
+      exitPrice: price,
+      entryTime: ts[entryBar]!,
+      exitTime: ts[bar]!,
+      pnl: gross - commissions,
+      returnPct: Math.sign(size) * (price / entryPrice - 1) - commissions / (Math.abs(size) * entryPrice),
+      commissions,
+    })
+    size = 0
+  }
+
+  const exitPrice = (price: number): number => (slip ? price * (1 - Math.sign(size) * slip) : price)
+
+  const openTrade = (direction: number, bar: number): void => {
+    const price = open[bar]!
+    const adjusted = price * (1 + direction * entrySpread)
+    const want = fixedUnits ?? fraction ?? FULL_EQUITY
+    const perUnit = adjusted + (want * price * commission) / want
+    const available = Math.max(0, cash) // no open trade remains here, so equity = cash
+    let qty: number
+    if (fixedUnits === undefined) {
+      qty = Math.trunc(pyFloorDiv(available * want, perUnit))
+      if (!qty) return // "Broker canceled the relative-sized order due to insufficient margin"
+    } else {
+      qty = fixedUnits
+    }
+    if (qty * perUnit > available) return // not enough cash: the broker cancels the order
+    size = direction * qty
+    entryPrice = adjusted
+    entryBar = bar
+    cash -= qty * adjusted * commission
+  }
+
+  const fill = (bar: number): void => {
+    if (pending === PENDING_NONE) return
+    if (size !== 0) closeTrade(exitPrice(open[bar]!), bar)
+    if (pending === PENDING_LONG || pending === PENDING_SHORT) openTrade(pending, bar)
+    pending = PENDING_NONE
+  }
+
+  let outOfMoneyAt = -1
+  for (let i = start; i < n; i++) {
+    fill(i)
+    const c = close[i]!
+    const eq = cash + (size !== 0 ? size * (c - entryPrice) : 0)
+    equity[i] = eq
+    units[i] = size
+    cashSeries[i] = cash - size * entryPrice
+    if (eq <= 0) {
+      if (size !== 0) closeTrade(c, i)
+      cash = 0
+      outOfMoneyAt = i
+      break
+    }
+    const e = events[i]!
+    if (e > 0) pending = PENDING_LONG
+    else if (e < 0) pending = allowShort ? PENDING_SHORT : PENDING_CLOSE
+  }
+
+  if (outOfMoneyAt >= 0) {
+    equity.fill(0, outOfMoneyAt)
+    units.fill(0, outOfMoneyAt)
+    cashSeries.fill(0, outOfMoneyAt)
+  } else if (options.finalizeTrades === true && start < n) {
+    const last = n - 1
+    if (size !== 0) closeTrade(exitPrice(open[last]!), last)
+    if (pending === PENDING_LONG || pending === PENDING_SHORT) openTrade(pending, last)
+    pending = PENDING_NONE
+    const c = close[last]!
+    const eq = cash + (size !== 0 ? size * (c - entryPrice) : 0)
+    equity[last] = eq
+    units[last] = size
+    cashSeries[last] = cash - size * entryPrice
+  }
+
+  const closedTrades = trades.length
+  if (size !== 0) {
+    const last = close[n - 1]!
+    trades.push({
+      size,
+      entryBar,
+      exitBar: null,
+      entryPrice,
+      exitPrice: null,
+      entryTime: ts[entryBar]!,
+      exitTime: null,
+      pnl: size * (last - entryPrice),
+      returnPct: Math.sign(size) * (last / entryPrice - 1),
+      commissions: Math.abs(size) * entryPrice * commission,
+    })
+  }
+
+  // warm-up bars: the reference back-fills the first recorded equity (the starting cash)
+  const first = start < n ? equity[start]! : options.cash
+  for (let i = 0; i < Math.min(start, n); i++) {
+    equity[i] = first
+    cashSeries[i] = first
+  }
+
+  return {
+    trades,
+    closedTrades,
+    equity,
+    units,
+    cash: cashSeries,
+    positions: positionsFromEvents(strategyEventsIn, allowShort),
+    startBar: start,
+    warmup,
+  }
+}
+
+/**
+ * Runs one strategy over bars. `params` are validated (and defaulted) by the strategy's schema; a ZodError is
+ * thrown for bad ones. See `executeEvents` for execution and `computeStats` for every statistic.
+ */
+export function runBacktest(
+  bars: Bars,
+  strategy: StrategyName,
+  params: Record<string, unknown>,
+  options: BacktestOptions,
+  extra: { cache?: IndicatorCache; convention?: StatsConvention } = {},
+): BacktestResult {
+  if (bars.close.length < 2) throw new RangeError('a backtest needs at least 2 bars')
+  const p = parseStrategyParams(strategy, params)
+  const ev = strategyEvents(bars, strategy, p, extra.cache)
+  const run = executeEvents(bars, ev, options)
+  const closed = run.trades.slice(0, run.closedTrades)
+  const stats = computeStats({
+    ts: bars.ts,
+    close: bars.close,
+    equity: run.equity,
+    trades: closed,
+    firstTradingBar: run.warmup,
+    convention: extra.convention,
+  })
+  return {
+    stats,
+    trades: run.trades,
+    equity: run.equity,
+    drawdown: drawdownOf(run.equity),
+    positions: run.positions,
+    units: run.units,
+    cash: run.cash,
+    startBar: run.startBar,
+  }
+}
+
+function drawdownOf(equity: Float64Array): Float64Array {
+  const out = new Float64Array(equity.length)
+  let peak = -Infinity
+  for (let i = 0; i < equity.length; i++) {
+    const e = equity[i]!
+    if (e > peak) peak = e
+    out[i] = peak > 0 ? e / peak - 1 : 0
+  }
+  return out
+}
+
+/** Python's float floor division `a // b` (CPython float_divmod), which differs from Math.floor(a / b) near integers. */
+export function pyFloorDiv(a: number, b: number): number {
+  let mod = a % b
+  let div = (a - mod) / b
+  if (mod && (b < 0) !== (mod < 0)) {
+    mod += b
+    div -= 1
+  }
+  if (!div) return 0
+  let floorDiv = Math.floor(div)
+  if (div - floorDiv > 0.5) floorDiv += 1
+  return floorDiv
+}

@@ -1,0 +1,298 @@
+// Walk-forward search: strategies × parameter grids, chosen on rolling in-sample windows, scored out of sample.
+import type { BacktestOptions, Bars, Signal, Stats, StrategyName, Trade } from './types.js'
+import { executeEvents } from './execution.js'
+import { STRATEGIES, type IndicatorCache } from './strategies.js'
+import { barsPerYear, computeStats } from './stats.js'
+import { deflatedSharpeRatio, type DeflatedSharpe } from './deflated-sharpe.js'
+
+export interface WalkForwardSpec {
+  strategies: StrategyName[]
+  /** Values to try per parameter; a strategy left out uses `STRATEGIES[name].grid`. Invalid combinations are skipped. */
+  grid?: Partial<Record<StrategyName, Record<string, number[]>>>
+  /** In-sample window length in bars. */
+  inSample: number
+  /** Out-of-sample window length in bars. */
+  outOfSample: number
+  /** Bars between window starts (default: outOfSample, so the out-of-sample windows tile the series). */
+  step?: number
+  /** Costs and sizing, applied to every run (net of costs). */
+  options: BacktestOptions
+  /** Refuse (RangeError) grids larger than this (default 5000 configurations). */
+  maxConfigs?: number
+  shouldStop?: () => boolean
+}
+
+export interface ConfigScore {
+  strategy: StrategyName
+  params: Record<string, number>
+  /** Annualised Sharpe of the configuration's per-bar returns over all out-of-sample windows. */
+  oos_sharpe: number | null
+  /** Compounded return over all out-of-sample windows, in %. */
+  oos_return_pct: number
+}
+
+export interface WalkForwardFold {
+  in_sample: { from: number; to: number; start: number; end: number }
+  out_of_sample: { from: number; to: number; start: number; end: number }
+  /** The configuration with the best in-sample Sharpe, and how it then did out of sample. */
+  chosen: { strategy: StrategyName; params: Record<string, number> }
+  is_sharpe: number | null
+  oos_sharpe: number | null
+  oos_return_pct: number
+}
+
+export interface WalkForwardResult {
+  /** Configurations run (strategies × grid values that pass the schemas). */
+  configs_tried: number
+  folds: WalkForwardFold[]
+  /** Stitching each fold's in-sample choice over its out-of-sample window: the honest walk-forward figure. */
+  walk_forward: { return_pct: number; sharpe: number | null; bars: number }
+  /** The configuration with the highest out-of-sample edge (annualised out-of-sample Sharpe). */
+  best: ConfigScore | null
+  /** Full statistics of `best` over the span of the out-of-sample windows (trades entered and exited inside it). */
+  oos_stats: Stats | null
+  /**
+   * Multiple-testing check of `best`: its per-bar out-of-sample Sharpe against the expected maximum of
+   * `configs_tried` unskilled trials (Bailey & López de Prado); `dsr` near 1 means the edge survives the search.
+   */
+  deflated_sharpe: DeflatedSharpe | null
+  /** `best`'s position after the latest bar. */
+  signal: Signal | null
+  /** The top configurations by out-of-sample edge (at most 20). */
+  leaderboard: ConfigScore[]
+  bars_per_year: number
+  complete: boolean
+}
+
+interface Config {
+  strategy: StrategyName
+  params: Record<string, number>
+}
+
+/** Every valid configuration of the grid, in a stable order (strategy order, then parameters in grid order). */
+export function enumerateConfigs(strategies: readonly StrategyName[], grid: WalkForwardSpec['grid'] = {}): Config[] {
+  const out: Config[] = []
+  for (const strategy of strategies) {
+    const spec = STRATEGIES[strategy]
+    if (!spec) throw new RangeError(`unknown strategy ${String(strategy)}`)
+    const values = grid[strategy] ?? spec.grid
+    const names = Object.keys(values)
+    const combos: Record<string, number>[] = [{}]
+    for (const name of names) {
+      const next: Record<string, number>[] = []
+      for (const c of combos) for (const v of values[name] ?? []) next.push({ ...c, [name]: v })
+      combos.splice(0, combos.length, ...next)
+    }
+    for (const raw of combos) {
+      const parsed = spec.params.safeParse(raw)
+      if (parsed.success) out.push({ strategy, params: parsed.data })
+    }
+  }
+  return out
+}
+
+/**
+ * Runs every configuration once over the whole series (indicators only look back, so a window's bars never see
+ * later ones), then slices its equity curve into rolling windows: in-sample [s, s+inSample) and out-of-sample
+ * [s+inSample, s+inSample+outOfSample), s = 0, step, 2·step, … Scores are per-bar Sharpe ratios of the equity,
+ * i.e. net of commissions and spread.
+ */
+export function walkForward(bars: Bars, spec: WalkForwardSpec): WalkForwardResult {
+  const n = bars.close.length
+  const { inSample, outOfSample } = spec
+  const step = spec.step ?? outOfSample
+  if (!(Number.isInteger(inSample) && inSample >= 2)) throw new RangeError(`inSample must be an integer ≥ 2, got ${inSample}`)
+  if (!(Number.isInteger(outOfSample) && outOfSample >= 2)) throw new RangeError(`outOfSample must be an integer ≥ 2, got ${outOfSample}`)
+  if (!(Number.isInteger(step) && step >= 1)) throw new RangeError(`step must be a positive integer, got ${step}`)
+  if (inSample + outOfSample > n) throw new RangeError(`inSample + outOfSample (${inSample + outOfSample}) exceeds the ${n} bars`)
+  const configs = enumerateConfigs(spec.strategies, spec.grid)
+  const maxConfigs = spec.maxConfigs ?? 5000
+  if (configs.length > maxConfigs) throw new RangeError(`the grid has ${configs.length} configurations, over the limit of ${maxConfigs}`)
+  if (!configs.length) throw new RangeError('the grid has no valid configuration')
+
+  const windows: { isFrom: number; oosFrom: number; oosTo: number }[] = []
+  for (let s = 0; s + inSample + outOfSample <= n; s += step) windows.push({ isFrom: s, oosFrom: s + inSample, oosTo: s + inSample + outOfSample })
+  const perYear = barsPerYear(bars.ts)
+  const annualise = Math.sqrt(perYear)
+  const oosSpanFrom = windows[0]!.oosFrom
+  const oosSpanTo = windows[windows.length - 1]!.oosTo
+
+  const caches = new Map<StrategyName, IndicatorCache>()
+  const isSharpe: number[][] = []
+  const oosSharpePerFold: number[][] = []
+  const oosReturnPerFold: number[][] = []
+  const scores: ConfigScore[] = []
+  const perBarOosSharpe: number[] = []
+  const returnsOf: Float64Array[] = []
+  let complete = true
+  for (const config of configs) {
+    if (spec.shouldStop?.()) {
+      complete = false
+      break
+    }
+    let cache = caches.get(config.strategy)
+    if (!cache) caches.set(config.strategy, (cache = new Map()))
+    const ev = STRATEGIES[config.strategy].events(bars, config.params, cache)
+    const run = executeEvents(bars, ev, spec.options)
+    const r = barReturns(run.equity)
+    returnsOf.push(r)
+    const isRow: number[] = []
+    const oosRow: number[] = []
+    const oosRetRow: number[] = []
+    let growth = 1
+    const oosAll = new Accumulator()
+    for (const w of windows) {
+      isRow.push(sharpeOf(r, w.isFrom + 1, w.oosFrom))
+      oosRow.push(sharpeOf(r, w.oosFrom, w.oosTo))
+      oosRetRow.push(compound(r, w.oosFrom, w.oosTo))
+    }
+    // the whole out-of-sample span, each bar once even when windows overlap
+    for (let i = oosSpanFrom; i < oosSpanTo; i++) {
+      oosAll.add(r[i]!)
+      growth *= 1 + r[i]!
+    }
+    isSharpe.push(isRow)
+    oosSharpePerFold.push(oosRow)
+    oosReturnPerFold.push(oosRetRow)
+    const perBar = oosAll.sharpe()
+    perBarOosSharpe.push(perBar)
+    scores.push({
+      strategy: config.strategy,
+      params: config.params,
+      oos_sharpe: Number.isFinite(perBar) ? perBar * annualise : null,
+      oos_return_pct: (growth - 1) * 100,
+    })
+  }
+  const evaluated = scores.length
+
+  // walk-forward: each fold's in-sample winner, measured on the fold that follows
+  const folds: WalkForwardFold[] = []
+  const stitched = new Accumulator()
+  let stitchedGrowth = 1
+  for (let f = 0; f < windows.length && evaluated; f++) {
+    const w = windows[f]!
+    let pick = 0
+    let pickScore = -Infinity
+    for (let c = 0; c < evaluated; c++) {
+      const s = isSharpe[c]![f]!
+      if (Number.isFinite(s) && s > pickScore) {
+        pickScore = s
+        pick = c
+      }
+    }
+    const r = returnsOf[pick]!
+    const oosFrom = f === 0 ? w.oosFrom : Math.max(w.oosFrom, windows[f - 1]!.oosTo)
+    for (let i = oosFrom; i < w.oosTo; i++) {
+      stitched.add(r[i]!)
+      stitchedGrowth *= 1 + r[i]!
+    }
+    folds.push({
+      in_sample: { from: w.isFrom, to: w.oosFrom - 1, start: bars.ts[w.isFrom]!, end: bars.ts[w.oosFrom - 1]! },
+      out_of_sample: { from: w.oosFrom, to: w.oosTo - 1, start: bars.ts[w.oosFrom]!, end: bars.ts[w.oosTo - 1]! },
+      chosen: { strategy: configs[pick]!.strategy, params: configs[pick]!.params },
+      is_sharpe: finiteOrNull(pickScore * annualise),
+      oos_sharpe: finiteOrNull(oosSharpePerFold[pick]![f]! * annualise),
+      oos_return_pct: oosReturnPerFold[pick]![f]! * 100,
+    })
+  }
+
+  // the highest out-of-sample edge, deflated for the number of configurations searched
+  let bestIdx = -1
+  for (let c = 0; c < evaluated; c++) {
+    const s = perBarOosSharpe[c]!
+    if (Number.isFinite(s) && (bestIdx < 0 || s > perBarOosSharpe[bestIdx]!)) bestIdx = c
+  }
+  const best = bestIdx >= 0 ? scores[bestIdx]! : null
+  let oosStats: Stats | null = null
+  let dsr: DeflatedSharpe | null = null
+  let signal: Signal | null = null
+  if (best) {
+    const ev = STRATEGIES[best.strategy].events(bars, best.params, caches.get(best.strategy))
+    const run = executeEvents(bars, ev, spec.options)
+    oosStats = sliceStats(bars, run.equity, run.trades.slice(0, run.closedTrades), oosSpanFrom, oosSpanTo, run.warmup)
+    const last = run.positions[n - 1] ?? 0
+    signal = last > 0 ? 'long' : last < 0 ? 'short' : 'flat'
+    dsr = deflatedSharpeRatio({
+      sharpe: perBarOosSharpe[bestIdx]!,
+      trialSharpes: perBarOosSharpe,
+      returns: returnsOf[bestIdx]!.subarray(oosSpanFrom, oosSpanTo),
+    })
+  }
+  const leaderboard = scores
+    .map((s, i) => ({ s, k: perBarOosSharpe[i]! }))
+    .filter((x) => Number.isFinite(x.k))
+    .sort((a, b) => b.k - a.k)
+    .slice(0, 20)
+    .map((x) => x.s)
+
+  return {
+    configs_tried: evaluated,
+    folds,
+    walk_forward: { return_pct: (stitchedGrowth - 1) * 100, sharpe: finiteOrNull(stitched.sharpe() * annualise), bars: stitched.count },
+    best,
+    oos_stats: oosStats,
+    deflated_sharpe: dsr,
+    signal,
+    leaderboard,
+    bars_per_year: perYear,
+    complete,
+  }
+}
+
+/** Statistics of one run restricted to bars [from, to): equity, closes and the trades that lie wholly inside. */
+function sliceStats(bars: Bars, equity: Float64Array, trades: readonly Trade[], from: number, to: number, warmup: number): Stats {
+  const inside = trades
+    .filter((t) => t.entryBar >= from && t.exitBar !== null && t.exitBar < to)
+    .map((t) => ({ ...t, entryBar: t.entryBar - from, exitBar: t.exitBar! - from }))
+  return computeStats({
+    ts: bars.ts.subarray(from, to),
+    close: bars.close.subarray(from, to),
+    equity: equity.subarray(from, to),
+    trades: inside,
+    firstTradingBar: Math.max(0, warmup - from),
+  })
+}
+
+/** r[i] = equity[i] / equity[i−1] − 1 (r[0] = 0; 0 after a wipe-out). */
+function barReturns(equity: Float64Array): Float64Array {
+  const r = new Float64Array(equity.length)
+  for (let i = 1; i < equity.length; i++) {
+    const prev = equity[i - 1]!
+    r[i] = prev > 0 ? equity[i]! / prev - 1 : 0
+  }
+  return r
+}
+
+function sharpeOf(r: Float64Array, from: number, to: number): number {
+  const acc = new Accumulator()
+  for (let i = from; i < to; i++) acc.add(r[i]!)
+  return acc.sharpe()
+}
+
+function compound(r: Float64Array, from: number, to: number): number {
+  let g = 1
+  for (let i = from; i < to; i++) g *= 1 + r[i]!
+  return g - 1
+}
+
+/** Running mean and variance (Welford) of per-bar returns; Sharpe = mean / sample sd, NaN when flat. */
+class Accumulator {
+  count = 0
+  private mean = 0
+  private m2 = 0
+  add(x: number): void {
+    this.count++
+    const d = x - this.mean
+    this.mean += d / this.count
+    this.m2 += d * (x - this.mean)
+  }
+  sharpe(): number {
+    if (this.count < 2) return NaN
+    const sd = Math.sqrt(this.m2 / (this.count - 1))
+    return sd > 1e-15 ? this.mean / sd : NaN
+  }
+}
+
+function finiteOrNull(v: number): number | null {
+  return Number.isFinite(v) ? v : null
+}

@@ -1,0 +1,311 @@
+// Zod schemas of the trading surface's requests and answers; the routes and the OpenAPI document are built from them.
+import { z } from 'zod'
+import { STRATEGY_NAMES } from './engine/index.js'
+import type { StrategyName } from './engine/types.js'
+
+export const PLATFORM_VERSION = '11.0.0'
+
+// ---- shared atoms ----------------------------------------------------------------------------------------------
+
+export const datasetRef = z.union([z.number().int().positive(), z.string().min(1).max(64)])
+  .describe('a dataset id, a symbol, or symbol@timeframe when a symbol has several timeframes')
+export const strategyName = z.enum(STRATEGY_NAMES as [StrategyName, ...StrategyName[]])
+export const strategyParams = z.record(z.string(), z.number())
+  .describe('strategy parameters; omitted ones take their defaults (see /api/v11/system/inventory)')
+const timeBound = z.union([z.number().int(), z.string().min(4).max(40)])
+  .describe('an ISO 8601 date/time (UTC when no offset) or epoch milliseconds; inclusive')
+const timeoutMs = z.number().int().min(1).max(60_000).optional()
+  .describe('time budget of the heavy work in ms (default 10000, max 60000)')
+
+const costFields = {
+  cash: z.number().positive().max(1e12).default(10_000).describe('starting cash'),
+  commission: z.number().min(0).max(0.1).default(0).describe('fraction of traded value, at entry and at exit'),
+  spread: z.number().min(0).max(0.1).optional().describe('bid-ask spread as a fraction; moves the entry price'),
+  slippage_bps: z.number().min(0).max(1000).optional().describe('extra adverse slippage in basis points'),
+  allow_short: z.boolean().default(false).describe('short on sell signals instead of going flat'),
+}
+
+export const problemSchema = z.object({
+  type: z.string(),
+  title: z.string(),
+  status: z.number().int(),
+  detail: z.string(),
+  instance: z.string(),
+  code: z.string(),
+}).loose().describe('RFC 9457 problem details (application/problem+json)')
+
+const nullableNumber = z.number().nullable()
+
+export const statsSchema = z.object({
+  start: z.string(),
+  end: z.string(),
+  duration_days: nullableNumber,
+  exposure_pct: nullableNumber,
+  equity_final: nullableNumber,
+  equity_peak: nullableNumber,
+  commissions: nullableNumber,
+  return_pct: nullableNumber,
+  buy_hold_return_pct: nullableNumber,
+  return_ann_pct: nullableNumber,
+  volatility_ann_pct: nullableNumber,
+  cagr_pct: nullableNumber,
+  sharpe_ratio: nullableNumber,
+  sortino_ratio: nullableNumber,
+  calmar_ratio: nullableNumber,
+  alpha_pct: nullableNumber,
+  beta: nullableNumber,
+  max_drawdown_pct: nullableNumber,
+  avg_drawdown_pct: nullableNumber,
+  max_drawdown_duration_days: nullableNumber,
+  avg_drawdown_duration_days: nullableNumber,
+  trades: z.number().int(),
+  win_rate_pct: nullableNumber,
+  best_trade_pct: nullableNumber,
+  worst_trade_pct: nullableNumber,
+  avg_trade_pct: nullableNumber,
+  max_trade_duration_days: nullableNumber,
+  avg_trade_duration_days: nullableNumber,
+  profit_factor: nullableNumber,
+  expectancy_pct: nullableNumber,
+  sqn: nullableNumber,
+  kelly_criterion: nullableNumber,
+}).describe('backtesting.py 0.6.6 statistics (SPEC §6); start and end as ISO 8601; undefined figures are null')
+
+export const datasetSchema = z.object({
+  id: z.number().int(),
+  symbol: z.string(),
+  timeframe: z.string(),
+  source: z.enum(['synthetic', 'import']),
+  rows: z.number().int(),
+  first_ts: z.string().nullable(),
+  last_ts: z.string().nullable(),
+  sha256: z.string(),
+  seed: z.number().int().nullable(),
+  generator: z.record(z.string(), z.unknown()).nullable(),
+  origin: z.string().nullable(),
+  created_at: z.string(),
+})
+
+const datasetBrief = z.object({ id: z.number().int(), symbol: z.string(), timeframe: z.string(), source: z.string() })
+
+// ---- datasets ---------------------------------------------------------------------------------------------------
+
+export const importQuery = z.object({
+  symbol: z.string().min(1).max(32).optional(),
+  timeframe: z.string().min(2).max(16).optional(),
+}).strict()
+
+export const importJsonBody = z.object({
+  symbol: z.string().min(1).max(32),
+  timeframe: z.string().min(2).max(16).optional().describe('inferred from the bars when absent'),
+  csv: z.string().min(1),
+}).strict()
+
+export const importBody = z.union([
+  z.string().describe('text/csv: Date,Open,High,Low,Close,Volume (symbol and timeframe in the query)'),
+  importJsonBody,
+])
+
+export const importAnswer = z.object({
+  id: z.number().int(),
+  created: z.boolean(),
+  dataset: datasetSchema,
+})
+
+export const datasetListAnswer = z.object({ datasets: z.array(datasetSchema) })
+
+// ---- backtest ---------------------------------------------------------------------------------------------------
+
+export const backtestBody = z.object({
+  dataset: datasetRef,
+  strategy: strategyName,
+  params: strategyParams.default({}),
+  ...costFields,
+  finalize_trades: z.boolean().default(false).describe('close trades still open at the last bar\'s open'),
+  size: z.union([
+    z.object({ fraction: z.number().gt(0).lt(1) }).strict(),
+    z.object({ units: z.number().int().min(1) }).strict(),
+  ]).optional().describe('default: all available cash in whole units'),
+  from: timeBound.optional(),
+  to: timeBound.optional(),
+  include: z.array(z.enum(['trades', 'equity'])).max(2).default([]),
+  equity_points: z.number().int().min(2).max(100_000).optional()
+    .describe('downsample the equity curve to at most this many points (each bucket keeps its low and its high)'),
+  timeout_ms: timeoutMs,
+}).strict()
+export type BacktestBody = z.infer<typeof backtestBody>
+
+export const tradeSchema = z.object({
+  size: z.number(),
+  entry_bar: z.number().int(),
+  exit_bar: z.number().int().nullable(),
+  entry_time: z.string(),
+  exit_time: z.string().nullable(),
+  entry_price: z.number(),
+  exit_price: z.number().nullable(),
+  pnl: z.number(),
+  return_pct: z.number(),
+  commissions: z.number(),
+  open: z.boolean(),
+})
+
+const equitySeries = z.object({
+  points: z.array(z.tuple([z.number(), z.number()])).describe('[epoch ms, equity] pairs'),
+  total_points: z.number().int(),
+  downsampled: z.boolean(),
+})
+
+const runRef = z.object({
+  id: z.number().int(),
+  inputs_digest: z.string(),
+  same_inputs_as_run: z.number().int().nullable().describe('an earlier run with the same inputs digest, if any'),
+  created_at: z.string(),
+  elapsed_ms: z.number(),
+})
+
+export const backtestAnswer = z.object({
+  run: runRef,
+  dataset: datasetBrief.extend({ bars: z.number().int(), from: z.string(), to: z.string() }),
+  strategy: strategyName,
+  params: z.record(z.string(), z.number()),
+  settings: z.object({
+    cash: z.number(),
+    commission: z.number(),
+    spread: z.number(),
+    slippage_bps: z.number(),
+    allow_short: z.boolean(),
+    finalize_trades: z.boolean(),
+    size: z.record(z.string(), z.number()).nullable(),
+  }),
+  stats: statsSchema,
+  trades: z.array(tradeSchema).optional(),
+  equity: equitySeries.optional(),
+})
+
+// ---- simulate ---------------------------------------------------------------------------------------------------
+
+export const SIMULATE_MAX_BAR_STEPS = 20_000_000
+
+export const simulateBody = z.object({
+  dataset: datasetRef,
+  strategy: strategyName,
+  params: strategyParams.default({}),
+  ...costFields,
+  paths: z.number().int().min(1).max(20_000).default(1000),
+  horizon: z.number().int().min(2).max(20_000).default(252).describe('bars simulated after the last real bar'),
+  method: z.enum(['bootstrap', 'gbm']).default('bootstrap'),
+  block: z.number().int().min(1).max(1000).optional().describe('bootstrap block length in bars (default 1)'),
+  seed: z.number().int().min(0).max(2 ** 32 - 1).default(1),
+  timeout_ms: timeoutMs,
+}).strict()
+export type SimulateBody = z.infer<typeof simulateBody>
+
+const distribution = z.object({
+  p5: nullableNumber, p25: nullableNumber, p50: nullableNumber, p75: nullableNumber, p95: nullableNumber,
+  mean: nullableNumber, min: nullableNumber, max: nullableNumber,
+})
+
+export const simulateAnswer = z.object({
+  run: runRef,
+  dataset: datasetBrief.extend({ bars: z.number().int() }),
+  strategy: strategyName,
+  params: z.record(z.string(), z.number()),
+  method: z.enum(['bootstrap', 'gbm']),
+  paths: z.number().int(),
+  paths_requested: z.number().int(),
+  horizon: z.number().int(),
+  block: z.number().int(),
+  seed: z.number().int(),
+  complete: z.boolean(),
+  history_bars: z.number().int(),
+  bars_per_year: z.number(),
+  return_pct: distribution,
+  max_drawdown_pct: distribution,
+  sharpe: distribution,
+  probability_of_loss: nullableNumber,
+  var95_pct: nullableNumber,
+  cvar95_pct: nullableNumber,
+  var99_pct: nullableNumber,
+  cvar99_pct: nullableNumber,
+  model: z.object({ mu_per_bar: nullableNumber, sigma_per_bar: nullableNumber }),
+})
+
+// ---- system -----------------------------------------------------------------------------------------------------
+
+export const modeAnswer = z.object({
+  mode: z.literal('paper'),
+  live_trading: z.literal(false),
+  reason: z.string(),
+  broker: z.null().describe('no broker is connected; orders are filled against stored bars'),
+})
+
+export const checkSchema = z.object({
+  name: z.string(),
+  subject: z.string().nullable(),
+  ok: z.boolean(),
+  detail: z.string(),
+  elapsed_ms: z.number(),
+})
+
+export const verifyAnswer = z.object({
+  ok: z.boolean(),
+  checked_at: z.string(),
+  summary: z.object({ passed: z.number().int(), failed: z.number().int() }),
+  checks: z.array(checkSchema),
+})
+
+export const dbStatsAnswer = z.object({
+  sqlite_version: z.string(),
+  journal_mode: z.string(),
+  in_memory: z.boolean(),
+  page_size: z.number().int(),
+  page_count: z.number().int(),
+  freelist_count: z.number().int(),
+  database_bytes: z.number().int().describe('page_size × page_count'),
+  file_bytes: z.number().int().nullable().describe('null for an in-memory database'),
+  wal_bytes: z.number().int().nullable().describe('null for an in-memory database or when no WAL file exists'),
+  tables: z.array(z.object({ name: z.string(), rows: z.number().int() })),
+  migrations: z.array(z.object({ name: z.string(), applied_at: z.string() })),
+})
+
+export const componentSchema = z.object({
+  name: z.string(),
+  status: z.enum(['ok', 'degraded', 'down']),
+  detail: z.string(),
+}).loose()
+
+export const rootHealthAnswer = z.object({
+  status: z.enum(['ok', 'degraded', 'down']),
+  version: z.literal(PLATFORM_VERSION),
+  mode: z.literal('paper'),
+  uptime_s: z.number(),
+  started_at: z.string(),
+  checks: z.object({
+    database: z.object({ ok: z.boolean(), detail: z.string(), latency_ms: z.number() }),
+  }),
+})
+
+export const v11HealthAnswer = z.object({
+  status: z.enum(['ok', 'degraded', 'down']),
+  version: z.literal(PLATFORM_VERSION),
+  uptime_s: z.number(),
+  checked_at: z.string(),
+  components: z.array(componentSchema),
+})
+
+export const v10HealthAnswer = z.object({
+  status: z.enum(['ok', 'degraded', 'down']),
+  version: z.string(),
+  api: z.literal('v10'),
+  uptime: z.number().describe('seconds'),
+  db: z.enum(['ok', 'error']),
+  datasets: z.number().int(),
+  deprecated: z.literal(true),
+  successor: z.string(),
+})
+
+// ---- shared answer pieces for the signal searches ----------------------------------------------------------------
+
+export const signalValue = z.enum(['long', 'flat', 'short'])
+
+

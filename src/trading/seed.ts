@@ -1,0 +1,78 @@
+// First-start seeding: synthetic datasets from the engine's seeded GBM generator, labelled as synthetic with their seed.
+import type { Store } from '../store/index.js'
+import { generateSyntheticBars, SYNTHETIC_PRESETS } from './engine/index.js'
+import { DEFAULT_REGIMES, type SyntheticSpec } from './engine/synthetic.js'
+import { barsSha256 } from './checksum.js'
+import { createTradingRepository } from './repository.js'
+
+/** `full`: the SPEC §3.1 datasets (10+ years daily, 100k intraday bars, one hourly); `small`: short versions for tests. */
+export type SeedLevel = 'full' | 'small' | 'none'
+
+interface SeedDataset {
+  symbol: string
+  timeframe: string
+  spec: SyntheticSpec
+}
+
+const HOUR_MS = 3_600_000
+
+const HOURLY: SeedDataset = {
+  symbol: 'SYN-1H',
+  timeframe: '1h',
+  spec: { seed: 20_240_603, bars: 6000, startTs: Date.UTC(2024, 0, 1), stepMs: HOUR_MS, s0: 250, calendar: 'continuous' },
+}
+
+export function seedDatasetsOf(level: SeedLevel): SeedDataset[] {
+  const { daily10y, intraday100k } = SYNTHETIC_PRESETS
+  if (level === 'none') return []
+  if (level === 'full') {
+    return [
+      { symbol: daily10y.symbol, timeframe: daily10y.timeframe, spec: { ...daily10y.spec } },
+      { symbol: intraday100k.symbol, timeframe: intraday100k.timeframe, spec: { ...intraday100k.spec } },
+      HOURLY,
+    ]
+  }
+  // Same generators and seeds, fewer bars: enough for every route's defaults (walk-forward needs a few hundred).
+  return [
+    { symbol: daily10y.symbol, timeframe: daily10y.timeframe, spec: { ...daily10y.spec, bars: 800 } },
+    { symbol: intraday100k.symbol, timeframe: intraday100k.timeframe, spec: { ...intraday100k.spec, bars: 2000 } },
+  ]
+}
+
+const SEEDED_KEY = 'trading.seeded'
+
+/**
+ * Seeds once per database: when no dataset exists and this database was never seeded (a user who removes the
+ * synthetic data does not get it back). Returns the symbols written.
+ */
+export function seedIfFirstStart(store: Store, level: SeedLevel, now: number): string[] {
+  if (level === 'none') return []
+  const repo = createTradingRepository(store.db)
+  const seeded = store.db.prepare<[string], { value: string }>('SELECT value FROM meta WHERE key = ?').get(SEEDED_KEY)
+  if (seeded || repo.datasetCount() > 0) return []
+  const datasets = seedDatasetsOf(level)
+  const createdAt = new Date(now).toISOString()
+  store.transaction(() => {
+    for (const { symbol, timeframe, spec } of datasets) {
+      const bars = generateSyntheticBars(spec)
+      repo.insertDataset({
+        symbol,
+        timeframe,
+        source: 'synthetic',
+        sha256: barsSha256(bars),
+        seed: spec.seed,
+        generator: JSON.stringify({
+          function: 'generateSyntheticBars',
+          model: 'geometric Brownian motion with Markov regime switches',
+          spec,
+          regimes: spec.regimes ?? DEFAULT_REGIMES,
+        }),
+        origin: null,
+        created_at: createdAt,
+      }, bars)
+    }
+    store.db.prepare('INSERT INTO meta (key, value, updated_at) VALUES (?, ?, ?)')
+      .run(SEEDED_KEY, JSON.stringify({ level, symbols: datasets.map((d) => d.symbol) }), createdAt)
+  })
+  return datasets.map((d) => d.symbol)
+}
