@@ -4,7 +4,7 @@ import { fileURLToPath } from 'node:url'
 import { Piscina } from 'piscina'
 import { Refusal } from '../refusal.js'
 import {
-  F_BUSY, F_DONE, F_FAILURES, F_THREAD, SLOT_COUNT, SLOT_FIELDS,
+  F_BUSY, F_DONE, F_FAILURES, F_TASK, F_THREAD, SLOT_COUNT, SLOT_FIELDS,
   type SharedSlots, type TaskMessage,
 } from './types.js'
 
@@ -19,7 +19,7 @@ export interface MillOptions {
 }
 
 export interface RunOptions {
-  /** The task's time budget; the soft deadline is now + timeoutMs. */
+  /** The task's time budget, counted from when a worker starts it; the soft deadline is that start + timeoutMs. */
   timeoutMs: number
   /** Named in refusals. */
   op?: string
@@ -60,9 +60,20 @@ export function createMill({ threads, maxQueue }: MillOptions): Mill {
   const slots: SharedSlots = {
     counters: new SharedArrayBuffer(4 * (1 + SLOT_COUNT * SLOT_FIELDS)),
     since: new SharedArrayBuffer(8 * SLOT_COUNT),
+    taskStarted: new SharedArrayBuffer(8 * SLOT_COUNT),
   }
   const counters = new Int32Array(slots.counters)
   const since = new Float64Array(slots.since)
+  const taskStarted = new Float64Array(slots.taskStarted)
+  let lastTaskId = 0
+  const claimedSlots = () => Math.min(Atomics.load(counters, 0), SLOT_COUNT)
+  /** When the task started in a worker, or null while it waits in the queue. */
+  const startedAt = (id: number): number | null => {
+    for (let slot = 0; slot < claimedSlots(); slot++) {
+      if (Atomics.load(counters, 1 + slot * SLOT_FIELDS + F_TASK) === id) return taskStarted[slot]!
+    }
+    return null
+  }
   const fromSource = extname(fileURLToPath(import.meta.url)) === '.ts'
   const pool = new Piscina({
     filename: fileURLToPath(new URL(fromSource ? './worker.ts' : './worker.js', import.meta.url)),
@@ -79,6 +90,24 @@ export function createMill({ threads, maxQueue }: MillOptions): Mill {
   let rejectedFull = 0
   let closed = false
 
+  /** Aborts the task once it has run for budget + grace; time spent waiting in the queue does not count. */
+  function armHardStop(id: number, timeoutMs: number) {
+    const controller = new AbortController()
+    let timer: NodeJS.Timeout
+    const check = () => {
+      const started = startedAt(id)
+      if (started === null) {
+        timer = setTimeout(check, timeoutMs + HARD_STOP_GRACE_MS)
+        return
+      }
+      const remaining = started + timeoutMs + HARD_STOP_GRACE_MS - Date.now()
+      if (remaining <= 0) controller.abort()
+      else timer = setTimeout(check, remaining)
+    }
+    timer = setTimeout(check, timeoutMs + HARD_STOP_GRACE_MS)
+    return { signal: controller.signal, disarm: () => clearTimeout(timer) }
+  }
+
   return {
     async run<T>(task: string, payload: unknown, { timeoutMs, op }: RunOptions): Promise<T> {
       if (closed) throw new Refusal('occupied', 'the mill is shut down', { op, retryAfterS: 5 })
@@ -89,18 +118,20 @@ export function createMill({ threads, maxQueue }: MillOptions): Mill {
           retryAfterS: Math.max(1, Math.ceil(timeoutMs / 1000)),
         })
       }
-      const message: TaskMessage = { task, payload, deadline: Date.now() + timeoutMs }
-      const hardStop = AbortSignal.timeout(timeoutMs + HARD_STOP_GRACE_MS)
+      lastTaskId = lastTaskId >= 0x7fffffff ? 1 : lastTaskId + 1
+      const message: TaskMessage = { id: lastTaskId, task, payload, timeoutMs }
+      const hardStop = armHardStop(message.id, timeoutMs)
       running++
       try {
-        return (await pool.run(message, { signal: hardStop })) as T
+        return (await pool.run(message, { signal: hardStop.signal })) as T
       } catch (err) {
-        if (hardStop.aborted) {
+        if (hardStop.signal.aborted) {
           timeouts++
           throw new Refusal('timeout', `the task ran past its budget of ${timeoutMs} ms (+${HARD_STOP_GRACE_MS} ms grace); its worker was stopped`, { op })
         }
         throw err
       } finally {
+        hardStop.disarm()
         running--
       }
     },
@@ -108,8 +139,7 @@ export function createMill({ threads, maxQueue }: MillOptions): Mill {
     agents: () => {
       const live = new Set(pool.threads.map((w) => w.threadId))
       const out: MillAgent[] = []
-      const claimed = Math.min(Atomics.load(counters, 0), SLOT_COUNT)
-      for (let slot = 0; slot < claimed; slot++) {
+      for (let slot = 0; slot < claimedSlots(); slot++) {
         const base = 1 + slot * SLOT_FIELDS
         const threadId = Atomics.load(counters, base + F_THREAD)
         if (!live.has(threadId)) continue

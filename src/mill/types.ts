@@ -8,22 +8,28 @@ export interface TaskContext {
 export type MillTask = (payload: unknown, context: TaskContext) => unknown
 
 export interface TaskMessage {
+  /** Unique per task while it lives: lets the main thread see when it started running. */
+  id: number
   task: string
   payload: unknown
-  deadline: number
+  /** The budget; the soft deadline is counted from the moment a worker starts the task, not from enqueueing. */
+  timeoutMs: number
 }
 
 /** Per-worker counters live in shared memory so the main thread can show them without asking the worker. */
 export const SLOT_COUNT = 256
-export const SLOT_FIELDS = 4 // threadId, busy, done, failures
+export const SLOT_FIELDS = 5 // threadId, busy, done, failures, running task id
 export const F_THREAD = 0
 export const F_BUSY = 1
 export const F_DONE = 2
 export const F_FAILURES = 3
+export const F_TASK = 4
 
 export interface SharedSlots {
   /** Int32: [0] = next free slot; then SLOT_COUNT × SLOT_FIELDS counters. */
   counters: SharedArrayBuffer
-  /** Float64: SLOT_COUNT start times (epoch ms). */
+  /** Float64: SLOT_COUNT worker start times (epoch ms). */
   since: SharedArrayBuffer
+  /** Float64: SLOT_COUNT start times of the running task (epoch ms). */
+  taskStarted: SharedArrayBuffer
 }

@@ -2,11 +2,12 @@
 import { threadId } from 'node:worker_threads'
 import { workerData } from 'piscina'
 import { TASKS } from './tasks/index.js'
-import { F_BUSY, F_DONE, F_FAILURES, F_THREAD, SLOT_COUNT, SLOT_FIELDS, type SharedSlots, type TaskMessage } from './types.js'
+import { F_BUSY, F_DONE, F_FAILURES, F_TASK, F_THREAD, SLOT_COUNT, SLOT_FIELDS, type SharedSlots, type TaskMessage } from './types.js'
 
 const shared = workerData as SharedSlots
 const counters = new Int32Array(shared.counters)
 const since = new Float64Array(shared.since)
+const taskStarted = new Float64Array(shared.taskStarted)
 const slot = Atomics.add(counters, 0, 1) % SLOT_COUNT
 const base = 1 + slot * SLOT_FIELDS
 Atomics.store(counters, base + F_THREAD, threadId)
@@ -18,9 +19,12 @@ since[slot] = Date.now()
 export default function runTask(message: TaskMessage): unknown {
   const task = TASKS[message.task]
   if (!task) throw new Error(`unknown mill task ${message.task}`)
+  const start = Date.now()
+  taskStarted[slot] = start
+  Atomics.store(counters, base + F_TASK, message.id)
   Atomics.store(counters, base + F_BUSY, 1)
   try {
-    const result = task(message.payload, { deadline: message.deadline })
+    const result = task(message.payload, { deadline: start + message.timeoutMs })
     Atomics.add(counters, base + F_DONE, 1)
     return result
   } catch (err) {
@@ -28,5 +32,6 @@ export default function runTask(message: TaskMessage): unknown {
     throw err
   } finally {
     Atomics.store(counters, base + F_BUSY, 0)
+    Atomics.store(counters, base + F_TASK, 0)
   }
 }

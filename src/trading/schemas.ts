@@ -184,8 +184,6 @@ export const backtestAnswer = z.object({
 
 // ---- simulate ---------------------------------------------------------------------------------------------------
 
-export const SIMULATE_MAX_BAR_STEPS = 20_000_000
-
 export const simulateBody = z.object({
   dataset: datasetRef,
   strategy: strategyName,

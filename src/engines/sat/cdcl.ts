@@ -1,6 +1,7 @@
 // A CDCL SAT solver over typed arrays: watched literals with blockers, 1UIP learning with recursive minimisation,
-// EVSIDS on a binary heap, phase saving, glucose-style restarts and learned-clause reduction by LBD.
+// EVSIDS on a binary heap, phase saving, focused/stable restarts and learned-clause reduction by LBD.
 import type { Cnf } from './cnf.js'
+import { RestartPolicy } from './restarts.js'
 import { VarOrder } from './var-order.js'
 import { WatchLists } from './watch-lists.js'
 
@@ -41,23 +42,13 @@ const META_USED = 4
 const LBD_SHIFT = 3
 const CORE_LBD = 2
 
-const TUNE = JSON.parse(process.env.SAT_TUNE ?? '{}')
-const VAR_DECAY = TUNE.decay ?? 0.95
-const FIRST_REDUCE = TUNE.firstReduce ?? 2000
-const REDUCE_INCREMENT = TUNE.inc ?? 300
-const RESTART_MIN_CONFLICTS = TUNE.minc ?? 50
-const RESTART_MARGIN = TUNE.margin ?? 1.25
-const EMA_FAST = 1 / 32
-const EMA_SLOW = 1 / 4096
-const LUBY = TUNE.luby ?? 0
-function luby(i: number): number {
-  let size = 1
-  let seq = 0
-  while (size < i + 1) { seq++; size = 2 * size + 1 }
-  let x = i
-  while (size - 1 !== x) { size = (size - 1) >> 1; seq--; x = x % size }
-  return 2 ** seq
-}
+const VAR_DECAY = 0.95
+const FIRST_REDUCE = 1000
+const REDUCE_INCREMENT = 100
+/** Learned clauses up to this LBD survive a reduction when they took part in a conflict since the last one. */
+const TIER2_LBD = 6
+/** Share of the reducible learned clauses (the worst by LBD) deleted at each reduction. */
+const REDUCE_FRACTION = 0.75
 const DEADLINE_CHECK_MASK = 63
 
 const toCode = (lit: number): number => (lit > 0 ? lit << 1 : (-lit << 1) | 1)
@@ -96,10 +87,7 @@ export class CdclSolver {
   private readonly levelStamp: Int32Array
   private stampCounter = 0
 
-  private emaFast = 0
-  private emaSlow = 0
-  private lbdSamples = 0
-  private conflictsSinceRestart = 0
+  private readonly restarts = new RestartPolicy()
   private nextReduce = FIRST_REDUCE
   private reductions = 0
 
@@ -134,7 +122,7 @@ export class CdclSolver {
     const finish = (status: SatStatus, stoppedBy: SolveOutcome['stoppedBy'] = null): SolveOutcome => ({
       status,
       model: status === 'SAT' ? this.model() : null,
-      stats: { ...stats, ...(TUNE.debug ? { learnts: this.learntCount, arena: this.arenaTop, red: this.reductions } : {}) },
+      stats: { ...stats },
       stoppedBy,
     })
     if (this.unsat) return finish('UNSAT')
@@ -144,21 +132,19 @@ export class CdclSolver {
       const conflict = this.propagate()
       if (conflict !== NO_REASON) {
         stats.conflicts++
-        this.conflictsSinceRestart++
         if (this.decisionLevel === 0) return finish('UNSAT')
         const lbd = this.analyze(conflict)
         this.learnClause(lbd)
         this.order.decayAll()
-        this.updateRestartAverages(lbd)
+        this.restarts.onConflict(lbd)
         if (maxConflicts !== undefined && stats.conflicts >= maxConflicts) return finish('UNKNOWN', 'conflict_budget')
         if (watchClock && (stats.conflicts & DEADLINE_CHECK_MASK) === 0 && now() > deadline) {
           return finish('UNKNOWN', 'deadline')
         }
         continue
       }
-      if (this.shouldRestart()) {
+      if (this.decisionLevel > 0 && this.restarts.shouldRestart(stats.conflicts)) {
         stats.restarts++
-        this.conflictsSinceRestart = 0
         this.cancelUntil(0)
         continue
       }
@@ -536,26 +522,6 @@ export class CdclSolver {
     return -1
   }
 
-  // ---- restarts -------------------------------------------------------------------------------------------------
-
-  private updateRestartAverages(lbd: number): void {
-    this.lbdSamples++
-    // Bias-corrected start: the first samples are averaged exactly, then the fixed rates take over.
-    const fast = Math.max(EMA_FAST, 1 / this.lbdSamples)
-    const slow = Math.max(EMA_SLOW, 1 / this.lbdSamples)
-    this.emaFast += (lbd - this.emaFast) * fast
-    this.emaSlow += (lbd - this.emaSlow) * slow
-  }
-
-  private shouldRestart(): boolean {
-    if (LUBY) return this.decisionLevel > 0 && this.conflictsSinceRestart >= LUBY * luby(this.stats.restarts)
-    return (
-      this.decisionLevel > 0 &&
-      this.conflictsSinceRestart >= RESTART_MIN_CONFLICTS &&
-      this.emaFast > RESTART_MARGIN * this.emaSlow
-    )
-  }
-
   // ---- learned clause database --------------------------------------------------------------------------------
 
   private isLocked(c: number): boolean {
@@ -573,13 +539,13 @@ export class CdclSolver {
       if (meta >> LBD_SHIFT <= CORE_LBD) continue
       if ((meta & META_USED) !== 0) {
         arena[c + 1] = meta & ~META_USED
-        if ((meta >> LBD_SHIFT) <= (TUNE.tier2 ?? 1000)) continue
+        if (meta >> LBD_SHIFT <= TIER2_LBD) continue
       }
       if (this.isLocked(c)) continue
       candidates.push(c)
     }
     candidates.sort((a, b) => (arena[b + 1]! >> LBD_SHIFT) - (arena[a + 1]! >> LBD_SHIFT) || a - b)
-    const removeCount = Math.floor(candidates.length * (TUNE.frac ?? 0.5))
+    const removeCount = Math.floor(candidates.length * REDUCE_FRACTION)
     if (removeCount === 0) return
     for (let k = 0; k < removeCount; k++) {
       const c = candidates[k]!

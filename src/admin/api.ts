@@ -1,0 +1,83 @@
+// The admin JSON routes under /api/v1/admin (registered inside the caller plugin, so they are enveloped like the rest).
+import type { FastifyInstance } from 'fastify'
+import { z } from 'zod'
+import type { Config } from '../config.js'
+import { createAuthenticator } from '../caller/auth.js'
+import type { Registry } from '../caller/operation.js'
+import { registry as defaultRegistry } from '../caller/registry.js'
+import { createReadinessCollector } from './collect.js'
+import type { PythonProbe } from './dependencies/python-env.js'
+import { isInternal, isSmokeRequest } from './internal.js'
+import { createTruthRunner } from './truth.js'
+
+export interface AdminApiOptions {
+  config?: Config
+  registry?: Registry
+  /** Replaces the host's python3 in the dependency analysis (tests). */
+  pythonProbe?: (modules: readonly string[]) => Promise<PythonProbe>
+  /** The tree the readiness report analyses; defaults to the repo root. */
+  rootDir?: string
+}
+
+const rerunQuery = z.object({
+  rerun: z.enum(['0', '1', 'true', 'false']).optional().describe('1 runs every known-answer test again before answering'),
+}).strict()
+
+export default async function adminApi(app: FastifyInstance, opts: AdminApiOptions) {
+  const config = opts.config ?? app.config
+  const registry = opts.registry ?? defaultRegistry
+  const now = () => (app.hasDecorator('clock') ? app.clock.now() : Date.now())
+  const auth = createAuthenticator(config, app.store.db)
+  const truth = createTruthRunner(app, {
+    registry,
+    adminToken: config.adminToken,
+    now,
+    envelopesWithoutFlags: () => (app.hasDecorator('callerCounters') ? app.callerCounters.envelopesWithoutFlags : 0),
+  })
+  const collector = createReadinessCollector(app, {
+    config,
+    truth,
+    now,
+    ...(opts.rootDir ? { rootDir: opts.rootDir } : {}),
+    ...(opts.pythonProbe ? { pythonProbe: opts.pythonProbe } : {}),
+  })
+
+  // With ADMIN_TOKEN set: the admin token or a grant with admin:read; in-process checks carry the internal marker.
+  app.addHook('onRequest', async (req) => {
+    if (isInternal(req)) return
+    auth.require(auth.identify(req.headers.authorization, now()), 'admin:read')
+  })
+
+  // "Run at start": when the server listens (an inject-only app runs them on the first request instead).
+  app.addHook('onListen', async () => {
+    void truth.run('start').catch((err: unknown) => app.log.error({ err }, 'truth self-test failed to run'))
+  })
+
+  app.get('/truth/summary', {
+    schema: {
+      tags: ['admin'],
+      summary: '/api/v1/admin/truth/summary',
+      description: 'Known-answer self-tests through the real routes (digests, SAT/UNSAT, occupancy, diff round trip, backtest), per-operation provenance, envelopes without flags.',
+      querystring: rerunQuery,
+    },
+  }, async (req) => {
+    const { rerun } = req.query as z.infer<typeof rerunQuery>
+    return rerun === '1' || rerun === 'true' ? truth.run('rerun') : truth.latest()
+  })
+
+  app.get('/command-post/summary', {
+    schema: {
+      tags: ['admin'],
+      summary: '/api/v1/admin/command-post/summary',
+      description: 'Live operations: requests by surface/route/status, latency percentiles, error rate, event loop, memory, mill, database size. Also at /metrics (Prometheus text).',
+    },
+  }, async () => app.metrics.snapshot())
+
+  app.get('/go-live/overview', {
+    schema: {
+      tags: ['admin'],
+      summary: '/api/v1/admin/go-live/overview',
+      description: 'The go-live readiness report: boot smoke checks, blockers, advisories, weighted score, plan, dependency, migration, startup and environment summaries.',
+    },
+  }, async (req) => collector.report({ smoke: isSmokeRequest(req) }))
+}

@@ -1,0 +1,197 @@
+// Gathers the readiness report's inputs live: smoke checks, truth, dependency analyses, migrations, assets, environment.
+import { existsSync } from 'node:fs'
+import { basename, join, relative, sep } from 'node:path'
+import type { FastifyInstance } from 'fastify'
+import { CONFIG_ALIASES, type Config } from '../config.js'
+import { MIGRATIONS_DIR } from '../store/migrate.js'
+import { HUB_VERSION, NCM_VERSION, REPO_ROOT } from '../version.js'
+import { analyseNode, analysePython, type DependencySummary } from './dependencies/index.js'
+import type { PythonProbe } from './dependencies/python-env.js'
+import {
+  buildReadinessReport,
+  type Advisory,
+  type Blocker,
+  type DeploymentAsset,
+  type EnvironmentSummary,
+  type MigrationSummary,
+  type ReadinessReport,
+  type StartupSummary,
+} from './readiness.js'
+import { ADMIN_ROUTES, runSmokeChecks, SMOKE_ALGORITHM } from './smoke.js'
+import { TRUTH_ALGORITHM, type TruthRunner } from './truth.js'
+
+export const MIGRATION_ALGORITHM = 'sql-migrations-forward/1'
+/** The analyses read files and spawn python3: kept this long, then redone (the report says when they ran). */
+export const DEPENDENCY_CACHE_MS = 30_000
+
+export const DEPLOYMENT_ASSETS: ReadonlyArray<Omit<DeploymentAsset, 'exists'>> = [
+  { path: 'Dockerfile', purpose: 'multi-stage, non-root image with a HEALTHCHECK on /health' },
+  { path: '.dockerignore', purpose: 'keeps node_modules, data and build output out of the build context' },
+  { path: 'docker-compose.yml', purpose: 'app + nginx, named volume for DATA_DIR, healthchecks' },
+  { path: 'nginx/ncm-hub.conf', purpose: 'reverse proxy: upstream app:8000, forwarded headers, timeouts, gzip, body size' },
+  { path: 'systemd/ncm-hub.service', purpose: 'hardened service unit for a host install' },
+  { path: 'requirements.txt', purpose: 'Python dependencies of the ops scripts' },
+  { path: 'scripts/smoke.py', purpose: 'go-live smoke check over HTTP (standard library only)' },
+]
+
+export interface CollectorOptions {
+  config: Config
+  truth: TruthRunner
+  now: () => number
+  rootDir?: string
+  /** Replaces the host's python3 (tests). */
+  pythonProbe?: (modules: readonly string[]) => Promise<PythonProbe>
+}
+
+export interface ReadinessCollector {
+  report(options: { smoke: boolean }): Promise<ReadinessReport>
+}
+
+export function createReadinessCollector(app: FastifyInstance, options: CollectorOptions): ReadinessCollector {
+  const rootDir = options.rootDir ?? REPO_ROOT
+  let cached: { at: number; python: DependencySummary; node: DependencySummary } | null = null
+  let pending: Promise<{ python: DependencySummary; node: DependencySummary }> | null = null
+
+  const dependencies = async () => {
+    const at = options.now()
+    if (cached && at - cached.at < DEPENDENCY_CACHE_MS) return cached
+    pending ??= Promise.all([
+      analysePython({ rootDir, ...(options.pythonProbe ? { probe: options.pythonProbe } : {}) }),
+      analyseNode({ rootDir }),
+    ])
+      .then(([python, node]) => {
+        cached = { at, python, node }
+        return cached
+      })
+      .finally(() => {
+        pending = null
+      })
+    return pending
+  }
+
+  return {
+    async report({ smoke }) {
+      // A smoke request gets the report without running the smoke checks: that is what stops the recursion.
+      const smokeChecks = smoke ? null : await runSmokeChecks(app)
+      let truth = null
+      let truthError: string | null = null
+      try {
+        truth = await options.truth.latest()
+      } catch (err) {
+        truthError = (err as Error).message
+      }
+      const { python, node } = await dependencies()
+      return buildReadinessReport({
+        generatedAt: new Date(options.now()).toISOString(),
+        versions: { hub: HUB_VERSION, ncm: NCM_VERSION },
+        smoke: smokeChecks,
+        truth,
+        truthError,
+        python,
+        node,
+        migrations: migrationSummary(app, options.config, rootDir),
+        startup: startupSummary(rootDir),
+        environment: environmentSummary(options.config, rootDir),
+        algorithms: [SMOKE_ALGORITHM, TRUTH_ALGORITHM, python.algorithm, node.algorithm, MIGRATION_ALGORITHM, 'pep503-normalise/1'],
+      })
+    },
+  }
+}
+
+/** A path for the report: relative to the repo root or to DATA_DIR, never absolute. */
+export function displayPath(path: string, rootDir: string, dataDir: string): string {
+  if (path === ':memory:') return ':memory:'
+  const inside = (base: string) => {
+    const rel = relative(base, path)
+    return rel !== '' && !rel.startsWith('..') && !rel.startsWith(sep) ? rel.split(sep).join('/') : rel === '' ? '.' : null
+  }
+  const fromData = inside(dataDir)
+  if (fromData !== null) return fromData === '.' ? '$DATA_DIR' : `$DATA_DIR/${fromData}`
+  const fromRoot = inside(rootDir)
+  if (fromRoot !== null) return fromRoot
+  return `<outside the repo and DATA_DIR>/${basename(path)}`
+}
+
+function dataDirDisplay(dataDir: string, rootDir: string): string {
+  const rel = relative(rootDir, dataDir)
+  if (rel === '') return '.'
+  return rel.startsWith('..') || rel.startsWith(sep) ? '$DATA_DIR (outside the repo)' : rel.split(sep).join('/')
+}
+
+function migrationSummary(app: FastifyInstance, config: Config, rootDir: string): MigrationSummary {
+  const databasePath = app.store.path
+  let applied: MigrationSummary['applied'] = []
+  let pendingNames: string[] = []
+  let error: string | null = null
+  try {
+    applied = app.store.applied().map((m) => ({ name: m.name, applied_at: m.applied_at }))
+    pendingNames = app.store.pending()
+  } catch (err) {
+    error = (err as Error).message
+  }
+  return {
+    alembic_ini: 'alembic.ini',
+    // This host has no Alembic: its migrations are numbered .sql files applied by src/store/migrate.ts.
+    alembic_exists: existsSync(join(rootDir, 'alembic.ini')),
+    migrations_dir: displayPath(MIGRATIONS_DIR, rootDir, config.dataDir),
+    migrations_exist: existsSync(MIGRATIONS_DIR),
+    database_path: displayPath(databasePath, rootDir, config.dataDir),
+    database_exists: databasePath === ':memory:' ? app.store.db.open : existsSync(databasePath),
+    applied,
+    pending: pendingNames,
+    commands: [
+      'npm start  # applies pending migrations in order, each in a transaction, before listening',
+      "sqlite3 \"$DATA_DIR/ncm-hub.sqlite\" 'SELECT name, applied_at FROM schema_migrations ORDER BY name'",
+    ],
+    algorithm: MIGRATION_ALGORITHM,
+    error,
+  }
+}
+
+function startupSummary(rootDir: string): StartupSummary {
+  const base = 'http://127.0.0.1:8000'
+  return {
+    commands: [
+      { step: 'install', command: 'npm ci' },
+      { step: 'build', command: 'npm run build' },
+      { step: 'start', command: 'HOST=0.0.0.0 PORT=8000 npm start' },
+    ],
+    smoke_tests: [
+      ...ADMIN_ROUTES.map((path) => `curl -fsS -H "Authorization: Bearer $ADMIN_TOKEN" ${base}${path} -o /dev/null -w '%{http_code} ${path}\\n'`),
+      `python3 scripts/smoke.py --url ${base} --token "$ADMIN_TOKEN"`,
+    ],
+    deployment_assets: DEPLOYMENT_ASSETS.map((a) => ({ ...a, exists: existsSync(join(rootDir, a.path)) })),
+  }
+}
+
+function environmentSummary(config: Config, rootDir: string): EnvironmentSummary {
+  const blockers: Blocker[] = []
+  const advisories: Advisory[] = []
+  const production = config.nodeEnv === 'production'
+  if (production && !config.adminToken) {
+    blockers.push({ kind: 'environment', detail: 'ADMIN_TOKEN is unset while NODE_ENV=production: grants and the admin surface would be open to anyone', required: true })
+  }
+  if (production && config.databasePath === ':memory:') {
+    blockers.push({ kind: 'environment', detail: 'the database is in memory while NODE_ENV=production: every write is lost on restart', required: true })
+  }
+  if (production && (config.host === '127.0.0.1' || config.host === 'localhost' || config.host === '::1')) {
+    advisories.push({ kind: 'environment', detail: `HOST=${config.host} while NODE_ENV=production: only this machine can connect (deployments use 0.0.0.0 behind the proxy)` })
+  }
+  if (production && config.rateLimitPerMin === 0) {
+    advisories.push({ kind: 'environment', detail: 'RATE_LIMIT_PER_MIN=0 while NODE_ENV=production: the per-client rate limit is off' })
+  }
+  for (const used of config.aliasesUsed) {
+    advisories.push({ kind: 'environment', detail: `${used.alias} is an alias of ${used.canonical}; prefer the canonical name` })
+  }
+  const usedAliases = new Set(config.aliasesUsed.map((a) => a.alias))
+  return {
+    node_env: config.nodeEnv,
+    host: config.host,
+    port: config.port,
+    admin_token: config.adminToken ? 'set' : 'unset',
+    data_dir: dataDirDisplay(config.dataDir, rootDir),
+    aliases: CONFIG_ALIASES.map((a) => ({ ...a, used: usedAliases.has(a.alias) })),
+    blockers,
+    advisories,
+  }
+}

@@ -1,0 +1,48 @@
+import { describe, expect, it } from 'vitest'
+import { ConfigError, loadConfig, redactedConfig } from './config.js'
+
+describe('loadConfig', () => {
+  it('has the documented defaults', () => {
+    const c = loadConfig({}, '/srv/app')
+    expect(c.host).toBe('127.0.0.1')
+    expect(c.port).toBe(8000)
+    expect(c.dataDir).toBe('/srv/app/data')
+    expect(c.databasePath).toBe('/srv/app/data/ncm-hub.sqlite')
+    expect(c.bodyLimitBytes).toBe(1024 * 1024)
+    expect(c.largeBodyLimitBytes).toBe(16 * 1024 * 1024)
+    expect(c.rateLimitPerMin).toBe(1200)
+    expect(c.adminToken).toBeNull()
+    expect(c.millThreads).toBeGreaterThanOrEqual(1)
+    expect(Object.isFrozen(c)).toBe(true)
+  })
+
+  it('accepts aliases, records them, and lets the canonical name win', () => {
+    const c = loadConfig({ NCM_PORT: '9001', NCM_HOST: '0.0.0.0', DATABASE_PATH: ':memory:' })
+    expect(c.port).toBe(9001)
+    expect(c.host).toBe('0.0.0.0')
+    expect(c.databasePath).toBe(':memory:')
+    expect(c.aliasesUsed.map((a) => a.alias).sort()).toEqual(['DATABASE_PATH', 'NCM_HOST', 'NCM_PORT'])
+    expect(loadConfig({ NCM_PORT: '9001', PORT: '9002' }).port).toBe(9002)
+  })
+
+  it('fails fast naming every bad variable', () => {
+    expect(() => loadConfig({ PORT: '70000', LOG_LEVEL: 'loud' })).toThrow(ConfigError)
+    try {
+      loadConfig({ PORT: '70000', LOG_LEVEL: 'loud', ADMIN_TOKEN: 'short' })
+    } catch (err) {
+      expect((err as Error).message).toMatch(/PORT="70000"/)
+      expect((err as Error).message).toMatch(/LOG_LEVEL="loud"/)
+      expect((err as Error).message).toMatch(/ADMIN_TOKEN=/)
+    }
+    expect(() => loadConfig({ RPC_ENDPOINTS: 'ftp://x' })).toThrow(/RPC_ENDPOINTS/)
+  })
+
+  it('redacts secrets', () => {
+    const c = loadConfig({ ADMIN_TOKEN: 'a-very-secret-admin-token', RPC_ENDPOINTS: 'https://user:pw@rpc.example/v1?apikey=abc' })
+    const shown = JSON.stringify(redactedConfig(c))
+    expect(shown).not.toContain('a-very-secret-admin-token')
+    expect(shown).not.toContain('pw@')
+    expect(shown).not.toContain('abc')
+    expect(redactedConfig(c).ADMIN_TOKEN).toBe('set')
+  })
+})

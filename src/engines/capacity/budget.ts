@@ -1,0 +1,193 @@
+// Token budget of a context window with a real BPE tokenizer (js-tiktoken's bundled ranks), and a truncation plan.
+import { Tiktoken } from 'js-tiktoken/lite'
+import cl100kBase from 'js-tiktoken/ranks/cl100k_base'
+import o200kBase from 'js-tiktoken/ranks/o200k_base'
+
+export const ENCODINGS = ['cl100k_base', 'o200k_base'] as const
+export type EncodingName = (typeof ENCODINGS)[number]
+
+const RANKS = { cl100k_base: cl100kBase, o200k_base: o200kBase } as const
+const built = new Map<EncodingName, Tiktoken>()
+
+/** Building an encoder parses its whole rank table (hundreds of ms), so each is built once, on first use. */
+export function encoder(name: EncodingName): Tiktoken {
+  let enc = built.get(name)
+  if (!enc) {
+    enc = new Tiktoken(RANKS[name])
+    built.set(name, enc)
+  }
+  return enc
+}
+
+/** Special-token text such as "<|endoftext|>" in user content is counted as ordinary text, as an API would see it. */
+export const encodeText = (name: EncodingName, text: string): number[] => encoder(name).encode(text, [], [])
+
+export const countTokens = (name: EncodingName, text: string): number => encodeText(name, text).length
+
+/** How messages are framed for a chat model. */
+export type Framing = 'openai_chat' | 'none'
+
+export const FRAMING_STATEMENTS: Readonly<Record<Framing, string>> = {
+  openai_chat:
+    'OpenAI chat framing: 3 tokens per message + the tokens of its role (+ 1 + the tokens of its name when named), ' +
+    'and 3 tokens priming the reply (<|start|>assistant<|message|>)',
+  none: 'no framing: only the tokens of each content are counted',
+}
+
+export const FRAMING_SOURCE =
+  'openai/openai-cookbook examples/How_to_count_tokens_with_tiktoken.ipynb, num_tokens_from_messages ' +
+  '(gpt-3.5-turbo-0613, gpt-4-0613: tokens_per_message = 3, tokens_per_name = 1, reply primed with 3)'
+
+const TOKENS_PER_MESSAGE = 3
+const TOKENS_PER_NAME = 1
+const REPLY_PRIMING = 3
+
+export interface BudgetMessage {
+  role: string
+  content: string
+  name?: string
+}
+
+export interface MessageCount {
+  index: number
+  role: string
+  content_tokens: number
+  framing_tokens: number
+  tokens: number
+  protected: boolean
+}
+
+export type KeepSide = 'tail' | 'head'
+
+export interface TruncationAction {
+  index: number
+  action: 'drop' | 'cut'
+  tokens_before: number
+  tokens_after: number
+  /** For a cut: the content kept (its end for keep = tail, its start for keep = head). */
+  kept_content?: string
+  kept_characters?: number
+}
+
+export interface BudgetInput {
+  encoding: EncodingName
+  framing: Framing
+  contextWindow: number
+  reserveOutput: number
+  messages: readonly BudgetMessage[]
+  /** Cut the first message that overflows instead of dropping it whole. */
+  allowCut: boolean
+  keep: KeepSide
+}
+
+export interface BudgetResult {
+  per_message: MessageCount[]
+  reply_priming_tokens: number
+  prompt_tokens: number
+  available_for_prompt: number
+  fits: boolean
+  remaining: number
+  overflow: number
+  plan: {
+    needed: boolean
+    actions: TruncationAction[]
+    kept_indexes: number[]
+    prompt_tokens_after: number
+    fits_after: boolean
+    /** Why the plan cannot make the prompt fit, or null. */
+    reason: string | null
+  }
+}
+
+/** Messages the plan never drops or cuts. */
+export const isProtected = (m: BudgetMessage) => m.role === 'system'
+
+function framingTokens(input: BudgetInput, m: BudgetMessage): number {
+  if (input.framing === 'none') return 0
+  let n = TOKENS_PER_MESSAGE + countTokens(input.encoding, m.role)
+  if (m.name !== undefined) n += TOKENS_PER_NAME + countTokens(input.encoding, m.name)
+  return n
+}
+
+/**
+ * The longest end (or start) of `content` whose token count is at most `limit`, measured by re-encoding the kept text.
+ * Cut at a token boundary of the whole text, then moved inward while the piece is not an exact substring (a token
+ * split a character) or re-encodes to more tokens than allowed.
+ */
+function cutContent(name: EncodingName, content: string, limit: number, keep: KeepSide): string {
+  if (limit <= 0) return ''
+  const tokens = encodeText(name, content)
+  const enc = encoder(name)
+  let take = Math.min(limit, tokens.length)
+  for (let guard = 0; take > 0 && guard < 64; guard++) {
+    const piece = enc.decode(keep === 'tail' ? tokens.slice(tokens.length - take) : tokens.slice(0, take))
+    const exact = keep === 'tail' ? content.endsWith(piece) : content.startsWith(piece)
+    if (exact) {
+      const count = countTokens(name, piece)
+      if (count <= limit) return piece
+      take -= Math.max(1, count - limit)
+    } else take--
+  }
+  return ''
+}
+
+export function tokenBudget(input: BudgetInput): BudgetResult {
+  const perMessage: MessageCount[] = input.messages.map((m, index) => {
+    const content = countTokens(input.encoding, m.content)
+    const framing = framingTokens(input, m)
+    return { index, role: m.role, content_tokens: content, framing_tokens: framing, tokens: content + framing, protected: isProtected(m) }
+  })
+  const priming = input.framing === 'openai_chat' && input.messages.length > 0 ? REPLY_PRIMING : 0
+  const prompt = perMessage.reduce((s, m) => s + m.tokens, 0) + priming
+  const available = input.contextWindow - input.reserveOutput
+  const overflow = Math.max(0, prompt - available)
+
+  const actions: TruncationAction[] = []
+  const dropped = new Set<number>()
+  let total = prompt
+  for (const m of perMessage) {
+    if (total <= available) break
+    if (m.protected) continue
+    const excess = total - available
+    const cutTarget = m.content_tokens - excess
+    if (input.allowCut && excess < m.tokens && cutTarget > 0) {
+      const kept = cutContent(input.encoding, input.messages[m.index]!.content, cutTarget, input.keep)
+      const after = m.framing_tokens + countTokens(input.encoding, kept)
+      actions.push({
+        index: m.index,
+        action: 'cut',
+        tokens_before: m.tokens,
+        tokens_after: after,
+        kept_content: kept,
+        kept_characters: kept.length,
+      })
+      total += after - m.tokens
+    } else {
+      actions.push({ index: m.index, action: 'drop', tokens_before: m.tokens, tokens_after: 0 })
+      dropped.add(m.index)
+      total -= m.tokens
+    }
+  }
+  // With every message dropped the reply priming goes too.
+  if (priming > 0 && dropped.size === perMessage.length) total -= priming
+  const fitsAfter = total <= available
+  return {
+    per_message: perMessage,
+    reply_priming_tokens: priming,
+    prompt_tokens: prompt,
+    available_for_prompt: available,
+    fits: overflow === 0,
+    remaining: Math.max(0, available - prompt),
+    overflow,
+    plan: {
+      needed: overflow > 0,
+      actions,
+      kept_indexes: perMessage.filter((m) => !dropped.has(m.index)).map((m) => m.index),
+      prompt_tokens_after: total,
+      fits_after: fitsAfter,
+      reason: fitsAfter
+        ? null
+        : 'the protected (system) messages alone exceed the tokens available for the prompt; shorten them or reserve fewer output tokens',
+    },
+  }
+}

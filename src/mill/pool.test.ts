@@ -1,0 +1,55 @@
+import { afterEach, describe, expect, it } from 'vitest'
+import { createMill, type Mill } from './pool.js'
+import { Refusal } from '../refusal.js'
+
+let mill: Mill | undefined
+afterEach(async () => {
+  await mill?.close()
+  mill = undefined
+})
+
+describe('the mill', () => {
+  it('runs a task in a worker and reports the worker live', async () => {
+    mill = createMill({ threads: 1, maxQueue: 4 })
+    const result = await mill.run<{ stopped_by_deadline: boolean }>('mill.spin', { ms: 5 }, { timeoutMs: 5000 })
+    expect(result.stopped_by_deadline).toBe(false)
+    const agents = mill.agents()
+    expect(agents).toHaveLength(1)
+    expect(agents[0]!.tasks_done).toBe(1)
+    expect(agents[0]!.state).toBe('idle')
+  })
+
+  it('gives the task its soft deadline', async () => {
+    mill = createMill({ threads: 1, maxQueue: 4 })
+    const result = await mill.run<{ stopped_by_deadline: boolean }>('mill.spin', { ms: 60_000 }, { timeoutMs: 50 })
+    expect(result.stopped_by_deadline).toBe(true)
+  })
+
+  it('stops a task that ignores its deadline and answers timeout; the pool keeps working', async () => {
+    mill = createMill({ threads: 1, maxQueue: 4 })
+    const err = await mill.run('mill.hang', { ms: 60_000 }, { timeoutMs: 20, op: 'probe' }).catch((e: unknown) => e)
+    expect(err).toBeInstanceOf(Refusal)
+    expect((err as Refusal).code).toBe('timeout')
+    expect(mill.stats().timeouts).toBe(1)
+    await expect(mill.run('mill.spin', { ms: 1 }, { timeoutMs: 5000 })).resolves.toBeTruthy()
+  })
+
+  it('refuses with occupied once the queue is full, and reports saturation', async () => {
+    mill = createMill({ threads: 1, maxQueue: 1 })
+    const running = mill.run('mill.spin', { ms: 300 }, { timeoutMs: 5000 })
+    const queued = mill.run('mill.spin', { ms: 1 }, { timeoutMs: 5000 })
+    await new Promise((r) => setTimeout(r, 50))
+    expect(mill.isSaturated()).toBe(true)
+    const err = await mill.run('mill.spin', { ms: 1 }, { timeoutMs: 5000 }).catch((e: unknown) => e)
+    expect((err as Refusal).code).toBe('occupied')
+    expect((err as Refusal).options.retryAfterS).toBeGreaterThan(0)
+    await Promise.all([running, queued])
+    expect(mill.isSaturated()).toBe(false)
+  })
+
+  it('counts failures per worker', async () => {
+    mill = createMill({ threads: 1, maxQueue: 4 })
+    await expect(mill.run('mill.fail', {}, { timeoutMs: 5000 })).rejects.toThrow(/always throws/)
+    expect(mill.agents()[0]!.failures).toBe(1)
+  })
+})
