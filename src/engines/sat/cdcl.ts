@@ -529,7 +529,7 @@ export class CdclSolver {
     return this.reason[first >> 1] === c && this.value[first] === 1
   }
 
-  /** Keeps core clauses (LBD ≤ 2) and recently used ones; deletes the worse half of the rest by LBD. */
+  /** Keeps core clauses (LBD ≤ 2), reasons, and tier-2 ones (LBD ≤ 6) used since the last time; deletes the worst 75% of the rest by LBD. */
   private reduceLearnts(): void {
     const arena = this.arena
     const candidates: number[] = []

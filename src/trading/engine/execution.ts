@@ -75,8 +75,8 @@ export function executeEvents(bars: Bars, strategyEventsIn: StrategyEvents, opti
       exitPrice: price,
       entryTime: ts[entryBar]!,
       exitTime: ts[bar]!,
-      pnl: gross - commissions,
-      returnPct: Math.sign(size) * (price / entryPrice - 1) - commissions / (Math.abs(size) * entryPrice),
+      pnl: gross - commissions + 0, // + 0 turns a -0 of a flat short into 0
+      returnPct: Math.sign(size) * (price / entryPrice - 1) - commissions / (Math.abs(size) * entryPrice) + 0,
       commissions,
     })
     size = 0
@@ -157,8 +157,8 @@ export function executeEvents(bars: Bars, strategyEventsIn: StrategyEvents, opti
       exitPrice: null,
       entryTime: ts[entryBar]!,
       exitTime: null,
-      pnl: size * (last - entryPrice),
-      returnPct: Math.sign(size) * (last / entryPrice - 1),
+      pnl: size * (last - entryPrice) + 0,
+      returnPct: Math.sign(size) * (last / entryPrice - 1) + 0,
       commissions: Math.abs(size) * entryPrice * commission,
     })
   }

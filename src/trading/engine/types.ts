@@ -51,11 +51,11 @@ export interface Trade {
   exitPrice: number | null
   entryTime: number
   exitTime: number | null
-  /** size × (exit − entry) − commissions (for an open trade: marked to the last close). */
+  /** size × (exit − entry) − commissions. Open trade: size × (last close − entry), commissions not deducted (as the reference marks it). */
   pnl: number
   /** sign × (exit / entry − 1) − commissions / (|size| × entry), as a fraction (not percent). */
   returnPct: number
-  /** Entry commission plus exit commission (for an open trade: the exit commission is not yet charged). */
+  /** Entry plus exit commission; for an open trade the entry commission already paid. */
   commissions: number
 }
 

@@ -1,0 +1,282 @@
+// Platform state read from storage and live components: health, inventory, database statistics, command-center panels.
+import { z } from 'zod'
+import type { Clock } from '../caller/operation.js'
+import type { Mill } from '../mill/pool.js'
+import type { Admission } from '../plugins/admission.js'
+import type { Store } from '../store/index.js'
+import { STRATEGIES, STRATEGY_NAMES } from './engine/index.js'
+import { datasetView } from './datasets.js'
+import { iso } from './present.js'
+import type { RunRow, TradingRepository } from './repository.js'
+import type { RpcProber } from './rpc-prober.js'
+import { PLATFORM_VERSION } from './schemas.js'
+import { MAX_CONFIG_BARS, MAX_CONFIGS, MAX_V10_PAIRS, SIMULATE_MAX_BAR_STEPS } from './service.js'
+
+export interface SystemDeps {
+  store: Store
+  repo: TradingRepository
+  mill: Mill
+  admission: Admission
+  clock: Clock
+  prober: RpcProber
+  startedAt: number
+}
+
+export interface PlatformRoute {
+  method: string
+  url: string
+  summary: string
+  deprecated: boolean
+}
+
+type Status = 'ok' | 'degraded' | 'down'
+
+export const MODE_REASON =
+  'paper trading only: orders are filled against stored bars with modelled slippage and commission; no broker is connected and nothing is ever sent to a market'
+
+export function createSystem(deps: SystemDeps) {
+  const { store, repo, mill, admission, clock, prober, startedAt } = deps
+  const uptimeS = () => Math.max(0, Math.round((clock.now() - startedAt) / 100) / 10)
+
+  function databaseCheck() {
+    const started = performance.now()
+    try {
+      const row = store.db.prepare<[], { one: number }>('SELECT 1 AS one').get()
+      const ok = row?.one === 1
+      return { ok, detail: ok ? 'SELECT 1 answered' : 'SELECT 1 gave an unexpected answer', latency_ms: elapsed(started) }
+    } catch (err) {
+      return { ok: false, detail: `SELECT 1 failed: ${(err as Error).message}`, latency_ms: elapsed(started) }
+    }
+  }
+
+  function v11Health() {
+    const database = databaseCheck()
+    const components: Array<{ name: string; status: Status; detail: string; [k: string]: unknown }> = []
+    components.push({ name: 'database', status: database.ok ? 'ok' : 'down', detail: database.detail, latency_ms: database.latency_ms })
+    if (database.ok) {
+      const pending = store.pending()
+      components.push({
+        name: 'migrations', status: pending.length ? 'degraded' : 'ok',
+        detail: pending.length ? `${pending.length} pending: ${pending.join(', ')}` : `${store.applied().length} applied, none pending`,
+      })
+      const datasets = repo.datasetCount()
+      components.push({
+        name: 'datasets', status: datasets > 0 ? 'ok' : 'degraded', count: datasets,
+        detail: datasets > 0 ? `${datasets} datasets stored` : 'no dataset: import one (POST /api/v11/datasets) to trade',
+      })
+    }
+    const millStats = mill.stats()
+    components.push({
+      name: 'mill', status: mill.isSaturated() ? 'degraded' : 'ok',
+      detail: `${millStats.threads} threads, ${millStats.running} running, ${millStats.queue_size} queued (max ${millStats.max_queue})`,
+      threads: millStats.threads, running: millStats.running, queue_size: millStats.queue_size, timeouts: millStats.timeouts,
+    })
+    const occupancy = admission.state()
+    components.push({
+      name: 'admission', status: occupancy === 'live-bound' ? 'ok' : 'degraded', occupancy,
+      detail: occupancy === 'live-bound' ? 'heavy work admitted' : (admission.reason() ?? occupancy),
+    })
+    const rpc = prober.snapshot()
+    const healthy = rpc.endpoints.filter((e) => e.healthy).length
+    components.push({
+      name: 'rpc', status: !rpc.configured || healthy > 0 ? 'ok' : 'degraded', configured: rpc.configured, healthy, endpoints: rpc.endpoints.length,
+      detail: rpc.configured ? `${healthy} of ${rpc.endpoints.length} endpoints healthy` : 'no RPC_ENDPOINTS configured',
+    })
+    components.push({ name: 'execution', status: 'ok', detail: MODE_REASON })
+    const status: Status = components.some((c) => c.status === 'down') ? 'down'
+      : components.some((c) => c.status === 'degraded') ? 'degraded' : 'ok'
+    return { status, version: PLATFORM_VERSION, uptime_s: uptimeS(), checked_at: iso(clock.now()), components }
+  }
+
+  return {
+    uptimeS,
+
+    rootHealth() {
+      const database = databaseCheck()
+      return {
+        status: (database.ok ? 'ok' : 'down') as Status,
+        version: PLATFORM_VERSION,
+        mode: 'paper' as const,
+        uptime_s: uptimeS(),
+        started_at: iso(startedAt),
+        checks: { database },
+      }
+    },
+
+    v11Health,
+
+    v10Health() {
+      const database = databaseCheck()
+      return {
+        status: (database.ok ? 'ok' : 'down') as Status,
+        version: '10.9.0',
+        api: 'v10' as const,
+        uptime: uptimeS(),
+        db: (database.ok ? 'ok' : 'error') as 'ok' | 'error',
+        datasets: database.ok ? repo.datasetCount() : 0,
+        deprecated: true as const,
+        successor: '/api/v11/system/health',
+      }
+    },
+
+    inventory(routes: PlatformRoute[]) {
+      const counts = repo.tableCounts()
+      return {
+        version: PLATFORM_VERSION,
+        mode: 'paper' as const,
+        datasets: repo.datasets().map(datasetView),
+        strategies: STRATEGY_NAMES.map((name) => {
+          const spec = STRATEGIES[name]
+          return {
+            name,
+            describe: spec.describe,
+            params: z.toJSONSchema(spec.params, { io: 'input', unrepresentable: 'any' }) as Record<string, unknown>,
+            defaults: spec.defaults,
+            grid: spec.grid,
+          }
+        }),
+        routes,
+        counts: {
+          datasets: counts.datasets,
+          bars: counts.bars,
+          runs: repo.runCounts(),
+          signals: counts.signals,
+          cycles: counts.cycles,
+          orders: counts.orders,
+          fills: counts.fills,
+          positions: counts.positions,
+          accounts: counts.accounts,
+        },
+        limits: {
+          max_configs: MAX_CONFIGS,
+          max_config_bars: MAX_CONFIG_BARS,
+          max_v10_pairs: MAX_V10_PAIRS,
+          simulate_max_bar_steps: SIMULATE_MAX_BAR_STEPS,
+        },
+      }
+    },
+
+    dbStats() {
+      const db = store.db
+      const pragma = (name: string): unknown => db.pragma(name, { simple: true })
+      const pageSize = Number(pragma('page_size'))
+      const pageCount = Number(pragma('page_count'))
+      const tables = db.prepare<[], { name: string }>(
+        "SELECT name FROM sqlite_schema WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name",
+      ).all()
+      const sizes = store.fileSizes()
+      return {
+        sqlite_version: db.prepare<[], { v: string }>('SELECT sqlite_version() AS v').get()!.v,
+        journal_mode: String(pragma('journal_mode')),
+        in_memory: store.path === ':memory:',
+        page_size: pageSize,
+        page_count: pageCount,
+        freelist_count: Number(pragma('freelist_count')),
+        database_bytes: pageSize * pageCount,
+        file_bytes: sizes.file,
+        wal_bytes: sizes.wal,
+        // Table names come from sqlite_schema itself, so quoting them is safe.
+        tables: tables.map(({ name }) => ({
+          name,
+          rows: db.prepare<[], { n: number }>(`SELECT count(*) AS n FROM "${name.replaceAll('"', '""')}"`).get()!.n,
+        })),
+        migrations: store.applied().map((m) => ({ name: m.name, applied_at: m.applied_at })),
+      }
+    },
+
+    panels() {
+      const datasets = repo.datasets()
+      const byId = new Map(datasets.map((d) => [d.id, d]))
+      const account = repo.account('paper') ?? repo.accounts()[0] ?? null
+      let positionsPanel: {
+        account: Record<string, unknown> | null
+        positions: Array<Record<string, unknown>>
+      } = { account: null, positions: [] }
+      if (account) {
+        let marketValue = 0
+        let realized = 0
+        let unrealized = 0
+        const positions = repo.positions(account.id).map((p) => {
+          const last = repo.lastBar(p.dataset_id)
+          const value = last ? p.quantity * last.close : null
+          const upnl = last ? p.quantity * (last.close - p.avg_price) : null
+          marketValue += value ?? 0
+          realized += p.realized_pnl
+          unrealized += upnl ?? 0
+          return {
+            dataset_id: p.dataset_id, symbol: p.symbol, quantity: p.quantity, avg_price: p.avg_price,
+            last_price: last?.close ?? null, last_bar_ts: last ? iso(last.ts) : null, market_value: value,
+            unrealized_pnl: upnl, realized_pnl: p.realized_pnl, updated_at: p.updated_at,
+          }
+        })
+        const equity = account.cash + marketValue
+        positionsPanel = {
+          account: {
+            id: account.id, currency: account.currency, initial_cash: account.initial_cash, cash: account.cash,
+            market_value: marketValue, equity, realized_pnl: realized, unrealized_pnl: unrealized,
+            total_pnl: equity - account.initial_cash, total_return_pct: (equity / account.initial_cash - 1) * 100,
+          },
+          positions,
+        }
+      }
+      const signals = repo.recentSignals(10).map((s) => ({
+        id: s.id, dataset_id: s.dataset_id, symbol: s.symbol, timeframe: s.timeframe, strategy: s.strategy,
+        params: JSON.parse(s.params) as Record<string, unknown>, signal: s.signal, bar_ts: iso(s.bar_ts),
+        origin: s.origin, run_id: s.run_id, created_at: s.created_at,
+      }))
+      const runs = repo.recentRuns(10).map((r) => ({
+        id: r.id, kind: r.kind, dataset_id: r.dataset_id, symbol: byId.get(r.dataset_id)?.symbol ?? null,
+        strategy: r.strategy, params: JSON.parse(r.params) as Record<string, unknown>,
+        headline: headlineOf(r.kind, JSON.parse(r.stats) as Record<string, unknown>),
+        inputs_digest: r.inputs_digest, elapsed_ms: r.elapsed_ms, created_at: r.created_at,
+      }))
+      const latest = repo.latestBacktest()
+      return {
+        generated_at: iso(clock.now()),
+        mode: { mode: 'paper' as const, live_trading: false as const },
+        panels: {
+          positions: positionsPanel,
+          signals,
+          runs,
+          datasets: datasets.map((d) => ({
+            id: d.id, symbol: d.symbol, timeframe: d.timeframe, source: d.source, rows: d.rows,
+            first_ts: d.first_ts === null ? null : iso(d.first_ts), last_ts: d.last_ts === null ? null : iso(d.last_ts),
+          })),
+          health: v11Health(),
+          rpc: prober.snapshot(),
+          equity: latest ? equityOf(latest, byId.get(latest.dataset_id)?.symbol ?? null) : null,
+        },
+      }
+    },
+  }
+}
+
+function headlineOf(kind: string, stats: Record<string, unknown>): Record<string, number | null> {
+  const num = (v: unknown): number | null => (typeof v === 'number' && Number.isFinite(v) ? v : null)
+  if (kind === 'backtest') {
+    return { return_pct: num(stats.return_pct), sharpe_ratio: num(stats.sharpe_ratio), max_drawdown_pct: num(stats.max_drawdown_pct), trades: num(stats.trades) }
+  }
+  if (kind === 'simulate') {
+    return { return_p50_pct: num(stats.return_p50_pct), probability_of_loss: num(stats.probability_of_loss), var95_pct: num(stats.var95_pct) }
+  }
+  const best = (stats.best ?? null) as { oos_sharpe?: unknown; oos_return_pct?: unknown } | null
+  const dsr = (stats.deflated_sharpe ?? null) as { dsr?: unknown } | null
+  return {
+    oos_sharpe: num(best?.oos_sharpe), oos_return_pct: num(best?.oos_return_pct),
+    configs_tried: num(stats.configs_tried ?? stats.tried), deflated_sharpe: num(dsr?.dsr),
+  }
+}
+
+function equityOf(run: RunRow, symbol: string | null) {
+  const stats = JSON.parse(run.stats) as { return_pct?: unknown }
+  return {
+    run_id: run.id,
+    dataset_id: run.dataset_id,
+    symbol,
+    strategy: run.strategy,
+    return_pct: typeof stats.return_pct === 'number' ? stats.return_pct : null,
+    points: JSON.parse(run.equity!) as Array<[number, number]>,
+  }
+}
+
+const elapsed = (started: number): number => Math.round((performance.now() - started) * 1000) / 1000
