@@ -181,6 +181,8 @@ function environmentSummary(config: Config, rootDir: string): EnvironmentSummary
     advisories.push({ kind: 'environment', detail: 'RATE_LIMIT_PER_MIN=0 while NODE_ENV=production: the per-client rate limit is off' })
   }
   for (const used of config.aliasesUsed) {
+    // DATABASE_PATH is a variable of its own (the file's full path), not a second name for DATA_DIR: nothing to prefer.
+    if (used.alias === 'DATABASE_PATH') continue
     advisories.push({ kind: 'environment', detail: `${used.alias} is an alias of ${used.canonical}; prefer the canonical name` })
   }
   const usedAliases = new Set(config.aliasesUsed.map((a) => a.alias))

@@ -1,16 +1,27 @@
 // Content digests of the trading surface: a dataset's bars, and the inputs of a run or request (canonical JSON).
 import { createHash, type Hash } from 'node:crypto'
+import { endianness } from 'node:os'
 import type { Bars } from './engine/types.js'
 
 /**
- * A dataset's checksum is the SHA-256 of one line per bar, `ts,open,high,low,close,volume\n`, numbers in their
- * shortest round-trip form. SQLite REAL keeps doubles exactly, so the digest recomputed from storage must match.
+ * A dataset's checksum is the SHA-256 of its bars as little-endian float64 values, six per bar in the order
+ * ts (epoch ms), open, high, low, close, volume — numpy: `np.column_stack([ts, o, h, l, c, v]).astype('<f8').tobytes()`.
+ * SQLite REAL keeps doubles exactly, so the digest recomputed from storage must match the one taken at import.
  */
+// Float64Array bytes are in the platform's order; the digest is defined little-endian.
+if (endianness() !== 'LE') throw new Error('dataset checksums assume a little-endian platform')
+
 export class BarsDigest {
   private readonly hash: Hash = createHash('sha256')
+  private readonly chunk = new Float64Array(6 * 4096)
+  private filled = 0
 
   add(ts: number, open: number, high: number, low: number, close: number, volume: number): void {
-    this.hash.update(`${ts},${open},${high},${low},${close},${volume}\n`)
+    const c = this.chunk
+    let i = this.filled
+    c[i++] = ts; c[i++] = open; c[i++] = high; c[i++] = low; c[i++] = close; c[i++] = volume
+    this.filled = i
+    if (i === c.length) this.flush()
   }
 
   addAll(bars: Bars): this {
@@ -21,7 +32,15 @@ export class BarsDigest {
   }
 
   hex(): string {
+    this.flush()
     return this.hash.digest('hex')
+  }
+
+  private flush(): void {
+    if (this.filled === 0) return
+    const bytes = new Uint8Array(this.chunk.buffer, 0, this.filled * 8)
+    this.hash.update(bytes)
+    this.filled = 0
   }
 }
 

@@ -4,7 +4,7 @@ import type { Clock } from '../caller/operation.js'
 import { Refusal } from '../refusal.js'
 import type { Store } from '../store/index.js'
 import { atr, signalOf, STRATEGY_NAMES } from './engine/index.js'
-import type { Signal, StrategyName } from './engine/types.js'
+import type { Bars, Signal, StrategyName } from './engine/types.js'
 import { digestOf } from './checksum.js'
 import { resolveDataset } from './datasets.js'
 import { iso } from './present.js'
@@ -82,7 +82,7 @@ export function createCycleRunner({ store, repo, service, clock }: CycleDeps) {
 
   async function execute(body: FullCycleBody, key: string | null, digest: string): Promise<CycleAnswer> {
     const dataset = resolveDataset(repo, body.dataset)
-    const bars = repo.loadBars(dataset.id)
+    const bars = service.bars(dataset)
     const n = bars.ts.length
     if (n < body.risk.atr_period + 1) {
       throw new Refusal('invalid_input', `dataset #${dataset.id} has ${n} bars; ATR(${body.risk.atr_period}) needs ${body.risk.atr_period + 1}`)
@@ -108,7 +108,7 @@ export function createCycleRunner({ store, repo, service, clock }: CycleDeps) {
     })
   }
 
-  async function chooseSignal(body: FullCycleBody, dataset: DatasetRow, bars: ReturnType<TradingRepository['loadBars']>): Promise<ChosenSignal> {
+  async function chooseSignal(body: FullCycleBody, dataset: DatasetRow, bars: Bars): Promise<ChosenSignal> {
     if (body.strategy) {
       const params = service.strategyParams(body.strategy, body.params ?? {})
       // A signal is one pass of indicators over the bars: light enough for the event loop.

@@ -11,8 +11,22 @@ export interface Problem {
   status: number
   detail: string
   instance: string
-  code: RefusalCode
+  code: string
   [member: string]: unknown
+}
+
+/** A problem of this surface that the host-wide refusal vocabulary has no code for (e.g. no healthy RPC endpoint). */
+export class PlatformProblem extends Error {
+  override name = 'PlatformProblem'
+  constructor(
+    readonly status: number,
+    readonly code: string,
+    readonly title: string,
+    detail: string,
+    readonly members: Record<string, unknown> = {},
+  ) {
+    super(detail)
+  }
 }
 
 const TITLES: Record<RefusalCode, string> = {
@@ -31,7 +45,7 @@ const TITLES: Record<RefusalCode, string> = {
 }
 
 /** Problem type URIs: URNs, absolute and stable, naming the refusal code they stand for. */
-export const problemType = (code: RefusalCode): string => `urn:ncm-hub:problem:${code.replaceAll('_', '-')}`
+export const problemType = (code: string): string => `urn:ncm-hub:problem:${code.replaceAll('_', '-')}`
 
 /** Maps anything thrown on the trading surface onto a Refusal (the one error vocabulary of the host). */
 export function refusalOf(err: unknown, requestId: string): Refusal {
@@ -103,6 +117,14 @@ export function sendProblem(reply: FastifyReply, refusal: Refusal, instance: str
 }
 
 export function problemErrorHandler(err: unknown, req: FastifyRequest, reply: FastifyReply) {
+  if (err instanceof PlatformProblem) {
+    const problem: Problem = {
+      type: problemType(err.code), title: err.title, status: err.status, detail: err.message, instance: req.url, code: err.code,
+    }
+    for (const [key, value] of Object.entries(err.members)) if (!(key in problem)) problem[key] = value
+    if (typeof problem.retry_after_s === 'number') reply.header('retry-after', String(Math.ceil(problem.retry_after_s)))
+    return reply.code(err.status).type(PROBLEM_CONTENT_TYPE).send(JSON.stringify(problem))
+  }
   const refusal = refusalOf(err, req.id)
   if (refusal.code === 'internal') req.log.error({ err, method: req.method, url: req.url }, 'internal error')
   else req.log.info({ refusal: refusal.code, reason: refusal.message }, 'refused')

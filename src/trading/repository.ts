@@ -140,6 +140,8 @@ export const TRADING_TABLES = [
 
 type BarTuple = [number, number, number, number, number, number]
 
+const BAR_BATCH = 256
+
 export type TradingRepository = ReturnType<typeof createTradingRepository>
 
 export function createTradingRepository(db: Db) {
@@ -151,8 +153,13 @@ export function createTradingRepository(db: Db) {
     finishDataset: db.prepare<[number, number | null, number | null, number]>(
       'UPDATE datasets SET rows = ?, first_ts = ?, last_ts = ? WHERE id = ?',
     ),
-    insertBar: db.prepare<[number, number, number, number, number, number, number]>(
+    insertBar: db.prepare<number[]>(
       'INSERT INTO bars (dataset_id, ts, open, high, low, close, volume) VALUES (?, ?, ?, ?, ?, ?, ?)',
+    ),
+    // Many rows per statement: one call into SQLite per batch instead of per bar.
+    insertBars: db.prepare<number[]>(
+      `INSERT INTO bars (dataset_id, ts, open, high, low, close, volume) VALUES ${
+        Array.from({ length: BAR_BATCH }, () => '(?, ?, ?, ?, ?, ?, ?)').join(', ')}`,
     ),
     datasets: db.prepare<[], DatasetRow>('SELECT * FROM datasets ORDER BY id'),
     datasetById: db.prepare<[number], DatasetRow>('SELECT * FROM datasets WHERE id = ?'),
@@ -256,7 +263,18 @@ export function createTradingRepository(db: Db) {
     insertDataset(meta: NewDataset, bars: Bars): DatasetRow {
       const id = Number(s.insertDataset.run(meta).lastInsertRowid)
       const n = bars.ts.length
-      for (let i = 0; i < n; i++) {
+      const batch = new Array<number>(BAR_BATCH * 7)
+      let i = 0
+      for (; i + BAR_BATCH <= n; i += BAR_BATCH) {
+        for (let j = 0; j < BAR_BATCH; j++) {
+          const k = i + j
+          const o = j * 7
+          batch[o] = id; batch[o + 1] = bars.ts[k]!; batch[o + 2] = bars.open[k]!; batch[o + 3] = bars.high[k]!
+          batch[o + 4] = bars.low[k]!; batch[o + 5] = bars.close[k]!; batch[o + 6] = bars.volume[k]!
+        }
+        s.insertBars.run(...batch)
+      }
+      for (; i < n; i++) {
         s.insertBar.run(id, bars.ts[i]!, bars.open[i]!, bars.high[i]!, bars.low[i]!, bars.close[i]!, bars.volume[i]!)
       }
       s.finishDataset.run(n, n > 0 ? bars.ts[0]! : null, n > 0 ? bars.ts[n - 1]! : null, id)

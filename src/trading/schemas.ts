@@ -3,7 +3,7 @@ import { z } from 'zod'
 import { STRATEGY_NAMES } from './engine/index.js'
 import type { StrategyName } from './engine/types.js'
 
-export const PLATFORM_VERSION = '11.0.0'
+export const PLATFORM_VERSION = '11.0.0' as const
 
 // ---- shared atoms ----------------------------------------------------------------------------------------------
 

@@ -24,6 +24,8 @@ export const MAX_CONFIGS = 2000
 export const MAX_CONFIG_BARS = 150_000_000
 export const MAX_V10_PAIRS = 2500
 export const SIMULATE_MAX_BAR_STEPS = 20_000_000
+/** Bars kept in memory across datasets (48 bytes each). */
+export const BARS_CACHE_LIMIT = 1_500_000
 
 export interface ServiceDeps {
   store: Store
@@ -45,6 +47,7 @@ export type TradingService = ReturnType<typeof createTradingService>
 export function createTradingService(deps: ServiceDeps) {
   const { store, mill, admission, clock } = deps
   const repo = createTradingRepository(store.db)
+  const cache = createBarsCache(repo, BARS_CACHE_LIMIT)
 
   /** Heavy work: refused first while the host sheds load, then run in the mill under the caller's budget. */
   async function heavy<T>(op: string, task: string, payload: unknown, timeoutMs: number | undefined): Promise<{ result: T; elapsedMs: number }> {
@@ -97,12 +100,14 @@ export function createTradingService(deps: ServiceDeps) {
 
     dataset: (ref: number | string): DatasetRow => resolveDataset(repo, ref),
     strategyParams: strategyParamsOf,
+    /** A dataset's bars (immutable once stored, so served from a bounded cache). */
+    bars: (dataset: DatasetRow): Bars => cache.get(dataset, null),
 
     async backtest(body: BacktestBody) {
       const dataset = resolveDataset(repo, body.dataset)
       const params = strategyParamsOf(body.strategy, body.params)
       const range = rangeOf(body.from, body.to)
-      const bars = range ? repo.loadBars(dataset.id, range.from, range.to) : repo.loadBars(dataset.id)
+      const bars = cache.get(dataset, range)
       needBars(bars, 2, dataset, range)
       const options = optionsOf(body)
       const payload: BacktestPayload = { bars, strategy: body.strategy, params, options }
@@ -140,7 +145,7 @@ export function createTradingService(deps: ServiceDeps) {
     async simulate(body: SimulateBody) {
       const dataset = resolveDataset(repo, body.dataset)
       const params = strategyParamsOf(body.strategy, body.params)
-      const bars = repo.loadBars(dataset.id)
+      const bars = cache.get(dataset, null)
       needBars(bars, 3, dataset, null)
       // Each path runs the strategy over a tail of history plus the horizon; the history is at most a few hundred bars.
       const steps = body.paths * (body.horizon + Math.min(bars.ts.length, 1000))
@@ -179,7 +184,7 @@ export function createTradingService(deps: ServiceDeps) {
 
     async maxEdgeSignal(body: MaxEdgeBody, as: { kind: 'max_edge' | 'full_cycle_search'; recordSignal: boolean } = { kind: 'max_edge', recordSignal: true }) {
       const dataset = resolveDataset(repo, body.dataset)
-      const bars = repo.loadBars(dataset.id)
+      const bars = cache.get(dataset, null)
       const n = bars.ts.length
       const inSample = body.in_sample ?? Math.min(2520, Math.max(50, Math.round(n / 5)))
       const outOfSample = body.out_of_sample ?? Math.max(10, Math.round(inSample / 4))
@@ -244,7 +249,7 @@ export function createTradingService(deps: ServiceDeps) {
 
     async maxEdgeSignalV10(body: MaxEdgeV10Body) {
       const dataset = resolveDataset(repo, body.dataset)
-      const bars = repo.loadBars(dataset.id)
+      const bars = cache.get(dataset, null)
       needBars(bars, 3, dataset, null)
       const grid = { fast: body.fast ?? STRATEGIES.sma_cross.grid.fast!, slow: body.slow ?? STRATEGIES.sma_cross.grid.slow! }
       const pairs = countPairs(grid.fast, grid.slow)
@@ -330,6 +335,61 @@ export const maxEdgeV10Body = z.object({
   timeout_ms: z.number().int().min(1).max(60_000).optional(),
 }).strict()
 export type MaxEdgeV10Body = z.infer<typeof maxEdgeV10Body>
+
+// ---- bars cache -------------------------------------------------------------------------------------------------
+
+/**
+ * Datasets never change after import (a repeat import with other bars is refused), so their bars are read from
+ * SQLite once and kept, least recently used first out, within `limit` bars. Keyed by id and checksum.
+ */
+function createBarsCache(repo: TradingRepository, limit: number) {
+  const entries = new Map<string, Bars>()
+  let held = 0
+  return {
+    get(dataset: DatasetRow, range: { from: number; to: number } | null): Bars {
+      const key = `${dataset.id}:${dataset.sha256}`
+      let bars = entries.get(key)
+      if (bars) {
+        entries.delete(key)
+        entries.set(key, bars)
+      } else {
+        bars = repo.loadBars(dataset.id)
+        if (bars.ts.length <= limit) {
+          entries.set(key, bars)
+          held += bars.ts.length
+          for (const [oldKey, old] of entries) {
+            if (held <= limit) break
+            entries.delete(oldKey)
+            held -= old.ts.length
+          }
+        }
+      }
+      return range ? sliceBars(bars, range.from, range.to) : bars
+    },
+  }
+}
+
+/** A copy of the bars with from ≤ ts ≤ to (a copy, not a view: views would carry the whole buffer to the mill). */
+function sliceBars(bars: Bars, from: number, to: number): Bars {
+  const lo = firstIndex(bars.ts, (t) => t >= from)
+  const hi = firstIndex(bars.ts, (t) => t > to)
+  return {
+    ts: bars.ts.slice(lo, hi), open: bars.open.slice(lo, hi), high: bars.high.slice(lo, hi),
+    low: bars.low.slice(lo, hi), close: bars.close.slice(lo, hi), volume: bars.volume.slice(lo, hi),
+  }
+}
+
+/** First index of sorted values where `past` holds (it holds for all later ones too), or the length. */
+function firstIndex(values: Float64Array, past: (value: number) => boolean): number {
+  let lo = 0
+  let hi = values.length
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1
+    if (past(values[mid]!)) hi = mid
+    else lo = mid + 1
+  }
+  return lo
+}
 
 // ---- helpers ------------------------------------------------------------------------------------------------------
 

@@ -10,6 +10,7 @@ import { iso } from './present.js'
 import type { RunRow, TradingRepository } from './repository.js'
 import type { RpcProber } from './rpc-prober.js'
 import { PLATFORM_VERSION } from './schemas.js'
+import { verifyAll } from './verify.js'
 import { MAX_CONFIG_BARS, MAX_CONFIGS, MAX_V10_PAIRS, SIMULATE_MAX_BAR_STEPS } from './service.js'
 
 export interface SystemDeps {
@@ -104,6 +105,8 @@ export function createSystem(deps: SystemDeps) {
     },
 
     v11Health,
+
+    verify: () => verifyAll(store, repo, clock.now()),
 
     v10Health() {
       const database = databaseCheck()

@@ -2,7 +2,7 @@
 import { existsSync, readFileSync } from 'node:fs'
 import { builtinModules } from 'node:module'
 import { dirname, join } from 'node:path'
-import { tsImports } from './ts-imports.js'
+import { tsImports, type TsImport } from './ts-imports.js'
 import { listFiles } from './walk.js'
 import { AdvisoryBook, type AnalysedModule, type DependencySummary } from './types.js'
 
@@ -36,6 +36,7 @@ export interface NodeAnalysisOptions {
 
 interface Usage {
   sites: AnalysedModule['sites']
+  runtimeSites: AnalysedModule['sites']
   runtimeValue: boolean
   runtimeStatic: boolean
   typeOnlyEverywhere: boolean
@@ -64,38 +65,46 @@ export async function analyseNode(options: NodeAnalysisOptions): Promise<Depende
     }
   }
 
-  // Sources: src/ is what runs; tests, scripts and tool configs are development-only. A deployed tree without
-  // TypeScript sources (the Docker image) is analysed from its compiled output instead.
+  // Sources: what the process loads is what is reachable from its entry points (package.json bin/main/start, and
+  // files referred to by path such as the mill's worker); tests, test helpers, scripts and tool configs are
+  // development-only. A deployed tree without TypeScript sources (the Docker image) is analysed from its build output.
   const fromSource = listFiles(rootDir, ['.ts', '.mts', '.cts'], 'src')
-  const runtimeScan = fromSource.files.length > 0 ? fromSource : listFiles(rootDir, ['.js', '.mjs'], 'dist/src')
+  const compiled = fromSource.files.length === 0
+  const runtimeScan = compiled ? listFiles(rootDir, ['.js', '.mjs'], 'dist/src') : fromSource
   const devFiles = [
     ...listFiles(rootDir, ['.ts', '.mts'], 'test').files,
     ...listFiles(rootDir, ['.ts', '.mts'], 'scripts').files,
     ...['vitest.config.ts'].filter((f) => existsSync(join(rootDir, f))),
   ]
-  const isDevFile = (file: string) => /\.test\.[mc]?[tj]s$/.test(file) || /(^|\/)(fixtures|__tests__)\//.test(file)
-  const files = [
-    ...runtimeScan.files.map((file) => ({ file, scope: isDevFile(file) ? ('dev' as const) : ('runtime' as const) })),
-    ...devFiles.map((file) => ({ file, scope: 'dev' as const })),
-  ]
-
-  const usage = new Map<string, Usage>()
-  for (const { file, scope } of files) {
+  const parsed = new Map<string, TsImport[]>()
+  const refs = new Map<string, string[]>()
+  const sourceFiles = new Set(runtimeScan.files)
+  for (const file of [...runtimeScan.files, ...devFiles]) {
     let source: string
     try {
       source = readFileSync(join(rootDir, file), 'utf8')
     } catch {
       continue
     }
-    for (const imp of tsImports(source)) {
+    parsed.set(file, tsImports(source))
+    refs.set(file, pathLiterals(source))
+  }
+  const entries = entryPoints(manifest, sourceFiles, compiled)
+  const runtime = reachable(entries.length > 0 ? entries : [...sourceFiles].filter((f) => !isTestFile(f)), parsed, refs, sourceFiles)
+
+  const usage = new Map<string, Usage>()
+  for (const [file, imports] of parsed) {
+    const scope = runtime.has(file) ? ('runtime' as const) : ('dev' as const)
+    for (const imp of imports) {
       const target = packageOf(imp.specifier)
       if (target.kind !== 'package') continue
-      const u = usage.get(target.name) ?? { sites: [], runtimeValue: false, runtimeStatic: false, typeOnlyEverywhere: true, scopes: new Set() }
+      const u = usage.get(target.name) ?? { sites: [], runtimeSites: [], runtimeValue: false, runtimeStatic: false, typeOnlyEverywhere: true, scopes: new Set() }
       u.sites.push({ file, line: imp.line })
       u.scopes.add(scope)
       if (!imp.typeOnly) u.typeOnlyEverywhere = false
       if (scope === 'runtime' && !imp.typeOnly) {
         u.runtimeValue = true
+        u.runtimeSites.push({ file, line: imp.line })
         if (!imp.dynamic) u.runtimeStatic = true
       }
       usage.set(target.name, u)
@@ -114,7 +123,7 @@ export async function analyseNode(options: NodeAnalysisOptions): Promise<Depende
     const field = declaredIn.get(name) ?? (u.typeOnlyEverywhere ? declaredIn.get(typesName) : undefined)
     const present = installed(name) || (u.typeOnlyEverywhere && installed(typesName))
     const critical = u.runtimeStatic
-    const where = u.sites.slice(0, 5).map((s) => `${s.file}:${s.line}`).join(', ') + (u.sites.length > 5 ? ` and ${u.sites.length - 5} more` : '')
+    const where = sitesText(u.sites)
     modules.push({
       module: name,
       package: field && !declaredIn.has(name) ? typesName : name,
@@ -129,12 +138,14 @@ export async function analyseNode(options: NodeAnalysisOptions): Promise<Depende
       ;(u.runtimeValue ? toAdd.runtime : toAdd.dev).add(name)
       book.add(name, `imported at ${where} but not declared in package.json`, name)
     } else if (field === 'devDependencies' && u.runtimeValue) {
-      book.add(name, `a devDependency imported by runtime code at ${where}: \`npm prune --omit=dev\` removes it from production installs`, name)
+      book.add(name, u.runtimeStatic
+        ? `a devDependency imported by runtime code at ${sitesText(u.runtimeSites)}: \`npm prune --omit=dev\` removes it, so a production install fails to load that module`
+        : `a devDependency imported dynamically by runtime code at ${sitesText(u.runtimeSites)}: in a production install (dev dependencies pruned) that import fails and the caller's fallback runs`, name)
     }
     if (!present) {
       if (critical) {
         missingInEnvironment.push(name)
-        book.add(name, `not installed: the runtime import at ${where} fails when the module loads`, name, true)
+        book.add(name, `not installed: the runtime import at ${sitesText(u.runtimeSites)} fails when the module loads`, name, true)
       } else {
         advisoryMissing.push(name)
         const why = u.runtimeValue ? 'only imported dynamically by runtime code' : u.typeOnlyEverywhere ? 'only type imports' : 'only imported by tests and scripts'
@@ -155,7 +166,7 @@ export async function analyseNode(options: NodeAnalysisOptions): Promise<Depende
     algorithm: NODE_ALGORITHM,
     status: missingInEnvironment.length > 0 || !exists ? 'fail' : advisories.length > 0 ? 'warn' : 'pass',
     manifest: { path: 'package.json', exists, files_read: exists ? ['package.json'] : [] },
-    scanned: { files: files.map((f) => f.file), truncated: runtimeScan.truncated },
+    scanned: { files: [...parsed.keys()], truncated: runtimeScan.truncated },
     declared,
     modules,
     missing_in_requirements: missingInManifest,
@@ -166,6 +177,7 @@ export async function analyseNode(options: NodeAnalysisOptions): Promise<Depende
     autofix_command: commands.length > 0 ? commands.join(' && ') : null,
     advisories,
     environment: { checked: true, interpreter: `Node.js ${process.version}`, error: null },
+    runtime: { entry_points: entries, reachable_files: runtime.size },
     sources: {
       builtins: 'node:module builtinModules of the running Node.js',
       resolution: 'node_modules/<name>/package.json looked up from the repo root upwards (Node.js module resolution folders)',
@@ -184,4 +196,64 @@ export function isInstalled(rootDir: string, name: string): boolean {
     dir = parent
   }
   return false
+}
+
+const sitesText = (sites: AnalysedModule['sites']) =>
+  sites.slice(0, 5).map((s) => `${s.file}:${s.line}`).join(', ') + (sites.length > 5 ? ` and ${sites.length - 5} more` : '')
+
+const isTestFile = (file: string) => /\.test\.[mc]?[tj]s$/.test(file) || /(^|\/)(fixtures|__tests__)\//.test(file)
+
+/** Relative paths written as string literals (`new URL('./worker.js', import.meta.url)`): files loaded by path. */
+function pathLiterals(source: string): string[] {
+  const out: string[] = []
+  for (const match of source.matchAll(/['"`](\.{1,2}\/[\w./-]+\.(?:[mc]?[tj]s))['"`]/g)) out.push(match[1]!)
+  return out
+}
+
+/** The process's entry points from package.json (`bin`, `main`, the `start` script), as files of the scanned tree. */
+export function entryPoints(manifest: Record<string, unknown>, files: ReadonlySet<string>, compiled: boolean): string[] {
+  const candidates: string[] = []
+  const bin = manifest.bin
+  if (typeof bin === 'string') candidates.push(bin)
+  else if (bin && typeof bin === 'object') candidates.push(...Object.values(bin as Record<string, string>))
+  if (typeof manifest.main === 'string') candidates.push(manifest.main)
+  const start = (manifest.scripts as Record<string, string> | undefined)?.start
+  if (start) candidates.push(...(start.match(/[\w./-]+\.[mc]?js\b/g) ?? []))
+  const out = new Set<string>()
+  for (const raw of candidates) {
+    const path = raw.replace(/^\.\//, '')
+    // dist/src/x.js is built from src/x.ts
+    const source = compiled ? path : path.replace(/^dist\//, '').replace(/\.([mc]?)js$/, '.$1ts')
+    if (files.has(source)) out.add(source)
+  }
+  return [...out].sort()
+}
+
+function resolveRelative(from: string, specifier: string, files: ReadonlySet<string>): string | null {
+  const base = join(dirname(from), specifier).split('\\').join('/')
+  const stem = base.replace(/\.([mc]?)[tj]s$/, '')
+  for (const candidate of [base, `${stem}.ts`, `${stem}.mts`, `${stem}.js`, `${stem}.mjs`, `${base}/index.ts`, `${base}/index.js`]) {
+    if (files.has(candidate)) return candidate
+  }
+  return null
+}
+
+/** Files reachable from the entries through value imports (type-only imports are erased) and path literals. */
+function reachable(entries: string[], parsed: Map<string, TsImport[]>, refs: Map<string, string[]>, files: ReadonlySet<string>): Set<string> {
+  const seen = new Set<string>()
+  const queue = [...entries]
+  while (queue.length > 0 && seen.size < 10_000) {
+    const file = queue.pop()!
+    if (seen.has(file)) continue
+    seen.add(file)
+    const next = [
+      ...(parsed.get(file) ?? []).filter((i) => !i.typeOnly && packageOf(i.specifier).kind === 'local').map((i) => i.specifier),
+      ...(refs.get(file) ?? []),
+    ]
+    for (const specifier of next) {
+      const target = resolveRelative(file, specifier, files)
+      if (target && !seen.has(target)) queue.push(target)
+    }
+  }
+  return seen
 }

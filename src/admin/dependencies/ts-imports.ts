@@ -21,6 +21,8 @@ const REGEX_AFTER_KEYWORDS = new Set(['return', 'typeof', 'instanceof', 'in', 'o
 export function tsImports(source: string): TsImport[] {
   const tokens = tokenize(source)
   const out: TsImport[] = []
+  // `import x = require('y')` is read once, as an import: its require() must not count again.
+  const consumed = new Set<Token>()
   for (let i = 0; i < tokens.length; i++) {
     const t = tokens[i]!
     if (t.kind !== 'name') continue
@@ -30,7 +32,7 @@ export function tsImports(source: string): TsImport[] {
     const next = tokens[i + 1]
     if ((t.value === 'import' || t.value === 'require') && next?.value === '(') {
       const arg = tokens[i + 2]
-      if (arg?.kind === 'string' && (tokens[i + 3]?.value === ')' || tokens[i + 3]?.value === ',')) {
+      if (arg?.kind === 'string' && !consumed.has(arg) && (tokens[i + 3]?.value === ')' || tokens[i + 3]?.value === ',')) {
         out.push({ specifier: arg.value, line: t.line, typeOnly: false, dynamic: t.value === 'import' })
       }
       continue
@@ -43,7 +45,10 @@ export function tsImports(source: string): TsImport[] {
       if (next?.value === '.') continue // import.meta
       const typeOnly = next?.kind === 'name' && next.value === 'type' && tokens[i + 2]?.value !== 'from' && tokens[i + 2]?.value !== ','
       const found = findFrom(tokens, i + 1)
-      if (found) out.push({ specifier: found.value, line: t.line, typeOnly, dynamic: false })
+      if (found) {
+        consumed.add(found)
+        out.push({ specifier: found.value, line: t.line, typeOnly, dynamic: false })
+      }
       continue
     }
     if (t.value === 'export' && (next?.value === '*' || next?.value === '{' || (next?.value === 'type' && (tokens[i + 2]?.value === '{' || tokens[i + 2]?.value === '*')))) {

@@ -46,6 +46,8 @@ export interface DependencySummary {
   autofix_packages: string[]
   autofix_command: string | null
   advisories: DependencyAdvisory[]
+  /** Node only: where the process starts and how many source files it can load. */
+  runtime?: { entry_points: string[]; reachable_files: number }
   environment: { checked: boolean; interpreter: string | null; error: string | null }
   sources: Record<string, string>
 }

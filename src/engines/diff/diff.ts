@@ -95,7 +95,7 @@ export function diffText(a: string, b: string, unit: TextUnit, context: number, 
 /** JSON values: an RFC 6902 patch, plus a line diff of both values printed canonically (sorted keys, 2-space indent). */
 export function diffJsonValues(a: JsonValue, b: JsonValue, context: number, options?: SequenceDiffOptions): DiffReport {
   const report = diffText(canonicalPretty(a), canonicalPretty(b), 'lines', context, options)
-  const patch = diffJson(a, b)
+  const patch = diffJson(a, b, options)
   report.verified &&= jsonEqual(applyJsonPatch(a, patch), b)
   report.patch = patch
   return report

@@ -1,6 +1,6 @@
 // RFC 6902 JSON Patch: a diff of two JSON values into add/remove/replace operations, and the apply function for all six.
 import { canonicalJson, type JsonValue } from '../digest/canonical-json.js'
-import { diffSequences } from './myers.js'
+import { diffSequences, type SequenceDiffOptions } from './myers.js'
 import { ARRAY_INDEX, formatPointer, JsonPointerError, parsePointer } from './json-pointer.js'
 
 export type JsonPatchOperation =
@@ -56,20 +56,20 @@ export function cloneJson<T extends JsonValue>(value: T): T {
 }
 
 /** Operations that turn `a` into `b`: objects key by key, arrays by a shortest edit script of their elements. */
-export function diffJson(a: JsonValue, b: JsonValue): JsonPatchOperation[] {
+export function diffJson(a: JsonValue, b: JsonValue, options: SequenceDiffOptions = {}): JsonPatchOperation[] {
   const ops: JsonPatchOperation[] = []
-  diffInto(a, b, [], ops)
+  diffInto(a, b, [], ops, options)
   return ops
 }
 
-function diffInto(a: JsonValue, b: JsonValue, path: string[], ops: JsonPatchOperation[]): void {
+function diffInto(a: JsonValue, b: JsonValue, path: string[], ops: JsonPatchOperation[], options: SequenceDiffOptions): void {
   if (jsonEqual(a, b)) return
   if (isObject(a) && isObject(b)) {
     for (const key of Object.keys(a)) {
       if (!Object.hasOwn(b, key)) ops.push({ op: 'remove', path: formatPointer([...path, key]) })
     }
     for (const key of Object.keys(a)) {
-      if (Object.hasOwn(b, key)) diffInto(a[key]!, b[key]!, [...path, key], ops)
+      if (Object.hasOwn(b, key)) diffInto(a[key]!, b[key]!, [...path, key], ops, options)
     }
     for (const key of Object.keys(b)) {
       if (!Object.hasOwn(a, key)) ops.push({ op: 'add', path: formatPointer([...path, key]), value: cloneJson(b[key]!) })
@@ -77,13 +77,13 @@ function diffInto(a: JsonValue, b: JsonValue, path: string[], ops: JsonPatchOper
     return
   }
   if (Array.isArray(a) && Array.isArray(b)) {
-    diffArrays(a, b, path, ops)
+    diffArrays(a, b, path, ops, options)
     return
   }
   ops.push({ op: 'replace', path: formatPointer(path), value: cloneJson(b) })
 }
 
-function diffArrays(a: JsonValue[], b: JsonValue[], path: string[], ops: JsonPatchOperation[]): void {
+function diffArrays(a: JsonValue[], b: JsonValue[], path: string[], ops: JsonPatchOperation[], options: SequenceDiffOptions): void {
   const ids = new Map<string, number>()
   const idOf = (v: JsonValue) => {
     const key = canonicalJson(v)
@@ -91,7 +91,7 @@ function diffArrays(a: JsonValue[], b: JsonValue[], path: string[], ops: JsonPat
     if (id === undefined) ids.set(key, (id = ids.size))
     return id
   }
-  const { changes } = diffSequences(Int32Array.from(a, idOf), Int32Array.from(b, idOf))
+  const { changes } = diffSequences(Int32Array.from(a, idOf), Int32Array.from(b, idOf), options)
   // `shift` turns an index of `a` into the index of the same element in the array as patched so far.
   let shift = 0
   for (const change of changes) {
@@ -100,7 +100,7 @@ function diffArrays(a: JsonValue[], b: JsonValue[], path: string[], ops: JsonPat
     const paired = Math.min(removed, added)
     const at = change.aStart + shift
     for (let p = 0; p < paired; p++) {
-      diffInto(a[change.aStart + p]!, b[change.bStart + p]!, [...path, String(at + p)], ops)
+      diffInto(a[change.aStart + p]!, b[change.bStart + p]!, [...path, String(at + p)], ops, options)
     }
     for (let r = paired; r < removed; r++) ops.push({ op: 'remove', path: formatPointer([...path, String(at + paired)]) })
     for (let q = paired; q < added; q++) {

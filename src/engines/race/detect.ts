@@ -1,4 +1,5 @@
 // Runtime detection of WebAssembly and its SIMD extension, by validating real (tiny) modules.
+import { wasmApi } from './wasm-api.js'
 
 /** The smallest valid module: magic number and version only. */
 export const EMPTY_MODULE = Uint8Array.of(0x00, 0x61, 0x73, 0x6d, 0x01, 0x00, 0x00, 0x00)
@@ -21,7 +22,7 @@ export interface WasmSupport {
 }
 
 export function detectWasm(): WasmSupport {
-  const api = (globalThis as { WebAssembly?: typeof WebAssembly }).WebAssembly
+  const api = wasmApi()
   if (!api || typeof api.validate !== 'function') return { webassembly: false, simd: false }
   const valid = (bytes: Uint8Array) => {
     try {

@@ -1,7 +1,8 @@
 // The WebAssembly kernels behind a small typed interface: operands are copied into the module's memory once.
+import { wasmApi, type WasmMemory } from './wasm-api.js'
 
 interface KernelExports {
-  memory: WebAssembly.Memory
+  memory: WasmMemory
   crc32_init(): void
   crc32(ptr: number, len: number): number
   fnv1a32(ptr: number, len: number): number
@@ -20,7 +21,9 @@ const align16 = (n: number) => (n + 15) & ~15
 
 /** Instantiates the module synchronously (it is small) and loads the operands into its memory. */
 export function loadWasmKernels(wasm: Uint8Array, bytes: Uint8Array, x: Float64Array, y: Float64Array): WasmKernels {
-  const instance = new WebAssembly.Instance(new WebAssembly.Module(wasm), {})
+  const api = wasmApi()
+  if (!api) throw new Error('this runtime has no WebAssembly')
+  const instance = new api.Instance(new api.Module(wasm), {})
   const k = instance.exports as unknown as KernelExports
   const xAt = align16(DATA_AT + bytes.length)
   const yAt = align16(xAt + x.byteLength)

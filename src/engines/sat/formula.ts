@@ -1,20 +1,21 @@
 // The JSON boolean formula language of /jsonsat and /quiz: parsed with an explicit stack (no recursion, any depth)
 // into flat typed arrays in post-order, then evaluated the same way.
 
-export const enum Kind {
-  Var = 0,
-  Not = 1,
-  And = 2,
-  Or = 3,
-  Implies = 4,
-  Iff = 5,
-  Xor = 6,
-  AtMost = 7,
-  AtLeast = 8,
-  Exactly = 9,
-  True = 10,
-  False = 11,
-}
+export const Kind = {
+  Var: 0,
+  Not: 1,
+  And: 2,
+  Or: 3,
+  Implies: 4,
+  Iff: 5,
+  Xor: 6,
+  AtMost: 7,
+  AtLeast: 8,
+  Exactly: 9,
+  True: 10,
+  False: 11,
+} as const
+export type Kind = (typeof Kind)[keyof typeof Kind]
 
 export const OPERATORS = ['var', 'not', 'and', 'or', 'implies', 'iff', 'xor', 'atMost', 'atLeast', 'exactly'] as const
 
@@ -211,7 +212,7 @@ export function parseFormula(value: unknown, limits: FormulaLimits = DEFAULT_FOR
     return index
   }
 
-  let rootId = open(value, '')
+  open(value, '')
   while (stack.length > 0) {
     const frame = stack[stack.length - 1]!
     if (frame.next < frame.items.length) {
@@ -223,13 +224,10 @@ export function parseFormula(value: unknown, limits: FormulaLimits = DEFAULT_FOR
     }
     stack.pop()
     const id = emit(frame.kind, frame.arg, frame.childIds)
-    const parent = stack[stack.length - 1]
-    if (parent) parent.childIds.push(id)
-    else rootId = id
+    stack[stack.length - 1]?.childIds.push(id)
   }
   if (issues.length > 0) throw new FormulaSyntaxError(issues)
   childStart.push(children.length)
-  void rootId // always the last node emitted
   return {
     kind: Uint8Array.from(kinds),
     arg: Int32Array.from(args),

@@ -24,12 +24,15 @@ export interface DeflatedSharpe {
  */
 export function deflatedSharpeRatio(input: {
   sharpe: number
+  /** Sharpe ratios of the trials (non-finite ones, e.g. a strategy that never traded, are left out of V[SR_n]). */
   trialSharpes: readonly number[]
+  /** N, the number of configurations tried (default: the finite trial Sharpes). */
+  trials?: number
   returns: ArrayLike<number>
 }): DeflatedSharpe {
   const { sharpe } = input
   const finiteTrials = input.trialSharpes.filter(Number.isFinite)
-  const trials = Math.max(1, finiteTrials.length)
+  const trials = Math.max(1, input.trials ?? finiteTrials.length)
   const variance = sampleVariance(finiteTrials)
   const sr0 = trials > 1 && variance > 0
     ? Math.sqrt(variance) * ((1 - EULER_GAMMA) * normalQuantile(1 - 1 / trials) + EULER_GAMMA * normalQuantile(1 - 1 / (trials * Math.E)))

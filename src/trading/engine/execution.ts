@@ -39,95 +39,43 @@ export interface Execution {
  * "re-run the broker one last time" step).
  */
 export function executeEvents(bars: Bars, strategyEventsIn: StrategyEvents, options: BacktestOptions): Execution {
-  const { open, close, ts } = bars
+  const { open, close } = bars
   const n = close.length
   const { events, warmup } = strategyEventsIn
-  const commission = options.commission
-  const slip = (options.slippageBps ?? 0) / 10_000
-  const entrySpread = (options.spread ?? 0) + slip
   const allowShort = options.allowShort === true
-  const fraction = options.size?.fraction
-  const fixedUnits = options.size?.units
   if (!(options.cash > 0)) throw new RangeError(`cash must be > 0, got ${options.cash}`)
+  const broker = newBroker(bars, options)
 
   const equity = new Float64Array(n)
   const units = new Float64Array(n)
   const cashSeries = new Float64Array(n)
-  const trades: Trade[] = []
-
-  let cash = options.cash // the reference's broker cash: realised P&L less commissions, not reduced by purchases
+  const start = warmup + 1
+  let pending = PENDING_NONE
+  // the hot loop keeps the broker's state in locals and syncs it only around the rare fills
+  let cash = broker.cash
   let size = 0
   let entryPrice = 0
-  let entryBar = -1
-  let pending = PENDING_NONE
-  const start = warmup + 1
-
-  const closeTrade = (price: number, bar: number): void => {
-    const exitCommission = Math.abs(size) * price * commission
-    const gross = size * (price - entryPrice)
-    cash += gross - exitCommission
-    const commissions = exitCommission + Math.abs(size) * entryPrice * commission
-    trades.push({
-      size,
-      entryBar,
-      exitBar: bar,
-      entryPrice,
-      exitPrice: price,
-      entryTime: ts[entryBar]!,
-      exitTime: ts[bar]!,
-      pnl: gross - commissions + 0, // + 0 turns a -0 of a flat short into 0
-      returnPct: Math.sign(size) * (price / entryPrice - 1) - commissions / (Math.abs(size) * entryPrice) + 0,
-      commissions,
-    })
-    size = 0
-  }
-
-  const exitPrice = (price: number): number => (slip ? price * (1 - Math.sign(size) * slip) : price)
-
-  const openTrade = (direction: number, bar: number): void => {
-    const price = open[bar]!
-    const adjusted = price * (1 + direction * entrySpread)
-    const want = fixedUnits ?? fraction ?? FULL_EQUITY
-    const perUnit = adjusted + (want * price * commission) / want
-    const available = Math.max(0, cash) // no open trade remains here, so equity = cash
-    let qty: number
-    if (fixedUnits === undefined) {
-      qty = Math.trunc(pyFloorDiv(available * want, perUnit))
-      if (!qty) return // "Broker canceled the relative-sized order due to insufficient margin"
-    } else {
-      qty = fixedUnits
-    }
-    if (qty * perUnit > available) return // not enough cash: the broker cancels the order
-    size = direction * qty
-    entryPrice = adjusted
-    entryBar = bar
-    cash -= qty * adjusted * commission
-  }
-
-  const fill = (bar: number): void => {
-    if (pending === PENDING_NONE) return
-    if (size !== 0) closeTrade(exitPrice(open[bar]!), bar)
-    if (pending === PENDING_LONG || pending === PENDING_SHORT) openTrade(pending, bar)
-    pending = PENDING_NONE
-  }
-
   let outOfMoneyAt = -1
   for (let i = start; i < n; i++) {
-    fill(i)
-    const c = close[i]!
-    const eq = cash + (size !== 0 ? size * (c - entryPrice) : 0)
+    if (pending !== PENDING_NONE) {
+      fill(broker, pending, i)
+      pending = PENDING_NONE
+      cash = broker.cash
+      size = broker.size
+      entryPrice = broker.entryPrice
+    }
+    const eq = size !== 0 ? cash + size * (close[i]! - entryPrice) : cash
     equity[i] = eq
     units[i] = size
     cashSeries[i] = cash - size * entryPrice
     if (eq <= 0) {
-      if (size !== 0) closeTrade(c, i)
-      cash = 0
+      if (size !== 0) closeTrade(broker, close[i]!, i)
+      broker.cash = 0
       outOfMoneyAt = i
       break
     }
     const e = events[i]!
-    if (e > 0) pending = PENDING_LONG
-    else if (e < 0) pending = allowShort ? PENDING_SHORT : PENDING_CLOSE
+    if (e !== 0) pending = e > 0 ? PENDING_LONG : allowShort ? PENDING_SHORT : PENDING_CLOSE
   }
 
   if (outOfMoneyAt >= 0) {
@@ -136,30 +84,30 @@ export function executeEvents(bars: Bars, strategyEventsIn: StrategyEvents, opti
     cashSeries.fill(0, outOfMoneyAt)
   } else if (options.finalizeTrades === true && start < n) {
     const last = n - 1
-    if (size !== 0) closeTrade(exitPrice(open[last]!), last)
-    if (pending === PENDING_LONG || pending === PENDING_SHORT) openTrade(pending, last)
-    pending = PENDING_NONE
-    const c = close[last]!
-    const eq = cash + (size !== 0 ? size * (c - entryPrice) : 0)
-    equity[last] = eq
-    units[last] = size
-    cashSeries[last] = cash - size * entryPrice
+    if (broker.size !== 0) closeTrade(broker, exitPrice(broker, open[last]!), last)
+    if (pending === PENDING_LONG || pending === PENDING_SHORT) openTrade(broker, pending, last)
+    const b = broker
+    equity[last] = b.size !== 0 ? b.cash + b.size * (close[last]! - b.entryPrice) : b.cash
+    units[last] = b.size
+    cashSeries[last] = b.cash - b.size * b.entryPrice
   }
 
+  const trades = broker.trades
   const closedTrades = trades.length
-  if (size !== 0) {
+  if (broker.size !== 0) {
+    const { size: openSize, entryPrice: entry, entryBar } = broker
     const last = close[n - 1]!
     trades.push({
-      size,
+      size: openSize,
       entryBar,
       exitBar: null,
-      entryPrice,
+      entryPrice: entry,
       exitPrice: null,
-      entryTime: ts[entryBar]!,
+      entryTime: bars.ts[entryBar]!,
       exitTime: null,
-      pnl: size * (last - entryPrice) + 0,
-      returnPct: Math.sign(size) * (last / entryPrice - 1) + 0,
-      commissions: Math.abs(size) * entryPrice * commission,
+      pnl: openSize * (last - entry) + 0,
+      returnPct: Math.sign(openSize) * (last / entry - 1) + 0,
+      commissions: Math.abs(openSize) * entry * broker.commission,
     })
   }
 
@@ -180,6 +128,90 @@ export function executeEvents(bars: Bars, strategyEventsIn: StrategyEvents, opti
     startBar: start,
     warmup,
   }
+}
+
+/** The broker's state: the reference's cash (realised P&L less commissions, not reduced by purchases) and one trade. */
+interface Broker {
+  bars: Bars
+  commission: number
+  slip: number
+  entrySpread: number
+  want: number
+  fixedUnits: number | undefined
+  cash: number
+  size: number
+  entryPrice: number
+  entryBar: number
+  trades: Trade[]
+}
+
+function newBroker(bars: Bars, options: BacktestOptions): Broker {
+  const slip = (options.slippageBps ?? 0) / 10_000
+  const fixedUnits = options.size?.units
+  return {
+    bars,
+    commission: options.commission,
+    slip,
+    entrySpread: (options.spread ?? 0) + slip,
+    want: fixedUnits ?? options.size?.fraction ?? FULL_EQUITY,
+    fixedUnits,
+    cash: options.cash,
+    size: 0,
+    entryPrice: 0,
+    entryBar: -1,
+    trades: [],
+  }
+}
+
+/** The order placed on the previous close, at this bar's open: close the open trade, then open the new one. */
+function fill(b: Broker, pending: number, bar: number): void {
+  if (b.size !== 0) closeTrade(b, exitPrice(b, b.bars.open[bar]!), bar)
+  if (pending === PENDING_LONG || pending === PENDING_SHORT) openTrade(b, pending, bar)
+}
+
+function exitPrice(b: Broker, price: number): number {
+  return b.slip ? price * (1 - Math.sign(b.size) * b.slip) : price
+}
+
+function closeTrade(b: Broker, price: number, bar: number): void {
+  const { size, entryPrice, commission } = b
+  const exitCommission = Math.abs(size) * price * commission
+  const gross = size * (price - entryPrice)
+  b.cash += gross - exitCommission
+  const commissions = exitCommission + Math.abs(size) * entryPrice * commission
+  b.trades.push({
+    size,
+    entryBar: b.entryBar,
+    exitBar: bar,
+    entryPrice,
+    exitPrice: price,
+    entryTime: b.bars.ts[b.entryBar]!,
+    exitTime: b.bars.ts[bar]!,
+    pnl: gross - commissions + 0, // + 0 turns a -0 of a flat short into 0
+    returnPct: Math.sign(size) * (price / entryPrice - 1) - commissions / (Math.abs(size) * entryPrice) + 0,
+    commissions,
+  })
+  b.size = 0
+}
+
+function openTrade(b: Broker, direction: number, bar: number): void {
+  const price = b.bars.open[bar]!
+  const adjusted = price * (1 + direction * b.entrySpread)
+  const want = b.want
+  const perUnit = adjusted + (want * price * b.commission) / want
+  const available = Math.max(0, b.cash) // no open trade remains here, so equity = cash
+  let qty: number
+  if (b.fixedUnits === undefined) {
+    qty = Math.trunc(pyFloorDiv(available * want, perUnit))
+    if (!qty) return // "Broker canceled the relative-sized order due to insufficient margin"
+  } else {
+    qty = b.fixedUnits
+  }
+  if (qty * perUnit > available) return // not enough cash: the broker cancels the order
+  b.size = direction * qty
+  b.entryPrice = adjusted
+  b.entryBar = bar
+  b.cash -= qty * adjusted * b.commission
 }
 
 /**

@@ -74,6 +74,78 @@ export function sma(values: Float64Array, n: number): Float64Array {
   return out
 }
 
+/**
+ * `[sma(values, a), sma(values, b)]`, bit for bit, in one pass: the two windows' compensated sums are independent
+ * dependency chains, so running them side by side costs little more than one (a crossover needs both).
+ */
+export function smaPair(values: Float64Array, a: number, b: number): [Float64Array, Float64Array] {
+  assertPeriod(a)
+  assertPeriod(b)
+  if (a === 1 || b === 1 || a === b) return [sma(values, a), sma(values, b)]
+  const len = values.length
+  const outA = new Float64Array(len)
+  const outB = new Float64Array(len)
+  let sumA = 0, addA = 0, remA = 0, nobsA = 0, negA = 0
+  let sumB = 0, addB = 0, remB = 0, nobsB = 0, negB = 0
+  let sameRun = 0
+  let prev = NaN
+  for (let i = 0; i < len; i++) {
+    if (i >= a) {
+      const v = values[i - a]!
+      if (v === v) {
+        nobsA--
+        const y = -v - remA
+        const t = sumA + y
+        remA = t - sumA - y
+        sumA = t
+        if (v < 0 || (v === 0 && 1 / v < 0)) negA--
+      }
+    }
+    if (i >= b) {
+      const v = values[i - b]!
+      if (v === v) {
+        nobsB--
+        const y = -v - remB
+        const t = sumB + y
+        remB = t - sumB - y
+        sumB = t
+        if (v < 0 || (v === 0 && 1 / v < 0)) negB--
+      }
+    }
+    const v = values[i]!
+    if (v === v) {
+      nobsA++
+      nobsB++
+      const yA = v - addA
+      const tA = sumA + yA
+      addA = tA - sumA - yA
+      sumA = tA
+      const yB = v - addB
+      const tB = sumB + yB
+      addB = tB - sumB - yB
+      sumB = tB
+      if (v < 0 || (v === 0 && 1 / v < 0)) {
+        negA++
+        negB++
+      }
+      sameRun = v === prev ? sameRun + 1 : 1
+      prev = v
+    }
+    outA[i] = i >= a - 1 && nobsA >= a ? finishMean(sumA, nobsA, negA, sameRun, prev) : NaN
+    outB[i] = i >= b - 1 && nobsB >= b ? finishMean(sumB, nobsB, negB, sameRun, prev) : NaN
+  }
+  return [outA, outB]
+}
+
+/** pandas' `calc_mean`: a window of identical values is that value; an all-positive (negative) window never goes below (above) 0. */
+function finishMean(sum: number, nobs: number, negatives: number, sameRun: number, prev: number): number {
+  if (sameRun >= nobs) return prev
+  const mean = sum / nobs
+  if (negatives === 0 && mean < 0) return 0
+  if (negatives === nobs && mean > 0) return 0
+  return mean
+}
+
 /** Exponential moving average, α = 2/(n+1), seeded with the SMA of the first n values (bar n−1); NaN before. */
 export function ema(values: Float64Array, n: number): Float64Array {
   assertPeriod(n)

@@ -102,7 +102,8 @@ describe('deflated Sharpe ratio', () => {
     expect(normalCdf(1.959963984540054)).toBeCloseTo(0.975, 14)
     expect(normalQuantile(0.975)).toBeCloseTo(1.959963984540054, 12)
     expect(normalQuantile(0.001)).toBeCloseTo(-3.090232306167813, 10)
-    fc.assert(fc.property(fc.double({ min: -8, max: 8, noNaN: true }), (x) => {
+    fc.assert(fc.property(fc.double({ min: -8, max: 5, noNaN: true }), (x) => {
+      // beyond +5, 1 − Φ(x) is below what a double near 1 can resolve
       expect(normalQuantile(normalCdf(x))).toBeCloseTo(x, 6)
     }))
   })
@@ -159,7 +160,7 @@ describe('walkForward', () => {
 describe('inSampleGrid', () => {
   it('runs every fast < slow pair once and its best row is the plain backtest of that pair', () => {
     const r = inSampleGrid(daily, { fast: [5, 10, 15, 40], slow: [10, 20, 40] }, options)
-    expect(r.tried).toBe(8)
+    expect(r.tried).toBe(7) // 5:(10, 20, 40), 10:(20, 40), 15:(20, 40), 40: none
     expect(r.rows.every((row) => row.fast < row.slow)).toBe(true)
     const top = Math.max(...r.rows.map((row) => row.score ?? -Infinity))
     expect(r.best!.stats.sharpe_ratio).toBe(top)

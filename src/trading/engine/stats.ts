@@ -71,35 +71,42 @@ export function computeStats(input: StatsInput): Stats {
     return (Math.ceil(ms / unit - 1e-12) * unit) / DAY_MS
   }
 
-  // drawdowns
-  const dd = new Float64Array(n)
+  // drawdowns and their periods, in one pass: a period runs between consecutive bars at dd = 0 (or the last bar)
+  // that are more than one bar apart; its depth is the largest dd within it
   let peak = -Infinity
-  let equityPeak = -Infinity
   let maxDd = 0
   let sawDd = false
+  let lastZero = -1
+  let segmentMax = 0
+  const periods: DrawdownPeriod[] = []
   for (let i = 0; i < n; i++) {
     const e = equity[i]!
     if (e > peak) peak = e
-    if (e > equityPeak) equityPeak = e
     const d = 1 - e / peak
-    dd[i] = d
     if (d === d) {
       if (!sawDd || d > maxDd) maxDd = d
       sawDd = true
     }
+    if (d > segmentMax) segmentMax = d
+    if (d === 0 || i === n - 1) {
+      if (lastZero >= 0 && i > lastZero + 1) periods.push({ duration: ts[i]! - ts[lastZero]!, peak: segmentMax })
+      lastZero = i
+      segmentMax = d === d ? d : 0
+    }
   }
-  const periods = drawdownPeriods(ts, dd)
+  const equityPeak = peak
 
-  // exposure
-  const held = new Uint8Array(n)
+  // exposure: bars from each closed trade's entry to its exit, inclusive, counted once
+  let heldBars = 0
+  let covered = -1
   let commissions = 0
-  for (const t of trades) {
+  for (const t of [...trades].sort((a, b) => a.entryBar - b.entryBar)) {
     const to = Math.min(t.exitBar ?? n - 1, n - 1)
-    for (let i = t.entryBar; i <= to; i++) held[i] = 1
+    const from = Math.max(t.entryBar, covered + 1)
+    if (to >= from) heldBars += to - from + 1
+    if (to > covered) covered = to
     commissions += t.commissions
   }
-  let heldBars = 0
-  for (let i = 0; i < n; i++) heldBars += held[i]!
 
   const equityFirst = equity[0]!
   const equityLast = equity[n - 1]!
@@ -188,23 +195,6 @@ export function barsPerYear(ts: Float64Array): number {
 interface DrawdownPeriod {
   duration: number
   peak: number
-}
-
-/** Periods between consecutive bars at dd = 0 (plus the last bar) that are more than one bar apart. */
-function drawdownPeriods(ts: Float64Array, dd: Float64Array): DrawdownPeriod[] {
-  const n = dd.length
-  const out: DrawdownPeriod[] = []
-  let prev = -1
-  const visit = (cur: number): void => {
-    if (prev >= 0 && cur > prev + 1) {
-      let peak = -Infinity
-      for (let j = prev; j <= cur; j++) if (dd[j]! > peak) peak = dd[j]!
-      out.push({ duration: ts[cur]! - ts[prev]!, peak })
-    }
-    prev = cur
-  }
-  for (let i = 0; i < n; i++) if (dd[i] === 0 || i === n - 1) visit(i)
-  return out
 }
 
 function bucketReturns(equity: Float64Array, bucketEnds: Int32Array): Float64Array {

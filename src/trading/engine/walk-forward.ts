@@ -215,6 +215,7 @@ export function walkForward(bars: Bars, spec: WalkForwardSpec): WalkForwardResul
     dsr = deflatedSharpeRatio({
       sharpe: perBarOosSharpe[bestIdx]!,
       trialSharpes: perBarOosSharpe,
+      trials: evaluated,
       returns: returnsOf[bestIdx]!.subarray(oosSpanFrom, oosSpanTo),
     })
   }

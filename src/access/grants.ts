@@ -1,0 +1,95 @@
+// The grants table: bearer tokens issued by the admin. Only a token's SHA-256 is stored; the token is returned once.
+import { randomBytes, randomUUID } from 'node:crypto'
+import type { Db } from '../store/index.js'
+import { hashToken, type Scope } from '../caller/auth.js'
+
+export interface GrantRecord {
+  id: string
+  subject: string
+  scopes: Scope[]
+  created_at: string
+  expires_at: string
+  revoked_at: string | null
+}
+
+export interface IssuedGrant {
+  grant: GrantRecord
+  /** The bearer token: 32 random bytes, base64url. Never stored, never shown again. */
+  token: string
+}
+
+export interface GrantRepository {
+  issue(subject: string, scopes: readonly Scope[], ttlS: number, now: number): IssuedGrant
+  /** Marks a grant revoked (once); null when the id is unknown. */
+  revoke(id: string, now: number): { grant: GrantRecord; alreadyRevoked: boolean } | null
+  get(id: string): GrantRecord | null
+  /** Active = neither revoked nor expired at `now`. */
+  counts(now: number): { total: number; active: number }
+}
+
+interface GrantRow {
+  id: string
+  subject: string
+  scopes: string
+  created_at: string
+  expires_at: string
+  revoked_at: string | null
+}
+
+const toRecord = (row: GrantRow): GrantRecord => ({ ...row, scopes: JSON.parse(row.scopes) as Scope[] })
+
+const repositories = new WeakMap<Db, GrantRepository>()
+
+/** One repository per database, its statements prepared once. */
+export function grantRepository(db: Db): GrantRepository {
+  let repo = repositories.get(db)
+  if (!repo) {
+    repo = createGrantRepository(db)
+    repositories.set(db, repo)
+  }
+  return repo
+}
+
+function createGrantRepository(db: Db): GrantRepository {
+  const insert = db.prepare<[string, string, string, string, string, string]>(
+    'INSERT INTO grants (id, subject, scopes, token_hash, created_at, expires_at) VALUES (?, ?, ?, ?, ?, ?)',
+  )
+  const byId = db.prepare<[string], GrantRow>(
+    'SELECT id, subject, scopes, created_at, expires_at, revoked_at FROM grants WHERE id = ?',
+  )
+  const markRevoked = db.prepare<[string, string]>('UPDATE grants SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL')
+  const total = db.prepare<[], { n: number }>('SELECT count(*) AS n FROM grants')
+  const active = db.prepare<[string], { n: number }>(
+    'SELECT count(*) AS n FROM grants WHERE revoked_at IS NULL AND expires_at > ?',
+  )
+
+  return {
+    issue(subject, scopes, ttlS, now) {
+      const token = randomBytes(32).toString('base64url')
+      const grant: GrantRecord = {
+        id: randomUUID(),
+        subject,
+        scopes: [...scopes],
+        created_at: new Date(now).toISOString(),
+        expires_at: new Date(now + ttlS * 1000).toISOString(),
+        revoked_at: null,
+      }
+      insert.run(grant.id, subject, JSON.stringify(grant.scopes), hashToken(token), grant.created_at, grant.expires_at)
+      return { grant, token }
+    },
+    revoke(id, now) {
+      return db.transaction(() => {
+        const changed = markRevoked.run(new Date(now).toISOString(), id).changes === 1
+        const row = byId.get(id)
+        return row ? { grant: toRecord(row), alreadyRevoked: !changed } : null
+      })()
+    },
+    get(id) {
+      const row = byId.get(id)
+      return row ? toRecord(row) : null
+    },
+    counts(now) {
+      return { total: total.get()!.n, active: active.get(new Date(now).toISOString())!.n }
+    },
+  }
+}

@@ -1,0 +1,124 @@
+// POST /peft: LoRA / QLoRA / full fine-tuning — trainable parameters per module and memory against full fine-tuning.
+import { z } from 'zod'
+import { defineOperation } from '../../operation.js'
+import { PEFT_TARGETS_SOURCE } from '../../../engines/capacity/peft.js'
+import {
+  CATALOGUE_SOURCES, dtypeFact, dtypeInput, dtypeOutput, GIB, modelFields, modelOutput, paramsOutput, resolveModel,
+  targetModulesInput,
+} from './common.js'
+import { accountingInput, accountingOutput, fineTune, methodInput } from './training.js'
+
+const input = z
+  .object({
+    ...modelFields,
+    method: methodInput.default('lora'),
+    r: z.number().int().min(1).default(16).describe('LoRA rank'),
+    target_modules: targetModulesInput.default('default'),
+    dtype: dtypeInput.optional().describe('Base weights: default bf16 (lora, full) or nf4 (qlora)'),
+    accounting: accountingInput.optional().describe('Default zero_16 for full, fp32_16 (fp32 adapters) for lora/qlora'),
+  })
+  .strict()
+
+const memoryLine = z.object({ bytes: z.number(), gib: z.number() })
+
+const output = z.object({
+  model: modelOutput,
+  method: z.enum(['full', 'lora', 'qlora']),
+  r: z.number().int().nullable(),
+  target_modules: z.array(z.string()).nullable(),
+  targets_source: z.string().nullable(),
+  parameters: paramsOutput,
+  trainable_params: z.number(),
+  total_params: z.number(),
+  trainable_fraction: z.number(),
+  modules: z.array(
+    z.object({
+      module: z.string(),
+      d_in: z.number().int(),
+      d_out: z.number().int(),
+      count: z.number().int(),
+      params_each: z.number(),
+      params: z.number(),
+    }),
+  ),
+  base_dtype: dtypeOutput,
+  accounting: accountingOutput,
+  memory: z.object({
+    frozen_weights: memoryLine,
+    trainable_weights: memoryLine,
+    gradients: memoryLine,
+    optimizer_states: memoryLine,
+    total: memoryLine,
+    activations: z.null(),
+  }),
+  full_ft_total: memoryLine,
+  ratio_to_full: z.number(),
+  assumptions: z.array(z.string()),
+})
+
+const line = (bytes: number) => ({ bytes, gib: bytes / GIB })
+
+export const peft = defineOperation({
+  name: 'peft',
+  method: 'POST',
+  path: '/peft',
+  lobe: 'capacity',
+  caption: 'LoRA, QLoRA or full fine-tuning: trainable parameters and memory',
+  summary:
+    'Trainable parameters are r·(d_in + d_out) per adapted Linear, listed per module (q/k/v/o, gate/up/down, fused ' +
+    "qkv/gate_up, MoE router), for PEFT's default targets of the model type, all-linear, or named modules. Memory: " +
+    'frozen base weights in their format (NF4 with double quantisation for QLoRA), then trainable weights, gradients and ' +
+    'optimizer states under the stated accounting (16 or 18 bytes per parameter), and the ratio to full fine-tuning. ' +
+    'Activations are not estimated. Refuses modules the model does not have, missing default targets (Phi-3) and base ' +
+    'dtypes that do not suit the method.',
+  input,
+  output,
+  provenance: ['computed', 'declared'],
+  sources: [...CATALOGUE_SOURCES, PEFT_TARGETS_SOURCE],
+  examples: [
+    { model: 'qwen2.5-3b', r: 16 },
+    { model: 'llama-3.2-1b', r: 8, target_modules: ['q_proj'] },
+    { model: 'llama-3.1-8b', method: 'qlora', r: 64, target_modules: 'all-linear' },
+    { model: 'mistral-7b', method: 'full', accounting: 'hf_18' },
+  ],
+  handler: (i) => {
+    const resolved = resolveModel(i)
+    const plan = fineTune(resolved, {
+      method: i.method,
+      r: i.r,
+      targetModules: i.target_modules,
+      dtype: i.dtype,
+      accounting: i.accounting,
+    })
+    const m = plan.memory
+    return {
+      model: resolved.model,
+      method: m.method,
+      r: plan.r,
+      target_modules: plan.targets?.modules ?? null,
+      targets_source: plan.targets?.source ?? null,
+      parameters: resolved.params,
+      trainable_params: m.trainable_params,
+      total_params: m.total_params,
+      trainable_fraction: m.trainable_fraction,
+      modules: plan.lora?.modules ?? [],
+      base_dtype: dtypeFact(plan.baseDtype),
+      accounting: plan.accounting,
+      memory: {
+        frozen_weights: line(m.frozen_weights),
+        trainable_weights: line(m.trainable_weights),
+        gradients: line(m.gradients),
+        optimizer_states: line(m.optimizer_states),
+        total: line(m.total),
+        activations: null,
+      },
+      full_ft_total: line(m.full_ft_total),
+      ratio_to_full: m.ratio_to_full,
+      assumptions: [
+        ...plan.assumptions,
+        'activations are not included (they depend on sequence length, micro-batch and checkpointing)',
+        'GiB = 2^30 bytes',
+      ],
+    }
+  },
+})

@@ -1,0 +1,171 @@
+// POST /diff: line, word or character diffs with a unified diff GNU patch applies; JSON diffs as RFC 6902 patches.
+import { z } from 'zod'
+import { defineOperation } from '../../operation.js'
+import { Refusal } from '../../../refusal.js'
+import { diffJsonValues, diffText } from '../../../engines/diff/diff.js'
+import { applyJsonPatch, JsonPatchError, type JsonPatchOperation } from '../../../engines/diff/json-patch.js'
+import { JsonPointerError, parsePointer } from '../../../engines/diff/json-pointer.js'
+import { countTokens } from '../../../engines/diff/tokenize.js'
+import { jsonDepth, type JsonValue } from '../../../engines/digest/canonical-json.js'
+
+export const DIFF_LIMITS = {
+  /** Lines, tokens or code points per side. */
+  tokensPerSide: 1_000_000,
+  /** Nesting depth of JSON values (json mode). */
+  jsonDepth: 256,
+  /** Inner-loop steps per sequence diff before the rest is marked changed wholesale (then minimal: false). */
+  work: 50_000_000,
+} as const
+
+const MODES = ['lines', 'words', 'chars', 'json'] as const
+
+const isPointer = (text: string) => {
+  try {
+    parsePointer(text)
+    return true
+  } catch (err) {
+    if (err instanceof JsonPointerError) return false
+    throw err
+  }
+}
+const pointer = z.string().refine(isPointer, {
+  message: 'not a JSON Pointer (RFC 6901): empty, or "/"-separated tokens in which "~" appears only as "~0" or "~1"',
+})
+const patchOperation = z.discriminatedUnion('op', [
+  z.object({ op: z.literal('add'), path: pointer, value: z.unknown() }).strict(),
+  z.object({ op: z.literal('remove'), path: pointer }).strict(),
+  z.object({ op: z.literal('replace'), path: pointer, value: z.unknown() }).strict(),
+  z.object({ op: z.literal('move'), from: pointer, path: pointer }).strict(),
+  z.object({ op: z.literal('copy'), from: pointer, path: pointer }).strict(),
+  z.object({ op: z.literal('test'), path: pointer, value: z.unknown() }).strict(),
+])
+
+const input = z
+  .object({
+    a: z.unknown().describe('The original: a string in lines/words/chars mode, any JSON value in json mode'),
+    b: z.unknown().optional().describe('The changed version, of the same kind as a'),
+    patch: z
+      .array(patchOperation)
+      .max(100_000)
+      .optional()
+      .describe('json mode only, instead of b: an RFC 6902 patch to apply to a; the result is diffed and returned'),
+    mode: z.enum(MODES).default('lines'),
+    context: z.number().int().min(0).max(10_000).default(3).describe('Units of context around each change'),
+  })
+  .strict()
+  .superRefine((v, ctx) => {
+    if (v.mode === 'json') {
+      if ((v.b === undefined) === (v.patch === undefined)) {
+        ctx.addIssue({ code: 'custom', path: ['b'], message: 'json mode needs b or patch (exactly one)' })
+      }
+      return
+    }
+    for (const side of ['a', 'b'] as const) {
+      if (typeof v[side] !== 'string') {
+        ctx.addIssue({
+          code: 'custom',
+          path: [side],
+          message: `${v.mode} mode diffs strings; ${side} is ${v[side] === undefined ? 'missing' : `a ${kindOf(v[side])}`} (use mode "json" for JSON values)`,
+        })
+      }
+    }
+    if (v.patch !== undefined) ctx.addIssue({ code: 'custom', path: ['patch'], message: 'patch is only read in json mode' })
+  })
+
+const kindOf = (v: unknown) => (v === null ? 'null' : Array.isArray(v) ? 'array' : typeof v)
+
+const hunk = z.object({
+  a_start: z.number().int(),
+  a_count: z.number().int(),
+  b_start: z.number().int(),
+  b_count: z.number().int(),
+  header: z.string(),
+  parts: z.array(z.object({ kind: z.enum(['context', 'removed', 'added']), text: z.string() })),
+})
+
+const patchOut = z.object({
+  op: z.enum(['add', 'remove', 'replace', 'move', 'copy', 'test']),
+  path: z.string(),
+  from: z.string().optional(),
+  value: z.unknown().optional(),
+})
+
+export const diff = defineOperation({
+  name: 'diff',
+  method: 'POST',
+  path: '/diff',
+  lobe: 'text',
+  caption: 'Line/word/char diffs with a unified diff GNU patch applies; JSON diffs as RFC 6902 patches',
+  summary:
+    "Myers' O(ND) diff (linear-space middle-snake variant). added/removed/hunks count the mode's unit (lines; words " +
+    'and the whitespace between them; code points). unified is always a line diff of a → b that GNU patch applies ' +
+    '(hunk headers as diff -u writes them, "\\ No newline at end of file" where needed). json mode diffs two JSON values: ' +
+    'patch is an RFC 6902 patch (add/remove/replace, JSON Pointers escaped) that turns a into b, and unified compares ' +
+    'the values printed with sorted keys and a 2-space indent; send patch instead of b to apply one. Every answer is ' +
+    'checked before it is returned (verified). minimal is false when the work budget cut the search short.',
+  input,
+  output: z.object({
+    mode: z.enum(MODES),
+    unit: z.enum(['line', 'token', 'char']),
+    added: z.number().int(),
+    removed: z.number().int(),
+    hunks: z.array(hunk),
+    unified: z.string(),
+    minimal: z.boolean(),
+    verified: z.boolean(),
+    patch: z.array(patchOut).optional(),
+    result: z.unknown().optional().describe('json mode with patch: a with the patch applied'),
+  }),
+  provenance: ['computed'],
+  bodyLimit: 'large',
+  checkLimits: (input) => {
+    if (input.mode === 'json') {
+      for (const [name, value] of [['a', input.a], ['b', input.b], ['patch', input.patch]] as const) {
+        if (value !== undefined && jsonDepth(value, DIFF_LIMITS.jsonDepth) > DIFF_LIMITS.jsonDepth) {
+          throw new Refusal('over_limit', `${name} is nested deeper than the limit of ${DIFF_LIMITS.jsonDepth} levels`)
+        }
+      }
+      return
+    }
+    for (const side of ['a', 'b'] as const) {
+      const text = input[side] as string
+      const units = countTokens(text, input.mode)
+      const lines = countTokens(text, 'lines')
+      const worst = Math.max(units, lines)
+      if (worst > DIFF_LIMITS.tokensPerSide) {
+        throw new Refusal(
+          'over_limit',
+          `${side} has ${worst} ${units >= lines ? input.mode : 'lines'}; the limit is ${DIFF_LIMITS.tokensPerSide} per side`,
+        )
+      }
+    }
+  },
+  examples: [
+    { a: 'one\ntwo\nthree\n', b: 'one\n2\nthree\nfour\n' },
+    { a: 'the quick brown fox', b: 'the slow brown fox', mode: 'words', context: 1 },
+    { a: { name: 'ncm', tags: ['a', 'b'] }, b: { name: 'ncm', tags: ['a', 'c'], 'x/y': 1 }, mode: 'json' },
+    { a: { n: 1 }, patch: [{ op: 'replace', path: '/n', value: 2 }], mode: 'json' },
+  ],
+  handler: (input) => {
+    const options = { maxWork: DIFF_LIMITS.work }
+    if (input.mode !== 'json') {
+      return { mode: input.mode, ...diffText(input.a as string, input.b as string, input.mode, input.context, options) }
+    }
+    const a = input.a as JsonValue
+    let b = input.b as JsonValue | undefined
+    if (input.patch !== undefined) b = applyPatch(a, input.patch as JsonPatchOperation[])
+    const report = diffJsonValues(a, b!, input.context, options)
+    return { mode: input.mode, ...report, ...(input.patch !== undefined ? { result: b } : {}) }
+  },
+})
+
+function applyPatch(a: JsonValue, patch: JsonPatchOperation[]): JsonValue {
+  try {
+    return applyJsonPatch(a, patch)
+  } catch (err) {
+    if (!(err instanceof JsonPatchError)) throw err
+    throw new Refusal('invalid_input', `patch[${err.index}] cannot be applied to a: ${err.message}`, {
+      issues: [{ path: `patch[${err.index}]`, message: err.message }],
+    })
+  }
+}

@@ -1,0 +1,64 @@
+// The trading platform as one encapsulated plugin: /health, /api/v11, /api/v10, /api/v6 and /command-center.
+import type { FastifyInstance } from 'fastify'
+import { createAuthenticator } from '../caller/auth.js'
+import type { Clock } from '../caller/operation.js'
+import type { Config } from '../config.js'
+import type { TradingContext } from './context.js'
+import { createCycleRunner } from './cycle.js'
+import { useProblems } from './problem.js'
+import { createRpcProber } from './rpc-prober.js'
+import { seedIfFirstStart, type SeedLevel } from './seed.js'
+import { createTradingService } from './service.js'
+import { createSystem, type PlatformRoute } from './system.js'
+import rootRoutes from './routes/root.js'
+import v11Routes from './routes/v11.js'
+import v10Routes from './routes/v10.js'
+import v6Routes from './routes/v6.js'
+
+export interface TradingPluginOptions {
+  config: Config
+  clock: Clock
+  /** Synthetic datasets written on a database's first start: `full` (default), `small` (tests), or `none`. */
+  seed?: SeedLevel
+}
+
+export default async function tradingPlugin(app: FastifyInstance, opts: TradingPluginOptions) {
+  const { config, clock } = opts
+  const store = app.store
+  const startedAt = clock.now()
+  const seeded = seedIfFirstStart(store, opts.seed ?? 'full', startedAt)
+  if (seeded.length) app.log.info({ datasets: seeded }, 'seeded synthetic datasets')
+
+  const service = createTradingService({ store, mill: app.mill, admission: app.admission, clock })
+  const prober = createRpcProber({ endpoints: config.rpcEndpoints, intervalMs: config.rpcProbeIntervalMs })
+  const system = createSystem({ store, repo: service.repo, mill: app.mill, admission: app.admission, clock, prober, startedAt })
+  const ctx: TradingContext = {
+    config,
+    clock,
+    store,
+    service,
+    cycles: createCycleRunner({ store, repo: service.repo, service, clock }),
+    system,
+    prober,
+    auth: createAuthenticator(config, store.db),
+    routes: [],
+  }
+
+  app.addHook('onReady', async () => prober.start())
+  app.addHook('onClose', async () => prober.stop())
+  app.addHook('onRoute', (route) => {
+    const methods = Array.isArray(route.method) ? route.method : [route.method]
+    for (const method of methods) {
+      if (method === 'HEAD' || method === 'OPTIONS') continue
+      const schema = route.schema as { summary?: string; deprecated?: boolean } | undefined
+      const entry: PlatformRoute = { method, url: route.url, summary: schema?.summary ?? '', deprecated: schema?.deprecated === true }
+      ctx.routes.push(entry)
+    }
+  })
+  useProblems(app, { notFound: false })
+
+  await app.register(rootRoutes, ctx)
+  await app.register(v11Routes, { ...ctx, prefix: '/api/v11' })
+  await app.register(v10Routes, { ...ctx, prefix: '/api/v10' })
+  await app.register(v6Routes, { ...ctx, prefix: '/api/v6' })
+}

@@ -1,0 +1,27 @@
+// Root routes of the platform: /health and the server-rendered /command-center page.
+import type { FastifyInstance } from 'fastify'
+import type { ZodTypeProvider } from 'fastify-type-provider-zod'
+import type { TradingContext } from '../context.js'
+import { TAGS } from '../context.js'
+import { renderCommandCenter } from '../page.js'
+import { rootHealthAnswer } from '../schemas.js'
+
+export default async function rootRoutes(parent: FastifyInstance, ctx: TradingContext) {
+  const app = parent.withTypeProvider<ZodTypeProvider>()
+  const { system } = ctx
+
+  app.get('/health', {
+    schema: {
+      tags: [TAGS.v11],
+      summary: 'Platform health: version 11.0.0, database check, uptime (503 when the database fails)',
+      response: { 200: rootHealthAnswer, 503: rootHealthAnswer },
+    },
+  }, async (_req, reply) => {
+    const health = system.rootHealth()
+    return reply.code(health.status === 'down' ? 503 : 200).send(health)
+  })
+
+  app.get('/command-center', {
+    schema: { tags: [TAGS.v6], summary: 'Command center (HTML): the panels with the latest backtest\'s equity curve', produces: ['text/html'] },
+  }, async (_req, reply) => reply.type('text/html; charset=utf-8').send(renderCommandCenter(system.panels())))
+}

@@ -1,0 +1,57 @@
+// /api/v10: the previous API kept for old clients, marked deprecated with a successor link on every answer.
+import type { FastifyInstance } from 'fastify'
+import type { ZodTypeProvider } from 'fastify-type-provider-zod'
+import { z } from 'zod'
+import type { TradingContext } from '../context.js'
+import { TAGS } from '../context.js'
+import { datasetView } from '../datasets.js'
+import { problemNotFoundHandler } from '../problem.js'
+import { datasetListAnswer, v10HealthAnswer } from '../schemas.js'
+import { maxEdgeV10Body } from '../service.js'
+import { problemResponses } from './common.js'
+
+/** RFC 9745 `Deprecation` (a structured-field date: @epoch seconds) and RFC 8594 `Sunset` (an HTTP-date). */
+export const V10_DEPRECATED_AT = Date.UTC(2026, 0, 1)
+export const V10_SUNSET_AT = Date.UTC(2027, 5, 30, 23, 59, 59)
+
+export const V10_SUCCESSORS: Record<string, string> = {
+  '/api/v10/system/health': '/api/v11/system/health',
+  '/api/v10/trading/max-edge-signal': '/api/v11/trading/max-edge-signal',
+  '/api/v10/datasets': '/api/v11/datasets',
+}
+
+export default async function v10Routes(parent: FastifyInstance, ctx: TradingContext) {
+  const app = parent.withTypeProvider<ZodTypeProvider>()
+  const { service, system } = ctx
+  app.setNotFoundHandler(problemNotFoundHandler)
+  app.addHook('onSend', async (req, reply) => {
+    reply.header('deprecation', `@${Math.floor(V10_DEPRECATED_AT / 1000)}`)
+    reply.header('sunset', new Date(V10_SUNSET_AT).toUTCString())
+    const successor = V10_SUCCESSORS[req.routeOptions.url ?? ''] ?? '/api/v11/system/inventory'
+    reply.header('link', `<${successor}>; rel="successor-version"`)
+  })
+  const tags = [TAGS.v10]
+  const deprecated = true
+
+  app.get('/system/health', {
+    schema: { tags, deprecated, summary: 'v10 health (deprecated: use /api/v11/system/health)', response: { 200: v10HealthAnswer, 503: v10HealthAnswer } },
+  }, async (_req, reply) => {
+    const health = system.v10Health()
+    return reply.code(health.status === 'down' ? 503 : 200).send(health)
+  })
+
+  app.post('/trading/max-edge-signal', {
+    schema: {
+      tags, deprecated,
+      summary: 'v10 signal: in-sample grid over sma_cross only (deprecated: use /api/v11/trading/max-edge-signal)',
+      description: 'Every (fast, slow) pair with fast < slow is backtested on all bars and the best by `maximize` gives the signal. ' +
+        'In-sample only: the figures are optimistic by construction.',
+      body: maxEdgeV10Body,
+      response: { 200: z.record(z.string(), z.unknown()), ...problemResponses },
+    },
+  }, async (req) => service.maxEdgeSignalV10(req.body))
+
+  app.get('/datasets', {
+    schema: { tags, deprecated, summary: 'Datasets with their metadata (deprecated: use GET /api/v11/datasets)', response: { 200: datasetListAnswer } },
+  }, async () => ({ datasets: service.repo.datasets().map(datasetView) }))
+}

@@ -1,0 +1,136 @@
+// /api/v11: the current platform API — system, datasets, backtest, simulate, walk-forward signal, paper full cycle.
+import type { FastifyInstance } from 'fastify'
+import type { ZodTypeProvider } from 'fastify-type-provider-zod'
+import { z } from 'zod'
+import { Refusal } from '../../refusal.js'
+import type { TradingContext } from '../context.js'
+import { TAGS } from '../context.js'
+import { fullCycleBody } from '../cycle.js'
+import { datasetView, importCsvText } from '../datasets.js'
+import { problemNotFoundHandler } from '../problem.js'
+import {
+  backtestAnswer, backtestBody, datasetListAnswer, dbStatsAnswer, importAnswer, importBody, importQuery, modeAnswer,
+  simulateAnswer, simulateBody, v11HealthAnswer, verifyAnswer,
+} from '../schemas.js'
+import { maxEdgeBody } from '../service.js'
+import { MODE_REASON } from '../system.js'
+import { problemResponses } from './common.js'
+
+export default async function v11Routes(parent: FastifyInstance, ctx: TradingContext) {
+  const app = parent.withTypeProvider<ZodTypeProvider>()
+  const { service, system, cycles, auth, clock, config } = ctx
+  app.setNotFoundHandler(problemNotFoundHandler)
+  // CSV bodies arrive as one string; the 16 MiB limit of imports applies (SPEC §1.5).
+  app.addContentTypeParser('text/csv', { parseAs: 'string', bodyLimit: config.largeBodyLimitBytes }, (_req, body, done) => done(null, body))
+  const tags = [TAGS.v11]
+
+  app.get('/system/inventory', {
+    schema: {
+      tags, summary: 'Datasets, strategies with parameter schemas, routes, and counts of runs, orders and fills',
+      response: { 200: z.record(z.string(), z.unknown()), ...problemResponses },
+    },
+  }, async () => system.inventory(ctx.routes))
+
+  app.get('/system/health', {
+    schema: { tags, summary: 'Platform health with per-component checks', response: { 200: v11HealthAnswer, 503: v11HealthAnswer, ...problemResponses } },
+  }, async (_req, reply) => {
+    const health = system.v11Health()
+    return reply.code(health.status === 'down' ? 503 : 200).send(health)
+  })
+
+  app.get('/system/mode', {
+    schema: { tags, summary: 'Execution mode: paper only, live trading off', response: { 200: modeAnswer } },
+  }, async () => ({ mode: 'paper' as const, live_trading: false as const, reason: MODE_REASON, broker: null }))
+
+  app.get('/system/verify', {
+    schema: {
+      tags, summary: 'Integrity checks: SQLite, dataset checksums, OHLC sanity, ledger re-derived from fills',
+      description: 'Each check passes or fails with a detail. Answers 200 when all pass and 500 when any fails.',
+      response: { 200: verifyAnswer, 500: verifyAnswer },
+    },
+  }, async (_req, reply) => {
+    const report = system.verify()
+    return reply.code(report.ok ? 200 : 500).send(report)
+  })
+
+  app.get('/db/stats', {
+    schema: { tags, summary: 'Per-table row counts, pages, file and WAL size, journal mode, SQLite version', response: { 200: dbStatsAnswer } },
+  }, async () => system.dbStats())
+
+  app.get('/datasets', {
+    schema: { tags, summary: 'Datasets with their metadata (symbol, timeframe, source, rows, range, checksum, seed)', response: { 200: datasetListAnswer } },
+  }, async () => ({ datasets: service.repo.datasets().map(datasetView) }))
+
+  app.post('/datasets', {
+    bodyLimit: config.largeBodyLimitBytes,
+    schema: {
+      tags,
+      summary: 'Import OHLCV bars from CSV (all or nothing); needs scope trading:write',
+      description: 'Send `text/csv` with `?symbol=&timeframe=`, or JSON `{symbol, timeframe?, csv}`. Header Date,Open,High,Low,Close,Volume ' +
+        '(any case; the date column may be unnamed). Rows are validated (strictly increasing time, positive prices, low ≤ open, close ≤ high); ' +
+        'a bad row is reported with its line number and nothing is written. Importing the same bars again answers 200 with `created: false`.',
+      querystring: importQuery,
+      body: importBody,
+      response: { 200: importAnswer, 201: importAnswer, ...problemResponses },
+    },
+  }, async (req, reply) => {
+    auth.require(auth.identify(req.headers.authorization, clock.now()), 'trading:write', 'trading.datasets.import')
+    const body = req.body
+    const fromJson = typeof body === 'object'
+    const symbol = fromJson ? body.symbol : req.query.symbol
+    const timeframe = fromJson ? body.timeframe ?? req.query.timeframe : req.query.timeframe
+    if (!symbol) {
+      throw new Refusal('invalid_input', 'symbol is required: ?symbol= with a text/csv body, or "symbol" in a JSON body', {
+        issues: [{ path: 'querystring.symbol', message: 'required' }],
+      })
+    }
+    const result = importCsvText(ctx.store, fromJson ? body.csv : body, { symbol, timeframe, origin: 'http', now: clock.now() })
+    return reply.code(result.created ? 201 : 200).send({ id: result.dataset.id, created: result.created, dataset: result.dataset })
+  })
+
+  app.post('/trading/backtest', {
+    schema: {
+      tags, summary: 'Backtest a strategy on a dataset (backtesting.py 0.6.6 semantics); the run is stored with its inputs\' digest',
+      body: backtestBody,
+      response: { 200: backtestAnswer, ...problemResponses },
+    },
+  }, async (req) => service.backtest(req.body) as Promise<z.infer<typeof backtestAnswer>>)
+
+  app.post('/trading/simulate', {
+    schema: {
+      tags, summary: 'Monte Carlo of a strategy: bootstrap or GBM paths; percentiles of return, drawdown and Sharpe, loss probability, VaR, CVaR',
+      description: 'Reproducible: the same body (seed included) gives the same numbers.',
+      body: simulateBody,
+      response: { 200: simulateAnswer, ...problemResponses },
+    },
+  }, async (req) => service.simulate(req.body) as Promise<z.infer<typeof simulateAnswer>>)
+
+  app.post('/trading/max-edge-signal', {
+    schema: {
+      tags,
+      summary: 'Walk-forward search over strategies × parameter grids, scored out of sample; the best configuration and its latest signal',
+      description: 'Each configuration is chosen on rolling in-sample windows and scored on the following out-of-sample window, net of costs. ' +
+        'Answers the configuration with the highest out-of-sample edge, its out-of-sample statistics, the number of configurations tried, ' +
+        'the deflated Sharpe ratio (multiple-testing aware) and the signal for the latest bar.',
+      body: maxEdgeBody,
+      response: { 200: z.record(z.string(), z.unknown()), ...problemResponses },
+    },
+  }, async (req) => service.maxEdgeSignal(req.body))
+
+  app.post('/trading/full-cycle', {
+    schema: {
+      tags,
+      summary: 'Paper full cycle: signal → ATR risk sizing → paper order → fill at the latest close with slippage → ledger, in one transaction',
+      description: 'With an `Idempotency-Key` header a repeat of the same body returns the first cycle (header `Idempotent-Replayed: true`) ' +
+        'and never a second order; the same key with another body is refused with 409. `mode: "live"` is refused: paper only.',
+      headers: z.looseObject({ 'idempotency-key': z.string().min(1).max(200).optional() }),
+      body: fullCycleBody,
+      response: { 200: z.record(z.string(), z.unknown()), 201: z.record(z.string(), z.unknown()), ...problemResponses },
+    },
+  }, async (req, reply) => {
+    const key = req.headers['idempotency-key']
+    const answer = await cycles.run(req.body, typeof key === 'string' ? key : null)
+    if (answer.replayed) reply.header('idempotent-replayed', 'true')
+    return reply.code(answer.status).send(answer.body)
+  })
+}

@@ -1,0 +1,133 @@
+// Fuzzing every route of all three surfaces with generated bad requests: no 5xx bugs, no hangs, the right error shapes.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import fc from 'fast-check'
+import type { FastifyInstance } from 'fastify'
+import { Client } from 'undici'
+import { anyEnvelope } from '../src/caller/envelope.js'
+import { REFUSAL_STATUS } from '../src/refusal.js'
+import { buildTestApp } from './helper.js'
+
+const TOTAL = Number(process.env.FUZZ_REQUESTS ?? 10_000)
+/** 501 is chat's refusal by nature; 503 is `occupied`/`timeout` — both are answers, not bugs. */
+const ALLOWED_5XX = new Set([501, 503])
+
+let app: FastifyInstance
+let client: Client
+let routes: Array<{ method: string; url: string }>
+beforeAll(async () => {
+  app = await buildTestApp()
+  // Over a real socket: light-my-request keeps memory per GET, which would hide the server's own RSS behaviour.
+  await app.listen({ host: '127.0.0.1', port: 0 })
+  client = new Client(`http://127.0.0.1:${(app.server.address() as { port: number }).port}`, {
+    headersTimeout: 60_000, bodyTimeout: 60_000,
+  })
+  const seen = new Set<string>()
+  routes = app.routeTable
+    .filter((r) => !r.url.includes('*') && !r.url.startsWith('/docs/static') && !r.url.startsWith('/reference/'))
+    .filter((r) => !seen.has(`${r.method} ${r.url}`) && seen.add(`${r.method} ${r.url}`))
+})
+afterAll(async () => {
+  await client.close()
+  await app.close()
+})
+
+const weirdStrings = fc.constantFrom('NaN', 'Infinity', '-Infinity', '1e309', '-0', '', ' ', '\u0000', '../../etc/passwd', '%00', '😀'.repeat(50), 'x'.repeat(70_000), '__proto__', 'constructor')
+const hugeNumbers = fc.constantFrom(Number.MAX_SAFE_INTEGER + 2, 1e308, -1e308, 2 ** 53, -(2 ** 31), 4_294_967_296, 1e-320)
+const leaf = fc.oneof(fc.string({ maxLength: 40 }), weirdStrings, fc.integer(), hugeNumbers, fc.double(), fc.boolean(), fc.constant(null))
+const jsonValue = fc.letrec((tie) => ({
+  value: fc.oneof({ depthSize: 'small', withCrossShrink: true }, leaf, tie('array'), tie('object')),
+  array: fc.array(tie('value'), { maxLength: 6 }),
+  object: fc.dictionary(fc.oneof(fc.string({ maxLength: 12 }), fc.constantFrom('dimacs', 'formula', 'op', 'input', 'model', 'tokens', 'dataset', 'strategy', 'params', 'a', 'b', 'mode', 'content', 'digest', '__proto__')), tie('value'), { maxKeys: 6 }),
+})).value
+
+function deepNesting(depth: number): string {
+  return '{"a":'.repeat(depth) + '1' + '}'.repeat(depth)
+}
+
+const body = fc.oneof(
+  jsonValue.map((v) => ({ payload: JSON.stringify(v) ?? 'null', type: 'application/json' })),
+  fc.constantFrom(
+    { payload: '{"truncated": [1, 2', type: 'application/json' },
+    { payload: '', type: 'application/json' },
+    { payload: deepNesting(5000), type: 'application/json' },
+    { payload: Buffer.from([0x7b, 0x22, 0x61, 0x22, 0x3a, 0x22, 0xff, 0xfe, 0xc3, 0x28, 0x22, 0x7d]), type: 'application/json' },
+    { payload: 'Date,Open\n2020-01-01,x', type: 'text/csv' },
+    { payload: '<xml/>', type: 'application/xml' },
+    { payload: 'a=1&b=2', type: 'application/x-www-form-urlencoded' },
+    { payload: '{"a":1}', type: 'text/plain' },
+    { payload: '{"a":1}', type: '' },
+  ),
+)
+
+const pathTrick = fc.constantFrom('', '/', '//', '/..', '/%2e%2e/', '?a=1&a=2', '?__proto__[x]=1', '/%00', '/' + 'z'.repeat(3000), '?limit=-1', '?rerun=1', '#frag')
+/** `arb` with probability p, otherwise undefined. */
+const sometimes = <T>(arb: fc.Arbitrary<T>, p: number) =>
+  fc.oneof({ arbitrary: fc.constant(undefined), weight: Math.round((1 - p) * 100) }, { arbitrary: arb, weight: Math.round(p * 100) })
+const oddMethod = fc.constantFrom('PUT', 'DELETE', 'PATCH', 'OPTIONS', 'HEAD')
+
+describe(`fuzzing every route with ${TOTAL} generated bad requests`, () => {
+  it('answers each without a 5xx bug, with the error shape of its surface', async () => {
+    const statuses = new Map<number, number>()
+    const failures: string[] = []
+    const gc = (globalThis as { gc?: () => void }).gc
+    const requestArb = fc.record({
+      route: fc.constantFrom(...routes),
+      method: sometimes(oddMethod, 1 / 8),
+      trick: sometimes(pathTrick, 1 / 6),
+      body,
+      query: sometimes(fc.dictionary(fc.string({ maxLength: 8 }), fc.oneof(fc.string({ maxLength: 20 }), weirdStrings)), 1 / 4),
+    })
+    let sent = 0
+    let rssStart = 0
+    const samples = fc.sample(requestArb, { numRuns: TOTAL, seed: 20261122 })
+    for (const sample of samples) {
+      const url = sample.route.url.replace(/:([A-Za-z_]+)/g, () => encodeURIComponent('fuzz-' + Math.random().toString(36).slice(2, 6))) + (sample.trick ?? '')
+      const method = sample.method ?? sample.route.method
+      const query = sample.query ? new URLSearchParams(sample.query).toString() : ''
+      const path = url + (query ? (url.includes('?') ? '&' : '?') + query : '')
+      const headers: Record<string, string> = {}
+      let payload: string | Buffer | undefined
+      if (method !== 'GET' && method !== 'HEAD') {
+        payload = sample.body.payload
+        if (sample.body.type) headers['content-type'] = sample.body.type
+      }
+      const response = await client.request({ method: method as 'GET', path, headers, body: payload })
+      const res = { statusCode: response.statusCode, headers: response.headers, body: await response.body.text() }
+      sent++
+      statuses.set(res.statusCode, (statuses.get(res.statusCode) ?? 0) + 1)
+      const where = `${method} ${url.slice(0, 80)} → ${res.statusCode}`
+      if (res.statusCode >= 500 && !ALLOWED_5XX.has(res.statusCode)) failures.push(`${where}: ${res.body.slice(0, 200)}`)
+      // 431: Node's HTTP parser refuses a request line or headers over 16 KiB before any route (or surface) is known.
+      if (res.statusCode === 431) continue
+      const pathname = new URL(url, 'http://fuzz.invalid').pathname
+      const json = String(res.headers['content-type'] ?? '').startsWith('application/json')
+      if ((pathname === '/api/v1' || pathname.startsWith('/api/v1/')) && method !== 'HEAD' && (json || res.statusCode >= 400)) {
+        let parsed: any
+        try {
+          parsed = JSON.parse(res.body)
+        } catch {
+          failures.push(`${where}: not JSON`)
+          continue
+        }
+        if (!anyEnvelope.safeParse(parsed).success) failures.push(`${where}: not an envelope`)
+        else if (!parsed.ok) {
+          if (parsed.refuse.http_status !== res.statusCode) failures.push(`${where}: refuse.http_status ${parsed.refuse.http_status}`)
+          if (REFUSAL_STATUS[parsed.refuse.code as keyof typeof REFUSAL_STATUS] !== res.statusCode) failures.push(`${where}: code ${parsed.refuse.code}`)
+        }
+      } else if ((pathname === '/health' || /^\/api\/v(11|10|6)\//.test(pathname)) && res.statusCode >= 400 && method !== 'HEAD') {
+        if (!String(res.headers['content-type']).startsWith('application/problem+json')) failures.push(`${where}: not problem+json (${res.headers['content-type']})`)
+      }
+      if (sent === Math.floor(TOTAL / 4)) {
+        gc?.()
+        rssStart = process.memoryUsage().rss
+      }
+    }
+    gc?.()
+    const rssEnd = process.memoryUsage().rss
+    const table = [...statuses].sort((a, b) => a[0] - b[0]).map(([s, n]) => `${s}: ${n}`).join(', ')
+    console.log(`fuzz: ${sent} requests over ${routes.length} routes; statuses ${table}; RSS after a quarter (warm-up) ${(rssStart / 2 ** 20).toFixed(1)} MiB, at end ${(rssEnd / 2 ** 20).toFixed(1)} MiB`)
+    expect(failures.slice(0, 20)).toEqual([])
+    expect(sent).toBe(TOTAL)
+    expect(rssEnd).toBeLessThan(rssStart * 1.1)
+  }, 600_000)
+})
