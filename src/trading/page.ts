@@ -107,7 +107,7 @@ export function renderCommandCenter(data: Panels): string {
     ['#', 'Kind', 'Symbol', 'Strategy', 'Headline', 'ms'],
     panels.runs.map((r) => [
       td(String(r.id), 'n'), td(esc(r.kind)), td(esc(r.symbol ?? r.dataset_id)), td(esc(r.strategy ?? '—')),
-      td(esc(Object.entries(r.headline).map(([k, v]) => `${k} ${num(v)}`).join(' · ')), 'small'), td(esc(num(r.elapsed_ms, 0)), 'n'),
+      td(esc(Object.entries(r.headline).map(([k, v]) => `${k} ${num(v, Number.isInteger(v) ? 0 : 2)}`).join(' · ')), 'small'), td(esc(num(r.elapsed_ms, 0)), 'n'),
     ]),
     'No runs yet.',
   )
@@ -143,6 +143,7 @@ export function renderCommandCenter(data: Panels): string {
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
+<link rel="icon" href="data:,">
 <title>NCM Hub · Command center</title>
 <style>
   :root { --bg: #f4f6f9; --card: #fff; --ink: #1b2430; --muted: #5f6b7a; --line: #e1e6ed; --accent: #2458d6; --up: #137a43; --down: #c0392b; --warn: #b7791f; }
@@ -154,7 +155,7 @@ export function renderCommandCenter(data: Panels): string {
   header nav { margin-left: auto; display: flex; gap: 14px; font-size: 13px; }
   header a { color: #cfe0ff; }
   header .generated { color: #aab6c5; font-size: 12px; }
-  #panels { display: grid; grid-template-columns: repeat(auto-fit, minmax(420px, 1fr)); gap: 16px; padding: 16px 24px 32px; max-width: 1600px; margin: 0 auto; }
+  #panels { display: grid; grid-template-columns: repeat(auto-fit, minmax(560px, 1fr)); gap: 16px; padding: 16px 24px 32px; max-width: 1600px; margin: 0 auto; }
   .panel { background: var(--card); border: 1px solid var(--line); border-radius: 8px; padding: 14px 16px; min-width: 0; overflow-x: auto; }
   .panel.wide { grid-column: 1 / -1; }
   .panel h2 { font-size: 13px; text-transform: uppercase; letter-spacing: .06em; color: var(--muted); margin: 0 0 10px; }

@@ -6,9 +6,11 @@ import { anyEnvelope } from '../../src/caller/envelope.js'
 import { fullPath } from '../../src/caller/projections.js'
 import { buildTestApp, json } from '../helper.js'
 
+// Examples run as the admin, so operations that need a credential (grant, pin writes) are exercised too.
+const ADMIN_TOKEN = 'contract-test-admin-token'
 let app: FastifyInstance
 beforeAll(async () => {
-  app = await buildTestApp()
+  app = await buildTestApp({ env: { ADMIN_TOKEN } })
 })
 afterAll(async () => app.close())
 
@@ -41,7 +43,7 @@ describe.each(registry.operations.map((op) => [op.name, op] as const))('operatio
     const res = await app.inject({
       method: op.method,
       url: fullPath(op),
-      headers: { accept: 'application/json' },
+      headers: { accept: 'application/json', authorization: `Bearer ${ADMIN_TOKEN}` },
       ...(op.method === 'GET'
         ? { query: example as Record<string, string> }
         : { payload: example as object }),

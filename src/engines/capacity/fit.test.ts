@@ -29,7 +29,7 @@ describe('inference fit', () => {
     const w = 2 * 6_738_415_616
     const kv = 524_288 * 4096
     expect(f.components.map((c) => c.name)).toEqual(['weights', 'kv_cache', 'overhead', 'reserved'])
-    expect(f.per_device_bytes).toBe(w + kv + 0.2 * w)
+    expect(f.per_device_bytes).toBe(w + kv + Math.ceil(0.2 * w))
     expect(f.fits).toBe(true)
     expect(f.headroom_bytes).toBe(24 * GiB - f.per_device_bytes)
   })
@@ -56,7 +56,7 @@ describe('inference fit', () => {
   it('splits weights over tensor parallelism and replicates KV heads when there are fewer than devices', () => {
     const f = inferenceFit(base('llama-3.1-70b', { devices: { count: 16, memory_gib: 80 }, tensorParallel: 16 }))
     expect(f.kv_heads_per_device).toBe(1)
-    expect(f.components[0]!.per_device_bytes).toBe(weights('llama-3.1-70b', 'bf16') / 16)
+    expect(f.components[0]!.per_device_bytes).toBe(Math.ceil(weights('llama-3.1-70b', 'bf16') / 16))
     expect(f.components[1]!.per_device_bytes).toBe(327_680 * 4096 / 8)
     expect(f.replicas).toBe(1)
   })
@@ -87,7 +87,7 @@ describe('training fit', () => {
     const total = countParams(arch('llama-2-7b')).total
     const memory = fineTuneMemory('full', total, 0, 0, ACCOUNTINGS.zero_16)
     const f = trainingFit({ memory, devices: { count: 4, memory_gib: 40 }, sharding: 'fully_sharded', activationBytesPerDevice: null, reservedBytesPerDevice: 0 })
-    expect(f.per_device_bytes).toBe((16 * total) / 4)
+    expect(f.per_device_bytes).toBe(Math.ceil((16 * total) / 4))
     expect(f.excluded).toEqual(['activations'])
     expect(f.components.find((c) => c.name === 'activations')!.bytes).toBeNull()
     const replicated = trainingFit({ memory, devices: { count: 4, memory_gib: 40 }, sharding: 'replicated', activationBytesPerDevice: GiB, reservedBytesPerDevice: 0 })

@@ -100,9 +100,12 @@ export function inferenceFit(i: InferenceFitInput): InferenceFit {
     kvCache({ arch: a, tokens, batch, bytesPerValue: i.kvBytesPerValue, blockSize: i.blockSize, applySlidingWindow: i.applySlidingWindow })
       .total_bytes
   const kv = kvOf(i.context, i.batch)
-  const overhead = (i.weightBytes * i.overheadPercent) / 100
+  // Shards round up to whole bytes.
+  const overhead = Math.ceil((i.weightBytes * i.overheadPercent) / 100)
+  const weightsPerDevice = Math.ceil(i.weightBytes / tp)
+  const overheadPerDevice = Math.ceil(overhead / tp)
   const components: FitComponent[] = [
-    { name: 'weights', bytes: i.weightBytes, per_device_bytes: i.weightBytes / tp, note: 'split evenly over the tensor-parallel group' },
+    { name: 'weights', bytes: i.weightBytes, per_device_bytes: weightsPerDevice, note: 'split evenly over the tensor-parallel group' },
     {
       name: 'kv_cache',
       bytes: kv,
@@ -112,7 +115,7 @@ export function inferenceFit(i: InferenceFitInput): InferenceFit {
     {
       name: 'overhead',
       bytes: overhead,
-      per_device_bytes: overhead / tp,
+      per_device_bytes: overheadPerDevice,
       note: `${i.overheadPercent}% of the weight bytes (activations, buffers, fragmentation)`,
     },
     {
@@ -122,7 +125,7 @@ export function inferenceFit(i: InferenceFitInput): InferenceFit {
       note: 'declared per device (CUDA context, runtime)',
     },
   ]
-  const fixed = i.weightBytes / tp + overhead / tp + i.reservedBytesPerDevice
+  const fixed = weightsPerDevice + overheadPerDevice + i.reservedBytesPerDevice
   const need = fixed + kv * kvShare
   const capacity = i.devices.memory_gib * GiB
   const free = capacity - fixed
@@ -172,7 +175,7 @@ export function trainingFit(i: TrainingFitInput): TrainingFit {
   const sharded = (name: string, bytes: number, note: string): FitComponent => ({
     name,
     bytes,
-    per_device_bytes: bytes * share,
+    per_device_bytes: Math.ceil(bytes * share),
     note: i.sharding === 'fully_sharded' ? `${note}; sharded over ${i.devices.count} device(s)` : `${note}; on every device`,
   })
   const components: FitComponent[] = [

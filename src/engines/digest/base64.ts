@@ -9,7 +9,7 @@ export function decodeStrictBase64(text: string): Base64Check {
   const bad = ALPHABET.exec(text)
   if (bad) {
     const shown = bad[0] === ' ' ? 'a space' : /\s/.test(bad[0]) ? 'whitespace' : JSON.stringify(bad[0])
-    return { ok: false, problem: `${shown} at offset ${bad.index} is not in the base64 alphabet (A–Z a–z 0–9 + /, "=" padding)` }
+    return { ok: false, problem: `${shown} at offset ${bad.index} is not in the base64 alphabet` }
   }
   if (text.length % 4 !== 0) {
     return { ok: false, problem: `length ${text.length} is not a multiple of 4 (base64 must be padded with "=")` }

@@ -1,6 +1,7 @@
 // Mill tasks of the capacity domain.
 import type { MillTask } from '../types.js'
 import { exactPack, type PackProblem } from '../../engines/capacity/pack.js'
+import { tokenBudget, type BudgetInput } from '../../engines/capacity/budget.js'
 
 export interface PackExactPayload extends PackProblem {
   maxNodes: number
@@ -12,4 +13,9 @@ export const capacityTasks: Record<string, MillTask> = {
     const { maxNodes, ...problem } = payload as PackExactPayload
     return exactPack(problem, { shouldStop: () => Date.now() > deadline, maxNodes })
   },
+  /**
+   * Token counting off the event loop: building a BPE encoder parses its whole rank table (a second or more, once per
+   * worker and encoding) and encoding runs at about a MiB per second.
+   */
+  'capacity.token_budget': (payload) => tokenBudget(payload as BudgetInput),
 }

@@ -1,4 +1,108 @@
-// Mill tasks of the logic domain.
+// Mill tasks of the logic domain: SAT solving (DIMACS or a flat JSON formula) under the soft deadline, and the
+// analysis/quiz of large CNFs. Each work function is also what the operations run inline for small inputs.
 import type { MillTask } from '../types.js'
+import { solveDimacs, solveFormula, type JsonSatAnswer, type SatAnswer } from '../../engines/sat/answer.js'
+import type { Cnf } from '../../engines/sat/cnf.js'
+import { DimacsLimitError, DimacsSyntaxError, parseDimacs, type DimacsLimits } from '../../engines/sat/dimacs.js'
+import type { FlatFormula } from '../../engines/sat/formula.js'
+import { analyzeClauses, type ClauseAnalysis, type SimplifyOptions } from '../../engines/sat/simplify.js'
+import { cnfAssignment, QuizInputError, quizCnf, type CnfAssignment, type QuizResult } from '../../engines/sat/quiz.js'
 
-export const logicTasks: Record<string, MillTask> = {}
+/** Input problems found off the event loop travel back as data (class instances do not cross the thread boundary). */
+export interface TaskRefusal {
+  code: 'invalid_input' | 'over_limit'
+  reason: string
+  issues?: Array<{ path: string; message: string }>
+  hints?: Record<string, unknown>
+}
+
+export type TaskResult<T> = { ok: true; value: T; warnings: string[] } | { ok: false; refusal: TaskRefusal }
+
+/** A CNF to read: DIMACS text (parsed where the work runs) or clause arrays already in flat form. */
+export type CnfSource = { dimacs: string; limits: DimacsLimits } | { cnf: Cnf }
+
+export interface SatTaskPayload {
+  dimacs: string
+  wantModel: boolean
+  limits: DimacsLimits
+}
+
+export interface JsonSatTaskPayload {
+  formula: FlatFormula
+  wantModel: boolean
+}
+
+export interface ClausesTaskPayload {
+  source: CnfSource
+  options: SimplifyOptions
+}
+
+export interface QuizTaskPayload {
+  source: CnfSource
+  assignment: CnfAssignment
+  maxListed: number
+}
+
+/** The refusal an input error stands for, or null when the error is not about the input (a bug: rethrow it). */
+export function refusalOfInputError(err: unknown): TaskRefusal | null {
+  if (err instanceof DimacsSyntaxError) {
+    return {
+      code: 'invalid_input',
+      reason: `the DIMACS text is malformed at line ${err.line}, column ${err.column}: ${err.detail}`,
+      issues: [{ path: 'dimacs', message: err.message }],
+    }
+  }
+  if (err instanceof DimacsLimitError) return { code: 'over_limit', reason: err.message, hints: { limit: err.limit, value: err.value } }
+  if (err instanceof QuizInputError) {
+    return { code: 'invalid_input', reason: `the assignment is malformed (${err.issues[0]?.path}: ${err.issues[0]?.message})`, issues: err.issues }
+  }
+  return null
+}
+
+function guarded<T>(work: () => { value: T; warnings: string[] }): TaskResult<T> {
+  try {
+    return { ok: true, ...work() }
+  } catch (err) {
+    const refusal = refusalOfInputError(err)
+    if (refusal) return { ok: false, refusal }
+    throw err
+  }
+}
+
+function readSource(source: CnfSource): { cnf: Cnf; warnings: string[] } {
+  if ('cnf' in source) return { cnf: source.cnf, warnings: [] }
+  const parsed = parseDimacs(source.dimacs, source.limits)
+  return { cnf: parsed.cnf, warnings: parsed.warnings }
+}
+
+export function satWork({ dimacs, wantModel, limits }: SatTaskPayload, deadline: number): TaskResult<SatAnswer> {
+  return guarded(() => {
+    const answer = solveDimacs(dimacs, limits, { wantModel, deadline, now: Date.now })
+    return { value: answer, warnings: answer.warnings }
+  })
+}
+
+export function jsonSatWork({ formula, wantModel }: JsonSatTaskPayload, deadline: number): TaskResult<JsonSatAnswer> {
+  return guarded(() => ({ value: solveFormula(formula, { wantModel, deadline, now: Date.now }), warnings: [] }))
+}
+
+export function clausesWork({ source, options }: ClausesTaskPayload): TaskResult<ClauseAnalysis> {
+  return guarded(() => {
+    const { cnf, warnings } = readSource(source)
+    return { value: analyzeClauses(cnf, options), warnings }
+  })
+}
+
+export function quizWork({ source, assignment, maxListed }: QuizTaskPayload): TaskResult<QuizResult> {
+  return guarded(() => {
+    const { cnf, warnings } = readSource(source)
+    return { value: quizCnf(cnf, cnfAssignment(cnf.vars, assignment), maxListed), warnings }
+  })
+}
+
+export const logicTasks: Record<string, MillTask> = {
+  'logic.sat': (payload, { deadline }) => satWork(payload as SatTaskPayload, deadline),
+  'logic.jsonsat': (payload, { deadline }) => jsonSatWork(payload as JsonSatTaskPayload, deadline),
+  'logic.clauses': (payload) => clausesWork(payload as ClausesTaskPayload),
+  'logic.quiz': (payload) => quizWork(payload as QuizTaskPayload),
+}

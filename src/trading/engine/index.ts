@@ -18,9 +18,17 @@
  * - `signalOf(bars, strategy, params, allowShort?)` → `'long' | 'flat' | 'short'`: the target after the latest bar's close.
  *
  * Backtest — backtesting.py 0.6.6 semantics (SPEC §3.2), see execution.ts and stats.ts for every definition:
- * - `runBacktest(bars, strategy, params, options: BacktestOptions)` → `BacktestResult { stats (SPEC §6 keys), trades,
- *    equity, drawdown, positions, units, cash, startBar }`.
- * - `computeStats(...)` is exported for callers that hold an equity curve and trades of their own.
+ * - `runBacktest(bars, strategy, params, options: BacktestOptions, extra?: { cache?, convention? })` →
+ *   `BacktestResult { stats, trades, equity, drawdown, positions, units, cash, startBar }`.
+ *   `stats` has exactly the SPEC §6 keys (`STATS_KEYS`); `start`/`end` are epoch ms, durations are days (rounded up
+ *   to the bars' resolution like the reference), percentages are percent, drawdowns negative; a figure the data
+ *   cannot define (no trades, zero volatility, a ratio over zero) is null. Params are validated by the strategy's zod
+ *   schema (a ZodError for bad ones). `trades` holds closed trades, then the one still open (exit fields null).
+ *   Options: `cash`, `commission` (fraction, charged at entry and exit), `spread` (entry price × (1 ± spread)),
+ *   `slippageBps` (adverse, on entry and exit fills), `allowShort` (default long-only), `finalizeTrades`,
+ *   `size: { fraction } | { units }` (default: all cash, whole units).
+ * - `executeEvents(bars, events, options)` is the broker alone, for callers with events of their own.
+ * - `computeStats(...)` for callers that hold an equity curve and trades of their own.
  *
  * Research
  * - `simulate(bars, strategy, params, options, { paths, horizon, method: 'bootstrap'|'gbm', block?, seed, shouldStop? })`

@@ -1,7 +1,7 @@
 // Indicator definitions against plain re-computations and small known cases.
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
-import { atr, bollinger, donchian, ema, macd, rsi, sma, smaPair } from './indicators.js'
+import { atr, bollinger, donchian, ema, macd, rsi, sma } from './indicators.js'
 
 const series = (min: number, max: number) =>
   fc.array(fc.double({ min: 1, max: 1000, noNaN: true }), { minLength: min, maxLength: max }).map((a) => Float64Array.from(a))
@@ -19,16 +19,6 @@ describe('indicators', () => {
         }
       }
     }))
-  })
-
-  it('smaPair is bit-identical to two sma calls', () => {
-    const withRuns = fc.array(fc.oneof(fc.double({ min: 1, max: 1000, noNaN: true }), fc.constant(5), fc.constant(Number.NaN)), { minLength: 1, maxLength: 80 })
-    fc.assert(fc.property(withRuns, fc.integer({ min: 1, max: 20 }), fc.integer({ min: 1, max: 20 }), (arr, a, b) => {
-      const x = Float64Array.from(arr)
-      const [pa, pb] = smaPair(x, a, b)
-      expect(Array.from(pa)).toEqual(Array.from(sma(x, a)))
-      expect(Array.from(pb)).toEqual(Array.from(sma(x, b)))
-    }), { numRuns: 300 })
   })
 
   it('sma of a window of equal values is exactly that value (as pandas returns it)', () => {

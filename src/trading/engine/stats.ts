@@ -167,14 +167,14 @@ export function computeStats(input: StatsInput): Stats {
     beta: finite(beta),
     max_drawdown_pct: sawDd ? -maxDd * 100 : null,
     avg_drawdown_pct: periods.length ? finite(-mean(periods.map((p) => p.peak)) * 100) : null,
-    max_drawdown_duration_days: periods.length ? roundUp(Math.max(...periods.map((p) => p.duration))) : null,
+    max_drawdown_duration_days: periods.length ? roundUp(maxOf(periods.map((p) => p.duration))) : null,
     avg_drawdown_duration_days: periods.length ? roundUp(mean(periods.map((p) => p.duration))) : null,
     trades: count,
     win_rate_pct: finite(winRate * 100),
-    best_trade_pct: count ? finite(Math.max(...rets) * 100) : null,
-    worst_trade_pct: count ? finite(Math.min(...rets) * 100) : null,
+    best_trade_pct: count ? finite(maxOf(rets) * 100) : null,
+    worst_trade_pct: count ? finite(-maxOf(rets.map((r) => -r)) * 100) : null,
     avg_trade_pct: count ? finite(geometricMean(rets, 0) * 100) : null,
-    max_trade_duration_days: count ? roundUp(Math.max(...durations)) : null,
+    max_trade_duration_days: count ? roundUp(maxOf(durations)) : null,
     avg_trade_duration_days: count ? roundUp(mean(durations)) : null,
     profit_factor: finite(posSum / (negSum || NaN)),
     expectancy_pct: count ? finite(mean(rets) * 100) : null,
@@ -326,6 +326,16 @@ function betaOf(equity: Float64Array, close: Float64Array): number {
   }
   if (!Number.isFinite(xSum)) return NaN
   return cxy / (n - 2) / (cyy / (n - 2))
+}
+
+/** Largest value, NaN when any is NaN (like numpy's max); a loop, since spreading a long array overflows the stack. */
+function maxOf(values: readonly number[]): number {
+  let m = -Infinity
+  for (const v of values) {
+    if (v !== v) return NaN
+    if (v > m) m = v
+  }
+  return m
 }
 
 function sum(values: ArrayLike<number>): number {

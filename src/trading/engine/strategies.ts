@@ -1,7 +1,7 @@
 // Strategies: parameter schemas and the buy/sell events each one derives from indicators, without look-ahead.
 import { z } from 'zod'
 import type { Bars, Signal, StrategyName } from './types.js'
-import { bollinger, donchian, ema, macd, rsi, sma, smaPair } from './indicators.js'
+import { bollinger, donchian, ema, macd, rsi, sma } from './indicators.js'
 
 /**
  * What a strategy decides on each bar's close: `events[i]` is +1 (go long), −1 (go short, or exit a long when
@@ -46,16 +46,8 @@ export const STRATEGIES: Record<StrategyName, StrategySpec> = {
     defaults: { fast: 10, slow: 20 },
     grid: { fast: range(5, 50, 5), slow: range(20, 200, 20) },
     events: (bars, p, cache) => {
-      const fastKey = `sma:${p.fast}`
-      const slowKey = `sma:${p.slow}`
-      if (!cache?.has(fastKey) && !cache?.has(slowKey)) {
-        const [a, b] = smaPair(bars.close, p.fast!, p.slow!)
-        cache?.set(fastKey, a)
-        cache?.set(slowKey, b)
-        return crossEvents(a, b)
-      }
-      const a = cached(cache, fastKey, () => sma(bars.close, p.fast!))
-      const b = cached(cache, slowKey, () => sma(bars.close, p.slow!))
+      const a = cached(cache, `sma:${p.fast}`, () => sma(bars.close, p.fast!))
+      const b = cached(cache, `sma:${p.slow}`, () => sma(bars.close, p.slow!))
       return crossEvents(a, b)
     },
   },

@@ -69,22 +69,28 @@ interface Config {
   params: Record<string, number>
 }
 
+/** Raw grid points (before the schemas drop invalid ones) above which a grid is refused outright. */
+const MAX_RAW_COMBINATIONS = 1_000_000
+
 /** Every valid configuration of the grid, in a stable order (strategy order, then parameters in grid order). */
 export function enumerateConfigs(strategies: readonly StrategyName[], grid: WalkForwardSpec['grid'] = {}): Config[] {
   const out: Config[] = []
+  let raw = 0
   for (const strategy of strategies) {
     const spec = STRATEGIES[strategy]
     if (!spec) throw new RangeError(`unknown strategy ${String(strategy)}`)
     const values = grid[strategy] ?? spec.grid
     const names = Object.keys(values)
-    const combos: Record<string, number>[] = [{}]
+    raw += names.reduce((product, name) => product * (values[name]?.length ?? 0), 1)
+    if (raw > MAX_RAW_COMBINATIONS) throw new RangeError(`the grid has more than ${MAX_RAW_COMBINATIONS} parameter combinations`)
+    let combos: Record<string, number>[] = [{}]
     for (const name of names) {
       const next: Record<string, number>[] = []
       for (const c of combos) for (const v of values[name] ?? []) next.push({ ...c, [name]: v })
-      combos.splice(0, combos.length, ...next)
+      combos = next
     }
-    for (const raw of combos) {
-      const parsed = spec.params.safeParse(raw)
+    for (const candidate of combos) {
+      const parsed = spec.params.safeParse(candidate)
       if (parsed.success) out.push({ strategy, params: parsed.data })
     }
   }

@@ -1,6 +1,7 @@
 // Root routes of the platform: /health and the server-rendered /command-center page.
 import type { FastifyInstance } from 'fastify'
 import type { ZodTypeProvider } from 'fastify-type-provider-zod'
+import { z } from 'zod'
 import type { TradingContext } from '../context.js'
 import { TAGS } from '../context.js'
 import { renderCommandCenter } from '../page.js'
@@ -22,6 +23,11 @@ export default async function rootRoutes(parent: FastifyInstance, ctx: TradingCo
   })
 
   app.get('/command-center', {
-    schema: { tags: [TAGS.v6], summary: 'Command center (HTML): the panels with the latest backtest\'s equity curve', produces: ['text/html'] },
+    schema: {
+      tags: [TAGS.v6],
+      summary: 'Command center (HTML): the panels with the latest backtest\'s equity curve',
+      produces: ['text/html'],
+      response: { 200: { description: 'server-rendered page', content: { 'text/html': { schema: z.string() } } } },
+    },
   }, async (_req, reply) => reply.type('text/html; charset=utf-8').send(renderCommandCenter(system.panels())))
 }

@@ -1,4 +1,7 @@
 // The operations of the access lobe, in the order listings show them.
 import type { AnyOperation } from '../../operation.js'
+import { grant } from './grant.js'
+import { pin } from './pin.js'
+import { upgrade } from './upgrade.js'
 
-export const accessOperations: AnyOperation[] = []
+export const accessOperations: AnyOperation[] = [grant, pin, upgrade]

@@ -2,10 +2,13 @@
 import { z } from 'zod'
 import { defineOperation } from '../../operation.js'
 import { Refusal } from '../../../refusal.js'
-import { ENCODINGS, FRAMING_SOURCE, FRAMING_STATEMENTS, tokenBudget } from '../../../engines/capacity/budget.js'
+import { budgetOf } from '../../../mill/pool.js'
+import {
+  ENCODINGS, FRAMING_SOURCE, FRAMING_STATEMENTS, type BudgetInput, type BudgetResult,
+} from '../../../engines/capacity/budget-spec.js'
 
-/** Tokenizing runs on the event loop (about a second per MiB here), so the text a request may carry is bounded. */
-export const BUDGET_MAX_CHARACTERS = 262_144
+/** Tokenizing runs at about a second per MiB, in the mill; the text one request may carry is bounded. */
+export const BUDGET_MAX_CHARACTERS = 524_288
 export const BUDGET_MAX_MESSAGES = 4096
 
 const message = z
@@ -26,6 +29,7 @@ const input = z
     framing: z.enum(['openai_chat', 'none']).optional().describe('Default openai_chat for messages, none for texts'),
     truncate: z.enum(['cut', 'drop']).default('cut').describe('Cut the message that crosses the limit, or drop it whole'),
     keep: z.enum(['tail', 'head']).default('tail').describe('Which end of a cut message is kept'),
+    timeout_ms: z.number().int().min(1).max(60_000).optional().describe('Time budget of the count (default 10 s)'),
   })
   .strict()
 
@@ -86,10 +90,12 @@ export const budget = defineOperation({
     'Counts tokens with a real BPE tokenizer (js-tiktoken with its bundled cl100k_base and o200k_base ranks, no network), ' +
     'per message with OpenAI chat framing or per plain text; reserves output tokens; reports what remains or the ' +
     'overflow, and a plan that drops the oldest non-system messages and cuts the one that crosses the limit (its kept ' +
-    `part re-counted), never touching the system prompt. At most ${BUDGET_MAX_CHARACTERS} characters per request.`,
+    'part re-counted), never touching the system prompt. Runs in the mill (building an encoder and encoding large texts ' +
+    `take seconds); at most ${BUDGET_MAX_CHARACTERS} characters per request.`,
   input,
   output,
   provenance: ['computed'],
+  heavy: true,
   sources: [FRAMING_SOURCE, 'js-tiktoken 1.0.21 ranks/cl100k_base, ranks/o200k_base'],
   checkLimits: (i) => {
     const n = characters(i)
@@ -111,7 +117,7 @@ export const budget = defineOperation({
     },
     { encoding: 'o200k_base', context_window: 8192, texts: ['hello world'] },
   ],
-  handler: (i) => {
+  handler: async (i, ctx) => {
     if ((i.messages === undefined) === (i.texts === undefined)) {
       throw new Refusal('invalid_input', 'give exactly one of messages and texts', {
         issues: [{ path: i.messages === undefined ? 'messages' : 'texts', message: 'exactly one of messages and texts is required' }],
@@ -124,7 +130,7 @@ export const budget = defineOperation({
     }
     const framing = i.framing ?? (i.messages ? 'openai_chat' : 'none')
     const messages = i.messages ?? i.texts!.map((content) => ({ role: 'user', content }))
-    const r = tokenBudget({
+    const payload: BudgetInput = {
       encoding: i.encoding,
       framing,
       contextWindow: i.context_window,
@@ -132,7 +138,8 @@ export const budget = defineOperation({
       messages,
       allowCut: i.truncate === 'cut',
       keep: i.keep,
-    })
+    }
+    const r = await ctx.mill.run<BudgetResult>('capacity.token_budget', payload, { timeoutMs: budgetOf(i.timeout_ms), op: 'budget' })
     return {
       encoding: i.encoding,
       framing,

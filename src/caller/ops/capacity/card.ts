@@ -14,7 +14,7 @@ import {
 const input = z
   .object({
     ...modelFields,
-    devices: devicesInput.default({ count: 1, memory_gib: 80 }).describe('Default: one 80 GiB device'),
+    devices: devicesInput.describe('The devices the card is for (declared by the caller)'),
     kv_dtype: z.enum(DTYPE_NAMES).default('fp16'),
     ranks: z.array(z.number().int().min(1)).min(1).max(16).default([8, 16, 32, 64]),
     overhead_percent: z.number().min(0).max(400).default(20),

@@ -14,8 +14,11 @@ import { captions, lobes, ops, surface } from './listings.js'
 import { labs } from './labs.js'
 import { lexicon } from './lexicon.js'
 import { env } from './env.js'
+import { capabilities } from './capabilities.js'
+import { detect } from './detect.js'
+import { inventory } from './inventory.js'
 
 export const discoveryOperations: AnyOperation[] = [
-  root, health, map, features, honesty, agents, help, onion, openapi, skills, skillsMarkdown,
-  surface, labs, lexicon, env, lobes, captions, ops,
+  root, health, capabilities, map, features, honesty, agents, help, onion, openapi, skills, skillsMarkdown,
+  surface, labs, lexicon, inventory, detect, env, lobes, captions, ops,
 ]

@@ -42,7 +42,10 @@ const patchOperation = z.discriminatedUnion('op', [
 
 const input = z
   .object({
-    a: z.unknown().describe('The original: a string in lines/words/chars mode, any JSON value in json mode'),
+    a: z
+      .unknown()
+      .refine((v) => v !== undefined, 'a is required: the original, a string (any JSON value in json mode)')
+      .describe('The original: a string in lines/words/chars mode, any JSON value in json mode'),
     b: z.unknown().optional().describe('The changed version, of the same kind as a'),
     patch: z
       .array(patchOperation)

@@ -1,0 +1,131 @@
+import { afterEach, describe, expect, it } from 'vitest'
+import type { FastifyInstance } from 'fastify'
+import { buildTestApp, json, manualClock } from '../../../../test/helper.js'
+import { hashToken } from '../../auth.js'
+import { GRANT_LIMITS } from './grant.js'
+
+const ADMIN = 'test-admin-token-0123456789'
+let app: FastifyInstance | undefined
+afterEach(async () => {
+  await app?.close()
+  app = undefined
+})
+
+const call = async (url: string, payload: unknown, token?: string) => {
+  const res = await app!.inject({
+    method: 'POST',
+    url: `/api/v1${url}`,
+    payload: payload as object,
+    headers: token ? { authorization: `Bearer ${token}` } : {},
+  })
+  return { status: res.statusCode, body: json(res) }
+}
+const refusal = async (url: string, payload: unknown, token: string | undefined, code: string) => {
+  const { status, body } = await call(url, payload, token)
+  expect(body.ok, JSON.stringify(body.data)).toBe(false)
+  expect(body.refuse.code).toBe(code)
+  expect(status).toBe(body.refuse.http_status)
+  return body.refuse as { reason: string; issues?: Array<{ path: string; message: string }> }
+}
+const grantRows = () => app!.store.db.prepare('SELECT * FROM grants').all() as Array<Record<string, unknown>>
+
+describe('POST /grant without ADMIN_TOKEN', () => {
+  it('refuses and says how to set it, storing nothing', async () => {
+    app = await buildTestApp()
+    const refuse = await refusal('/grant', { subject: 's', scopes: ['pin:write'], ttl_s: 60 }, undefined, 'forbidden')
+    expect(refuse.reason).toMatch(/set ADMIN_TOKEN/)
+    expect(grantRows()).toHaveLength(0)
+  })
+})
+
+describe('POST /grant with ADMIN_TOKEN', () => {
+  it('issues a token shown once, storing only its SHA-256', async () => {
+    const clock = manualClock()
+    app = await buildTestApp({ env: { ADMIN_TOKEN: ADMIN }, clock })
+    const { status, body } = await call('/grant', { subject: 'ci', scopes: ['pin:write', 'pin:write'], ttl_s: 3600 }, ADMIN)
+    expect(status).toBe(200)
+    const data = body.data
+    expect(data).toMatchObject({
+      action: 'issued',
+      subject: 'ci',
+      scopes: ['pin:write'],
+      ttl_s: 3600,
+      token_type: 'Bearer',
+      created_at: '2026-01-01T00:00:00.000Z',
+      expires_at: '2026-01-01T01:00:00.000Z',
+      revoked_at: null,
+    })
+    expect(Buffer.from(data.token, 'base64url')).toHaveLength(32)
+    const rows = grantRows()
+    expect(rows).toHaveLength(1)
+    expect(rows[0]!.token_hash).toBe(hashToken(data.token))
+    expect(JSON.stringify(rows)).not.toContain(data.token)
+  })
+
+  it('needs the admin credential itself: none is unauthorized, a grant is forbidden', async () => {
+    app = await buildTestApp({ env: { ADMIN_TOKEN: ADMIN } })
+    await refusal('/grant', { subject: 's', scopes: ['pin:write'], ttl_s: 60 }, undefined, 'unauthorized')
+    await refusal('/grant', { subject: 's', scopes: ['pin:write'], ttl_s: 60 }, 'not-a-known-token', 'unauthorized')
+    const { body } = await call('/grant', { subject: 'ops', scopes: ['pin:write', 'run:heavy', 'admin:read', 'trading:write'], ttl_s: 60 }, ADMIN)
+    const refuse = await refusal('/grant', { subject: 'x', scopes: ['pin:write'], ttl_s: 60 }, body.data.token, 'forbidden')
+    expect(refuse.reason).toMatch(/only the admin credential/)
+    expect(grantRows()).toHaveLength(1)
+  })
+
+  it('lifecycle: a grant works for its scope, not for others, until it expires', async () => {
+    const clock = manualClock()
+    app = await buildTestApp({ env: { ADMIN_TOKEN: ADMIN }, clock })
+    const writer = (await call('/grant', { subject: 'writer', scopes: ['pin:write'], ttl_s: 600 }, ADMIN)).body.data
+    const reader = (await call('/grant', { subject: 'reader', scopes: ['admin:read'], ttl_s: 600 }, ADMIN)).body.data
+
+    const pinned = await call('/pin', { content: 'one' }, writer.token)
+    expect(pinned.body.data.action).toBe('pinned')
+    const lacking = await refusal('/pin', { content: 'two' }, reader.token, 'forbidden')
+    expect(lacking.reason).toMatch(/lacks scope pin:write/)
+    await refusal('/pin', { content: 'two' }, undefined, 'unauthorized')
+
+    clock.advance(599_000)
+    expect((await call('/pin', { content: 'three' }, writer.token)).body.ok).toBe(true)
+    clock.advance(1_000)
+    const expired = await refusal('/pin', { content: 'four' }, writer.token, 'unauthorized')
+    expect(expired.reason).toMatch(/expired at 2026-01-01T00:10:00.000Z/)
+    expect(app.store.db.prepare('SELECT count(*) AS n FROM pins').get()).toEqual({ n: 2 })
+  })
+
+  it('lifecycle: revoke stops a token at once; revoking twice says so; unknown ids are not found', async () => {
+    app = await buildTestApp({ env: { ADMIN_TOKEN: ADMIN }, clock: manualClock() })
+    const issued = (await call('/grant', { subject: 'w', scopes: ['pin:write'], ttl_s: 600 }, ADMIN)).body.data
+    expect((await call('/pin', { content: 'a' }, issued.token)).body.ok).toBe(true)
+
+    const revoked = await call('/grant', { revoke: issued.id }, ADMIN)
+    expect(revoked.body.data).toMatchObject({ action: 'revoked', id: issued.id, already_revoked: false, revoked_at: '2026-01-01T00:00:00.000Z' })
+    const refuse = await refusal('/pin', { content: 'b' }, issued.token, 'unauthorized')
+    expect(refuse.reason).toMatch(/revoked/)
+
+    expect((await call('/grant', { revoke: issued.id }, ADMIN)).body.data.already_revoked).toBe(true)
+    await refusal('/grant', { revoke: 'no-such-grant' }, ADMIN, 'not_found')
+    await refusal('/grant', { revoke: issued.id }, issued.token, 'unauthorized')
+  })
+
+  it('refuses bad input and stores nothing', async () => {
+    app = await buildTestApp({ env: { ADMIN_TOKEN: ADMIN } })
+    const bad: unknown[] = [
+      {},
+      { subject: 's', scopes: ['pin:read'], ttl_s: 60 },
+      { subject: 's', scopes: [], ttl_s: 60 },
+      { subject: 's', scopes: 'pin:write', ttl_s: 60 },
+      { subject: '', scopes: ['pin:write'], ttl_s: 60 },
+      { subject: 'a\u0000b', scopes: ['pin:write'], ttl_s: 60 },
+      { subject: 's', scopes: ['pin:write'], ttl_s: 0 },
+      { subject: 's', scopes: ['pin:write'], ttl_s: 1.5 },
+      { subject: 's', scopes: ['pin:write'] },
+      { subject: 's', scopes: ['pin:write'], ttl_s: 60, admin: true },
+      { revoke: 'x', subject: 's' },
+      { revoke: 42 },
+    ]
+    for (const payload of bad) await refusal('/grant', payload, ADMIN, 'invalid_input')
+    const over = await refusal('/grant', { subject: 's', scopes: ['pin:write'], ttl_s: GRANT_LIMITS.ttlS + 1 }, ADMIN, 'over_limit')
+    expect(over.reason).toMatch(String(GRANT_LIMITS.ttlS))
+    expect(grantRows()).toHaveLength(0)
+  })
+})

@@ -1,0 +1,130 @@
+// POST /pin: content-addressed, immutable storage — pin text or JSON (scope pin:write), read it back by digest, re-hashed.
+import { z } from 'zod'
+import { defineOperation } from '../../operation.js'
+import { Refusal } from '../../../refusal.js'
+import { canonicalJson, jsonDepth } from '../../../engines/digest/canonical-json.js'
+import { PIN_DIGEST, pinRepository, type PinMediaType } from '../../../access/pins.js'
+
+export const PIN_LIMITS = {
+  /** Nesting depth of a pinned JSON value. */
+  jsonDepth: 256,
+} as const
+
+const CANONICAL = 'RFC 8785 JSON Canonicalization Scheme (sorted keys, no whitespace, ECMAScript number form)'
+
+const isWellFormed = (text: string): boolean =>
+  (String.prototype as unknown as { isWellFormed: (this: string) => boolean }).isWellFormed.call(text)
+
+const input = z
+  .object({
+    content: z.string().optional().describe('Text to pin, stored as its UTF-8 bytes (media type text/plain)'),
+    json: z.unknown().optional().describe(`A JSON value to pin, stored in its ${CANONICAL} form (application/json)`),
+    label: z.string().min(1).max(200).optional().describe('A note kept with a new pin (the first pin of some content keeps its label)'),
+    digest: z.string().optional().describe('"sha256:<64 hex digits>": read a pin instead of writing one'),
+  })
+  .strict()
+  .superRefine((v, ctx) => {
+    const given = ['content', 'json', 'digest'].filter((k) => v[k as keyof typeof v] !== undefined)
+    if (given.length !== 1) {
+      ctx.addIssue({
+        code: 'custom',
+        path: given.length === 0 ? ['content'] : [given[1]!],
+        message:
+          given.length === 0
+            ? 'give content or json to pin, or digest to read'
+            : `give exactly one of content, json and digest (got ${given.join(', ')})`,
+      })
+    }
+    if (v.digest !== undefined && !PIN_DIGEST.test(v.digest.toLowerCase())) {
+      ctx.addIssue({ code: 'custom', path: ['digest'], message: 'must be "sha256:" followed by 64 hex digits' })
+    }
+    if (v.digest !== undefined && v.label !== undefined) {
+      ctx.addIssue({ code: 'custom', path: ['label'], message: 'label is kept when pinning; a read takes only digest' })
+    }
+    if (v.content !== undefined && !isWellFormed(v.content)) {
+      ctx.addIssue({ code: 'custom', path: ['content'], message: 'has a lone surrogate, which UTF-8 cannot store; pin it as json instead' })
+    }
+  })
+
+const isWrite = (raw: unknown): boolean =>
+  raw !== null && typeof raw === 'object' && ('content' in raw || 'json' in raw)
+
+const meta = {
+  digest: z.string(),
+  size: z.number().int().describe('Bytes stored'),
+  media_type: z.enum(['text/plain', 'application/json']),
+  label: z.string().nullable(),
+  created_at: z.string().describe('When the content was first pinned'),
+}
+
+export const pin = defineOperation({
+  name: 'pin',
+  method: 'POST',
+  path: '/pin',
+  lobe: 'access',
+  caption: 'Pin text or JSON by its SHA-256 (scope pin:write); read a pin back, re-hashed',
+  summary:
+    '{ content | json, label? } stores the bytes under "sha256:<hex>" of those bytes and answers the digest, size and ' +
+    `first pin time; the same content always gives the same digest, and pinning it again changes nothing. JSON is pinned ` +
+    `in its ${CANONICAL} form, so equal values share a digest whatever their key order. Writing needs scope pin:write. ` +
+    '{ digest } (public) answers the content after hashing the stored bytes again (verified: true); bytes that no ' +
+    'longer match their digest are withheld and refused with conflict. An unknown digest is not_found.',
+  input,
+  output: z.discriminatedUnion('action', [
+    z.object({
+      action: z.literal('pinned'),
+      ...meta,
+      created: z.boolean().describe('False when this content was already pinned'),
+      canonicalization: z.string().nullable().describe('How json was serialised before hashing; null for content'),
+    }),
+    z.object({
+      action: z.literal('read'),
+      ...meta,
+      verified: z.literal(true),
+      content: z.string().describe('The stored bytes as UTF-8 text'),
+      json: z.unknown().optional().describe('The parsed value, for application/json pins'),
+    }),
+  ]),
+  provenance: ['stored', 'computed'],
+  bodyLimit: 'large',
+  requiredScope: (raw) => (isWrite(raw) ? 'pin:write' : null),
+  checkLimits: (input) => {
+    if (input.json !== undefined && jsonDepth(input.json, PIN_LIMITS.jsonDepth) > PIN_LIMITS.jsonDepth) {
+      throw new Refusal('over_limit', `json is nested deeper than the limit of ${PIN_LIMITS.jsonDepth} levels`)
+    }
+  },
+  // The read example reads what the first one pins (examples run in order on one host).
+  examples: [
+    { content: 'hello, pinned world\n', label: 'greeting' },
+    { json: { b: [1, 2], a: 'x' } },
+    { digest: 'sha256:cdee2ebd9fb3469f980f065206301cb120af225b87a396f6ff78074e9121156b' },
+  ],
+  handler: (input, ctx) => {
+    const repo = pinRepository(ctx.store.db)
+    if (input.digest !== undefined) {
+      const digest = input.digest.toLowerCase()
+      const found = repo.get(digest)
+      if (!found) throw new Refusal('not_found', `nothing is pinned under ${digest}`)
+      if (found.actualDigest !== digest) {
+        throw new Refusal(
+          'conflict',
+          `the bytes stored under ${digest} now hash to ${found.actualDigest}: the pin is corrupt and its content is withheld`,
+          { hints: { digest, actual_digest: found.actualDigest, verified: false } },
+        )
+      }
+      const content = found.content.toString('utf8')
+      return {
+        action: 'read' as const,
+        ...found.record,
+        verified: true as const,
+        content,
+        ...(found.record.media_type === 'application/json' ? { json: JSON.parse(content) as unknown } : {}),
+      }
+    }
+    const isJson = input.json !== undefined
+    const bytes = Buffer.from(isJson ? canonicalJson(input.json) : input.content!, 'utf8')
+    const mediaType: PinMediaType = isJson ? 'application/json' : 'text/plain'
+    const { record, created } = repo.put(bytes, mediaType, input.label ?? null, ctx.clock.now())
+    return { action: 'pinned' as const, ...record, created, canonicalization: isJson ? CANONICAL : null }
+  },
+})

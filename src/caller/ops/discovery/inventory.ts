@@ -1,0 +1,61 @@
+// GET /inventory: counts of what this host holds — operations, routes per surface, presets, kernels, stored records.
+import { z } from 'zod'
+import { defineOperation, noInput } from '../../operation.js'
+import { MODEL_PRESETS } from '../../../engines/capacity/models.js'
+import { RACE_KERNELS } from '../../../engines/race/index.js'
+import type { Db } from '../../../store/index.js'
+
+function countRows(db: Db, table: string): number | null {
+  const exists = db.prepare<[string], { n: number }>("SELECT count(*) AS n FROM sqlite_master WHERE type = 'table' AND name = ?").get(table)
+  if (!exists?.n) return null
+  return db.prepare<[], { n: number }>(`SELECT count(*) AS n FROM "${table}"`).get()!.n
+}
+
+export const inventory = defineOperation({
+  name: 'inventory',
+  method: 'GET',
+  path: '/inventory',
+  lobe: 'discovery',
+  caption: 'Counts: operations, routes per surface, presets, kernels, stored pins, grants, datasets',
+  summary: 'Operations from the registry, routes per surface from the route table, model presets and WASM kernels from the engines, pins, grants and datasets counted in SQLite (null when that table does not exist).',
+  input: noInput,
+  output: z.object({
+    operations: z.number().int(),
+    routes: z.record(z.string(), z.number().int()),
+    model_presets: z.number().int(),
+    wasm_kernels: z.number().int(),
+    stored: z.object({
+      pins: z.number().int().nullable(),
+      grants: z.number().int().nullable(),
+      active_grants: z.number().int().nullable(),
+      datasets: z.number().int().nullable(),
+    }),
+  }),
+  provenance: ['declared', 'stored', 'measured'],
+  examples: [{}],
+  handler: (_input, ctx) => {
+    const routes: Record<string, number> = { caller: 0, trading: 0, admin: 0, docs: 0 }
+    const seen = new Set<string>()
+    for (const r of ctx.host.routeTable) {
+      const key = `${r.method} ${r.url}`
+      if (seen.has(key)) continue
+      seen.add(key)
+      routes[r.surface] = (routes[r.surface] ?? 0) + 1
+    }
+    const db = ctx.store.db
+    const now = new Date(ctx.clock.now()).toISOString()
+    const active = db.prepare<[string], { n: number }>('SELECT count(*) AS n FROM grants WHERE revoked_at IS NULL AND expires_at > ?').get(now)
+    return {
+      operations: ctx.registry.operations.length,
+      routes,
+      model_presets: MODEL_PRESETS.length,
+      wasm_kernels: RACE_KERNELS.length,
+      stored: {
+        pins: countRows(db, 'pins'),
+        grants: countRows(db, 'grants'),
+        active_grants: active?.n ?? null,
+        datasets: countRows(db, 'datasets'),
+      },
+    }
+  },
+})

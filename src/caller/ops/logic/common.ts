@@ -1,0 +1,171 @@
+// What the logic operations share: declared limits, schema atoms, CNF input handling and refusal translation.
+import { z } from 'zod'
+import { Refusal } from '../../../refusal.js'
+import type { OperationContext } from '../../operation.js'
+import { budgetOf } from '../../../mill/pool.js'
+import { cnfFromClauses, type Cnf } from '../../../engines/sat/cnf.js'
+import { peekDimacsHeader, type DimacsLimits } from '../../../engines/sat/dimacs.js'
+import { FormulaLimitError, FormulaSyntaxError, parseFormula, type FlatFormula, type FormulaLimits } from '../../../engines/sat/formula.js'
+import type { CnfSource, TaskResult } from '../../../mill/tasks/logic.js'
+
+/** Declared limits of the logic lobe (SPEC §1.2 over_limit): each refusal names the limit and its value. */
+export const SAT_LIMITS: DimacsLimits = { maxVars: 2_000_000, maxClauses: 5_000_000, maxLiterals: 10_000_000 }
+export const FORMULA_LIMITS: FormulaLimits = {
+  maxNodes: 2_000_000,
+  maxVars: 1_000_000,
+  maxNameLength: 256,
+  maxCounterCells: 10_000_000,
+}
+/** /clauses and /quiz answer small inputs on the event loop and send larger ones to the mill. */
+export const INLINE_MAX_DIMACS_CHARS = 1 << 20
+export const INLINE_MAX_LITERALS = 250_000
+
+export const timeoutMs = z.number().int().min(1).max(60_000).optional().describe('Time budget in ms (default 10 000, max 60 000)')
+
+export const dimacsText = z
+  .string()
+  .max(64 * 1024 * 1024)
+  .describe("DIMACS CNF text: 'c' comments, one 'p cnf <vars> <clauses>' header, clauses ended by 0 (SATLIB '%' trailers accepted)")
+
+export const jsonClauses = z
+  .array(z.array(z.number().int()))
+  .describe('Clauses as arrays of non-zero signed integers (DIMACS literals without the closing 0)')
+
+export const formulaInput = z
+  .unknown()
+  .refine((value) => value !== undefined, { message: 'a formula is required' })
+  .describe(
+    'F = {"var": name} | {"not": F} | {"and": [F…]} | {"or": [F…]} | {"implies": [F, F]} | {"iff": [F, F]} | {"xor": [F…]} | ' +
+      '{"atMost": {"k": int, "of": [F…]}} | {"atLeast": …} | {"exactly": …} | true | false',
+  )
+
+export const statsSchema = z.object({
+  decisions: z.number().int(),
+  conflicts: z.number().int(),
+  propagations: z.number().int(),
+  restarts: z.number().int(),
+  learned: z.number().int(),
+  time_ms: z.number().describe('Measured: wall time in the worker (parse, encode, solve, check)'),
+})
+
+export const satFields = {
+  status: z.enum(['SAT', 'UNSAT', 'UNKNOWN']),
+  model: z
+    .array(z.number().int())
+    .nullable()
+    .describe('SAT and want_model: every variable 1..vars once, as a signed literal (negative = false); otherwise null'),
+  vars: z.number().int(),
+  clauses: z.number().int(),
+  verified: z.boolean().describe('True when the SAT model was checked against every input clause; false when there is no model'),
+  stopped_by: z.enum(['deadline']).nullable().describe("'deadline' when the time budget ran out (status UNKNOWN)"),
+  stats: statsSchema,
+  warnings: z.array(z.string()),
+}
+
+export function limitRefusal(limit: string, value: number, reason: string): Refusal {
+  return new Refusal('over_limit', reason, { hints: { limit, value } })
+}
+
+/** The value of a task result, or the refusal it carries. */
+export function valueOf<T>(result: TaskResult<T>): { value: T; warnings: string[] } {
+  if (result.ok) return result
+  const { code, reason, issues, hints } = result.refusal
+  throw new Refusal(code, reason, { ...(issues ? { issues } : {}), ...(hints ? { hints } : {}) })
+}
+
+/** The declared limits checked from the header alone, before any parsing. */
+export function checkDimacsHeader(text: string): void {
+  const header = peekDimacsHeader(text)
+  if (!header) return // no header up front: the parser will say what is wrong, with a line and column
+  if (header.vars > SAT_LIMITS.maxVars) {
+    throw limitRefusal('maxVars', SAT_LIMITS.maxVars, `the header declares ${header.vars} variables; the limit is ${SAT_LIMITS.maxVars}`)
+  }
+  if (header.clauses > SAT_LIMITS.maxClauses) {
+    throw limitRefusal('maxClauses', SAT_LIMITS.maxClauses, `the header declares ${header.clauses} clauses; the limit is ${SAT_LIMITS.maxClauses}`)
+  }
+}
+
+export function checkClauseArrays(clauses: number[][]): void {
+  if (clauses.length > SAT_LIMITS.maxClauses) {
+    throw limitRefusal('maxClauses', SAT_LIMITS.maxClauses, `${clauses.length} clauses is over the limit of ${SAT_LIMITS.maxClauses}`)
+  }
+  let literals = 0
+  for (const clause of clauses) literals += clause.length
+  if (literals > SAT_LIMITS.maxLiterals) {
+    throw limitRefusal('maxLiterals', SAT_LIMITS.maxLiterals, `${literals} literals is over the limit of ${SAT_LIMITS.maxLiterals}`)
+  }
+}
+
+/** Validates JSON clause arrays (non-zero literals, within `vars` when given) into a CNF. */
+export function cnfFromJson(clauses: number[][], vars: number | undefined, path = 'clauses'): Cnf {
+  const issues: Array<{ path: string; message: string }> = []
+  let maxVar = 0
+  for (let c = 0; c < clauses.length && issues.length < 20; c++) {
+    const clause = clauses[c]!
+    for (let k = 0; k < clause.length && issues.length < 20; k++) {
+      const lit = clause[k]!
+      const v = Math.abs(lit)
+      if (lit === 0) issues.push({ path: `${path}[${c}][${k}]`, message: 'literals are non-zero (a JSON clause needs no closing 0)' })
+      else if (v > SAT_LIMITS.maxVars) issues.push({ path: `${path}[${c}][${k}]`, message: `variable ${v} is above the limit of ${SAT_LIMITS.maxVars} variables` })
+      else if (vars !== undefined && v > vars) issues.push({ path: `${path}[${c}][${k}]`, message: `variable ${v} is above vars = ${vars}` })
+      if (v > maxVar) maxVar = v
+    }
+  }
+  if (issues.length > 0) throw new Refusal('invalid_input', `the clauses are malformed (${issues[0]!.path}: ${issues[0]!.message})`, { issues })
+  if (vars !== undefined && vars > SAT_LIMITS.maxVars) {
+    throw limitRefusal('maxVars', SAT_LIMITS.maxVars, `vars = ${vars} is over the limit of ${SAT_LIMITS.maxVars} variables`)
+  }
+  return cnfFromClauses(clauses, vars ?? maxVar)
+}
+
+/** Parses a JSON formula into its flat form; syntax problems become invalid_input, size problems over_limit. */
+export function flatFormula(value: unknown, path = 'formula'): FlatFormula {
+  try {
+    return parseFormula(value, FORMULA_LIMITS, path)
+  } catch (err) {
+    if (err instanceof FormulaSyntaxError) {
+      throw new Refusal('invalid_input', `the formula is malformed (${err.issues[0]!.path}: ${err.issues[0]!.message})`, { issues: err.issues })
+    }
+    if (err instanceof FormulaLimitError) throw limitRefusal(err.limit, err.value, err.message)
+    throw err
+  }
+}
+
+/** Where a CNF comes from, and whether it is small enough to handle on the event loop. */
+export function cnfSource(input: { dimacs?: string | undefined; clauses?: number[][] | undefined; vars?: number | undefined }): {
+  source: CnfSource
+  small: boolean
+} {
+  if (input.dimacs !== undefined) {
+    return { source: { dimacs: input.dimacs, limits: SAT_LIMITS }, small: input.dimacs.length <= INLINE_MAX_DIMACS_CHARS }
+  }
+  const cnf = cnfFromJson(input.clauses ?? [], input.vars)
+  return { source: { cnf }, small: cnf.lits.length <= INLINE_MAX_LITERALS }
+}
+
+/** Runs pure work inline when it is small, else in the mill (admitted as heavy work, with the default budget). */
+export async function inlineOrMill<T>(
+  ctx: OperationContext,
+  op: string,
+  small: boolean,
+  work: () => TaskResult<T>,
+  task: string,
+  payload: unknown,
+): Promise<{ value: T; warnings: string[] }> {
+  if (small) return valueOf(work())
+  ctx.admission.admitHeavy(op)
+  return valueOf(await ctx.mill.run<TaskResult<T>>(task, payload, { timeoutMs: budgetOf(undefined), op }))
+}
+
+/** Exactly one of the listed fields must be present (a zod superRefine for the CNF-or-formula bodies). */
+export function exactlyOneOf<T extends Record<string, unknown>>(fields: Array<keyof T & string>) {
+  return (value: T, ctx: z.RefinementCtx): void => {
+    const present = fields.filter((f) => value[f] !== undefined)
+    if (present.length === 1) return
+    ctx.addIssue({
+      code: 'custom',
+      path: present.length === 0 ? [] : [present[1]!],
+      message: present.length === 0 ? `give one of ${fields.join(', ')}` : `give only one of ${fields.join(', ')}; got ${present.join(' and ')}`,
+    })
+  }
+}

@@ -1,0 +1,73 @@
+// POST /jsonsat: a JSON boolean formula, Tseitin-encoded and solved in the mill; the answer names the user's variables.
+import { z } from 'zod'
+import { defineOperation } from '../../operation.js'
+import { budgetOf } from '../../../mill/pool.js'
+import type { JsonSatTaskPayload, TaskResult } from '../../../mill/tasks/logic.js'
+import type { JsonSatAnswer } from '../../../engines/sat/answer.js'
+import type { FlatFormula } from '../../../engines/sat/formula.js'
+import { flatFormula, FORMULA_LIMITS, formulaInput, satFields, timeoutMs, valueOf } from './common.js'
+
+const input = z
+  .object({
+    formula: formulaInput,
+    timeout_ms: timeoutMs,
+    want_model: z.boolean().default(true).describe('Return the model and assignment of a SAT answer (default true)'),
+  })
+  .strict()
+
+const output = z.object({
+  ...satFields,
+  model: satFields.model.describe('SAT and want_model: the named variables 1..vars in order of first appearance, signed; else null'),
+  vars: z.number().int().describe('Distinct variable names in the formula'),
+  clauses: z.number().int().describe('Clauses of the CNF after Tseitin encoding'),
+  assignment: z.record(z.string(), z.boolean()).nullable().describe('SAT and want_model: a value for every named variable'),
+  cnf: z.object({
+    vars: z.number().int().describe('Named plus auxiliary variables'),
+    clauses: z.number().int(),
+    literals: z.number().int(),
+    aux_vars: z.number().int(),
+  }),
+})
+
+// The formula is parsed (iteratively: any depth) while limits are checked; the handler reuses that parse.
+const parsed = new WeakMap<object, FlatFormula>()
+
+export const jsonsat = defineOperation({
+  name: 'jsonsat',
+  method: 'POST',
+  path: '/jsonsat',
+  lobe: 'logic',
+  caption: 'Solve a JSON boolean formula (and, or, xor, implies, iff, cardinality)',
+  summary:
+    'Takes a formula built from var, not, and, or, implies, iff, xor, atMost/atLeast/exactly {k, of} and true/false, at any ' +
+    'nesting depth; encodes it to CNF (Tseitin with polarity, sequential counters for cardinality) and solves it in the ' +
+    'worker pool. A SAT answer gives an assignment of every named variable, checked against the CNF and by evaluating the ' +
+    `formula itself. Limits: ${FORMULA_LIMITS.maxNodes} nodes, ${FORMULA_LIMITS.maxVars} variable names, ` +
+    `${FORMULA_LIMITS.maxCounterCells} counter cells for cardinality (n × min(k, n − k) summed).`,
+  input,
+  output,
+  provenance: ['computed', 'measured'],
+  heavy: true,
+  bodyLimit: 'large',
+  checkLimits: (i) => {
+    parsed.set(i, flatFormula(i.formula))
+  },
+  examples: [
+    {
+      formula: {
+        and: [
+          { or: [{ var: 'alice' }, { var: 'bob' }] },
+          { implies: [{ var: 'alice' }, { not: { var: 'carol' } }] },
+          { exactly: { k: 1, of: [{ var: 'bob' }, { var: 'carol' }] } },
+        ],
+      },
+    },
+    { formula: { and: [{ var: 'p' }, { not: { var: 'p' } }] }, want_model: false },
+  ],
+  handler: async (i, ctx) => {
+    const formula = parsed.get(i) ?? flatFormula(i.formula)
+    const payload: JsonSatTaskPayload = { formula, wantModel: i.want_model }
+    const result = await ctx.mill.run<TaskResult<JsonSatAnswer>>('logic.jsonsat', payload, { timeoutMs: budgetOf(i.timeout_ms), op: 'jsonsat' })
+    return valueOf(result).value
+  },
+})
