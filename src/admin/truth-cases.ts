@@ -158,7 +158,7 @@ export const KNOWN_ANSWER_CASES: KnownAnswerCase[] = [
     method: 'POST',
     url: '/api/v1/diff',
     source: 'round trip: the JSON Patch of a→b, applied to a by an independent RFC 6902 applier, must give b',
-    body: { a: JSON.stringify(JSON_A), b: JSON.stringify(JSON_B), mode: 'json' },
+    body: { a: JSON_A, b: JSON_B, mode: 'json' },
     check: (d) => {
       if (!Array.isArray(d?.patch)) return 'no JSON patch returned'
       try {

@@ -115,6 +115,10 @@ async function runCase(app: FastifyInstance, c: KnownAnswerCase, options: TruthO
     } catch {
       return { ...base, operation: op?.name ?? null, status: 'fail', ms, status_code: res.statusCode, detail: 'the answer is not JSON' }
     }
+    // Occupied or rate limited says nothing about the answer: the test could not run now (GET …?rerun=1 runs it again).
+    if (body?.refuse?.code === 'occupied' || body?.refuse?.code === 'rate_limited') {
+      return { ...base, operation: op?.name ?? null, status: 'skipped', ms, status_code: res.statusCode, detail: `not run: ${body.refuse.code}: ${body.refuse.reason}` }
+    }
     if (res.statusCode !== 200 || body?.ok !== true) {
       const refuse = body?.refuse ? `${body.refuse.code}: ${body.refuse.reason}` : `HTTP ${res.statusCode}`
       return { ...base, operation: op?.name ?? null, status: 'fail', ms, status_code: res.statusCode, detail: `refused or failed: ${refuse}` }

@@ -1,5 +1,5 @@
 // The go-live readiness report through the real route: every contract field, a healthy host, a broken admin route.
-import { afterEach, describe, expect, it } from 'vitest'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { z } from 'zod'
 import type { FastifyInstance } from 'fastify'
 import { buildTestApp, json } from '../helper.js'
@@ -79,15 +79,17 @@ const reportSchema = z.object({
   algorithms: z.array(z.string()).min(1),
 }).strict()
 
-let app: FastifyInstance | undefined
-afterEach(async () => {
-  await app?.close()
-  app = undefined
-})
-
 describe('GET /api/v1/admin/go-live/overview', () => {
-  it('answers an envelope whose data has every contract field with its type', async () => {
+  // One app for the whole file: building one starts a mill worker, and the report is read-only.
+  let app: FastifyInstance
+  beforeAll(async () => {
     app = await buildTestApp()
+  })
+  afterAll(async () => {
+    await app.close()
+  })
+
+  it('answers an envelope whose data has every contract field with its type', async () => {
     const res = await app.inject(OVERVIEW)
     expect(res.statusCode).toBe(200)
     const body = json(res)
@@ -104,7 +106,6 @@ describe('GET /api/v1/admin/go-live/overview', () => {
   })
 
   it('a healthy host is ready: boot pass, every check listed, all four admin routes 2xx, no failed known answer', async () => {
-    app = await buildTestApp()
     const report = reportSchema.parse(json(await app.inject(OVERVIEW)).data)
     expect(report.summary.status).toBe('ready')
     expect(report.summary.boot_status).toBe('pass')
@@ -117,18 +118,22 @@ describe('GET /api/v1/admin/go-live/overview', () => {
   })
 
   it('exposes no absolute host path', async () => {
-    app = await buildTestApp()
     const text = (await app.inject(OVERVIEW)).body
     expect(text).not.toContain(REPO_ROOT)
     expect(text).not.toContain(process.cwd())
   })
 
   it('a failing admin route blocks go-live: boot blocker naming it, boot.status blocked', async () => {
-    app = await buildTestApp()
+    const working = app.metrics.snapshot
     app.metrics.snapshot = () => {
       throw new Error('metrics broken on purpose')
     }
-    const report = reportSchema.parse(json(await app.inject(OVERVIEW)).data)
+    let report
+    try {
+      report = reportSchema.parse(json(await app.inject(OVERVIEW)).data)
+    } finally {
+      app.metrics.snapshot = working
+    }
     expect(report.summary).toMatchObject({ status: 'blocked', boot_status: 'blocked' })
     expect(report.plan.readiness).toBe('no-go')
     expect(report.boot.status).toBe('blocked')
@@ -143,24 +148,32 @@ describe('GET /api/v1/admin/go-live/overview', () => {
   })
 
   it('a smoke request gets the report without running the smoke checks (no recursion)', async () => {
-    app = await buildTestApp()
     const report = reportSchema.parse(json(await app.inject({ url: OVERVIEW, headers: internalHeaders({ smoke: true }) })).data)
     expect(report.boot.checks).toEqual([])
     expect(report.boot.skipped).toMatch(/does not re-run the smoke checks/)
   })
 
-  it('ADMIN_TOKEN unset while NODE_ENV=production is a required environment blocker', async () => {
-    app = await buildTestApp({ env: { NODE_ENV: 'production' } })
-    const report = reportSchema.parse(json(await app.inject(OVERVIEW)).data)
-    expect(report.environment_summary.blockers).toContainEqual({ kind: 'environment', detail: expect.stringContaining('ADMIN_TOKEN is unset while NODE_ENV=production'), required: true })
-    expect(report.environment_summary.blockers).toContainEqual({ kind: 'environment', detail: expect.stringContaining('database is in memory'), required: true })
-    expect(report.summary.status).toBe('blocked')
-  })
-
   it('an envelope emitted without the flags is counted and blocks', async () => {
-    app = await buildTestApp()
     app.callerCounters.envelopesWithoutFlags = 2
-    const report = reportSchema.parse(json(await app.inject(OVERVIEW)).data)
-    expect(report.blockers).toContainEqual({ kind: 'envelope', detail: expect.stringContaining('2 caller envelope(s)'), required: true })
+    try {
+      const report = reportSchema.parse(json(await app.inject(OVERVIEW)).data)
+      expect(report.blockers).toContainEqual({ kind: 'envelope', detail: expect.stringContaining('2 caller envelope(s)'), required: true })
+    } finally {
+      app.callerCounters.envelopesWithoutFlags = 0
+    }
+  })
+})
+
+describe('the environment in production', () => {
+  it('ADMIN_TOKEN unset while NODE_ENV=production is a required environment blocker', async () => {
+    const app = await buildTestApp({ env: { NODE_ENV: 'production' } })
+    try {
+      const report = reportSchema.parse(json(await app.inject(OVERVIEW)).data)
+      expect(report.environment_summary.blockers).toContainEqual({ kind: 'environment', detail: expect.stringContaining('ADMIN_TOKEN is unset while NODE_ENV=production'), required: true })
+      expect(report.environment_summary.blockers).toContainEqual({ kind: 'environment', detail: expect.stringContaining('database is in memory'), required: true })
+      expect(report.summary.status).toBe('blocked')
+    } finally {
+      await app.close()
+    }
   })
 })

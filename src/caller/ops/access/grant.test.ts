@@ -1,18 +1,23 @@
-import { afterEach, describe, expect, it } from 'vitest'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { FastifyInstance } from 'fastify'
 import { buildTestApp, json, manualClock } from '../../../../test/helper.js'
 import { hashToken } from '../../auth.js'
 import { GRANT_LIMITS } from './grant.js'
 
 const ADMIN = 'test-admin-token-0123456789'
-let app: FastifyInstance | undefined
-afterEach(async () => {
-  await app?.close()
-  app = undefined
+// Two hosts for the whole file (building one is slow): one without ADMIN_TOKEN, one with it and a hand-moved clock.
+let open: FastifyInstance
+let secured: FastifyInstance
+let app: FastifyInstance
+const clock = manualClock()
+beforeAll(async () => {
+  ;[open, secured] = await Promise.all([buildTestApp(), buildTestApp({ env: { ADMIN_TOKEN: ADMIN }, clock })])
+  app = secured
 })
+afterAll(async () => Promise.all([open.close(), secured.close()]))
 
 const call = async (url: string, payload: unknown, token?: string) => {
-  const res = await app!.inject({
+  const res = await app.inject({
     method: 'POST',
     url: `/api/v1${url}`,
     payload: payload as object,
@@ -27,21 +32,22 @@ const refusal = async (url: string, payload: unknown, token: string | undefined,
   expect(status).toBe(body.refuse.http_status)
   return body.refuse as { reason: string; issues?: Array<{ path: string; message: string }> }
 }
-const grantRows = () => app!.store.db.prepare('SELECT * FROM grants').all() as Array<Record<string, unknown>>
+const grantRows = () => app.store.db.prepare('SELECT * FROM grants').all() as Array<Record<string, unknown>>
+const pinCount = () => (app.store.db.prepare('SELECT count(*) AS n FROM pins').get() as { n: number }).n
 
 describe('POST /grant without ADMIN_TOKEN', () => {
   it('refuses and says how to set it, storing nothing', async () => {
-    app = await buildTestApp()
+    app = open
     const refuse = await refusal('/grant', { subject: 's', scopes: ['pin:write'], ttl_s: 60 }, undefined, 'forbidden')
     expect(refuse.reason).toMatch(/set ADMIN_TOKEN/)
     expect(grantRows()).toHaveLength(0)
+    app = secured
   })
 })
 
 describe('POST /grant with ADMIN_TOKEN', () => {
   it('issues a token shown once, storing only its SHA-256', async () => {
-    const clock = manualClock()
-    app = await buildTestApp({ env: { ADMIN_TOKEN: ADMIN }, clock })
+    const before = grantRows().length
     const { status, body } = await call('/grant', { subject: 'ci', scopes: ['pin:write', 'pin:write'], ttl_s: 3600 }, ADMIN)
     expect(status).toBe(200)
     const data = body.data
@@ -51,55 +57,54 @@ describe('POST /grant with ADMIN_TOKEN', () => {
       scopes: ['pin:write'],
       ttl_s: 3600,
       token_type: 'Bearer',
-      created_at: '2026-01-01T00:00:00.000Z',
-      expires_at: '2026-01-01T01:00:00.000Z',
+      created_at: new Date(clock.now()).toISOString(),
+      expires_at: new Date(clock.now() + 3_600_000).toISOString(),
       revoked_at: null,
     })
     expect(Buffer.from(data.token, 'base64url')).toHaveLength(32)
     const rows = grantRows()
-    expect(rows).toHaveLength(1)
-    expect(rows[0]!.token_hash).toBe(hashToken(data.token))
+    expect(rows).toHaveLength(before + 1)
+    expect(rows.find((r) => r.id === data.id)!.token_hash).toBe(hashToken(data.token))
     expect(JSON.stringify(rows)).not.toContain(data.token)
   })
 
   it('needs the admin credential itself: none is unauthorized, a grant is forbidden', async () => {
-    app = await buildTestApp({ env: { ADMIN_TOKEN: ADMIN } })
     await refusal('/grant', { subject: 's', scopes: ['pin:write'], ttl_s: 60 }, undefined, 'unauthorized')
     await refusal('/grant', { subject: 's', scopes: ['pin:write'], ttl_s: 60 }, 'not-a-known-token', 'unauthorized')
     const { body } = await call('/grant', { subject: 'ops', scopes: ['pin:write', 'run:heavy', 'admin:read', 'trading:write'], ttl_s: 60 }, ADMIN)
+    const before = grantRows().length
     const refuse = await refusal('/grant', { subject: 'x', scopes: ['pin:write'], ttl_s: 60 }, body.data.token, 'forbidden')
     expect(refuse.reason).toMatch(/only the admin credential/)
-    expect(grantRows()).toHaveLength(1)
+    expect(grantRows()).toHaveLength(before)
   })
 
   it('lifecycle: a grant works for its scope, not for others, until it expires', async () => {
-    const clock = manualClock()
-    app = await buildTestApp({ env: { ADMIN_TOKEN: ADMIN }, clock })
+    const start = clock.now()
+    const pinsBefore = pinCount()
     const writer = (await call('/grant', { subject: 'writer', scopes: ['pin:write'], ttl_s: 600 }, ADMIN)).body.data
     const reader = (await call('/grant', { subject: 'reader', scopes: ['admin:read'], ttl_s: 600 }, ADMIN)).body.data
 
-    const pinned = await call('/pin', { content: 'one' }, writer.token)
+    const pinned = await call('/pin', { content: 'grant lifecycle: one' }, writer.token)
     expect(pinned.body.data.action).toBe('pinned')
-    const lacking = await refusal('/pin', { content: 'two' }, reader.token, 'forbidden')
+    const lacking = await refusal('/pin', { content: 'grant lifecycle: two' }, reader.token, 'forbidden')
     expect(lacking.reason).toMatch(/lacks scope pin:write/)
-    await refusal('/pin', { content: 'two' }, undefined, 'unauthorized')
+    await refusal('/pin', { content: 'grant lifecycle: two' }, undefined, 'unauthorized')
 
     clock.advance(599_000)
-    expect((await call('/pin', { content: 'three' }, writer.token)).body.ok).toBe(true)
+    expect((await call('/pin', { content: 'grant lifecycle: three' }, writer.token)).body.ok).toBe(true)
     clock.advance(1_000)
-    const expired = await refusal('/pin', { content: 'four' }, writer.token, 'unauthorized')
-    expect(expired.reason).toMatch(/expired at 2026-01-01T00:10:00.000Z/)
-    expect(app.store.db.prepare('SELECT count(*) AS n FROM pins').get()).toEqual({ n: 2 })
+    const expired = await refusal('/pin', { content: 'grant lifecycle: four' }, writer.token, 'unauthorized')
+    expect(expired.reason).toContain(`expired at ${new Date(start + 600_000).toISOString()}`)
+    expect(pinCount()).toBe(pinsBefore + 2)
   })
 
   it('lifecycle: revoke stops a token at once; revoking twice says so; unknown ids are not found', async () => {
-    app = await buildTestApp({ env: { ADMIN_TOKEN: ADMIN }, clock: manualClock() })
     const issued = (await call('/grant', { subject: 'w', scopes: ['pin:write'], ttl_s: 600 }, ADMIN)).body.data
-    expect((await call('/pin', { content: 'a' }, issued.token)).body.ok).toBe(true)
+    expect((await call('/pin', { content: 'revoke: a' }, issued.token)).body.ok).toBe(true)
 
     const revoked = await call('/grant', { revoke: issued.id }, ADMIN)
-    expect(revoked.body.data).toMatchObject({ action: 'revoked', id: issued.id, already_revoked: false, revoked_at: '2026-01-01T00:00:00.000Z' })
-    const refuse = await refusal('/pin', { content: 'b' }, issued.token, 'unauthorized')
+    expect(revoked.body.data).toMatchObject({ action: 'revoked', id: issued.id, already_revoked: false, revoked_at: new Date(clock.now()).toISOString() })
+    const refuse = await refusal('/pin', { content: 'revoke: b' }, issued.token, 'unauthorized')
     expect(refuse.reason).toMatch(/revoked/)
 
     expect((await call('/grant', { revoke: issued.id }, ADMIN)).body.data.already_revoked).toBe(true)
@@ -108,7 +113,7 @@ describe('POST /grant with ADMIN_TOKEN', () => {
   })
 
   it('refuses bad input and stores nothing', async () => {
-    app = await buildTestApp({ env: { ADMIN_TOKEN: ADMIN } })
+    const before = grantRows().length
     const bad: unknown[] = [
       {},
       { subject: 's', scopes: ['pin:read'], ttl_s: 60 },
@@ -126,6 +131,6 @@ describe('POST /grant with ADMIN_TOKEN', () => {
     for (const payload of bad) await refusal('/grant', payload, ADMIN, 'invalid_input')
     const over = await refusal('/grant', { subject: 's', scopes: ['pin:write'], ttl_s: GRANT_LIMITS.ttlS + 1 }, ADMIN, 'over_limit')
     expect(over.reason).toMatch(String(GRANT_LIMITS.ttlS))
-    expect(grantRows()).toHaveLength(0)
+    expect(grantRows()).toHaveLength(before)
   })
 })

@@ -127,6 +127,10 @@ export const occupancy = defineOperation({
       `shared memory per block: ${i.shared_mem_static_bytes} static + ${i.shared_mem_dynamic_bytes} dynamic + ` +
         `${device.reservedSharedMemPerBlock} reserved, rounded up to ${device.major >= 8 ? 128 : 256} B = ${r.allocatedSharedMemPerBlock} B`,
     ]
+    notes.push(
+      'limits are blocks per SM each resource allows; null means that resource imposes no cap at all (no registers ' +
+        'used, no shared memory needed before CC 8.0, or the barrier rule does not apply below CC 9.0)',
+    )
     if (r.activeBlocksPerSm === 0) notes.push('no block of this kernel can run on an SM of this compute capability')
     const primary: OccupancyFactor = limiters[0] ?? 'blocks'
     return {
