@@ -14,6 +14,9 @@ export const TEST_ENV: Record<string, string> = {
   RATE_LIMIT_PER_MIN: '0',
   MILL_THREADS: '1',
   LOG_LEVEL: 'silent',
+  // The test machine is shared and loaded: event-loop delay alone must not flip tests into shedding.
+  // Tests of shedding force it with app.admission.override().
+  MAX_EVENT_LOOP_DELAY_MS: '60000',
 }
 
 export function testConfig(env: Record<string, string> = {}): Config {

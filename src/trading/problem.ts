@@ -71,8 +71,6 @@ export function refusalOf(err: unknown, requestId: string): Refusal {
   switch (e.code) {
     case 'FST_ERR_CTP_BODY_TOO_LARGE':
       return new Refusal('payload_too_large', 'the body is over the limit of this route')
-    case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
-      return new Refusal('invalid_input', 'unsupported content type; send application/json (or text/csv where a route says so)')
     case 'FST_ERR_CTP_EMPTY_JSON_BODY':
       return new Refusal('invalid_input', 'the body is empty but the content type says JSON')
     case 'FST_ERR_CTP_INVALID_JSON_BODY':
@@ -117,6 +115,10 @@ export function sendProblem(reply: FastifyReply, refusal: Refusal, instance: str
 }
 
 export function problemErrorHandler(err: unknown, req: FastifyRequest, reply: FastifyReply) {
+  if ((err as FastifyError | null)?.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE') {
+    err = new PlatformProblem(415, 'unsupported_media_type', 'Unsupported media type',
+      `content type ${JSON.stringify(req.headers['content-type'] ?? '')} is not accepted here; send application/json (or text/csv to POST /api/v11/datasets)`)
+  }
   if (err instanceof PlatformProblem) {
     const problem: Problem = {
       type: problemType(err.code), title: err.title, status: err.status, detail: err.message, instance: req.url, code: err.code,

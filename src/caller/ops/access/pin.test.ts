@@ -1,0 +1,124 @@
+import { createHash } from 'node:crypto'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import type { FastifyInstance } from 'fastify'
+import { buildTestApp, json, manualClock } from '../../../../test/helper.js'
+import { PIN_LIMITS } from './pin.js'
+
+const ADMIN = 'test-admin-token-0123456789'
+let open: FastifyInstance
+let secured: FastifyInstance
+const clock = manualClock()
+beforeAll(async () => {
+  ;[open, secured] = await Promise.all([buildTestApp({ clock }), buildTestApp({ env: { ADMIN_TOKEN: ADMIN } })])
+})
+afterAll(async () => Promise.all([open.close(), secured.close()]))
+
+const call = async (payload: unknown, { app = open, token }: { app?: FastifyInstance; token?: string } = {}) => {
+  const res = await app.inject({
+    method: 'POST',
+    url: '/api/v1/pin',
+    payload: payload as object,
+    headers: token ? { authorization: `Bearer ${token}` } : {},
+  })
+  return { status: res.statusCode, body: json(res), raw: res.body }
+}
+const refusal = async (payload: unknown, code: string, options: { app?: FastifyInstance; token?: string } = {}) => {
+  const { status, body } = await call(payload, options)
+  expect(body.ok, JSON.stringify(body.data)).toBe(false)
+  expect(body.refuse.code).toBe(code)
+  expect(status).toBe(body.refuse.http_status)
+  return body.refuse as { reason: string; hints?: Record<string, unknown>; issues?: Array<{ path: string; message: string }> }
+}
+const sha256 = (text: string) => 'sha256:' + createHash('sha256').update(text, 'utf8').digest('hex')
+const pinCount = (app = open) => (app.store.db.prepare('SELECT count(*) AS n FROM pins').get() as { n: number }).n
+
+describe('POST /pin', () => {
+  it('pins text under the SHA-256 of its UTF-8 bytes, and reads it back verified', async () => {
+    const text = 'héllo, pins\n'
+    const pinned = await call({ content: text, label: 'first' })
+    expect(pinned.status).toBe(200)
+    expect(pinned.body.data).toEqual({
+      action: 'pinned',
+      digest: sha256(text),
+      size: Buffer.byteLength(text),
+      media_type: 'text/plain',
+      label: 'first',
+      created_at: new Date(clock.now()).toISOString(),
+      created: true,
+      canonicalization: null,
+    })
+    const read = await call({ digest: sha256(text) })
+    expect(read.body.data).toMatchObject({ action: 'read', digest: sha256(text), content: text, verified: true, label: 'first' })
+    expect(read.body.data.json).toBeUndefined()
+  })
+
+  it('is idempotent: the same content keeps its digest, first time and label', async () => {
+    const first = (await call({ content: 'idempotent', label: 'one' })).body.data
+    clock.advance(60_000)
+    const again = (await call({ content: 'idempotent', label: 'two' })).body.data
+    expect(again).toMatchObject({ digest: first.digest, created: false, created_at: first.created_at, label: 'one' })
+    expect(open.store.db.prepare('SELECT count(*) AS n FROM pins WHERE digest = ?').get(first.digest)).toEqual({ n: 1 })
+  })
+
+  it('pins JSON in its RFC 8785 canonical form, so key order does not matter', async () => {
+    const a = (await call({ json: { b: [1, 2.5, 'x'], a: { d: null, c: true } } })).body.data
+    const b = (await call({ json: { a: { c: true, d: null }, b: [1, 2.5, 'x'] } })).body.data
+    const canonical = '{"a":{"c":true,"d":null},"b":[1,2.5,"x"]}'
+    expect(a.digest).toBe(sha256(canonical))
+    expect(b).toMatchObject({ digest: a.digest, created: false, media_type: 'application/json' })
+    expect(a.canonicalization).toMatch(/RFC 8785/)
+    const read = (await call({ digest: a.digest })).body.data
+    expect(read.content).toBe(canonical)
+    expect(read.json).toEqual({ a: { c: true, d: null }, b: [1, 2.5, 'x'] })
+    const scalar = (await call({ json: null })).body.data
+    expect(scalar.digest).toBe(sha256('null'))
+  })
+
+  it('accepts an upper-case digest and answers not_found for an unknown one', async () => {
+    const { digest } = (await call({ content: 'case' })).body.data
+    expect((await call({ digest: digest.toUpperCase().replace('SHA256', 'sha256') })).body.data.content).toBe('case')
+    await refusal({ digest: sha256('never pinned') }, 'not_found')
+  })
+
+  it('withholds bytes that no longer match their digest (tampered in the database)', async () => {
+    const { digest } = (await call({ content: 'original bytes' })).body.data
+    open.store.db.prepare('UPDATE pins SET content = ? WHERE digest = ?').run(Buffer.from('tampered bytes'), digest)
+    const read = await call({ digest })
+    const refuse = await refusal({ digest }, 'conflict')
+    expect(refuse.reason).toMatch(/corrupt/)
+    expect(refuse.hints).toMatchObject({ digest, actual_digest: sha256('tampered bytes'), verified: false })
+    expect(read.raw).not.toContain('tampered bytes')
+    expect(read.body.data).toBeNull()
+  })
+
+  it('needs pin:write to write when ADMIN_TOKEN is set, and nothing to read', async () => {
+    await refusal({ content: 'no credential' }, 'unauthorized', { app: secured })
+    await refusal({ json: { no: 'credential' } }, 'unauthorized', { app: secured })
+    expect(pinCount(secured)).toBe(0)
+    const { digest } = (await call({ content: 'admin pinned' }, { app: secured, token: ADMIN })).body.data
+    expect((await call({ digest }, { app: secured })).body.data.content).toBe('admin pinned')
+  })
+
+  it('refuses bad input and stores nothing', async () => {
+    const before = pinCount()
+    let deep: unknown = 0
+    for (let i = 0; i < PIN_LIMITS.jsonDepth + 1; i++) deep = { d: deep }
+    const cases: Array<[unknown, string]> = [
+      [{}, 'invalid_input'],
+      [{ content: 'a', json: 1 }, 'invalid_input'],
+      [{ content: 'a', digest: sha256('a') }, 'invalid_input'],
+      [{ content: 5 }, 'invalid_input'],
+      [{ content: 'a', label: '' }, 'invalid_input'],
+      [{ content: 'a', label: 'x'.repeat(201) }, 'invalid_input'],
+      [{ content: 'a', tags: [] }, 'invalid_input'],
+      [{ content: 'lone \ud800 surrogate' }, 'invalid_input'],
+      [{ digest: 'sha256:abc' }, 'invalid_input'],
+      [{ digest: 'md5:' + 'a'.repeat(32) }, 'invalid_input'],
+      [{ digest: sha256('x'), label: 'l' }, 'invalid_input'],
+      [{ json: deep }, 'over_limit'],
+      [{ content: 'x'.repeat(17 * 1024 * 1024) }, 'payload_too_large'],
+    ]
+    for (const [payload, code] of cases) await refusal(payload, code)
+    expect(pinCount()).toBe(before)
+  })
+})

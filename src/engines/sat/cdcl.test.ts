@@ -1,0 +1,131 @@
+import { existsSync, readFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { describe, expect, it } from 'vitest'
+import fc from 'fast-check'
+import { REPO_ROOT } from '../../version.js'
+import { CdclSolver, solveCnf } from './cdcl.js'
+import { cnfFromClauses, type Cnf } from './cnf.js'
+import { parseDimacs } from './dimacs.js'
+import { firstFalsifiedClause } from './verify.js'
+import { luby } from './restarts.js'
+
+const SAT_DIR = join(REPO_ROOT, '..', 'shared', 'data', 'sat')
+
+/** Satisfiable by exhaustive search (vars ≤ 12). */
+function bruteForce(clauses: number[][], vars: number): boolean {
+  for (let mask = 0; mask < 1 << vars; mask++) {
+    const ok = clauses.every((clause) => clause.some((lit) => ((mask >> (Math.abs(lit) - 1)) & 1) === (lit > 0 ? 1 : 0)))
+    if (ok) return true
+  }
+  return false
+}
+
+const cnfArb = fc.integer({ min: 1, max: 12 }).chain((vars) =>
+  fc.record({
+    vars: fc.constant(vars),
+    clauses: fc.array(
+      fc.array(fc.integer({ min: 1, max: vars }).chain((v) => fc.constantFrom(v, -v)), { minLength: 0, maxLength: 5 }),
+      { minLength: 0, maxLength: 8 * vars },
+    ),
+  }),
+)
+
+/** Pigeon hole: n + 1 pigeons in n holes, UNSAT and hard for resolution (exponential for CDCL). */
+function pigeonHole(holes: number): Cnf {
+  const v = (p: number, h: number) => p * holes + h + 1
+  const clauses: number[][] = []
+  for (let p = 0; p <= holes; p++) clauses.push(Array.from({ length: holes }, (_, h) => v(p, h)))
+  for (let h = 0; h < holes; h++) {
+    for (let p = 0; p <= holes; p++) for (let q = p + 1; q <= holes; q++) clauses.push([-v(p, h), -v(q, h)])
+  }
+  return cnfFromClauses(clauses, (holes + 1) * holes)
+}
+
+describe('CDCL solver', () => {
+  it('agrees with brute force on thousands of random small CNFs, and every model satisfies every clause', () => {
+    fc.assert(
+      fc.property(cnfArb, ({ vars, clauses }) => {
+        const cnf = cnfFromClauses(clauses, vars)
+        const outcome = solveCnf(cnf)
+        expect(outcome.status).toBe(bruteForce(clauses, vars) ? 'SAT' : 'UNSAT')
+        if (outcome.status === 'SAT') {
+          expect(outcome.model).not.toBeNull()
+          expect(firstFalsifiedClause(cnf, outcome.model!)).toBe(-1)
+        } else {
+          expect(outcome.model).toBeNull()
+        }
+      }),
+      { numRuns: 3000, seed: 42 },
+    )
+  })
+
+  it('agrees with brute force on random 3-SAT near the threshold (many conflicts, restarts and reductions)', () => {
+    fc.assert(
+      fc.property(fc.integer({ min: 8, max: 12 }), fc.integer(), (vars, seed) => {
+        let state = seed >>> 0
+        const next = () => (state = (Math.imul(state, 1103515245) + 12345) >>> 0)
+        const clauses = Array.from({ length: Math.round(vars * 4.3) }, () =>
+          Array.from({ length: 3 }, () => (1 + (next() % vars)) * (next() & 1 ? 1 : -1)),
+        )
+        const outcome = solveCnf(cnfFromClauses(clauses, vars))
+        expect(outcome.status).toBe(bruteForce(clauses, vars) ? 'SAT' : 'UNSAT')
+      }),
+      { numRuns: 300, seed: 7 },
+    )
+  })
+
+  it('handles the degenerate formulas', () => {
+    expect(solveCnf(cnfFromClauses([], 0)).status).toBe('SAT')
+    expect(solveCnf(cnfFromClauses([[]], 0)).status).toBe('UNSAT')
+    expect(solveCnf(cnfFromClauses([[1], [-1]], 1)).status).toBe('UNSAT')
+    expect(solveCnf(cnfFromClauses([[1, -1]], 1)).status).toBe('SAT')
+    expect(solveCnf(cnfFromClauses([[1, 1, 1], [-1, -1]], 1)).status).toBe('UNSAT')
+    const unused = solveCnf(cnfFromClauses([[2]], 5))
+    expect(unused.status).toBe('SAT')
+    expect(Array.from(unused.model!.subarray(1))).toHaveLength(5)
+  })
+
+  it('proves pigeon-hole 7 UNSAT, learning, restarting and reducing on the way', () => {
+    const outcome = solveCnf(pigeonHole(7))
+    expect(outcome.status).toBe('UNSAT')
+    expect(outcome.stats.conflicts).toBeGreaterThan(1000)
+    expect(outcome.stats.learned).toBeGreaterThan(1000)
+    expect(outcome.stats.restarts).toBeGreaterThan(0)
+    expect(outcome.stats.decisions).toBeGreaterThan(0)
+    expect(outcome.stats.propagations).toBeGreaterThan(outcome.stats.conflicts)
+  })
+
+  it('stops with UNKNOWN when its deadline has passed (status asserted, not time)', () => {
+    let calls = 0
+    const clock = () => (calls++ === 0 ? 0 : 1_000_000)
+    const outcome = new CdclSolver(pigeonHole(9)).solve({ deadline: 10, now: clock })
+    expect(outcome.status).toBe('UNKNOWN')
+    expect(outcome.stoppedBy).toBe('deadline')
+    expect(outcome.model).toBeNull()
+  })
+
+  it('stops with UNKNOWN at a conflict budget, with the statistics so far', () => {
+    const outcome = new CdclSolver(pigeonHole(9)).solve({ maxConflicts: 500 })
+    expect(outcome).toMatchObject({ status: 'UNKNOWN', stoppedBy: 'conflict_budget', model: null })
+    expect(outcome.stats.conflicts).toBe(500)
+  })
+
+  it('computes the Luby sequence', () => {
+    expect(Array.from({ length: 15 }, (_, i) => luby(i))).toEqual([1, 1, 2, 1, 1, 2, 4, 1, 1, 2, 1, 1, 2, 4, 8])
+  })
+})
+
+describe.skipIf(!existsSync(join(SAT_DIR, 'manifest.tsv')))('CDCL solver on the SATLIB set (needs ../shared/data/sat)', () => {
+  const rows = existsSync(join(SAT_DIR, 'manifest.tsv'))
+    ? readFileSync(join(SAT_DIR, 'manifest.tsv'), 'utf8').trim().split('\n').slice(1).map((row) => row.split('\t'))
+    : []
+  it.each(rows)('%s has %s variables, %s clauses and is %s', (file, vars, clauseCount, expected) => {
+    const parsed = parseDimacs(readFileSync(join(SAT_DIR, file!), 'utf8'))
+    expect(parsed.cnf.vars).toBe(Number(vars))
+    expect(parsed.cnf.starts.length - 1).toBe(Number(clauseCount))
+    expect(parsed.warnings).toEqual([])
+    const outcome = solveCnf(parsed.cnf)
+    expect(outcome.status).toBe(expected)
+    if (expected === 'SAT') expect(firstFalsifiedClause(parsed.cnf, outcome.model!)).toBe(-1)
+  })
+})

@@ -1,0 +1,107 @@
+import Fastify, { type FastifyInstance } from 'fastify'
+import fp from 'fastify-plugin'
+import { afterEach, describe, expect, it } from 'vitest'
+import metricsPlugin, { escapeLabel, UNMATCHED_ROUTE } from './metrics.js'
+
+/** The plugin needs store, mill and admission: stand-ins with fixed figures, so every number below is known. */
+async function appWithMetrics(): Promise<FastifyInstance> {
+  const app = Fastify({ logger: false })
+  await app.register(fp(async (a) => {
+    a.decorate('store', { path: ':memory:', fileSizes: () => ({ file: null, wal: null }) } as never)
+  }, { name: 'ncm-store' }))
+  await app.register(fp(async (a) => {
+    a.decorate('mill', { stats: () => ({ threads: 2, max_queue: 8, queue_size: 1, running: 3, completed: 40, utilization: 0.25, timeouts: 1, rejected_full: 0 }) } as never)
+  }, { name: 'ncm-mill' }))
+  await app.register(fp(async (a) => {
+    a.decorate('admission', { state: () => 'live-bound', eventLoopDelayMs: () => 12.5, eventLoopUtilization: () => 0.125 } as never)
+  }, { name: 'ncm-admission' }))
+  let t = Date.parse('2026-01-01T00:00:00Z')
+  await app.register(metricsPlugin, { now: () => (t += 1000) })
+  app.get('/api/v1/items/:id', async () => ({ ok: true }))
+  app.get('/api/v1/boom', async () => {
+    throw new Error('boom')
+  })
+  app.get('/admin', async () => 'page')
+  await app.ready()
+  return app
+}
+
+let app: FastifyInstance | undefined
+afterEach(async () => {
+  await app?.close()
+  app = undefined
+})
+
+describe('metrics plugin', () => {
+  it('counts requests by surface, route pattern (never the raw URL) and status', async () => {
+    app = await appWithMetrics()
+    for (const id of ['1', '2', '3']) await app.inject(`/api/v1/items/${id}?x=${id}`)
+    await app.inject('/api/v1/boom')
+    await app.inject('/admin')
+    await app.inject('/no/such/path/42')
+    const s = app.metrics.snapshot()
+    expect(s.requests.total).toBe(6)
+    expect(s.requests.by_status).toEqual({ 200: 4, 404: 1, 500: 1 })
+    expect(s.requests.by_route.map((r) => [r.method, r.route, r.status, r.count, r.surface])).toEqual([
+      ['GET', '/api/v1/items/:id', 200, 3, 'caller'],
+      ['GET', UNMATCHED_ROUTE, 404, 1, 'trading'],
+      ['GET', '/admin', 200, 1, 'admin'],
+      ['GET', '/api/v1/boom', 500, 1, 'caller'],
+    ])
+    expect(s.requests.by_surface.caller).toMatchObject({ count: 4, server_errors: 1, refusals: 0 })
+    expect(s.requests.by_surface.trading).toMatchObject({ count: 1, server_errors: 0, refusals: 1 })
+    expect(s.error_rate).toBeCloseTo(1 / 6)
+    expect(s.refusal_rate).toBeCloseTo(1 / 6)
+    expect(s.latency.count).toBe(6)
+    expect(s.latency.p50_ms).not.toBeNull()
+    expect(s.latency.p50_ms!).toBeLessThanOrEqual(s.latency.p95_ms!)
+    expect(s.latency.p95_ms!).toBeLessThanOrEqual(s.latency.p99_ms!)
+    expect(s.event_loop).toEqual({ delay_ms: 12.5, utilization: 0.125 })
+    expect(s.mill).toMatchObject({ threads: 2, running: 3 })
+    expect(s.database).toEqual({ file_bytes: null, wal_bytes: null, note: 'in-memory database: no file to measure' })
+    expect(s.memory.rss_bytes).toBeGreaterThan(0)
+  })
+
+  it('says so, with nulls, before the first request', async () => {
+    app = await appWithMetrics()
+    const s = app.metrics.snapshot()
+    expect(s.requests.total).toBe(0)
+    expect(s.error_rate).toBeNull()
+    expect(s.latency).toMatchObject({ count: 0, p50_ms: null, p95_ms: null, p99_ms: null })
+    expect(s.notes).toEqual(['no request answered yet: latency percentiles and rates are null'])
+  })
+
+  it('renders valid Prometheus text with the same figures', async () => {
+    app = await appWithMetrics()
+    await app.inject('/api/v1/items/7')
+    await app.inject('/api/v1/boom')
+    const text = app.metrics.prometheus()
+    expect(text.endsWith('\n')).toBe(true)
+    const declared = new Map<string, string>()
+    for (const line of text.trimEnd().split('\n')) {
+      const type = /^# TYPE ([a-zA-Z_:][a-zA-Z0-9_:]*) (counter|gauge|summary|histogram|untyped)$/.exec(line)
+      if (type) {
+        expect(declared.has(type[1]!), `${type[1]} declared twice`).toBe(false)
+        declared.set(type[1]!, type[2]!)
+        continue
+      }
+      if (line.startsWith('# HELP ')) continue
+      // name{label="value",…} value — the text exposition format 0.0.4
+      const sample = /^([a-zA-Z_:][a-zA-Z0-9_:]*)(\{(?:[a-zA-Z_][a-zA-Z0-9_]*="(?:[^"\\\n]|\\["\\n])*",?)*\})? (-?[0-9.e+-]+|NaN|[+-]Inf)$/.exec(line)
+      expect(sample, line).not.toBeNull()
+      const family = sample![1]!.replace(/_(sum|count)$/, '')
+      expect(declared.has(sample![1]!) || declared.has(family), `${sample![1]} has no TYPE line before it`).toBe(true)
+    }
+    expect(text).toContain('ncm_http_requests_total{surface="caller",method="GET",route="/api/v1/items/:id",status="200"} 1')
+    expect(text).toContain('ncm_http_requests_total{surface="caller",method="GET",route="/api/v1/boom",status="500"} 1')
+    expect(text).toContain('ncm_http_request_duration_seconds_count{surface="caller"} 2')
+    expect(text).toContain('ncm_mill_queue_size 1')
+    expect(text).toContain('ncm_event_loop_delay_seconds 0.0125')
+    expect(text).toContain('ncm_occupancy{state="live-bound"} 1')
+    expect(text).not.toContain('ncm_database_bytes')
+  })
+
+  it('escapes label values', () => {
+    expect(escapeLabel('a"b\\c\nd')).toBe('a\\"b\\\\c\\nd')
+  })
+})
