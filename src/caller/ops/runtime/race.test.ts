@@ -78,3 +78,10 @@ describe('POST /race', () => {
     }
   })
 })
+
+describe('POST /race under a tight budget', () => {
+  it('stops between rounds when timeout_ms runs out and says so', async () => {
+    const { body } = await post({ bytes: 256 * 1024, rounds: RACE_LIMITS.rounds, timeout_ms: 1 })
+    expect(body.data).toMatchObject({ stopped_by_deadline: true, rounds_completed: 1, all_agreed: true })
+  })
+})

@@ -20,11 +20,25 @@ export interface KernelArtifact {
   reason: string | null
 }
 
+export interface ArtifactPaths {
+  /** Repo-relative. */
+  wasm: string
+  wat: string
+}
+
+const DEFAULT_PATHS: ArtifactPaths = { wasm: WASM_ARTIFACT_PATH, wat: WAT_SOURCE_PATH }
 let loaded: KernelArtifact | null = null
 
-/** Cached once found; a miss is retried on the next call (the build may have run since). */
-export async function loadKernelArtifact(): Promise<KernelArtifact> {
-  if (loaded) return loaded
+/** Cached once found at the default paths; a miss is retried on the next call (the build may have run since). */
+export async function loadKernelArtifact(paths: ArtifactPaths = DEFAULT_PATHS): Promise<KernelArtifact> {
+  const usual = paths === DEFAULT_PATHS
+  if (usual && loaded) return loaded
+  const found = await findArtifact(paths)
+  if (usual && found.bytes) loaded = found
+  return found
+}
+
+async function findArtifact(paths: ArtifactPaths): Promise<KernelArtifact> {
   const support = detectWasm()
   if (!support.webassembly || !support.simd) {
     return miss(`this runtime lacks ${support.webassembly ? 'WebAssembly SIMD' : 'WebAssembly'}, which the kernels need`)
@@ -32,19 +46,18 @@ export async function loadKernelArtifact(): Promise<KernelArtifact> {
   let bytes: Uint8Array | null = null
   let source: string
   try {
-    bytes = new Uint8Array(await readFile(join(REPO_ROOT, WASM_ARTIFACT_PATH)))
-    source = WASM_ARTIFACT_PATH
+    bytes = new Uint8Array(await readFile(join(REPO_ROOT, paths.wasm)))
+    source = paths.wasm
   } catch {
     try {
-      bytes = await compileWat(await readFile(join(REPO_ROOT, WAT_SOURCE_PATH), 'utf8'), 'kernels.wat')
-      source = `${WAT_SOURCE_PATH} (compiled at load: ${WASM_ARTIFACT_PATH} is missing)`
+      bytes = await compileWat(await readFile(join(REPO_ROOT, paths.wat), 'utf8'), 'kernels.wat')
+      source = `${paths.wat} (compiled at load: ${paths.wasm} is missing)`
     } catch (err) {
-      return miss(`${WASM_ARTIFACT_PATH} is missing (run \`npm run build\`) and compiling ${WAT_SOURCE_PATH} failed: ${(err as Error).message}`)
+      return miss(`${paths.wasm} is missing (run \`npm run build\`) and compiling ${paths.wat} failed: ${(err as Error).message}`)
     }
   }
   if (!wasmApi()!.validate(bytes)) return miss(`${source} is not a valid WebAssembly module; rebuild it with \`npm run build\``)
-  loaded = { bytes, source, sha256: createHash('sha256').update(bytes).digest('hex'), reason: null }
-  return loaded
+  return { bytes, source, sha256: createHash('sha256').update(bytes).digest('hex'), reason: null }
 }
 
 const miss = (reason: string): KernelArtifact => ({ bytes: null, source: null, sha256: null, reason })
