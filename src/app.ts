@@ -19,6 +19,8 @@ import { createCallerCounters, type CallerCounters } from './caller/counters.js'
 import type { Clock } from './caller/operation.js'
 import { registry as defaultRegistry } from './caller/registry.js'
 import type { Registry } from './caller/operation.js'
+import tradingPlugin from './trading/plugin.js'
+import type { SeedLevel } from './trading/seed.js'
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -38,6 +40,8 @@ export interface BuildOptions {
   /** Overrides the logger derived from config (tests pass false). */
   logger?: boolean
   registry?: Registry
+  /** How much synthetic market data a first start seeds (tests use 'small'). */
+  tradingSeed?: SeedLevel
 }
 
 export const systemClock: Clock = { now: () => Date.now() }
@@ -85,5 +89,6 @@ export async function buildApp(opts: BuildOptions): Promise<FastifyInstance> {
     auth: createAuthenticator(config, store.db),
     children: [],
   })
+  await app.register(tradingPlugin, { config, clock, seed: opts.tradingSeed ?? 'full' })
   return app as unknown as FastifyInstance
 }

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import semver from 'semver'
 import { describe, expect, it } from 'vitest'
-import { CHANGE_KINDS, CHANGELOG, type ChangelogEntry } from './changelog.js'
+import { CHANGE_KINDS, CHANGELOG, type ChangeKind, type ChangelogEntry } from './changelog.js'
 import { NCM_VERSION, REPO_ROOT } from './version.js'
 import { registry } from './caller/registry.js'
 
@@ -10,7 +10,7 @@ import { registry } from './caller/registry.js'
 function parseChangelog(markdown: string): ChangelogEntry[] {
   const entries: ChangelogEntry[] = []
   let entry: ChangelogEntry | null = null
-  let kind: (typeof CHANGE_KINDS)[number] | null = null
+  let kind: ChangeKind | null = null
   for (const line of markdown.split('\n')) {
     const release = /^## \[(.+?)\] - (\d{4}-\d{2}-\d{2})$/.exec(line)
     if (release) {
@@ -22,9 +22,10 @@ function parseChangelog(markdown: string): ChangelogEntry[] {
     if (!entry) continue
     const heading = /^### (\w+)$/.exec(line)
     if (heading) {
-      kind = heading[1]!.toLowerCase() as typeof kind
-      if (!CHANGE_KINDS.includes(kind!)) throw new Error(`unknown section "${heading[1]}" in CHANGELOG.md`)
-      entry.changes[kind!] = []
+      const name = heading[1]!.toLowerCase() as ChangeKind
+      if (!CHANGE_KINDS.includes(name)) throw new Error(`unknown section "${heading[1]}" in CHANGELOG.md`)
+      kind = name
+      entry.changes[name] = []
       continue
     }
     if (kind && line.startsWith('- ')) entry.changes[kind]!.push(line.slice(2))

@@ -31,7 +31,7 @@ export function manualClock(start = Date.parse('2026-01-01T00:00:00Z')): Clock &
 
 export async function buildTestApp(options: TestAppOptions = {}): Promise<FastifyInstance> {
   const { env, ...rest } = options
-  const app = await buildApp({ config: testConfig(env), logger: false, ...rest })
+  const app = await buildApp({ config: testConfig(env), logger: false, tradingSeed: 'small', ...rest })
   await app.ready()
   return app
 }

@@ -19,6 +19,8 @@ export interface AdminApiOptions {
   rootDir?: string
 }
 
+export const TRUTH_START_DELAY_MS = 2000
+
 const rerunQuery = z.object({
   rerun: z.enum(['0', '1', 'true', 'false']).optional().describe('1 runs every known-answer test again before answering'),
 }).strict()
@@ -48,9 +50,18 @@ export default async function adminApi(app: FastifyInstance, opts: AdminApiOptio
     auth.require(auth.identify(req.headers.authorization, now()), 'admin:read')
   })
 
-  // "Run at start": when the server listens (an inject-only app runs them on the first request instead).
+  // "Run at start": shortly after the server listens, once the event-loop sampler has measured the settled loop (the
+  // first sample after a busy start reads as overloaded, and heavy operations would be refused with `occupied`).
+  // An inject-only app runs them on the first request instead.
+  let startRun: NodeJS.Timeout | null = null
   app.addHook('onListen', async () => {
-    void truth.run('start').catch((err: unknown) => app.log.error({ err }, 'truth self-test failed to run'))
+    startRun = setTimeout(() => {
+      void truth.run('start').catch((err: unknown) => app.log.error({ err }, 'truth self-test failed to run'))
+    }, TRUTH_START_DELAY_MS)
+    startRun.unref()
+  })
+  app.addHook('onClose', async () => {
+    if (startRun) clearTimeout(startRun)
   })
 
   app.get('/truth/summary', {

@@ -9,6 +9,10 @@ export interface KnownAnswerCase {
   url: string
   source: string
   body: unknown
+  /** Requests made first (each must answer 2xx), e.g. importing the dataset a backtest reads. */
+  prepare?: Array<{ method: 'POST'; url: string; body: unknown }>
+  /** false for routes outside /api/v1, whose answer is the data itself rather than an envelope. */
+  envelope?: boolean
   /** null when the answer is right; otherwise what is wrong with it. */
   check(data: any): string | null
 }
@@ -75,6 +79,18 @@ const DIFF_A = 'alpha\nbeta\ngamma\ndelta\n'
 const DIFF_B = 'alpha\nBETA\ngamma\ndelta\nepsilon\n'
 const JSON_A = { name: 'ncm', tags: ['a', 'b'], limits: { sat: 1 } }
 const JSON_B = { name: 'ncm-hub', tags: ['a', 'b', 'c'], limits: {}, ok: true }
+
+// --- backtest -------------------------------------------------------------------------------------------------------
+/** Five flat daily bars (open = high = low = close): every figure below follows by hand. */
+const TRUTH_CSV = [
+  'Date,Open,High,Low,Close,Volume',
+  '2024-01-01,100,100,100,100,1000',
+  '2024-01-02,100,100,100,100,1000',
+  '2024-01-03,110,110,110,110,1000',
+  '2024-01-04,120,120,120,120,1000',
+  '2024-01-05,130,130,130,130,1000',
+].join('\n') + '\n'
+export const TRUTH_DATASET = { symbol: 'NCM-TRUTH', timeframe: '1d' }
 
 export const KNOWN_ANSWER_CASES: KnownAnswerCase[] = [
   {
@@ -167,5 +183,28 @@ export const KNOWN_ANSWER_CASES: KnownAnswerCase[] = [
         return `the JSON patch does not apply: ${(err as Error).message}`
       }
     },
+  },
+  {
+    name: 'backtest: buy and hold on five hand-made bars',
+    method: 'POST',
+    url: '/api/v11/trading/backtest',
+    source:
+      'backtesting.py 0.6.6 semantics, worked by hand: next() first runs on the 2nd bar (Backtest.run starts after the ' +
+      'warm-up, here none), a market order fills at the next bar\'s open (110), the default size is (1 − ε) of equity in ' +
+      'whole units: int(10000·(1 − 2⁻⁵²) // 110) = 90; equity at the end 10000 − 90·110 + 90·130 = 11800 (+18 %); ' +
+      'buy & hold 100 → 130 = +30 %; 4 days. Imports the dataset NCM-TRUTH@1d first (idempotent: same CSV, same dataset) ' +
+      'and stores the run, as every backtest does.',
+    prepare: [{ method: 'POST', url: '/api/v11/datasets', body: { ...TRUTH_DATASET, csv: TRUTH_CSV } }],
+    body: { dataset: `${TRUTH_DATASET.symbol}@${TRUTH_DATASET.timeframe}`, strategy: 'buy_and_hold', cash: 10_000, commission: 0, include: ['trades'] },
+    envelope: false,
+    check: (d) =>
+      firstFailure(
+        expectEqual('stats.equity_final', d?.stats?.equity_final, 11_800),
+        expectEqual('stats.return_pct', d?.stats?.return_pct, 18),
+        expectEqual('stats.buy_hold_return_pct', d?.stats?.buy_hold_return_pct, 30),
+        expectEqual('stats.duration_days', d?.stats?.duration_days, 4),
+        expectEqual('stats.max_drawdown_pct', Math.abs(d?.stats?.max_drawdown_pct ?? NaN), 0),
+        expectEqual('trades[0] size and entry', d?.trades?.[0] && [d.trades[0].size, d.trades[0].entry_price, d.trades[0].entry_time], [90, 110, '2024-01-03T00:00:00.000Z']),
+      ),
   },
 ]

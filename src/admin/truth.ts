@@ -99,34 +99,42 @@ async function runCase(app: FastifyInstance, c: KnownAnswerCase, options: TruthO
   const base = { name: c.name, route: `${c.method} ${c.url}`, source: c.source }
   const path = c.url.startsWith('/api/v1/') ? c.url.slice('/api/v1'.length) : null
   const op = path ? options.registry.operations.find((o) => o.path === path && o.method === c.method) : undefined
-  const routed = app.routeTable.some((r) => r.method === c.method && r.url === c.url)
-  if (!routed) {
-    return { ...base, operation: op?.name ?? null, status: 'skipped', ms: null, status_code: null, detail: `${c.method} ${c.url} is not a route of this host` }
+  const needed = [{ method: c.method, url: c.url }, ...(c.prepare ?? [])]
+  const unrouted = needed.find((r) => !app.routeTable.some((t) => t.method === r.method && t.url === r.url))
+  if (unrouted) {
+    return { ...base, operation: op?.name ?? null, status: 'skipped', ms: null, status_code: null, detail: `${unrouted.method} ${unrouted.url} is not a route of this host` }
   }
   const headers: Record<string, string> = { accept: 'application/json' }
   if (options.adminToken) headers.authorization = `Bearer ${options.adminToken}`
+  const enveloped = c.envelope ?? true
   const started = performance.now()
+  const result = (status: TruthTestResult['status'], statusCode: number | null, detail: string | null): TruthTestResult =>
+    ({ ...base, operation: op?.name ?? null, status, ms: round1(performance.now() - started), status_code: statusCode, detail })
   try {
+    for (const step of c.prepare ?? []) {
+      const res = await app.inject({ method: step.method, url: step.url, headers, payload: step.body as object })
+      if (res.statusCode < 200 || res.statusCode >= 300) return result('fail', res.statusCode, `preparing with ${step.method} ${step.url} failed: HTTP ${res.statusCode} ${res.body.slice(0, 200)}`)
+    }
     const res = await app.inject({ method: c.method, url: c.url, headers, ...(c.method === 'POST' ? { payload: c.body as object } : {}) })
-    const ms = round1(performance.now() - started)
     let body: any
     try {
       body = JSON.parse(res.body)
     } catch {
-      return { ...base, operation: op?.name ?? null, status: 'fail', ms, status_code: res.statusCode, detail: 'the answer is not JSON' }
+      return result('fail', res.statusCode, 'the answer is not JSON')
     }
     // Occupied or rate limited says nothing about the answer: the test could not run now (GET …?rerun=1 runs it again).
-    if (body?.refuse?.code === 'occupied' || body?.refuse?.code === 'rate_limited') {
-      return { ...base, operation: op?.name ?? null, status: 'skipped', ms, status_code: res.statusCode, detail: `not run: ${body.refuse.code}: ${body.refuse.reason}` }
+    const busy = enveloped ? body?.refuse?.code : res.statusCode === 503 || res.statusCode === 429 ? 'occupied' : null
+    if (busy === 'occupied' || busy === 'rate_limited') {
+      return result('skipped', res.statusCode, `not run: ${busy}: ${body?.refuse?.reason ?? body?.detail ?? `HTTP ${res.statusCode}`}`)
     }
-    if (res.statusCode !== 200 || body?.ok !== true) {
-      const refuse = body?.refuse ? `${body.refuse.code}: ${body.refuse.reason}` : `HTTP ${res.statusCode}`
-      return { ...base, operation: op?.name ?? null, status: 'fail', ms, status_code: res.statusCode, detail: `refused or failed: ${refuse}` }
+    if (res.statusCode !== 200 || (enveloped && body?.ok !== true)) {
+      const why = body?.refuse ? `${body.refuse.code}: ${body.refuse.reason}` : body?.detail ?? `HTTP ${res.statusCode}`
+      return result('fail', res.statusCode, `refused or failed: ${why}`)
     }
-    const problem = c.check(body.data)
-    return { ...base, operation: op?.name ?? null, status: problem ? 'fail' : 'pass', ms, status_code: res.statusCode, detail: problem }
+    const problem = c.check(enveloped ? body.data : body)
+    return result(problem ? 'fail' : 'pass', res.statusCode, problem)
   } catch (err) {
-    return { ...base, operation: op?.name ?? null, status: 'fail', ms: round1(performance.now() - started), status_code: null, detail: `threw: ${(err as Error).message}` }
+    return result('fail', null, `threw: ${(err as Error).message}`)
   }
 }
 

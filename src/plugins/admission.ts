@@ -33,14 +33,21 @@ export interface AdmissionOptions {
 export default fp(
   async function admissionPlugin(app: FastifyInstance, opts: AdmissionOptions) {
     // No thresholds: under-pressure only measures here; the refusal is ours (occupied, enveloped).
-    await app.register(underPressure, { sampleInterval: opts.sampleIntervalMs ?? 500 })
+    const sampleIntervalMs = opts.sampleIntervalMs ?? 500
+    await app.register(underPressure, { sampleInterval: sampleIntervalMs })
+    // The first sample windows include start-up work (schema compilation, seeding), not load: ignore them.
+    let measuringFrom = Number.POSITIVE_INFINITY
+    app.addHook('onReady', async () => {
+      measuringFrom = Date.now() + 2 * sampleIntervalMs
+    })
+    const eventLoopDelay = () => (Date.now() < measuringFrom ? 0 : app.memoryUsage().eventLoopDelay)
     let draining = false
     let forced: Occupancy | null = null
 
     const reason = (): string | null => {
       if (forced && forced !== 'live-bound') return `forced to ${forced}`
       if (draining) return 'shutdown in progress'
-      const delay = app.memoryUsage().eventLoopDelay
+      const delay = eventLoopDelay()
       if (delay > opts.maxEventLoopDelayMs) {
         return `event-loop delay ${delay.toFixed(1)} ms is over its limit of ${opts.maxEventLoopDelayMs} ms`
       }
@@ -64,7 +71,7 @@ export default fp(
           retryAfterS: current === 'draining' ? 30 : 2,
         })
       },
-      eventLoopDelayMs: () => app.memoryUsage().eventLoopDelay,
+      eventLoopDelayMs: eventLoopDelay,
       eventLoopUtilization: () => app.memoryUsage().eventLoopUtilized,
       override(next: Occupancy | null) {
         forced = next

@@ -71,12 +71,13 @@ export function createCycleRunner({ store, repo, service, clock }: CycleDeps) {
   /** Requests under way per idempotency key, so a concurrent repeat waits for the first instead of racing it. */
   const inflight = new Map<string, { digest: string; done: Promise<unknown> }>()
 
+  const conflict = (key: string) =>
+    new Refusal('conflict', `Idempotency-Key "${key}" was first used with another request body; a key names one request`, {
+      hints: { idempotency_key: key },
+    })
+
   function replay(row: { request_digest: string; status_code: number; response: string }, digest: string, key: string): CycleAnswer {
-    if (row.request_digest !== digest) {
-      throw new Refusal('conflict', `Idempotency-Key "${key}" was first used with another request body; a key names one request`, {
-        hints: { idempotency_key: key },
-      })
-    }
+    if (row.request_digest !== digest) throw conflict(key)
     return { status: row.status_code, body: { ...JSON.parse(row.response) as Record<string, unknown>, replayed: true }, replayed: true }
   }
 
@@ -263,7 +264,7 @@ export function createCycleRunner({ store, repo, service, clock }: CycleDeps) {
         if (stored) return replay(stored, digest, key)
         const pending = inflight.get(key)
         if (pending) {
-          if (pending.digest !== digest) replay({ request_digest: pending.digest, status_code: 0, response: '{}' }, digest, key)
+          if (pending.digest !== digest) throw conflict(key)
           await pending.done.catch(() => undefined)
           continue
         }

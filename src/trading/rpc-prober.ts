@@ -62,7 +62,7 @@ export interface RpcProber {
 export interface RpcProberOptions {
   endpoints: readonly string[]
   intervalMs: number
-  /** Headers and body timeout of each request; default min(2000, intervalMs × 4). */
+  /** Headers and body timeout of each request; default intervalMs × 4, kept within 1–3 s. */
   timeoutMs?: number
   /** Samples kept per endpoint. */
   window?: number
@@ -84,7 +84,7 @@ const DEFAULT_METHOD = 'eth_blockNumber'
 
 export function createRpcProber(options: RpcProberOptions): RpcProber {
   const window = options.window ?? DEFAULT_WINDOW
-  const timeoutMs = options.timeoutMs ?? Math.min(2000, options.intervalMs * 4)
+  const timeoutMs = options.timeoutMs ?? Math.min(3000, Math.max(1000, options.intervalMs * 4))
   const maxBodyBytes = options.maxBodyBytes ?? 256 * 1024
   const agent = new Agent({ headersTimeout: timeoutMs, bodyTimeout: timeoutMs, connectTimeout: timeoutMs })
   const abort = new AbortController()

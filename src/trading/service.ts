@@ -67,12 +67,13 @@ export function createTradingService(deps: ServiceDeps) {
     strategy: string | null
     params: unknown
     request: unknown
-    digestOf: unknown
+    /** Everything besides the dataset that determines the answer (the run's inputs digest covers it). */
+    inputs: Record<string, unknown>
     stats: unknown
     equity: Array<[number, number]> | null
     elapsedMs: number
   }): StoredRunRef {
-    const digest = digestOf({ kind, engine: PLATFORM_VERSION, dataset: { id: dataset.id, sha256: dataset.sha256 }, ...fields.digestOf as object })
+    const digest = digestOf({ kind, engine: PLATFORM_VERSION, dataset: { id: dataset.id, sha256: dataset.sha256 }, ...fields.inputs })
     const createdAt = iso(clock.now())
     const id = repo.insertRun({
       kind,
@@ -120,7 +121,7 @@ export function createTradingService(deps: ServiceDeps) {
         strategy: body.strategy,
         params,
         request: { ...body, params },
-        digestOf: { strategy: body.strategy, params, settings, from: bars.ts[0], to: bars.ts[bars.ts.length - 1] },
+        inputs: { strategy: body.strategy, params, settings, from: bars.ts[0], to: bars.ts[bars.ts.length - 1] },
         stats,
         equity: downsample(bars.ts, result.equity, STORED_EQUITY_POINTS),
         elapsedMs,
@@ -167,7 +168,7 @@ export function createTradingService(deps: ServiceDeps) {
         strategy: body.strategy,
         params,
         request: { ...body, params },
-        digestOf: { strategy: body.strategy, params, settings: settingsOf(body), spec },
+        inputs: { strategy: body.strategy, params, settings: settingsOf(body), spec },
         stats: summary,
         equity: null,
         elapsedMs,
@@ -212,7 +213,7 @@ export function createTradingService(deps: ServiceDeps) {
         strategy: wf.best?.strategy ?? null,
         params: wf.best?.params ?? {},
         request: body,
-        digestOf: { strategies, grid, inSample, outOfSample, step: body.step ?? null, settings: settingsOf(body), maxConfigs },
+        inputs: { strategies, grid, inSample, outOfSample, step: body.step ?? null, settings: settingsOf(body), maxConfigs },
         stats: { best: wf.best, configs_tried: wf.configs_tried, deflated_sharpe: wf.deflated_sharpe, oos_stats: oosStats, signal: wf.signal },
         equity: null,
         elapsedMs,
@@ -270,7 +271,7 @@ export function createTradingService(deps: ServiceDeps) {
         strategy: 'sma_cross',
         params: best ? { fast: best.fast, slow: best.slow } : {},
         request: body,
-        digestOf: { grid, options, maximize: body.maximize },
+        inputs: { grid, options, maximize: body.maximize },
         stats: { best, tried: g.tried, signal: g.signal },
         equity: null,
         elapsedMs,

@@ -205,6 +205,12 @@ describe('POST /api/v11/trading/max-edge-signal', () => {
     expect(panels.panels.signals[0]).toMatchObject({ origin: 'max-edge-signal', signal: body.signal })
   })
 
+  it('answers what it has when the time budget runs out (soft deadline in the mill)', async () => {
+    const body = json(await post('/api/v11/trading/max-edge-signal', { dataset: 'SYN-DAILY', timeout_ms: 1 }))
+    expect(body.complete).toBe(false)
+    expect(body.configs_tried).toBeLessThan(body.configs_planned)
+  })
+
   it('refuses grids over the limit, unknown strategies in the grid, and windows longer than the data', async () => {
     const limit = expectProblem(await post('/api/v11/trading/max-edge-signal', {
       dataset: 'SYN-DAILY', strategies: ['sma_cross'], max_configs: 5, grid: { sma_cross: { fast: [5, 10, 15], slow: [30, 60] } },

@@ -1,5 +1,5 @@
 // Interns the lines of two texts as integer ids without cutting them into strings: each text is encoded once,
-// every line is hashed in place, an open-addressing table maps hashes to ids, and bytes are compared on hash hits.
+// every line is hashed in place, an open-addressing table maps hashes to ids, and bytes are compared to confirm.
 
 /** The lines of a text by index, each with its "\n"; a line becomes a string only when asked for. */
 export interface LineList {
@@ -19,66 +19,98 @@ type Encoding = 'utf8' | 'utf16le'
 const isWellFormed = (text: string): boolean =>
   (String.prototype as unknown as { isWellFormed: (this: string) => boolean }).isWellFormed.call(text)
 
-/** Byte offsets of line starts, plus the total length as the last entry. */
-function lineStarts(bytes: Buffer, encoding: Encoding): Int32Array {
-  const ends: number[] = []
-  if (encoding === 'utf8') {
-    // "\n" is never part of a multi-byte UTF-8 sequence, so a byte search is exact.
-    for (let at = bytes.indexOf(10); at !== -1; at = bytes.indexOf(10, at + 1)) ends.push(at + 1)
-  } else {
-    for (let k = 0; k + 1 < bytes.length; k += 2) if (bytes[k] === 10 && bytes[k + 1] === 0) ends.push(k + 2)
-  }
-  const trailing = ends.length === 0 ? bytes.length > 0 : ends[ends.length - 1]! < bytes.length
-  const count = ends.length + (trailing ? 1 : 0)
-  const starts = new Int32Array(count + 1)
-  for (let i = 0; i < ends.length; i++) starts[i + 1] = ends[i]!
-  starts[count] = bytes.length
-  return starts
-}
-
+/** Open addressing, laid out for few cache misses: one slot holds [hash, id + 1]; one id holds [start, end, side, line]. */
 interface Table {
   mask: number
-  /** id + 1 per slot; 0 = empty. */
   slots: Int32Array
-  hash: Int32Array
-  /** Where each id's first line lives: side (0 = a, 1 = b) and byte range. */
-  side: Uint8Array
-  start: Int32Array
-  end: Int32Array
+  info: Int32Array
   size: number
 }
 
-function internSide(table: Table, sides: readonly Buffer[], side: number, starts: Int32Array, out: Int32Array): void {
+interface SideLines {
+  ids: Int32Array
+  /** Line i is bytes[starts[i], starts[i + 1]). */
+  starts: Int32Array
+  count: number
+}
+
+/** Upper bound on the lines of a text: one per "\n", plus a last line without one. */
+function maxLines(text: string): number {
+  let count = 1
+  for (let at = text.indexOf('\n'); at !== -1; at = text.indexOf('\n', at + 1)) count++
+  return count
+}
+
+/**
+ * One pass over the bytes: hash each line while looking for its end, then find or add its id. For side b, the line
+ * after the last matched line of a is tried first (by a direct compare): in similar texts it is usually the one,
+ * and memory read in order is far cheaper than a hash-table probe.
+ */
+function internSide(
+  table: Table,
+  sides: readonly Buffer[],
+  side: 0 | 1,
+  unit: 1 | 2,
+  capacity: number,
+  previous: SideLines | null,
+): SideLines {
   const bytes = sides[side]!
-  const { mask, slots, hash, start: idStart, end: idEnd, side: idSide } = table
-  for (let line = 0; line < out.length; line++) {
-    const start = starts[line]!
-    const end = starts[line + 1]!
-    let h = 0x811c9dc5
-    for (let k = start; k < end; k++) h = Math.imul(h ^ bytes[k]!, 16777619)
-    let slot = h & mask
+  const other = sides[0]!
+  const ids = new Int32Array(capacity)
+  const starts = new Int32Array(capacity + 1)
+  const { mask, slots, info } = table
+  const length = bytes.length
+  let predicted = 0
+  let count = 0
+  let start = 0
+  let h = 0x811c9dc5
+  for (let k = 0; k < length; k += unit) {
+    const byte = bytes[k]!
+    h = Math.imul(h ^ byte, 16777619)
+    if (unit === 2) h = Math.imul(h ^ bytes[k + 1]!, 16777619)
+    // In UTF-16LE a newline is 0A 00 at an even offset; in UTF-8 "\n" is never part of a multi-byte sequence.
+    const lastOfLine = byte === 10 && (unit === 1 || bytes[k + 1] === 0)
+    if (!lastOfLine && k + unit < length) continue
+    const end = k + unit
     let id = -1
-    for (;;) {
-      const found = slots[slot]! - 1
-      if (found < 0) break
-      if (hash[found] === h && idEnd[found]! - idStart[found]! === end - start) {
-        if (sameBytes(bytes, start, sides[idSide[found]!]!, idStart[found]!, end - start)) {
-          id = found
-          break
-        }
+    if (previous && predicted < previous.count) {
+      const ps = previous.starts[predicted]!
+      if (previous.starts[predicted + 1]! - ps === end - start && sameBytes(bytes, start, other, ps, end - start)) {
+        id = previous.ids[predicted++]!
       }
-      slot = (slot + 1) & mask
     }
     if (id < 0) {
-      id = table.size++
-      hash[id] = h
-      idSide[id] = side
-      idStart[id] = start
-      idEnd[id] = end
-      slots[slot] = id + 1
+      let slot = h & mask
+      for (;;) {
+        const found = slots[2 * slot + 1]! - 1
+        if (found < 0) break
+        const at = 4 * found
+        if (slots[2 * slot] === h && info[at + 1]! - info[at]! === end - start) {
+          if (sameBytes(bytes, start, sides[info[at + 2]!]!, info[at]!, end - start)) {
+            id = found
+            if (previous && info[at + 2] === 0) predicted = info[at + 3]! + 1
+            break
+          }
+        }
+        slot = (slot + 1) & mask
+      }
+      if (id < 0) {
+        id = table.size++
+        slots[2 * slot] = h
+        slots[2 * slot + 1] = id + 1
+        info[4 * id] = start
+        info[4 * id + 1] = end
+        info[4 * id + 2] = side
+        info[4 * id + 3] = count
+      }
     }
-    out[line] = id
+    ids[count] = id
+    starts[count++] = start
+    start = end
+    h = 0x811c9dc5
   }
+  starts[count] = length
+  return { ids: ids.subarray(0, count), starts: starts.subarray(0, count + 1), count }
 }
 
 function sameBytes(x: Uint8Array, xs: number, y: Uint8Array, ys: number, length: number): boolean {
@@ -90,31 +122,23 @@ export function internLines(aText: string, bText: string): InternedLines {
   // UTF-8 halves the bytes of ASCII-heavy text but maps every lone surrogate to U+FFFD; such text goes as UTF-16,
   // and both sides share one encoding so that equal lines have equal bytes.
   const encoding: Encoding = isWellFormed(aText) && isWellFormed(bText) ? 'utf8' : 'utf16le'
-  const aBytes = Buffer.from(aText, encoding)
-  const bBytes = Buffer.from(bText, encoding)
-  const aStarts = lineStarts(aBytes, encoding)
-  const bStarts = lineStarts(bBytes, encoding)
-  const na = aStarts.length - 1
-  const nb = bStarts.length - 1
+  const unit = encoding === 'utf8' ? 1 : 2
+  const sides = [Buffer.from(aText, encoding), Buffer.from(bText, encoding)]
+  const aMax = maxLines(aText)
+  const bMax = maxLines(bText)
   let capacity = 16
-  while (capacity < 2 * (na + nb)) capacity <<= 1
+  while (capacity < 2 * (aMax + bMax)) capacity <<= 1
   const table: Table = {
     mask: capacity - 1,
-    slots: new Int32Array(capacity),
-    hash: new Int32Array(na + nb),
-    side: new Uint8Array(na + nb),
-    start: new Int32Array(na + nb),
-    end: new Int32Array(na + nb),
+    slots: new Int32Array(2 * capacity),
+    info: new Int32Array(4 * (aMax + bMax)),
     size: 0,
   }
-  const sides = [aBytes, bBytes]
-  const a = new Int32Array(na)
-  const b = new Int32Array(nb)
-  internSide(table, sides, 0, aStarts, a)
-  internSide(table, sides, 1, bStarts, b)
-  const listOf = (bytes: Buffer, starts: Int32Array): LineList => ({
-    length: starts.length - 1,
-    at: (i) => (i >= 0 && i < starts.length - 1 ? bytes.toString(encoding, starts[i]!, starts[i + 1]!) : undefined),
+  const a = internSide(table, sides, 0, unit, aMax, null)
+  const b = internSide(table, sides, 1, unit, bMax, a)
+  const listOf = (bytes: Buffer, lines: SideLines): LineList => ({
+    length: lines.count,
+    at: (i) => (i >= 0 && i < lines.count ? bytes.toString(encoding, lines.starts[i]!, lines.starts[i + 1]!) : undefined),
   })
-  return { a, b, aLines: listOf(aBytes, aStarts), bLines: listOf(bBytes, bStarts) }
+  return { a: a.ids, b: b.ids, aLines: listOf(sides[0]!, a), bLines: listOf(sides[1]!, b) }
 }

@@ -51,6 +51,9 @@ describe('parseFormula', () => {
       { path: 'formula.and[1].nope', message: "unknown operator 'nope'; expected one of var, not, and, or, implies, iff, xor, atMost, atLeast, exactly" },
     ])
     expect(issuesOf({ or: [{ not: { var: '' } }] })[0]!.path).toBe('formula.or[0].not.var')
+    expect(issuesOf({ and: [true, { or: [{ xor: [{ atMost: { k: 1, of: [{ iff: [true, 5] }] } }] }] }] })[0]!.path).toBe(
+      'formula.and[1].or[0].xor[0].atMost.of[0].iff[1]',
+    )
     expect(issuesOf({ implies: [{ var: 'a' }] })[0]).toMatchObject({ path: 'formula.implies', message: expect.stringMatching(/exactly two/) })
     expect(issuesOf({ atMost: { k: -1, of: [] } })[0]!.path).toBe('formula.atMost.k')
     expect(issuesOf({ atLeast: { k: 1, of: [{ var: 'a' }, 3] } })[0]).toMatchObject({ path: 'formula.atLeast.of[1]', message: expect.stringMatching(/got number 3/) })

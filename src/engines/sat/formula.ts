@@ -80,7 +80,7 @@ interface Frame {
   childIds: number[]
   /** How this frame's value is reached from its parent, e.g. `.and[3]`. */
   segment: string
-  /** How each item is reached from this frame's value, e.g. `.and` (then `[i]`) or `.not`. */
+  /** How each item is reached from this frame's own value, e.g. `.and` (then `[i]`) or `.not`. */
   itemPrefix: string
   indexed: boolean
 }
@@ -132,6 +132,7 @@ export function parseFormula(value: unknown, limits: FormulaLimits = DEFAULT_FOR
     const key = keys[0]!
     const body = (node as Record<string, unknown>)[key]
     const here = `${segment}.${key}`
+    const op = `.${key}`
     switch (key) {
       case 'var':
         return emit(Kind.Var, variable(body, here), [])
@@ -145,7 +146,7 @@ export function parseFormula(value: unknown, limits: FormulaLimits = DEFAULT_FOR
           issue(here, `'${key}' takes an array of formulas, got ${describe(body)}`)
           return emit(Kind.False, 0, [])
         }
-        stack.push({ kind: key === 'and' ? Kind.And : key === 'or' ? Kind.Or : Kind.Xor, arg: 0, items: body, next: 0, childIds: [], segment, itemPrefix: here, indexed: true })
+        stack.push({ kind: key === 'and' ? Kind.And : key === 'or' ? Kind.Or : Kind.Xor, arg: 0, items: body, next: 0, childIds: [], segment, itemPrefix: op, indexed: true })
         return null
       case 'implies':
       case 'iff':
@@ -153,7 +154,7 @@ export function parseFormula(value: unknown, limits: FormulaLimits = DEFAULT_FOR
           issue(here, `'${key}' takes an array of exactly two formulas, got ${describe(body)}`)
           return emit(Kind.False, 0, [])
         }
-        stack.push({ kind: key === 'implies' ? Kind.Implies : Kind.Iff, arg: 0, items: body, next: 0, childIds: [], segment, itemPrefix: here, indexed: true })
+        stack.push({ kind: key === 'implies' ? Kind.Implies : Kind.Iff, arg: 0, items: body, next: 0, childIds: [], segment, itemPrefix: op, indexed: true })
         return null
       case 'atMost':
       case 'atLeast':
@@ -188,7 +189,7 @@ export function parseFormula(value: unknown, limits: FormulaLimits = DEFAULT_FOR
       throw new FormulaLimitError('maxCounterCells', limits.maxCounterCells, `the cardinality constraints need more than ${limits.maxCounterCells} counter cells (n × min(k, n − k) summed; limit maxCounterCells = ${limits.maxCounterCells})`)
     }
     const kind = key === 'atMost' ? Kind.AtMost : key === 'atLeast' ? Kind.AtLeast : Kind.Exactly
-    stack.push({ kind, arg: k, items: of, next: 0, childIds: [], segment, itemPrefix: `${here}.of`, indexed: true })
+    stack.push({ kind, arg: k, items: of, next: 0, childIds: [], segment, itemPrefix: `.${key}.of`, indexed: true })
     return null
   }
   const variable = (name: unknown, here: string): number => {
