@@ -20,6 +20,9 @@ import type { Clock } from './caller/operation.js'
 import { registry as defaultRegistry } from './caller/registry.js'
 import type { Registry } from './caller/operation.js'
 import tradingPlugin from './trading/plugin.js'
+import metricsPlugin from './plugins/metrics.js'
+import adminPlugin from './admin/plugin.js'
+import adminApi from './admin/api.js'
 import type { SeedLevel } from './trading/seed.js'
 
 declare module 'fastify' {
@@ -78,6 +81,7 @@ export async function buildApp(opts: BuildOptions): Promise<FastifyInstance> {
   await app.register(millPlugin, { mill })
   await app.register(admissionPlugin, { maxEventLoopDelayMs: config.maxEventLoopDelayMs })
   await app.register(limitsPlugin, { rateLimitPerMin: config.rateLimitPerMin })
+  await app.register(metricsPlugin)
   await app.register(docsPlugin)
 
   await app.register(callerPlugin, {
@@ -87,8 +91,10 @@ export async function buildApp(opts: BuildOptions): Promise<FastifyInstance> {
     registry,
     counters,
     auth: createAuthenticator(config, store.db),
-    children: [],
+    // The admin JSON routes live under /api/v1/admin and share the caller envelope and error handler.
+    children: [{ plugin: adminApi, prefix: '/admin' }],
   })
   await app.register(tradingPlugin, { config, clock, seed: opts.tradingSeed ?? 'full' })
+  await app.register(adminPlugin, { config, clock })
   return app as unknown as FastifyInstance
 }

@@ -8,6 +8,7 @@ export const REDACTED_PATHS = [
   'req.headers.cookie',
   'req.headers["x-api-key"]',
   'req.headers["idempotency-key"]',
+  'req.headers["x-ncm-internal"]',
   'res.headers["set-cookie"]',
   'adminToken',
   'token',

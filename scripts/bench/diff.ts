@@ -43,7 +43,8 @@ function edit(lines: string[], edits: number, random: () => number): string[] {
   return out
 }
 
-function timeIt<T>(fn: () => T, minRuns: number, minMs: number): { ms: number; result: T } {
+/** Median and best (minimum) of repeated runs after a warm-up; the best is the least disturbed by other load. */
+function timeIt<T>(fn: () => T, minRuns: number, minMs: number): { ms: number; best: number; runs: number; result: T } {
   let result = fn() // warm-up
   const samples: number[] = []
   const start = performance.now()
@@ -54,7 +55,7 @@ function timeIt<T>(fn: () => T, minRuns: number, minMs: number): { ms: number; r
     if (samples.length >= 50) break
   }
   samples.sort((x, y) => x - y)
-  return { ms: samples[Math.floor(samples.length / 2)]!, result }
+  return { ms: samples[Math.floor(samples.length / 2)]!, best: samples[0]!, runs: samples.length, result }
 }
 
 function ours(a: string, b: string): number {
@@ -80,9 +81,11 @@ const cases = quick
       { lines: 100_000, edits: 1_000 },
     ]
 
-console.log('line diff: ours (Myers linear space) vs jsdiff diffLines — median of repeated runs, same inputs')
-console.log('lines     edits  | ours ms  jsdiff ms  ratio  | edit count ours/jsdiff | ours+unified+verify ms')
+console.log('line diff: ours (Myers, linear space) vs jsdiff diffLines on the same inputs, in this run')
+console.log('times in ms: median / best of repeated runs after one warm-up; ratio = jsdiff ÷ ours')
+console.log('lines    edits |   ours med/best  | jsdiff med/best  | ratio med  best | edits ours / jsdiff     | ours+unified+verify')
 let worst = Number.POSITIVE_INFINITY
+let worstBest = Number.POSITIVE_INFINITY
 let mismatch = false
 for (const { lines, edits } of cases) {
   const random = rng(lines * 31 + edits)
@@ -93,11 +96,16 @@ for (const { lines, edits } of cases) {
   const theirs = timeIt(() => jsdiff(a, b), 3, 1500)
   const full = timeIt(() => diffText(a, b, 'lines', 3), 3, 500)
   const ratio = theirs.ms / mine.ms
+  const ratioBest = theirs.best / mine.best
   worst = Math.min(worst, ratio)
+  worstBest = Math.min(worstBest, ratioBest)
   if (mine.result !== theirs.result) mismatch = true
+  const pair = (t: { ms: number; best: number }) => `${t.ms.toFixed(1).padStart(7)} / ${t.best.toFixed(1).padEnd(6)}`
   console.log(
-    `${String(lines).padStart(7)} ${String(edits).padStart(6)}  | ${mine.ms.toFixed(1).padStart(7)} ${theirs.ms.toFixed(1).padStart(10)} ${ratio.toFixed(1).padStart(6)}× | ${String(mine.result).padStart(10)} / ${String(theirs.result).padEnd(10)} ${mine.result === theirs.result ? 'same' : 'DIFFERENT'} | ${full.ms.toFixed(1)}${full.result.verified ? '' : ' (NOT VERIFIED)'}`,
+    `${String(lines).padStart(7)} ${String(edits).padStart(6)} | ${pair(mine)} | ${pair(theirs)} | ${ratio.toFixed(1).padStart(5)}× ${ratioBest.toFixed(1).padStart(5)}× | ${String(mine.result).padStart(6)} / ${String(theirs.result).padEnd(6)} ${mine.result === theirs.result ? 'same     ' : 'DIFFERENT'} | ${full.ms.toFixed(1)} ms${full.result.verified ? '' : ' (NOT VERIFIED)'}`,
   )
 }
-console.log(`slowest ratio: ${worst.toFixed(1)}× (target ≥ 2×) ${worst >= 2 ? 'met' : 'NOT met'}; edit counts ${mismatch ? 'DIFFER' : 'identical'}`)
+console.log(
+  `slowest ratio: ${worst.toFixed(1)}× by median, ${worstBest.toFixed(1)}× by best (target ≥ 2×: ${worst >= 2 ? 'met' : worstBest >= 2 ? 'met by best, not by median' : 'NOT met'}); edit counts ${mismatch ? 'DIFFER' : 'identical'}`,
+)
 if (mismatch) process.exitCode = 1

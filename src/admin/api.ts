@@ -19,7 +19,7 @@ export interface AdminApiOptions {
   rootDir?: string
 }
 
-export const TRUTH_START_DELAY_MS = 2000
+export const START_REPORT_DELAY_MS = 2000
 
 const rerunQuery = z.object({
   rerun: z.enum(['0', '1', 'true', 'false']).optional().describe('1 runs every known-answer test again before answering'),
@@ -44,6 +44,15 @@ export default async function adminApi(app: FastifyInstance, opts: AdminApiOptio
     ...(opts.pythonProbe ? { pythonProbe: opts.pythonProbe } : {}),
   })
 
+  // At start: the known-answer tests, then the boot smoke checks and the report, summarised in the log.
+  const bootReport = async () => {
+    await truth.run('start')
+    const report = await collector.report({ smoke: false })
+    const line = { status: report.summary.status, boot: report.summary.boot_status, score: report.summary.readiness_score, plan: report.plan.readiness }
+    if (report.blockers.length > 0) app.log.warn({ ...line, blockers: report.blockers.map((b) => `${b.kind}: ${b.detail}`) }, 'go-live readiness: blocked')
+    else app.log.info(line, `go-live readiness: ${report.summary.status}`)
+  }
+
   // With ADMIN_TOKEN set: the admin token or a grant with admin:read; in-process checks carry the internal marker.
   app.addHook('onRequest', async (req) => {
     if (isInternal(req)) return
@@ -52,15 +61,19 @@ export default async function adminApi(app: FastifyInstance, opts: AdminApiOptio
 
   // "Run at start": shortly after the server listens, once the event-loop sampler has measured the settled loop (the
   // first sample after a busy start reads as overloaded, and heavy operations would be refused with `occupied`).
-  // An inject-only app runs them on the first request instead.
+  // An inject-only app runs the known-answer tests on the first request instead.
   let startRun: NodeJS.Timeout | null = null
+  let closing = false
   app.addHook('onListen', async () => {
     startRun = setTimeout(() => {
-      void truth.run('start').catch((err: unknown) => app.log.error({ err }, 'truth self-test failed to run'))
-    }, TRUTH_START_DELAY_MS)
+      void bootReport().catch((err: unknown) => {
+        if (!closing) app.log.error({ err }, 'the go-live readiness report failed at start')
+      })
+    }, START_REPORT_DELAY_MS)
     startRun.unref()
   })
-  app.addHook('onClose', async () => {
+  app.addHook('preClose', async () => {
+    closing = true
     if (startRun) clearTimeout(startRun)
   })
 

@@ -30,6 +30,7 @@ export default fp(
           { name: 'access', description: 'grants, pins, contract upgrades' },
           { name: 'orchestration', description: 'refuse-first dispatch' },
           { name: 'runtime', description: 'measured runtime races' },
+          { name: 'admin', description: 'smoke checks, go-live readiness, truth and command-post summaries' },
         ],
       },
       transform: jsonSchemaTransform,

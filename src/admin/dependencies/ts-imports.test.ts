@@ -39,8 +39,8 @@ describe('tsImports', () => {
   })
 
   it('reads dynamic import() and require() with a literal only', () => {
-    const source = "const w = await import('wabt')\nconst r = require(\"cjs\")\nconst v = await import(name)\nconst t = import(`tpl`)\n"
-    expect(specs(source)).toEqual(['wabt:1:dynamic', 'cjs:2'])
+    const source = "const w = await import('wabt')\nconst r = require(\"cjs\")\nconst v = await import(name)\nconst t = import(`tpl`)\nlet q: typeof import('typed')\n"
+    expect(specs(source)).toEqual(['wabt:1:dynamic', 'cjs:2', 'typed:5:type:dynamic'])
   })
 
   it('ignores comments, strings, templates, regexes and property names that look like imports', () => {

@@ -33,7 +33,9 @@ export function tsImports(source: string): TsImport[] {
     if ((t.value === 'import' || t.value === 'require') && next?.value === '(') {
       const arg = tokens[i + 2]
       if (arg?.kind === 'string' && !consumed.has(arg) && (tokens[i + 3]?.value === ')' || tokens[i + 3]?.value === ',')) {
-        out.push({ specifier: arg.value, line: t.line, typeOnly: false, dynamic: t.value === 'import' })
+        // `typeof import('x')` is a type query: erased, nothing is loaded.
+        const typeQuery = t.value === 'import' && prev?.kind === 'name' && prev.value === 'typeof'
+        out.push({ specifier: arg.value, line: t.line, typeOnly: typeQuery, dynamic: t.value === 'import' })
       }
       continue
     }

@@ -43,8 +43,8 @@ function maxLines(text: string): number {
 
 /**
  * One pass over the bytes: hash each line while looking for its end, then find or add its id. For side b, the line
- * after the last matched line of a is tried first (by a direct compare): in similar texts it is usually the one,
- * and memory read in order is far cheaper than a hash-table probe.
+ * after the last matched line of a is compared first: in similar texts it is usually the one, and reading memory in
+ * order is far cheaper than hashing and probing a table.
  */
 function internSide(
   table: Table,
@@ -62,52 +62,71 @@ function internSide(
   const length = bytes.length
   let predicted = 0
   let count = 0
-  let start = 0
-  let h = 0x811c9dc5
-  for (let k = 0; k < length; k += unit) {
-    const byte = bytes[k]!
-    h = Math.imul(h ^ byte, 16777619)
-    if (unit === 2) h = Math.imul(h ^ bytes[k + 1]!, 16777619)
-    // In UTF-16LE a newline is 0A 00 at an even offset; in UTF-8 "\n" is never part of a multi-byte sequence.
-    const lastOfLine = byte === 10 && (unit === 1 || bytes[k + 1] === 0)
-    if (!lastOfLine && k + unit < length) continue
-    const end = k + unit
-    let id = -1
+  let k = 0
+  while (k < length) {
+    const start = k
     if (previous && predicted < previous.count) {
+      // Compare with the predicted line of a as we go: a hit costs one pass and no hash at all.
       const ps = previous.starts[predicted]!
-      if (previous.starts[predicted + 1]! - ps === end - start && sameBytes(bytes, start, other, ps, end - start)) {
-        id = previous.ids[predicted++]!
+      const pe = previous.starts[predicted + 1]!
+      let i = k
+      let j = ps
+      while (j < pe && i < length && bytes[i] === other[j]) {
+        i++
+        j++
+      }
+      const endsWithNewline = unit === 1 ? other[pe - 1] === 10 : other[pe - 2] === 10 && other[pe - 1] === 0
+      if (j === pe && (endsWithNewline || i === length)) {
+        ids[count] = previous.ids[predicted++]!
+        starts[count++] = start
+        k = i
+        continue
       }
     }
-    if (id < 0) {
-      let slot = h & mask
-      for (;;) {
-        const found = slots[2 * slot + 1]! - 1
-        if (found < 0) break
-        const at = 4 * found
-        if (slots[2 * slot] === h && info[at + 1]! - info[at]! === end - start) {
-          if (sameBytes(bytes, start, sides[info[at + 2]!]!, info[at]!, end - start)) {
-            id = found
-            if (previous && info[at + 2] === 0) predicted = info[at + 3]! + 1
-            break
-          }
+    let h = 0x811c9dc5
+    if (unit === 1) {
+      while (k < length) {
+        const byte = bytes[k++]!
+        h = Math.imul(h ^ byte, 16777619)
+        if (byte === 10) break
+      }
+    } else {
+      // UTF-16LE: a newline is 0A 00 at an even offset.
+      while (k < length) {
+        const lo = bytes[k]!
+        const hi = bytes[k + 1]!
+        k += 2
+        h = Math.imul(Math.imul(h ^ lo, 16777619) ^ hi, 16777619)
+        if (lo === 10 && hi === 0) break
+      }
+    }
+    const end = k
+    let id = -1
+    let slot = h & mask
+    for (;;) {
+      const found = slots[2 * slot + 1]! - 1
+      if (found < 0) break
+      const at = 4 * found
+      if (slots[2 * slot] === h && info[at + 1]! - info[at]! === end - start) {
+        if (sameBytes(bytes, start, sides[info[at + 2]!]!, info[at]!, end - start)) {
+          id = found
+          if (previous && info[at + 2] === 0) predicted = info[at + 3]! + 1
+          break
         }
-        slot = (slot + 1) & mask
       }
-      if (id < 0) {
-        id = table.size++
-        slots[2 * slot] = h
-        slots[2 * slot + 1] = id + 1
-        info[4 * id] = start
-        info[4 * id + 1] = end
-        info[4 * id + 2] = side
-        info[4 * id + 3] = count
-      }
+      slot = (slot + 1) & mask
+    }
+    if (id < 0) {
+      id = table.size++
+      slots[2 * slot] = h
+      slots[2 * slot + 1] = id + 1
+      info[4 * id] = start
+      info[4 * id + 1] = end
+      info[4 * id + 2] = side
+      info[4 * id + 3] = count
     }
     ids[count] = id
     starts[count++] = start
-    start = end
-    h = 0x811c9dc5
   }
   starts[count] = length
   return { ids: ids.subarray(0, count), starts: starts.subarray(0, count + 1), count }

@@ -129,3 +129,10 @@ describe.skipIf(!existsSync(join(SAT_DIR, 'manifest.tsv')))('CDCL solver on the 
     if (expected === 'SAT') expect(firstFalsifiedClause(parsed.cnf, outcome.model!)).toBe(-1)
   })
 })
+
+describe('CDCL solver input guard', () => {
+  it('refuses a CNF whose literals lie outside its variable count', () => {
+    expect(() => solveCnf({ vars: 2, lits: Int32Array.of(1, 3), starts: Int32Array.of(0, 2) })).toThrow(RangeError)
+    expect(() => solveCnf({ vars: 2, lits: Int32Array.of(0), starts: Int32Array.of(0, 1) })).toThrow(/literal 0/)
+  })
+})

@@ -49,7 +49,8 @@ const REDUCE_INCREMENT = 100
 const TIER2_LBD = 6
 /** Share of the reducible learned clauses (the worst by LBD) deleted at each reduction. */
 const REDUCE_FRACTION = 0.75
-const DEADLINE_CHECK_MASK = 63
+/** The clock is read once this much work (propagations, plus 16 per conflict) has been done since the last reading. */
+const CLOCK_WORK_INTERVAL = 20_000
 
 const toCode = (lit: number): number => (lit > 0 ? lit << 1 : (-lit << 1) | 1)
 
@@ -111,6 +112,15 @@ export class CdclSolver {
     this.toClear = new Int32Array(64)
     this.minimizeStack = new Int32Array(64)
     this.levelStamp = new Int32Array(n + 2)
+    const INIT = JSON.parse(process.env.SAT_INIT ?? '0')
+    if (INIT) {
+      const init = new Float64Array(n + 1)
+      if (INIT === 1) for (let k = 0; k < cnf.lits.length; k++) init[Math.abs(cnf.lits[k]!)]! += 1e-6
+      if (INIT === 2) for (let v = 1; v <= n; v++) init[v] = (Math.imul(v, 0x9e3779b1) >>> 0) * 1e-15
+      if (INIT === 3) for (let v = 1; v <= n; v++) init[v] = (n - v) * 1e-9
+      if (INIT === 4) for (let v = 1; v <= n; v++) init[v] = v * 1e-9
+      this.order.seed(init)
+    }
     this.watches = new WatchLists(this.loadClauses(cnf))
     for (let c = 0; c < this.arenaTop; c += HEADER + this.arena[c]!) this.attach(c)
   }
@@ -127,6 +137,15 @@ export class CdclSolver {
     })
     if (this.unsat) return finish('UNSAT')
     if (watchClock && now() > deadline) return finish('UNKNOWN', 'deadline')
+    // Work-based, not count-based: on a huge formula one conflict can cost milliseconds.
+    let nextClockReading = CLOCK_WORK_INTERVAL
+    const timeIsUp = (): boolean => {
+      if (!watchClock) return false
+      const work = stats.propagations + 16 * stats.conflicts
+      if (work < nextClockReading) return false
+      nextClockReading = work + CLOCK_WORK_INTERVAL
+      return now() > deadline
+    }
 
     for (;;) {
       const conflict = this.propagate()
@@ -138,9 +157,7 @@ export class CdclSolver {
         this.order.decayAll()
         this.restarts.onConflict(lbd)
         if (maxConflicts !== undefined && stats.conflicts >= maxConflicts) return finish('UNKNOWN', 'conflict_budget')
-        if (watchClock && (stats.conflicts & DEADLINE_CHECK_MASK) === 0 && now() > deadline) {
-          return finish('UNKNOWN', 'deadline')
-        }
+        if (timeIsUp()) return finish('UNKNOWN', 'deadline')
         continue
       }
       if (this.decisionLevel > 0 && this.restarts.shouldRestart(stats.conflicts)) {
@@ -156,7 +173,7 @@ export class CdclSolver {
       const next = this.pickBranchLiteral()
       if (next < 0) return finish('SAT')
       stats.decisions++
-      if (watchClock && (stats.decisions & 1023) === 0 && now() > deadline) return finish('UNKNOWN', 'deadline')
+      if (timeIsUp()) return finish('UNKNOWN', 'deadline')
       this.trailLim[this.decisionLevel++] = this.trailLen
       this.assign(next, NO_REASON)
     }
@@ -179,7 +196,11 @@ export class CdclSolver {
       let size = 0
       let satisfied = false
       for (let k = from; k < to; k++) {
-        const code = toCode(lits[k]!)
+        const lit = lits[k]!
+        if (lit === 0 || lit > this.nVars || -lit > this.nVars) {
+          throw new RangeError(`clause ${c} holds literal ${lit}, outside the ${this.nVars} variables of the CNF`)
+        }
+        const code = toCode(lit)
         if (stamp[code] === mark) continue
         if (stamp[code ^ 1] === mark) {
           satisfied = true // tautology
@@ -462,6 +483,10 @@ export class CdclSolver {
   }
 
   private computeLbd(source: Int32Array, from: number, to: number): number {
+    if (this.stampCounter === 0x3fffffff) {
+      this.levelStamp.fill(0)
+      this.stampCounter = 0
+    }
     const stamp = ++this.stampCounter
     const level = this.level
     const levelStamp = this.levelStamp

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest'
+import fc from 'fast-check'
 import { DimacsLimitError, DimacsSyntaxError, parseDimacs, peekDimacsHeader, toDimacs } from './dimacs.js'
 import { clausesOf } from './cnf.js'
 
@@ -73,6 +74,23 @@ describe('parseDimacs: accepted input', () => {
     const parsed = parseDimacs('p cnf 3 2\n1 2 0\n-1\n  3')
     expect(clausesOf(parsed.cnf)).toEqual([[1, 2], [-1, 3]])
     expect(parsed.warnings).toEqual(['the last clause (from line 3) is not terminated by 0; it was kept'])
+  })
+
+  it('reads back any CNF however its tokens are spaced, split across lines and commented (property)', () => {
+    const separator = fc.constantFrom(' ', '  ', '\t', '\n', ' \r\n', '\nc a comment\n', '\n\n')
+    const arb = fc.array(fc.array(fc.integer({ min: -30, max: 30 }).filter((x) => x !== 0), { maxLength: 6 }), { maxLength: 20 })
+    fc.assert(
+      fc.property(arb, fc.array(separator, { minLength: 1, maxLength: 8 }), fc.boolean(), (cnf, seps, trailer) => {
+        let i = 0
+        const sep = () => seps[i++ % seps.length]!
+        const body = cnf.map((clause) => [...clause, 0].map((lit) => `${lit}${sep()}`).join('')).join('')
+        const text = `c generated\np cnf 30 ${cnf.length}\n${body}${trailer ? '\n%\n0\n' : ''}`
+        const parsed = parseDimacs(text)
+        expect(clausesOf(parsed.cnf)).toEqual(cnf)
+        expect(parsed.warnings.filter((w) => /clauses/.test(w))).toEqual([])
+      }),
+      { numRuns: 500, seed: 11 },
+    )
   })
 
   it('round-trips through toDimacs', () => {

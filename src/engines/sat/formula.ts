@@ -78,11 +78,15 @@ interface Frame {
   items: readonly unknown[]
   next: number
   childIds: number[]
-  /** How this frame's value is reached from its parent, e.g. `.and[3]`. */
-  segment: string
+  /** The index of this frame's value among its parent's items (paths are only spelled out for errors). */
+  reachedAt: number
   /** How each item is reached from this frame's own value, e.g. `.and` (then `[i]`) or `.not`. */
   itemPrefix: string
   indexed: boolean
+}
+
+const ITEM_PREFIX: Record<string, string> = {
+  and: '.and', or: '.or', xor: '.xor', implies: '.implies', iff: '.iff', atMost: '.atMost.of', atLeast: '.atLeast.of', exactly: '.exactly.of',
 }
 
 /** Parses a JSON value (already JSON.parse'd) into a FlatFormula; throws FormulaSyntaxError or FormulaLimitError. */
@@ -97,89 +101,96 @@ export function parseFormula(value: unknown, limits: FormulaLimits = DEFAULT_FOR
   const stack: Frame[] = []
   let counterCells = 0
 
-  const pathTo = (segment: string): string => {
+  const itemSegment = (frame: Frame, index: number): string => (frame.indexed ? `${frame.itemPrefix}[${index}]` : frame.itemPrefix)
+  /** The path of the value being opened (item `index` of the top frame, or the root) plus `suffix`. */
+  const pathHere = (index: number, suffix: string): string => {
     let path = root
-    for (const frame of stack) path += frame.segment
-    return path + segment
+    for (let depth = 1; depth < stack.length; depth++) path += itemSegment(stack[depth - 1]!, stack[depth]!.reachedAt)
+    if (stack.length > 0) path += itemSegment(stack[stack.length - 1]!, index)
+    return path + suffix
   }
-  const issue = (segment: string, message: string): void => {
-    issues.push({ path: pathTo(segment), message })
+  const issue = (index: number, suffix: string, message: string): void => {
+    issues.push({ path: pathHere(index, suffix), message })
     if (issues.length >= MAX_ISSUES) throw new FormulaSyntaxError(issues)
   }
-  const emit = (kind: Kind, arg: number, childIds: readonly number[]): number => {
+  const emit = (kind: Kind, arg: number, childIds: readonly number[] | null): number => {
     if (kinds.length >= limits.maxNodes) {
       throw new FormulaLimitError('maxNodes', limits.maxNodes, `the formula has more than ${limits.maxNodes} nodes (limit maxNodes = ${limits.maxNodes})`)
     }
     kinds.push(kind)
     args.push(arg)
     childStart.push(children.length)
-    for (const id of childIds) children.push(id)
+    if (childIds) for (const id of childIds) children.push(id)
     return kinds.length - 1
   }
+  const push = (kind: Kind, arg: number, items: readonly unknown[], reachedAt: number, itemPrefix: string, indexed: boolean): null => {
+    stack.push({ kind, arg, items, next: 0, childIds: [], reachedAt, itemPrefix, indexed })
+    return null
+  }
   /** A leaf becomes a node at once; an operator becomes a frame whose items are visited next. Returns a node id or null. */
-  const open = (node: unknown, segment: string): number | null => {
-    if (node === true) return emit(Kind.True, 0, [])
-    if (node === false) return emit(Kind.False, 0, [])
+  const open = (node: unknown, index: number): number | null => {
+    if (node === true) return emit(Kind.True, 0, null)
+    if (node === false) return emit(Kind.False, 0, null)
     if (typeof node !== 'object' || node === null || Array.isArray(node)) {
-      issue(segment, `expected a formula (an object such as {"var": "x"}, or true/false), got ${describe(node)}`)
-      return emit(Kind.False, 0, [])
+      issue(index, '', `expected a formula (an object such as {"var": "x"}, or true/false), got ${describe(node)}`)
+      return emit(Kind.False, 0, null)
     }
-    const keys = Object.keys(node)
-    if (keys.length !== 1) {
-      issue(segment, keys.length === 0 ? 'an empty object is not a formula' : `a formula object has exactly one operator key; got ${keys.map((k) => `'${k}'`).join(', ')}`)
-      return emit(Kind.False, 0, [])
+    let key = ''
+    let keyCount = 0
+    for (const k in node) {
+      if (keyCount++ === 0) key = k
     }
-    const key = keys[0]!
+    if (keyCount !== 1) {
+      const keys = Object.keys(node)
+      issue(index, '', keys.length === 0 ? 'an empty object is not a formula' : `a formula object has exactly one operator key; got ${keys.map((k) => `'${k}'`).join(', ')}`)
+      return emit(Kind.False, 0, null)
+    }
     const body = (node as Record<string, unknown>)[key]
-    const here = `${segment}.${key}`
-    const op = `.${key}`
     switch (key) {
       case 'var':
-        return emit(Kind.Var, variable(body, here), [])
+        return emit(Kind.Var, variable(body, index), null)
       case 'not':
-        stack.push({ kind: Kind.Not, arg: 0, items: [body], next: 0, childIds: [], segment, itemPrefix: '.not', indexed: false })
-        return null
+        return push(Kind.Not, 0, [body], index, '.not', false)
       case 'and':
       case 'or':
       case 'xor':
         if (!Array.isArray(body)) {
-          issue(here, `'${key}' takes an array of formulas, got ${describe(body)}`)
-          return emit(Kind.False, 0, [])
+          issue(index, `.${key}`, `'${key}' takes an array of formulas, got ${describe(body)}`)
+          return emit(Kind.False, 0, null)
         }
-        stack.push({ kind: key === 'and' ? Kind.And : key === 'or' ? Kind.Or : Kind.Xor, arg: 0, items: body, next: 0, childIds: [], segment, itemPrefix: op, indexed: true })
-        return null
+        return push(key === 'and' ? Kind.And : key === 'or' ? Kind.Or : Kind.Xor, 0, body, index, ITEM_PREFIX[key]!, true)
       case 'implies':
       case 'iff':
         if (!Array.isArray(body) || body.length !== 2) {
-          issue(here, `'${key}' takes an array of exactly two formulas, got ${describe(body)}`)
-          return emit(Kind.False, 0, [])
+          issue(index, `.${key}`, `'${key}' takes an array of exactly two formulas, got ${describe(body)}`)
+          return emit(Kind.False, 0, null)
         }
-        stack.push({ kind: key === 'implies' ? Kind.Implies : Kind.Iff, arg: 0, items: body, next: 0, childIds: [], segment, itemPrefix: op, indexed: true })
-        return null
+        return push(key === 'implies' ? Kind.Implies : Kind.Iff, 0, body, index, ITEM_PREFIX[key]!, true)
       case 'atMost':
       case 'atLeast':
       case 'exactly':
-        return cardinality(key, body, segment, here)
+        return cardinality(key, body, index)
       default:
-        issue(here, `unknown operator '${key}'; expected one of ${OPERATORS.join(', ')}`)
-        return emit(Kind.False, 0, [])
+        issue(index, `.${key}`, `unknown operator '${key}'; expected one of ${OPERATORS.join(', ')}`)
+        return emit(Kind.False, 0, null)
     }
   }
-  const cardinality = (key: 'atMost' | 'atLeast' | 'exactly', body: unknown, segment: string, here: string): number | null => {
+  const cardinality = (key: 'atMost' | 'atLeast' | 'exactly', body: unknown, index: number): number | null => {
+    const here = `.${key}`
     if (typeof body !== 'object' || body === null || Array.isArray(body)) {
-      issue(here, `'${key}' takes {"k": <integer ≥ 0>, "of": [formulas]}, got ${describe(body)}`)
-      return emit(Kind.False, 0, [])
+      issue(index, here, `'${key}' takes {"k": <integer ≥ 0>, "of": [formulas]}, got ${describe(body)}`)
+      return emit(Kind.False, 0, null)
     }
     const { k, of, ...rest } = body as Record<string, unknown>
     const extra = Object.keys(rest)
-    if (extra.length > 0) issue(`${here}.${extra[0]}`, `unknown field '${extra[0]}'; '${key}' takes only k and of`)
+    if (extra.length > 0) issue(index, `${here}.${extra[0]}`, `unknown field '${extra[0]}'; '${key}' takes only k and of`)
     if (typeof k !== 'number' || !Number.isSafeInteger(k) || k < 0) {
-      issue(`${here}.k`, `k must be an integer ≥ 0, got ${describe(k)}`)
-      return emit(Kind.False, 0, [])
+      issue(index, `${here}.k`, `k must be an integer ≥ 0, got ${describe(k)}`)
+      return emit(Kind.False, 0, null)
     }
     if (!Array.isArray(of)) {
-      issue(`${here}.of`, `'of' must be an array of formulas, got ${describe(of)}`)
-      return emit(Kind.False, 0, [])
+      issue(index, `${here}.of`, `'of' must be an array of formulas, got ${describe(of)}`)
+      return emit(Kind.False, 0, null)
     }
     const n = of.length
     const lower = key === 'atMost' ? k + 1 : k
@@ -189,37 +200,35 @@ export function parseFormula(value: unknown, limits: FormulaLimits = DEFAULT_FOR
       throw new FormulaLimitError('maxCounterCells', limits.maxCounterCells, `the cardinality constraints need more than ${limits.maxCounterCells} counter cells (n × min(k, n − k) summed; limit maxCounterCells = ${limits.maxCounterCells})`)
     }
     const kind = key === 'atMost' ? Kind.AtMost : key === 'atLeast' ? Kind.AtLeast : Kind.Exactly
-    stack.push({ kind, arg: k, items: of, next: 0, childIds: [], segment, itemPrefix: `.${key}.of`, indexed: true })
-    return null
+    return push(kind, k, of, index, ITEM_PREFIX[key]!, true)
   }
-  const variable = (name: unknown, here: string): number => {
+  const variable = (name: unknown, index: number): number => {
     if (typeof name !== 'string' || name.length === 0) {
-      issue(here, `a variable name is a non-empty string, got ${describe(name)}`)
+      issue(index, '.var', `a variable name is a non-empty string, got ${describe(name)}`)
       return 0
     }
     if (name.length > limits.maxNameLength) {
-      issue(here, `the variable name is ${name.length} characters long; at most ${limits.maxNameLength} are allowed`)
+      issue(index, '.var', `the variable name is ${name.length} characters long; at most ${limits.maxNameLength} are allowed`)
       return 0
     }
-    let index = nameIndex.get(name)
-    if (index === undefined) {
+    let at = nameIndex.get(name)
+    if (at === undefined) {
       if (names.length >= limits.maxVars) {
         throw new FormulaLimitError('maxVars', limits.maxVars, `the formula names more than ${limits.maxVars} variables (limit maxVars = ${limits.maxVars})`)
       }
-      index = names.length
+      at = names.length
       names.push(name)
-      nameIndex.set(name, index)
+      nameIndex.set(name, at)
     }
-    return index
+    return at
   }
 
-  open(value, '')
+  open(value, 0)
   while (stack.length > 0) {
     const frame = stack[stack.length - 1]!
     if (frame.next < frame.items.length) {
       const at = frame.next++
-      const segment = frame.indexed ? `${frame.itemPrefix}[${at}]` : frame.itemPrefix
-      const id = open(frame.items[at], segment)
+      const id = open(frame.items[at], at)
       if (id !== null) frame.childIds.push(id)
       continue
     }

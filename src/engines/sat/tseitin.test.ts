@@ -61,7 +61,7 @@ describe('tseitin', () => {
           expect(evaluateFormula(flat, named)[root]).toBe(1)
         }
       }),
-      { numRuns: 400, seed: 20260101 },
+      { numRuns: 2000, seed: 20260101 },
     )
   })
 

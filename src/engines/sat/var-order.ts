@@ -23,6 +23,12 @@ export class VarOrder {
     }
   }
 
+  /** Sets starting activities (tie-breakers, far below one bump) and rebuilds the heap from them. */
+  seed(initial: Float64Array): void {
+    for (let v = 1; v <= this.vars; v++) this.activity[v] = initial[v]!
+    for (let i = (this.size >> 1) - 1; i >= 0; i--) this.siftDown(i)
+  }
+
   get isEmpty(): boolean {
     return this.size === 0
   }
