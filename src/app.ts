@@ -20,6 +20,7 @@ import type { Clock } from './caller/operation.js'
 import { registry as defaultRegistry } from './caller/registry.js'
 import type { Registry } from './caller/operation.js'
 import tradingPlugin from './trading/plugin.js'
+import { problemErrorHandler, problemNotFoundHandler } from './trading/problem.js'
 import metricsPlugin from './plugins/metrics.js'
 import adminPlugin from './admin/plugin.js'
 import adminApi from './admin/api.js'
@@ -75,6 +76,9 @@ export async function buildApp(opts: BuildOptions): Promise<FastifyInstance> {
   app.addHook('onSend', async (req, reply) => {
     reply.header('x-request-id', req.id)
   })
+  // Outside /api/v1 (which envelopes its errors) the host answers errors as RFC 9457 problems, e.g. a wrong method on /health.
+  app.setErrorHandler(problemErrorHandler)
+  app.setNotFoundHandler(problemNotFoundHandler)
 
   await app.register(routeTablePlugin)
   await app.register(storePlugin, { store })

@@ -54,6 +54,29 @@ const CLOCK_WORK_INTERVAL = 20_000
 
 const toCode = (lit: number): number => (lit > 0 ? lit << 1 : (-lit << 1) | 1)
 
+/**
+ * Starting activities, all far below one bump: variables that occur more often first, then lower numbers first.
+ * Structured encodings number related variables together, and with all-equal activities the heap's arbitrary order
+ * made dubois and pret instances take 5–8 times more conflicts.
+ */
+function initialActivity(cnf: Cnf): Float64Array {
+  const n = cnf.vars
+  const score = new Float64Array(n + 1)
+  for (let k = 0; k < cnf.lits.length; k++) {
+    const lit = cnf.lits[k]!
+    const v = lit < 0 ? -lit : lit
+    if (v <= n) score[v]! += 1
+  }
+  let top = 0
+  for (let v = 1; v <= n; v++) {
+    score[v]! += (n - v) / (n + 1)
+    if (score[v]! > top) top = score[v]!
+  }
+  const scale = 1e-3 / (top + 1)
+  for (let v = 1; v <= n; v++) score[v]! *= scale
+  return score
+}
+
 export function solveCnf(cnf: Cnf, options: SolveOptions = {}): SolveOutcome {
   return new CdclSolver(cnf).solve(options)
 }
@@ -112,15 +135,7 @@ export class CdclSolver {
     this.toClear = new Int32Array(64)
     this.minimizeStack = new Int32Array(64)
     this.levelStamp = new Int32Array(n + 2)
-    const INIT = JSON.parse(process.env.SAT_INIT ?? '0')
-    if (INIT) {
-      const init = new Float64Array(n + 1)
-      if (INIT === 1) for (let k = 0; k < cnf.lits.length; k++) init[Math.abs(cnf.lits[k]!)]! += 1e-6
-      if (INIT === 2) for (let v = 1; v <= n; v++) init[v] = (Math.imul(v, 0x9e3779b1) >>> 0) * 1e-15
-      if (INIT === 3) for (let v = 1; v <= n; v++) init[v] = (n - v) * 1e-9
-      if (INIT === 4) for (let v = 1; v <= n; v++) init[v] = v * 1e-9
-      this.order.seed(init)
-    }
+    this.order.seed(initialActivity(cnf))
     this.watches = new WatchLists(this.loadClauses(cnf))
     for (let c = 0; c < this.arenaTop; c += HEADER + this.arena[c]!) this.attach(c)
   }

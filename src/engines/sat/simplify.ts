@@ -84,18 +84,17 @@ export function analyzeClauses(cnf: Cnf, options: SimplifyOptions = DEFAULT_SIMP
 
   // ---- normalise: duplicate literals, tautologies, duplicate clauses ----------------------------------------------
   const stamp = new Int32Array(2 * vars + 2)
-  const seenClauses = new Set<string>()
   const body = new IntBuffer(lits.length + 16)
   const bodyStarts = new IntBuffer(clauseCount + 16)
+  const distinct = new ClauseTable(clauseCount)
   bodyStarts.push(0)
   let tautologies = 0
   let duplicateLiterals = 0
   let duplicateClauses = 0
   let emptyInInput = false
-  const scratch: number[] = []
   for (let c = 0; c < clauseCount; c++) {
     const mark = c + 1
-    scratch.length = 0
+    const start = body.length
     let tautology = false
     for (let k = starts[c]!; k < starts[c + 1]!; k++) {
       const lit = lits[k]!
@@ -106,24 +105,22 @@ export function analyzeClauses(cnf: Cnf, options: SimplifyOptions = DEFAULT_SIMP
       }
       if (stamp[code ^ 1] === mark) tautology = true
       stamp[code] = mark
-      scratch.push(lit)
+      body.push(lit)
     }
     if (tautology) {
       tautologies++
+      body.length = start
       continue
     }
-    if (scratch.length === 0) emptyInInput = true
-    scratch.sort((a, b) => Math.abs(a) - Math.abs(b) || a - b)
-    const key = scratch.join(' ')
-    if (seenClauses.has(key)) {
+    if (body.length === start) emptyInInput = true
+    sortByVariable(body.data, start, body.length)
+    if (!distinct.add(body.data, start, body.length)) {
       duplicateClauses++
+      body.length = start
       continue
     }
-    seenClauses.add(key)
-    for (const lit of scratch) body.push(lit)
     bodyStarts.push(body.length)
   }
-  seenClauses.clear()
   const work = new Simplifier(vars, body.toArray(), bodyStarts.toArray())
 
   // ---- fixpoint: units and pure literals, then subsumption, until nothing changes ---------------------------------
@@ -198,6 +195,58 @@ function simplifiedDimacs(cnf: Cnf, status: ClauseAnalysis['status']): string {
     parts.push(`${line}0\n`)
   }
   return parts.join('')
+}
+
+/** Insertion sort of lits[from..to) by variable: clauses are short, and equal clauses must read the same. */
+function sortByVariable(lits: Int32Array, from: number, to: number): void {
+  for (let i = from + 1; i < to; i++) {
+    const lit = lits[i]!
+    const key = lit < 0 ? -lit : lit
+    let j = i - 1
+    while (j >= from && Math.abs(lits[j]!) > key) {
+      lits[j + 1] = lits[j]!
+      j--
+    }
+    lits[j + 1] = lit
+  }
+}
+
+/** An open-addressing set of sorted clauses held in a growing literal buffer (by offset and length, not copies). */
+class ClauseTable {
+  private readonly slots: Int32Array
+  private readonly lengths: Int32Array
+  private readonly mask: number
+
+  constructor(expected: number) {
+    let size = 16
+    while (size < 2 * expected) size *= 2
+    this.slots = new Int32Array(size)
+    this.lengths = new Int32Array(size)
+    this.mask = size - 1
+  }
+
+  /** Adds lits[from..to); false when an equal clause is already in the set. */
+  add(lits: Int32Array, from: number, to: number): boolean {
+    let hash = 0x811c9dc5
+    for (let k = from; k < to; k++) hash = Math.imul(hash ^ lits[k]!, 0x01000193)
+    let slot = (hash >>> 0) & this.mask
+    const length = to - from
+    for (;;) {
+      const stored = this.slots[slot]!
+      if (stored === 0) {
+        this.slots[slot] = from + 1
+        this.lengths[slot] = length
+        return true
+      }
+      if (this.lengths[slot] === length && sameLiterals(lits, stored - 1, from, length)) return false
+      slot = (slot + 1) & this.mask
+    }
+  }
+}
+
+function sameLiterals(lits: Int32Array, a: number, b: number, length: number): boolean {
+  for (let k = 0; k < length; k++) if (lits[a + k] !== lits[b + k]) return false
+  return true
 }
 
 /** Mutable state of the simplification: clause liveness, a partial assignment and occurrence lists. */

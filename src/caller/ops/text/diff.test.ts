@@ -74,6 +74,38 @@ describe('POST /diff', () => {
     ])
   })
 
+  it('diffs large inputs in the mill, with the same answer as inline', async () => {
+    const lines = Array.from({ length: 40_000 }, (_, i) => `line ${i} ${'x'.repeat(i % 7)}\n`)
+    const a = lines.join('')
+    const b = lines.map((l, i) => (i % 997 === 0 ? `changed ${i}\n` : l)).join('')
+    expect(a.length).toBeGreaterThan(DIFF_LIMITS.inline)
+    const before = app.mill.stats().completed
+    const { status, body } = await post({ a, b })
+    expect(status).toBe(200)
+    expect(app.mill.stats().completed).toBe(before + 1)
+    expect(body.data).toMatchObject({ added: 41, removed: 41, verified: true, minimal: true })
+    expect(applyUnified(a, body.data.unified)).toBe(b)
+    const small = await post({ a: lines.slice(0, 2000).join(''), b: b.split('\n').slice(0, 2000).join('\n') + '\n' })
+    expect(small.body.data.added).toBe(3)
+    expect(app.mill.stats().completed).toBe(before + 1)
+  })
+
+  it('reports a bad patch the same way from the mill', async () => {
+    const a = { big: 'y'.repeat(DIFF_LIMITS.inline + 1), list: [] }
+    const refuse = await refused({ a, patch: [{ op: 'remove', path: '/list/0' }], mode: 'json' })
+    expect(refuse.issues).toEqual([{ path: 'patch[0]', message: expect.stringMatching(/no element "0"/) }])
+  })
+
+  it('refuses large diffs with occupied while the host sheds load, and still answers small ones', async () => {
+    app.admission.override('shedding')
+    try {
+      await refused({ a: 'z'.repeat(DIFF_LIMITS.inline + 1), b: '' }, 'occupied')
+      expect((await post({ a: 'a\n', b: 'b\n' })).body.ok).toBe(true)
+    } finally {
+      app.admission.override(null)
+    }
+  })
+
   describe('refuses', () => {
     it('non-strings in text modes, and missing sides', async () => {
       expect((await refused({ a: 1, b: 'x' })).issues![0]).toMatchObject({ path: 'a' })
@@ -124,6 +156,8 @@ describe('POST /diff', () => {
     it('more lines than the limit', async () => {
       const refuse = await refused({ a: '\n'.repeat(DIFF_LIMITS.tokensPerSide + 1), b: '' }, 'over_limit')
       expect(refuse.reason).toMatch(/limit is 1000000 per side/)
+      const chars = await refused({ a: 'é'.repeat(DIFF_LIMITS.tokensPerSide + 1), b: '', mode: 'chars' }, 'over_limit')
+      expect(chars.reason).toMatch(/a has 1000001 chars/)
     })
 
     it('a body over the 16 MiB limit', async () => {

@@ -2,11 +2,12 @@
 import { z } from 'zod'
 import { defineOperation } from '../../operation.js'
 import { Refusal } from '../../../refusal.js'
-import { diffJsonValues, diffText } from '../../../engines/diff/diff.js'
-import { applyJsonPatch, JsonPatchError, type JsonPatchOperation } from '../../../engines/diff/json-patch.js'
+import { budgetOf } from '../../../mill/pool.js'
+import type { JsonPatchOperation } from '../../../engines/diff/json-patch.js'
 import { JsonPointerError, parsePointer } from '../../../engines/diff/json-pointer.js'
+import { requestWeight, runDiff, type DiffOutcome, type DiffRequest } from '../../../engines/diff/run.js'
 import { countTokens } from '../../../engines/diff/tokenize.js'
-import { jsonDepth, type JsonValue } from '../../../engines/digest/canonical-json.js'
+import { jsonDepth } from '../../../engines/digest/canonical-json.js'
 
 export const DIFF_LIMITS = {
   /** Lines, tokens or code points per side. */
@@ -15,6 +16,8 @@ export const DIFF_LIMITS = {
   jsonDepth: 256,
   /** Inner-loop steps per sequence diff before the rest is marked changed wholesale (then minimal: false). */
   work: 50_000_000,
+  /** Inputs heavier than this (characters, or JSON nodes × 8 + characters) are diffed in the mill. */
+  inline: 256 * 1024,
 } as const
 
 const MODES = ['lines', 'words', 'chars', 'json'] as const
@@ -105,7 +108,8 @@ export const diff = defineOperation({
     '(hunk headers as diff -u writes them, "\\ No newline at end of file" where needed). json mode diffs two JSON values: ' +
     'patch is an RFC 6902 patch (add/remove/replace, JSON Pointers escaped) that turns a into b, and unified compares ' +
     'the values printed with sorted keys and a 2-space indent; send patch instead of b to apply one. Every answer is ' +
-    'checked before it is returned (verified). minimal is false when the work budget cut the search short.',
+    'checked before it is returned (verified). minimal is false when the work budget cut the search short. Inputs ' +
+    'over 256 Ki characters are diffed in the mill, off the event loop (and refused with occupied while the host sheds load).',
   input,
   output: z.object({
     mode: z.enum(MODES),
@@ -130,16 +134,15 @@ export const diff = defineOperation({
       }
       return
     }
+    const limit = DIFF_LIMITS.tokensPerSide
     for (const side of ['a', 'b'] as const) {
       const text = input[side] as string
-      const units = countTokens(text, input.mode)
       const lines = countTokens(text, 'lines')
-      const worst = Math.max(units, lines)
-      if (worst > DIFF_LIMITS.tokensPerSide) {
-        throw new Refusal(
-          'over_limit',
-          `${side} has ${worst} ${units >= lines ? input.mode : 'lines'}; the limit is ${DIFF_LIMITS.tokensPerSide} per side`,
-        )
+      // Words and code points never outnumber UTF-16 units, so short texts need no count.
+      const units = input.mode === 'lines' ? lines : text.length <= limit ? 0 : countTokens(text, input.mode)
+      if (lines > limit || units > limit) {
+        const [count, unit] = units > lines ? [units, input.mode] : [lines, 'lines']
+        throw new Refusal('over_limit', `${side} has ${count} ${unit}; the limit is ${limit} per side`)
       }
     }
   },
@@ -149,26 +152,28 @@ export const diff = defineOperation({
     { a: { name: 'ncm', tags: ['a', 'b'] }, b: { name: 'ncm', tags: ['a', 'c'], 'x/y': 1 }, mode: 'json' },
     { a: { n: 1 }, patch: [{ op: 'replace', path: '/n', value: 2 }], mode: 'json' },
   ],
-  handler: (input) => {
-    const options = { maxWork: DIFF_LIMITS.work }
-    if (input.mode !== 'json') {
-      return { mode: input.mode, ...diffText(input.a as string, input.b as string, input.mode, input.context, options) }
+  handler: async (input, ctx) => {
+    const request: DiffRequest = {
+      a: input.a,
+      b: input.b,
+      patch: input.patch as JsonPatchOperation[] | undefined,
+      mode: input.mode,
+      context: input.context,
+      maxWork: DIFF_LIMITS.work,
     }
-    const a = input.a as JsonValue
-    let b = input.b as JsonValue | undefined
-    if (input.patch !== undefined) b = applyPatch(a, input.patch as JsonPatchOperation[])
-    const report = diffJsonValues(a, b!, input.context, options)
-    return { mode: input.mode, ...report, ...(input.patch !== undefined ? { result: b } : {}) }
+    let outcome: DiffOutcome
+    if (requestWeight(request, DIFF_LIMITS.inline) > DIFF_LIMITS.inline) {
+      ctx.admission.admitHeavy('diff')
+      outcome = await ctx.mill.run<DiffOutcome>('text.diff', request, { timeoutMs: budgetOf(undefined), op: 'diff' })
+    } else {
+      outcome = runDiff(request)
+    }
+    if (!outcome.ok) {
+      const { index, message } = outcome.patchError
+      throw new Refusal('invalid_input', `patch[${index}] cannot be applied to a: ${message}`, {
+        issues: [{ path: `patch[${index}]`, message }],
+      })
+    }
+    return { ...outcome.report, ...('result' in outcome ? { result: outcome.result } : {}) }
   },
 })
-
-function applyPatch(a: JsonValue, patch: JsonPatchOperation[]): JsonValue {
-  try {
-    return applyJsonPatch(a, patch)
-  } catch (err) {
-    if (!(err instanceof JsonPatchError)) throw err
-    throw new Refusal('invalid_input', `patch[${err.index}] cannot be applied to a: ${err.message}`, {
-      issues: [{ path: `patch[${err.index}]`, message: err.message }],
-    })
-  }
-}
