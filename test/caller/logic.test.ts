@@ -108,6 +108,11 @@ describe('POST /jsonsat', () => {
     expect(d.cnf.clauses).toBe(d.clauses)
   })
 
+  it('keeps variable names that are Object.prototype keys as plain keys of the assignment', async () => {
+    const d = ok(await post('/jsonsat', { formula: { and: [{ var: '__proto__' }, { var: 'constructor' }, { not: { var: 'toString' } }] } }))
+    expect(d.assignment).toEqual(JSON.parse('{"__proto__": true, "constructor": true, "toString": false}'))
+  })
+
   it('proves UNSAT', async () => {
     const d = ok(await post('/jsonsat', { formula: { atLeast: { k: 2, of: [{ var: 'x' }, { not: { var: 'x' } }] } } }))
     expect(d).toMatchObject({ status: 'UNSAT', assignment: null, model: null })

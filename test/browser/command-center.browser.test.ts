@@ -1,0 +1,51 @@
+// /command-center in Chromium: the panels render and the equity chart of the latest backtest is drawn.
+import { join } from 'node:path'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import type { FastifyInstance } from 'fastify'
+import type { Browser } from 'playwright-core'
+import { buildTestApp } from '../helper.js'
+import { SCREENSHOTS, hasChromium, launch } from './browser.js'
+
+describe.skipIf(!hasChromium)('/command-center in Chromium (needs /usr/bin/chromium)', () => {
+  let app: FastifyInstance
+  let browser: Browser
+  let base: string
+  beforeAll(async () => {
+    app = await buildTestApp()
+    app.admission.override('live-bound')
+    // A stored backtest gives the page an equity curve to draw.
+    const res = await app.inject({
+      method: 'POST', url: '/api/v11/trading/backtest',
+      payload: { dataset: 'SYN-DAILY', strategy: 'sma_cross', params: { fast: 10, slow: 30 }, cash: 10_000, commission: 0.001 },
+    })
+    if (res.statusCode !== 200) {
+      const datasets = (await app.inject('/api/v10/datasets')).body
+      throw new Error(`backtest for the page failed: ${res.statusCode} ${res.body}\n${datasets.slice(0, 400)}`)
+    }
+    await app.listen({ host: '127.0.0.1', port: 0 })
+    base = `http://127.0.0.1:${(app.server.address() as { port: number }).port}`
+    browser = await launch()
+  })
+  afterAll(async () => {
+    await browser?.close()
+    await app?.close()
+  })
+
+  it('shows the panels and draws the equity chart', async () => {
+    const page = await browser.newPage({ viewport: { width: 1366, height: 900 } })
+    const errors: string[] = []
+    page.on('pageerror', (err) => errors.push(err.message))
+    await page.goto(`${base}/command-center`)
+    await page.locator('#panels').waitFor({ timeout: 30_000 })
+    expect(await page.locator('#panels .panel').count()).toBeGreaterThanOrEqual(5)
+    const chart = page.locator('svg#equity-chart')
+    await chart.waitFor({ timeout: 30_000 })
+    const path = chart.locator('path, polyline').first()
+    await path.waitFor({ timeout: 30_000 })
+    const drawn = (await path.getAttribute('d')) ?? (await path.getAttribute('points')) ?? ''
+    expect(drawn.length).toBeGreaterThan(50)
+    await page.screenshot({ path: join(SCREENSHOTS, 'command-center.png'), fullPage: true })
+    expect(errors).toEqual([])
+    await page.close()
+  })
+})
