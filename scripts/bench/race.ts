@@ -5,7 +5,7 @@ import { ensureWasmBuilt } from '../build-wasm.js'
 import { generateBytes, RACE_KERNELS, runRace } from '../../src/engines/race/index.js'
 
 const quick = process.argv.includes('--quick')
-const sizes = quick ? [64 * 1024] : [4 * 1024, 64 * 1024, 1024 * 1024, 8 * 1024 * 1024]
+const sizes = quick ? [64 * 1024] : [4 * 1024, 64 * 1024, 1024 * 1024, 4 * 1024 * 1024]
 const rounds = quick ? 9 : 21
 const wasm = readFileSync(await ensureWasmBuilt())
 

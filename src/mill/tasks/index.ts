@@ -4,6 +4,7 @@ import { logicTasks } from './logic.js'
 import { capacityTasks } from './capacity.js'
 import { tradingTasks } from './trading.js'
 import { runtimeTasks } from './runtime.js'
+import { textTasks } from './text.js'
 import { selfTestTasks } from './self-test.js'
 
 export const TASKS: Readonly<Record<string, MillTask>> = Object.freeze({
@@ -12,4 +13,5 @@ export const TASKS: Readonly<Record<string, MillTask>> = Object.freeze({
   ...capacityTasks,
   ...tradingTasks,
   ...runtimeTasks,
+  ...textTasks,
 })

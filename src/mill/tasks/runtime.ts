@@ -1,7 +1,6 @@
 // Mill tasks of the runtime domain: the WASM race, timed inside a worker so the event loop never waits on it.
 import type { MillTask } from '../types.js'
 import { generateBytes, runRace, type RaceKernel, type RaceResult } from '../../engines/race/index.js'
-import { textTasks } from './text.js'
 
 export interface RacePayload {
   /** The caller's bytes, or null to generate `generate.bytes` bytes from `generate.seed`. */
@@ -15,8 +14,6 @@ export interface RacePayload {
 export type { RaceResult }
 
 export const runtimeTasks: Record<string, MillTask> = {
-  // The text lobe's tasks ride along until tasks/index.ts lists textTasks itself (the same names, so both may).
-  ...textTasks,
   'runtime.race': (payload, { deadline }) => {
     const p = payload as RacePayload
     const bytes = p.data ?? generateBytes(p.generate!.bytes, p.generate!.seed)

@@ -71,6 +71,7 @@ describe('POST /grant with ADMIN_TOKEN', () => {
   it('needs the admin credential itself: none is unauthorized, a grant is forbidden', async () => {
     await refusal('/grant', { subject: 's', scopes: ['pin:write'], ttl_s: 60 }, undefined, 'unauthorized')
     await refusal('/grant', { subject: 's', scopes: ['pin:write'], ttl_s: 60 }, 'not-a-known-token', 'unauthorized')
+    await refusal('/grant', { subject: 's', scopes: ['pin:write'], ttl_s: GRANT_LIMITS.ttlS + 1 }, undefined, 'unauthorized')
     const { body } = await call('/grant', { subject: 'ops', scopes: ['pin:write', 'run:heavy', 'admin:read', 'trading:write'], ttl_s: 60 }, ADMIN)
     const before = grantRows().length
     const refuse = await refusal('/grant', { subject: 'x', scopes: ['pin:write'], ttl_s: 60 }, body.data.token, 'forbidden')

@@ -90,14 +90,15 @@ export const grant = defineOperation({
     z.object({ action: z.literal('revoked'), ...grantFields, already_revoked: z.boolean() }),
   ]),
   provenance: ['stored'],
-  checkLimits: (input) => {
+  // The admin check runs here, the gate's first step after the input schema, before limits and the handler.
+  checkLimits: (input, ctx) => {
+    requireAdmin(ctx)
     if (input.ttl_s !== undefined && input.ttl_s > GRANT_LIMITS.ttlS) {
       throw new Refusal('over_limit', `ttl_s ${input.ttl_s} is over the limit of ${GRANT_LIMITS.ttlS} s (365 days)`)
     }
   },
   examples: [{ subject: 'ci-pipeline', scopes: ['pin:write'], ttl_s: 3600 }],
   handler: (input, ctx) => {
-    requireAdmin(ctx)
     const repo = grantRepository(ctx.store.db)
     const now = ctx.clock.now()
     if (input.revoke !== undefined) {
