@@ -8,6 +8,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { dirname, join, relative } from 'node:path'
 import { fileURLToPath } from 'node:url'
+import type { OccupancyCaseInput, OccupancyFixture, OracleDeviceProps } from '../../src/engines/capacity/occupancy-fixture.js'
 
 const HERE = dirname(fileURLToPath(import.meta.url))
 const REPO_ROOT = join(HERE, '..', '..')
@@ -17,17 +18,6 @@ const RANDOM_CASES_PER_CC = 80
 
 const headerArg = process.argv.indexOf('--header')
 const HEADER = headerArg > 0 ? process.argv[headerArg + 1]! : '/usr/local/cuda-13.0/include/cuda_occupancy.h'
-
-export interface OccupancyCaseInput {
-  compute_capability: string
-  threads_per_block: number
-  registers_per_thread: number
-  shared_mem_static_bytes: number
-  shared_mem_dynamic_bytes: number
-  carveout_percent: number | null
-  max_dynamic_shared_bytes: number
-  block_barriers: number
-}
 
 /** mulberry32: a small seeded PRNG, so the fixture is reproducible. */
 function prng(seed: number): () => number {
@@ -41,18 +31,7 @@ function prng(seed: number): () => number {
   }
 }
 
-interface Props {
-  cc: string
-  maxThreadsPerBlock: number
-  maxThreadsPerMultiprocessor: number
-  regsPerBlock: number
-  regsPerMultiprocessor: number
-  warpSize: number
-  sharedMemPerBlock: number
-  sharedMemPerMultiprocessor: number
-  sharedMemPerBlockOptin: number
-  reservedSharedMemPerBlock: number
-}
+type Props = OracleDeviceProps
 
 function readProps(binary: string): Props[] {
   return execFileSync(binary, ['--props'], { encoding: 'utf8' })
@@ -190,7 +169,7 @@ function main(): void {
         },
       }
     })
-    const fixture = {
+    const fixture: OccupancyFixture = {
       description:
         'Answers of cudaOccMaxActiveBlocksPerMultiprocessor (NVIDIA cuda_occupancy.h) for generated kernel launches; ' +
         'INT_MAX (2147483647) means "no limit". Function attributes as the runtime derives them from cudaFuncAttributes ' +

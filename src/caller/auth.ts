@@ -34,6 +34,8 @@ export interface Authenticator {
   identify(authorization: string | undefined, now: number): Credential | null
   /** Throws unless the credential carries the scope; with no ADMIN_TOKEN configured the host is open (dev mode). */
   require(credential: Credential | null, scope: Scope, op?: string): void
+  /** Throws unless the credential is the admin token itself; with no ADMIN_TOKEN configured nobody is admin. */
+  requireAdmin(credential: Credential | null, op: string): void
   readonly open: boolean
 }
 
@@ -66,6 +68,22 @@ export function createAuthenticator(config: Pick<Config, 'adminToken'>, db: Db):
       }
       if (!credential.scopes.includes(scope)) {
         throw new Refusal('forbidden', `the credential of ${credential.subject} lacks scope ${scope}`, { op })
+      }
+    },
+    requireAdmin(credential, op) {
+      if (adminToken === null) {
+        throw new Refusal(
+          'forbidden',
+          `${op} answers only the admin credential, and this host has none: set ADMIN_TOKEN (at least 16 characters, ` +
+            'e.g. `ADMIN_TOKEN=$(openssl rand -base64 32)`) in the environment, restart, and send "Authorization: Bearer <ADMIN_TOKEN>"',
+          { op },
+        )
+      }
+      if (!credential) {
+        throw new Refusal('unauthorized', `${op} answers only the admin credential: send "Authorization: Bearer <ADMIN_TOKEN>"`, { op })
+      }
+      if (credential.kind !== 'admin') {
+        throw new Refusal('forbidden', `the credential of ${credential.subject} is a grant; only the admin credential may call ${op}`, { op })
       }
     },
   }

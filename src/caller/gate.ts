@@ -6,6 +6,7 @@ import type { AnyOperation, OperationContext } from './operation.js'
 /** Checks that need no parsed input: refused by nature, then credential and scope. */
 export function admitBeforeInput(op: AnyOperation, raw: unknown, ctx: OperationContext): void {
   if (op.refuses) throw op.refuses().forOp(op.name)
+  if (op.adminOnly) ctx.auth.requireAdmin(ctx.credential, op.name)
   const scope = op.requiredScope?.(raw) ?? null
   if (scope) ctx.auth.require(ctx.credential, scope, op.name)
 }

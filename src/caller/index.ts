@@ -35,14 +35,22 @@ export default async function callerPlugin(app: FastifyInstance, opts: CallerPlu
   const { config, clock, registry, counters, auth } = opts
 
   app.decorateRequest('credential', null)
-  app.addHook('onRequest', async (req) => {
+  // Hooks here are synchronous callbacks: they run on every caller request, and async hooks cost a promise each.
+  app.addHook('onRequest', (req, _reply, done) => {
     counters.requests++
-    req.credential = auth.identify(req.headers.authorization, clock.now())
+    const authorization = req.headers.authorization
+    if (!authorization) return done()
+    try {
+      req.credential = auth.identify(authorization, clock.now())
+      done()
+    } catch (err) {
+      done(err as Error)
+    }
   })
   // The one place an envelope is built. preSerialization does not run for strings (Markdown renderings).
-  app.addHook('preSerialization', async (_req, reply, payload) => {
+  app.addHook('preSerialization', (_req, reply, payload, done) => {
     if (reply.statusCode < 400) counters.completed++
-    return envelope(payload, app.admission.state())
+    done(null, envelope(payload, app.admission.state()))
   })
   app.setErrorHandler(createCallerErrorHandler(counters))
   app.setNotFoundHandler(async (req) => {
@@ -93,9 +101,18 @@ function routeOperation(
       response: { 200: okEnvelope(op.output), '4xx': refusalEnvelope, '5xx': refusalEnvelope },
     },
     // Nature and credential come before the input schema (SPEC §2.6); validation runs after this hook.
-    preValidation: async (req) => {
-      admitBeforeInput(op, op.method === 'GET' ? req.query : req.body, contextOf(req))
-    },
+    ...(op.refuses || op.adminOnly || op.requiredScope
+      ? {
+          preValidation: (req: FastifyRequest, _reply: FastifyReply, done: (err?: Error) => void) => {
+            try {
+              admitBeforeInput(op, op.method === 'GET' ? req.query : req.body, contextOf(req))
+              done()
+            } catch (err) {
+              done(err as Error)
+            }
+          },
+        }
+      : {}),
     handler: async (req: FastifyRequest, reply: FastifyReply) => {
       const input = op.method === 'GET' ? req.query : req.body
       const data = await runParsed(op, input, contextOf(req))

@@ -61,6 +61,8 @@ export interface OperationDefinition<I extends z.ZodType, O extends z.ZodType> {
   missing?: string
   /** 'large' raises the body limit to LARGE_BODY_LIMIT_BYTES (SPEC §1.5). */
   bodyLimit?: 'default' | 'large'
+  /** Only the admin credential may call it (e.g. /grant: a grant cannot mint other grants). Checked before the input. */
+  adminOnly?: boolean
   /** The scope a credential must carry for this input, or null when none is needed. */
   requiredScope?: (input: unknown) => Scope | null
   /** Checks of declared limits that run before any work (over_limit refusals). */

@@ -32,4 +32,6 @@ export interface SharedSlots {
   since: SharedArrayBuffer
   /** Float64: SLOT_COUNT start times of the running task (epoch ms). */
   taskStarted: SharedArrayBuffer
+  /** Float64: SLOT_COUNT sums of finished task run times (ms); each slot is written only by its own worker. */
+  busyMs: SharedArrayBuffer
 }

@@ -8,12 +8,14 @@ const shared = workerData as SharedSlots
 const counters = new Int32Array(shared.counters)
 const since = new Float64Array(shared.since)
 const taskStarted = new Float64Array(shared.taskStarted)
+const busyMs = new Float64Array(shared.busyMs)
 const slot = Atomics.add(counters, 0, 1) % SLOT_COUNT
 const base = 1 + slot * SLOT_FIELDS
 Atomics.store(counters, base + F_THREAD, threadId)
 Atomics.store(counters, base + F_BUSY, 0)
 Atomics.store(counters, base + F_DONE, 0)
 Atomics.store(counters, base + F_FAILURES, 0)
+busyMs[slot] = 0
 since[slot] = Date.now()
 
 export default function runTask(message: TaskMessage): unknown {
@@ -31,6 +33,7 @@ export default function runTask(message: TaskMessage): unknown {
     Atomics.add(counters, base + F_FAILURES, 1)
     throw err
   } finally {
+    busyMs[slot] = busyMs[slot]! + (Date.now() - start)
     Atomics.store(counters, base + F_BUSY, 0)
     Atomics.store(counters, base + F_TASK, 0)
   }

@@ -17,6 +17,8 @@ export interface Store {
   pending(): string[]
   /** Runs fn inside one transaction (synchronous: never await inside). */
   transaction<T>(fn: () => T): T
+  /** One round trip through the database (`SELECT 1`, prepared once); throws when it cannot answer. */
+  ping(): void
   /** File and WAL sizes in bytes; null for an in-memory database. */
   fileSizes(): { file: number | null; wal: number | null }
   close(): void
@@ -41,9 +43,13 @@ export function openStore({ path, migrationsDir = MIGRATIONS_DIR }: OpenStoreOpt
   const appliedStmt = db.prepare<[], MigrationRecord>(
     'SELECT name, applied_at, checksum FROM schema_migrations ORDER BY name',
   )
+  const pingStmt = db.prepare<[], { one: number }>('SELECT 1 AS one')
   return {
     db,
     path,
+    ping: () => {
+      if (pingStmt.get()?.one !== 1) throw new Error('SELECT 1 gave an unexpected answer')
+    },
     applied: () => appliedStmt.all(),
     pending: () => {
       const done = new Set(appliedStmt.all().map((m) => m.name))

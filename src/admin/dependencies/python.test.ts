@@ -1,26 +1,13 @@
-import { execFileSync } from 'node:child_process'
-import { mkdtempSync, mkdirSync, rmSync, writeFileSync } from 'node:fs'
-import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { afterEach, describe, expect, it } from 'vitest'
+import { execFileSync } from 'node:child_process'
+import { describe, expect, it } from 'vitest'
+import { useTempTrees } from './test-tree.js'
 import { analysePython } from './python.js'
 import { probePython, type PythonProbe } from './python-env.js'
 import { distributionOf, normalizeDistribution } from './python-import-map.js'
 import { PYTHON_STDLIB } from './python-stdlib.js'
 
-const dirs: string[] = []
-function tree(files: Record<string, string>): string {
-  const root = mkdtempSync(join(tmpdir(), 'ncm-py-'))
-  dirs.push(root)
-  for (const [path, text] of Object.entries(files)) {
-    mkdirSync(join(root, path, '..'), { recursive: true })
-    writeFileSync(join(root, path), text)
-  }
-  return root
-}
-afterEach(() => {
-  for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true })
-})
+const tree = useTempTrees('ncm-py-')
 
 /** A stand-in interpreter that knows exactly these modules. */
 const fakePython = (installed: string[]) => async (modules: readonly string[]): Promise<PythonProbe> => ({

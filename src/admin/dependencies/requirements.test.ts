@@ -1,22 +1,9 @@
-import { mkdtempSync, mkdirSync, rmSync, writeFileSync } from 'node:fs'
-import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { afterEach, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
+import { useTempTrees } from './test-tree.js'
 import { logicalLines, parseRequirementLine, parseRequirementsFile } from './requirements.js'
 
-const dirs: string[] = []
-function tree(files: Record<string, string>): string {
-  const root = mkdtempSync(join(tmpdir(), 'ncm-req-'))
-  dirs.push(root)
-  for (const [path, text] of Object.entries(files)) {
-    mkdirSync(join(root, path, '..'), { recursive: true })
-    writeFileSync(join(root, path), text)
-  }
-  return root
-}
-afterEach(() => {
-  for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true })
-})
+const tree = useTempTrees('ncm-req-')
 
 describe('parseRequirementLine', () => {
   it('reads name, extras, specifiers and markers', () => {

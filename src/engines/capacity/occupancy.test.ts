@@ -4,41 +4,11 @@ import { describe, expect, it } from 'vitest'
 import { REPO_ROOT } from '../../version.js'
 import { CUDA_DEVICES } from './cuda-devices.js'
 import { factorsOf, maxActiveBlocksPerSm } from './occupancy.js'
-
-interface FixtureCase {
-  input: {
-    compute_capability: string
-    threads_per_block: number
-    registers_per_thread: number
-    shared_mem_static_bytes: number
-    shared_mem_dynamic_bytes: number
-    carveout_percent: number | null
-    max_dynamic_shared_bytes: number
-    block_barriers: number
-  }
-  expected: {
-    status: number
-    active_blocks: number
-    limiting_factors: number
-    block_limit_regs: number
-    block_limit_shared_mem: number
-    block_limit_warps: number
-    block_limit_blocks: number
-    block_limit_barriers: number
-    allocated_registers_per_block: number
-    allocated_shared_mem_per_block: number
-  }
-}
-
-interface Fixture {
-  header: { sha256: string; cuda_occ_version: string }
-  devices: Array<Record<string, number | string>>
-  cases: FixtureCase[]
-}
+import type { OccupancyFixture } from './occupancy-fixture.js'
 
 const fixture = JSON.parse(
   readFileSync(join(REPO_ROOT, 'test', 'fixtures', 'occupancy', 'cases.json'), 'utf8'),
-) as Fixture
+) as OccupancyFixture
 const INT_MAX = 2147483647
 const fromHeader = (n: number) => (n === INT_MAX ? Infinity : n)
 const STATUS = { ok: 0, invalid_input: 1, unknown_device: 2 } as const

@@ -49,24 +49,6 @@ const grantFields = {
   revoked_at: z.string().nullable(),
 }
 
-/** Only the admin credential may grant: a grant cannot mint other grants. */
-function requireAdmin(ctx: OperationContext): void {
-  if (ctx.config.adminToken === null) {
-    throw new Refusal(
-      'forbidden',
-      'grants are issued only with the admin credential, and this host has none: set ADMIN_TOKEN (at least 16 ' +
-        'characters, e.g. `ADMIN_TOKEN=$(openssl rand -base64 32)`) in the environment, restart, and send ' +
-        '"Authorization: Bearer <ADMIN_TOKEN>"',
-    )
-  }
-  if (!ctx.credential) {
-    throw new Refusal('unauthorized', 'grants are issued only with the admin credential: send "Authorization: Bearer <ADMIN_TOKEN>"')
-  }
-  if (ctx.credential.kind !== 'admin') {
-    throw new Refusal('forbidden', `the credential of ${ctx.credential.subject} is a grant; only the admin credential may issue or revoke grants`)
-  }
-}
-
 export const grant = defineOperation({
   name: 'grant',
   method: 'POST',
@@ -90,9 +72,9 @@ export const grant = defineOperation({
     z.object({ action: z.literal('revoked'), ...grantFields, already_revoked: z.boolean() }),
   ]),
   provenance: ['stored'],
-  // The admin check runs here, the gate's first step after the input schema, before limits and the handler.
-  checkLimits: (input, ctx) => {
-    requireAdmin(ctx)
+  // A grant cannot mint other grants: checked with the credential, before the input schema.
+  adminOnly: true,
+  checkLimits: (input) => {
     if (input.ttl_s !== undefined && input.ttl_s > GRANT_LIMITS.ttlS) {
       throw new Refusal('over_limit', `ttl_s ${input.ttl_s} is over the limit of ${GRANT_LIMITS.ttlS} s (365 days)`)
     }

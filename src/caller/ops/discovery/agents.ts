@@ -46,7 +46,7 @@ export const agents = defineOperation({
           since: startedAt,
           utilization: ctx.admission.eventLoopUtilization(),
         },
-        ...ctx.mill.agents().map((a) => ({ ...a, utilization: null })),
+        ...ctx.mill.agents(),
       ],
       mill: ctx.mill.stats(),
     }

@@ -39,7 +39,7 @@ export const health = defineOperation({
     let dbStatus: Status = 'pass'
     let dbOutput: string | undefined
     try {
-      ctx.store.db.prepare('SELECT 1').get()
+      ctx.store.ping()
     } catch (err) {
       dbStatus = 'fail'
       dbOutput = (err as Error).message

@@ -3,7 +3,7 @@ import { z } from 'zod'
 import { defineOperation } from '../../operation.js'
 import { clausesWork, type ClausesTaskPayload } from '../../../mill/tasks/logic.js'
 import { DEFAULT_SIMPLIFY_OPTIONS } from '../../../engines/sat/simplify.js'
-import { checkClauseArrays, checkDimacsHeader, cnfSource, dimacsText, exactlyOneOf, inlineOrMill, jsonClauses, SAT_LIMITS } from './common.js'
+import { checkCnfLimits, cnfSource, dimacsText, exactlyOneOf, inlineOrMill, jsonClauses, SAT_LIMITS } from './common.js'
 
 const input = z
   .object({
@@ -63,10 +63,7 @@ export const clauses = defineOperation({
   output,
   provenance: ['computed'],
   bodyLimit: 'large',
-  checkLimits: (i) => {
-    if (i.dimacs !== undefined) checkDimacsHeader(i.dimacs)
-    if (i.clauses !== undefined) checkClauseArrays(i.clauses)
-  },
+  checkLimits: checkCnfLimits,
   examples: [
     { clauses: [[1, 2], [-1, 2], [2, 3, -3], [1, 2], [3, 4], [3, 4, 5]] },
     { dimacs: 'p cnf 3 3\n1 0\n-1 2 0\n-2 3 0\n' },

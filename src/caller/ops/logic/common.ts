@@ -96,6 +96,12 @@ export function checkClauseArrays(clauses: number[][]): void {
   }
 }
 
+/** The declared limits of a CNF given either as DIMACS text or as clause arrays (/clauses, /quiz). */
+export function checkCnfLimits(input: { dimacs?: string | undefined; clauses?: number[][] | undefined }): void {
+  if (input.dimacs !== undefined) checkDimacsHeader(input.dimacs)
+  if (input.clauses !== undefined) checkClauseArrays(input.clauses)
+}
+
 /** Validates JSON clause arrays (non-zero literals, within `vars` when given) into a CNF. */
 export function cnfFromJson(clauses: number[][], vars: number | undefined, path = 'clauses'): Cnf {
   const issues: Array<{ path: string; message: string }> = []

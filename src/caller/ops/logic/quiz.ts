@@ -5,7 +5,7 @@ import { Refusal } from '../../../refusal.js'
 import { quizWork, type QuizTaskPayload } from '../../../mill/tasks/logic.js'
 import { formulaAssignment, quizFormula } from '../../../engines/sat/quiz.js'
 import {
-  checkClauseArrays, checkDimacsHeader, cnfSource, dimacsText, exactlyOneOf, flatFormula, formulaInput, inlineOrMill, jsonClauses,
+  checkCnfLimits, cnfSource, dimacsText, exactlyOneOf, flatFormula, formulaInput, inlineOrMill, jsonClauses,
 } from './common.js'
 
 const input = z
@@ -55,10 +55,7 @@ export const quiz = defineOperation({
   output,
   provenance: ['computed'],
   bodyLimit: 'large',
-  checkLimits: (i) => {
-    if (i.dimacs !== undefined) checkDimacsHeader(i.dimacs)
-    if (i.clauses !== undefined) checkClauseArrays(i.clauses)
-  },
+  checkLimits: checkCnfLimits,
   examples: [
     { clauses: [[1, 2], [-1, 3], [-2, -3]], assignment: [1, -2, 3] },
     { formula: { and: [{ var: 'x' }, { or: [{ var: 'y' }, { var: 'z' }] }] }, assignment: { x: true, y: false } },

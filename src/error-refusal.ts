@@ -1,0 +1,47 @@
+// The one mapping from anything thrown while answering a request onto a Refusal; each surface only renders it
+// (the caller as an envelope, the trading platform as RFC 9457 problem details).
+import type { FastifyError } from 'fastify'
+import { hasZodFastifySchemaValidationErrors, ResponseSerializationError } from 'fastify-type-provider-zod'
+import { Refusal, type RefusalIssue } from './refusal.js'
+
+export function toRefusal(err: unknown, requestId: string): Refusal {
+  if (err instanceof Refusal) return err
+  const e = err as FastifyError & { retryAfterS?: number; ttl?: number }
+  if (hasZodFastifySchemaValidationErrors(e)) {
+    const where = e.validationContext ?? 'input'
+    const issues: RefusalIssue[] = e.validation.map((v) => ({
+      path: v.instancePath && v.instancePath !== '/' ? v.instancePath.slice(1).replaceAll('/', '.') : '(root)',
+      message: v.message ?? 'invalid',
+    }))
+    const first = issues[0]
+    const summary = first ? `${first.path}: ${first.message}` : 'does not match the schema'
+    const more = issues.length > 1 ? ` (and ${issues.length - 1} more)` : ''
+    // An enum field that got an unknown value: name the valid choices as a hint of their own.
+    const choices = e.validation.map((v) => (v.params as { values?: unknown } | undefined)?.values).find(Array.isArray)
+    return new Refusal('invalid_input', `the ${where} is invalid: ${summary}${more}`, {
+      issues,
+      ...(choices ? { hints: { valid_choices: choices } } : {}),
+    })
+  }
+  // Our own response did not match its schema: a bug on our side, never the caller's.
+  if (err instanceof ResponseSerializationError) return new Refusal('internal', `internal error; request id ${requestId}`)
+  switch (e.code) {
+    case 'FST_ERR_CTP_BODY_TOO_LARGE':
+      return new Refusal('payload_too_large', 'the body is over the limit of this route')
+    case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
+      return new Refusal('invalid_input', 'unsupported content type; send application/json')
+    case 'FST_ERR_CTP_EMPTY_JSON_BODY':
+      return new Refusal('invalid_input', 'the body is empty but the content type says JSON')
+    case 'FST_ERR_CTP_INVALID_JSON_BODY':
+      return new Refusal('invalid_input', 'the body is not valid JSON')
+  }
+  if (e.statusCode === 429) {
+    const retryAfterS = e.retryAfterS ?? (e.ttl ? Math.ceil(e.ttl / 1000) : 60)
+    return new Refusal('rate_limited', e.message, { retryAfterS })
+  }
+  if (e.statusCode === 413) return new Refusal('payload_too_large', 'the body is over the limit of this route')
+  if (err instanceof SyntaxError || (e.statusCode !== undefined && e.statusCode >= 400 && e.statusCode < 500)) {
+    return new Refusal('invalid_input', e.message)
+  }
+  return new Refusal('internal', `internal error; request id ${requestId}`)
+}
