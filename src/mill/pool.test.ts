@@ -1,3 +1,4 @@
+import { readdirSync, readFileSync } from 'node:fs'
 import { afterEach, describe, expect, it } from 'vitest'
 import { createMill, type Mill } from './pool.js'
 import { Refusal } from '../refusal.js'
@@ -17,6 +18,28 @@ describe('the mill', () => {
     expect(agents).toHaveLength(1)
     expect(agents[0]!.tasks_done).toBe(1)
     expect(agents[0]!.state).toBe('idle')
+  })
+
+  it('counts busy time into utilisation, per worker and for the pool', async () => {
+    mill = createMill({ threads: 1, maxQueue: 4 })
+    await mill.run('mill.spin', { ms: 200 }, { timeoutMs: 5000 })
+    const [agent] = mill.agents()
+    expect(agent!.utilization).toBeGreaterThan(0)
+    expect(agent!.utilization).toBeLessThanOrEqual(1)
+    expect(mill.stats().utilization).toBeGreaterThan(0)
+    expect(mill.stats().utilization).toBeLessThanOrEqual(agent!.utilization + 1e-9)
+  })
+
+  // /proc/<pid>/task/<tid>/stat field 19 is the thread's nice value (proc(5)).
+  it.skipIf(process.platform !== 'linux')('lowers the priority of its worker threads only, never the event loop', async () => {
+    const niceOf = (tid: string) => Number(readFileSync(`/proc/self/task/${tid}/stat`, 'utf8').split(') ')[1]!.split(' ')[16])
+    const before = new Set(readdirSync('/proc/self/task'))
+    const own = niceOf(String(process.pid))
+    mill = createMill({ threads: 1, maxQueue: 4, nice: own + 7 })
+    await mill.run('mill.spin', { ms: 1 }, { timeoutMs: 5000 })
+    const added = readdirSync('/proc/self/task').filter((tid) => !before.has(tid)).map(niceOf)
+    expect(added).toContain(Math.min(19, own + 7))
+    expect(niceOf(String(process.pid))).toBe(own)
   })
 
   it('gives the task its soft deadline', async () => {

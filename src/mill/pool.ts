@@ -16,6 +16,8 @@ export const MAX_TIMEOUT_MS = 60_000
 export interface MillOptions {
   threads: number
   maxQueue: number
+  /** Niceness of the worker threads (0 = as the event loop); default 10. */
+  nice?: number
 }
 
 export interface RunOptions {
@@ -58,12 +60,13 @@ export interface Mill {
   close(): Promise<void>
 }
 
-export function createMill({ threads, maxQueue }: MillOptions): Mill {
+export function createMill({ threads, maxQueue, nice = 10 }: MillOptions): Mill {
   const slots: SharedSlots = {
     counters: new SharedArrayBuffer(4 * (1 + SLOT_COUNT * SLOT_FIELDS)),
     since: new SharedArrayBuffer(8 * SLOT_COUNT),
     taskStarted: new SharedArrayBuffer(8 * SLOT_COUNT),
     busyMs: new SharedArrayBuffer(8 * SLOT_COUNT),
+    nice,
   }
   const counters = new Int32Array(slots.counters)
   const since = new Float64Array(slots.since)

@@ -1,4 +1,5 @@
 // A mill worker: claims a counter slot in shared memory, then runs named tasks from the task table.
+import { getPriority, setPriority } from 'node:os'
 import { threadId } from 'node:worker_threads'
 import { workerData } from 'piscina'
 import { TASKS } from './tasks/index.js'
@@ -16,6 +17,16 @@ Atomics.store(counters, base + F_BUSY, 0)
 Atomics.store(counters, base + F_DONE, 0)
 Atomics.store(counters, base + F_FAILURES, 0)
 busyMs[slot] = 0
+// setpriority(PRIO_PROCESS, 0) names the calling thread on Linux: only this worker is lowered, never the event loop.
+// Elsewhere it would lower the whole process, so it is only done on Linux; failure (e.g. a sandbox) is harmless.
+if (process.platform === 'linux' && shared.nice > 0) {
+  try {
+    // Never ask for more priority than the thread has (that needs privileges): only ever lower it.
+    setPriority(Math.max(getPriority(), shared.nice))
+  } catch {
+    // keep the default priority
+  }
+}
 since[slot] = Date.now()
 
 export default function runTask(message: TaskMessage): unknown {
