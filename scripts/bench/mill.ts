@@ -1,20 +1,10 @@
 // bench:mill — GET /api/v1/health latency while the mill is saturated with long SAT jobs (target p99 < 50 ms).
 import { request } from 'undici'
 import { spawnServer, stop } from './lib.js'
+import { pigeonhole } from './pigeonhole.js'
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 15)
 const THREADS = 1
-
-/** A pigeonhole instance (n+1 pigeons, n holes): UNSAT and exponentially hard for resolution, so it keeps a worker busy. */
-function pigeonhole(holes: number): string {
-  const pigeons = holes + 1
-  const v = (p: number, h: number) => p * holes + h + 1
-  const clauses: string[] = []
-  for (let p = 0; p < pigeons; p++) clauses.push(Array.from({ length: holes }, (_, h) => v(p, h)).join(' ') + ' 0')
-  for (let h = 0; h < holes; h++)
-    for (let a = 0; a < pigeons; a++) for (let b = a + 1; b < pigeons; b++) clauses.push(`-${v(a, h)} -${v(b, h)} 0`)
-  return `p cnf ${pigeons * holes} ${clauses.length}\n${clauses.join('\n')}\n`
-}
 
 async function main() {
   const { child, info } = await spawnServer<{ port: number }>('scripts/bench/serve-app.ts', {

@@ -69,32 +69,44 @@ export function createReadinessCollector(app: FastifyInstance, options: Collecto
     return pending
   }
 
+  // Requests that arrive while a report is being built share that build (single flight): the answer is never older
+  // than the build in progress, and a burst of dashboards and probes costs one build, not one each.
+  const inflight: Record<'smoke' | 'full', Promise<ReadinessReport> | null> = { smoke: null, full: null }
+
   return {
-    async report({ smoke }) {
-      // A smoke request gets the report without running the smoke checks: that is what stops the recursion.
-      const smokeChecks = smoke ? null : await runSmokeChecks(app)
-      let truth = null
-      let truthError: string | null = null
-      try {
-        truth = await options.truth.latest()
-      } catch (err) {
-        truthError = (err as Error).message
-      }
-      const { python, node } = await dependencies()
-      return buildReadinessReport({
-        generatedAt: new Date(options.now()).toISOString(),
-        versions: { hub: HUB_VERSION, ncm: NCM_VERSION },
-        smoke: smokeChecks,
-        truth,
-        truthError,
-        python,
-        node,
-        migrations: migrationSummary(app, options.config, rootDir),
-        startup: startupSummary(rootDir),
-        environment: environmentSummary(options.config, rootDir),
-        algorithms: [SMOKE_ALGORITHM, TRUTH_ALGORITHM, python.algorithm, node.algorithm, MIGRATION_ALGORITHM, 'pep503-normalise/1'],
+    report({ smoke }) {
+      const key = smoke ? 'smoke' : 'full'
+      inflight[key] ??= build(smoke).finally(() => {
+        inflight[key] = null
       })
+      return inflight[key]
     },
+  }
+
+  async function build(smoke: boolean): Promise<ReadinessReport> {
+    // A smoke request gets the report without running the smoke checks: that is what stops the recursion.
+    const smokeChecks = smoke ? null : await runSmokeChecks(app)
+    let truth = null
+    let truthError: string | null = null
+    try {
+      truth = await options.truth.latest()
+    } catch (err) {
+      truthError = (err as Error).message
+    }
+    const { python, node } = await dependencies()
+    return buildReadinessReport({
+      generatedAt: new Date(options.now()).toISOString(),
+      versions: { hub: HUB_VERSION, ncm: NCM_VERSION },
+      smoke: smokeChecks,
+      truth,
+      truthError,
+      python,
+      node,
+      migrations: migrationSummary(app, options.config, rootDir),
+      startup: startupSummary(rootDir),
+      environment: environmentSummary(options.config, rootDir),
+      algorithms: [SMOKE_ALGORITHM, TRUTH_ALGORITHM, python.algorithm, node.algorithm, MIGRATION_ALGORITHM, 'pep503-normalise/1'],
+    })
   }
 }
 

@@ -3,18 +3,36 @@ import { z } from 'zod'
 import { CALLER_PREFIX } from './index.js'
 import { LOBES, type AnyOperation, type Lobe } from './operation.js'
 
-/** JSON Schema (draft 2020-12) of an operation's input, as agents and MCP clients read it. */
-export function inputJsonSchema(op: AnyOperation): Record<string, unknown> {
-  const schema = z.toJSONSchema(op.input, { io: 'input', unrepresentable: 'any' }) as Record<string, unknown>
-  delete schema.$schema
+type JsonSchema = Readonly<Record<string, unknown>>
+
+// Operations are frozen, so their schemas are converted once: /ops converting all of them per request cost ~15 ms.
+const inputSchemas = new WeakMap<AnyOperation, JsonSchema>()
+const outputSchemas = new WeakMap<AnyOperation, JsonSchema>()
+
+function converted(cache: WeakMap<AnyOperation, JsonSchema>, op: AnyOperation, io: 'input' | 'output'): JsonSchema {
+  let schema = cache.get(op)
+  if (!schema) {
+    const fresh = z.toJSONSchema(io === 'input' ? op.input : op.output, { io, unrepresentable: 'any' }) as Record<string, unknown>
+    delete fresh.$schema
+    schema = deepFreeze(fresh)
+    cache.set(op, schema)
+  }
   return schema
 }
 
-export function outputJsonSchema(op: AnyOperation): Record<string, unknown> {
-  const schema = z.toJSONSchema(op.output, { io: 'output', unrepresentable: 'any' }) as Record<string, unknown>
-  delete schema.$schema
-  return schema
+function deepFreeze<T>(value: T): T {
+  if (value && typeof value === 'object' && !Object.isFrozen(value)) {
+    Object.freeze(value)
+    for (const child of Object.values(value)) deepFreeze(child)
+  }
+  return value
 }
+
+/** JSON Schema (draft 2020-12) of an operation's input, as agents and MCP clients read it. Shared and frozen. */
+export const inputJsonSchema = (op: AnyOperation): JsonSchema => converted(inputSchemas, op, 'input')
+
+/** JSON Schema of an operation's `data`. Shared and frozen. */
+export const outputJsonSchema = (op: AnyOperation): JsonSchema => converted(outputSchemas, op, 'output')
 
 export const fullPath = (op: AnyOperation): string => CALLER_PREFIX + (op.path === '/' ? '/' : op.path)
 
