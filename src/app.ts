@@ -4,7 +4,7 @@ import Fastify, { type FastifyInstance } from 'fastify'
 import { validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod'
 import { zodSerializerCompiler } from './plugins/serializer.js'
 import type { Config } from './config.js'
-import { loggerOptions } from './logger.js'
+import { loggerOptions, type LogDestination } from './logger.js'
 import { openStore, type Store } from './store/index.js'
 import { createMill, type Mill } from './mill/pool.js'
 import routeTablePlugin from './plugins/route-table.js'
@@ -12,6 +12,7 @@ import storePlugin from './plugins/store.js'
 import millPlugin from './plugins/mill.js'
 import admissionPlugin from './plugins/admission.js'
 import limitsPlugin from './plugins/limits.js'
+import corsPlugin from './plugins/cors.js'
 import docsPlugin from './plugins/docs.js'
 import callerPlugin, { CALLER_PREFIX } from './caller/index.js'
 import { createAuthenticator } from './caller/auth.js'
@@ -43,6 +44,8 @@ export interface BuildOptions {
   clock?: Clock
   /** Overrides the logger derived from config (tests pass false). */
   logger?: boolean
+  /** Logs at config.logLevel to this destination instead of stdout (tests capture the lines); wins over `logger`. */
+  logStream?: LogDestination
   registry?: Registry
   /** How much synthetic market data a first start seeds (tests use 'small'). */
   tradingSeed?: SeedLevel
@@ -50,15 +53,24 @@ export interface BuildOptions {
 
 export const systemClock: Clock = { now: () => Date.now() }
 
+/** What a client may send as its x-request-id: a short plain token, since ids end up in logs, headers and bodies. */
+const CLIENT_REQUEST_ID = /^[\w.:@+=\/~-]{1,128}$/
+
+/** The client's x-request-id when it is a plain token, else a fresh UUID. */
+export function requestIdOf(header: string | string[] | undefined): string {
+  return typeof header === 'string' && CLIENT_REQUEST_ID.test(header) ? header : randomUUID()
+}
+
 export async function buildApp(opts: BuildOptions): Promise<FastifyInstance> {
   const { config } = opts
   const clock = opts.clock ?? systemClock
   const registry = opts.registry ?? defaultRegistry
   const app = Fastify({
-    logger: opts.logger ?? loggerOptions(config),
+    logger: opts.logStream ? loggerOptions(config, opts.logStream) : (opts.logger ?? loggerOptions(config)),
     bodyLimit: config.bodyLimitBytes,
-    requestIdHeader: 'x-request-id',
-    genReqId: () => randomUUID(),
+    // Read here rather than through requestIdHeader, which would take any value verbatim.
+    requestIdHeader: false,
+    genReqId: (req) => requestIdOf(req.headers['x-request-id']),
     // In-flight keep-alive requests still get enveloped answers while draining; new connections are closed.
     return503OnClosing: false,
     forceCloseConnections: 'idle',
@@ -68,14 +80,11 @@ export async function buildApp(opts: BuildOptions): Promise<FastifyInstance> {
   app.setSerializerCompiler(zodSerializerCompiler)
 
   const store = opts.store ?? openStore({ path: config.databasePath })
-  const mill = opts.mill ?? createMill({ threads: config.millThreads, maxQueue: config.millQueue })
+  const mill = opts.mill ?? createMill({ threads: config.millThreads, maxQueue: config.millQueue, nice: config.millNice })
   const counters = createCallerCounters()
   app.decorate('config', config)
   app.decorate('clock', clock)
   app.decorate('callerCounters', counters)
-  app.addHook('onSend', async (req, reply) => {
-    reply.header('x-request-id', req.id)
-  })
   // Outside /api/v1 (which envelopes its errors) the host answers errors as RFC 9457 problems, e.g. a wrong method on /health.
   app.setErrorHandler(problemErrorHandler)
   app.setNotFoundHandler(problemNotFoundHandler)
@@ -85,6 +94,7 @@ export async function buildApp(opts: BuildOptions): Promise<FastifyInstance> {
   await app.register(millPlugin, { mill })
   await app.register(admissionPlugin, { maxEventLoopDelayMs: config.maxEventLoopDelayMs })
   await app.register(limitsPlugin, { rateLimitPerMin: config.rateLimitPerMin })
+  await app.register(corsPlugin, { origins: config.corsOrigins })
   await app.register(metricsPlugin)
   await app.register(docsPlugin)
 

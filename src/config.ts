@@ -31,10 +31,12 @@ const envSchema = z.object({
   RPC_PROBE_INTERVAL_MS: intFrom(100, 3_600_000).default(5000),
   MILL_THREADS: intFrom(1, 64).default(defaultMillThreads),
   MILL_QUEUE: intFrom(0, 10_000).default(32),
+  MILL_NICE: intFrom(0, 19).default(10),
   MAX_EVENT_LOOP_DELAY_MS: intFrom(10, 60_000).default(200),
   SHUTDOWN_GRACE_MS: intFrom(100, 120_000).default(10_000),
   NODE_ENV: z.string().default('development'),
   TRUST_PROXY: z.enum(['true', 'false', '1', '0']).default('false'),
+  CORS_ORIGINS: z.string().default(''),
 })
 
 export interface Config {
@@ -54,11 +56,15 @@ export interface Config {
   readonly rpcProbeIntervalMs: number
   readonly millThreads: number
   readonly millQueue: number
+  /** Scheduling niceness of mill workers: heavy work yields the CPU to the event loop serving light requests. */
+  readonly millNice: number
   readonly maxEventLoopDelayMs: number
   readonly shutdownGraceMs: number
   readonly nodeEnv: string
   /** Trust X-Forwarded-* from a reverse proxy (nginx in front): client IPs for the rate limit come from it. */
   readonly trustProxy: boolean
+  /** Exact origins (scheme://host[:port]) granted cross-origin access; empty = none. */
+  readonly corsOrigins: readonly string[]
   /** Aliases that were used to set a variable in this environment. */
   readonly aliasesUsed: ReadonlyArray<{ alias: string; canonical: string }>
 }
@@ -104,6 +110,13 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
       throw new ConfigError(`invalid configuration:\n  RPC_ENDPOINTS: ${JSON.stringify(url)} is not an http(s) URL`)
     }
   }
+  const corsOrigins = e.CORS_ORIGINS.split(',').map((s) => s.trim()).filter(Boolean)
+  for (const origin of corsOrigins) {
+    // Exact origins only: no wildcard, no path, no trailing slash (browsers send the origin in this serialised form).
+    if (!URL.canParse(origin) || new URL(origin).origin !== origin) {
+      throw new ConfigError(`invalid configuration:\n  CORS_ORIGINS: ${JSON.stringify(origin)} is not an origin as a browser sends it (scheme://host[:port] in lower case, no default port, no path)`)
+    }
+  }
   return Object.freeze({
     host: e.HOST,
     port: e.PORT,
@@ -118,10 +131,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
     rpcProbeIntervalMs: e.RPC_PROBE_INTERVAL_MS,
     millThreads: e.MILL_THREADS,
     millQueue: e.MILL_QUEUE,
+    millNice: e.MILL_NICE,
     maxEventLoopDelayMs: e.MAX_EVENT_LOOP_DELAY_MS,
     shutdownGraceMs: e.SHUTDOWN_GRACE_MS,
     nodeEnv: e.NODE_ENV,
     trustProxy: e.TRUST_PROXY === 'true' || e.TRUST_PROXY === '1',
+    corsOrigins: Object.freeze(corsOrigins),
     aliasesUsed: Object.freeze(aliasesUsed),
   })
 }
@@ -142,10 +157,12 @@ export function redactedConfig(config: Config): Record<string, unknown> {
     RPC_PROBE_INTERVAL_MS: config.rpcProbeIntervalMs,
     MILL_THREADS: config.millThreads,
     MILL_QUEUE: config.millQueue,
+    MILL_NICE: config.millNice,
     MAX_EVENT_LOOP_DELAY_MS: config.maxEventLoopDelayMs,
     SHUTDOWN_GRACE_MS: config.shutdownGraceMs,
     NODE_ENV: config.nodeEnv,
     TRUST_PROXY: config.trustProxy,
+    CORS_ORIGINS: config.corsOrigins,
   }
 }
 

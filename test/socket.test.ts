@@ -21,7 +21,8 @@ describe('over a real socket', () => {
     expect(body.surface).toBe('marketing-caller')
     expect(res.headers['x-request-id']).toBe('sock-1')
     expect(res.headers['x-content-type-options']).toBe('nosniff')
-    expect(res.headers['content-security-policy']).toMatch(/default-src 'self'/)
+    expect(res.headers['content-security-policy']).toBe("default-src 'none'; frame-ancestors 'none'")
+    expect(res.headers['cache-control']).toBe('no-store')
     expect(res.headers['strict-transport-security']).toBeDefined()
   })
 

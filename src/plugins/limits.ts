@@ -34,11 +34,33 @@ const helmetMiddleware = helmet({
   crossOriginEmbedderPolicy: false,
 })
 
+type HeaderSet = ReadonlyArray<readonly [string, string]>
+
 /**
- * The headers helmet sets, captured once: none of our directives depends on the request, so every response gets the
- * same set. Running helmet's middleware per request rebuilt the CSP string each time (about 4 % of a small request).
+ * The headers helmet sets for documents (pages, the explorer, anything outside /api/), captured once: none of our
+ * directives depends on the request. Running helmet's middleware per request rebuilt the CSP string each time.
  */
-export const SECURITY_HEADERS: ReadonlyArray<readonly [string, string]> = captureHeaders(helmetMiddleware)
+export const PAGE_SECURITY_HEADERS: HeaderSet = captureHeaders(helmetMiddleware)
+
+/**
+ * JSON API responses (/api/…) get the OWASP REST Security Cheat Sheet's set instead: no framing, no sniffing, HSTS,
+ * no referrer, no caching of live answers. Document-only policies (COOP, CORP, Origin-Agent-Cluster, DNS prefetch…)
+ * mean nothing to a JSON body, and half as many headers is a measurable share of a small API answer.
+ */
+export const API_SECURITY_HEADERS: HeaderSet = [
+  ['content-security-policy', "default-src 'none'; frame-ancestors 'none'"],
+  ['x-content-type-options', 'nosniff'],
+  ['x-frame-options', 'DENY'],
+  ['referrer-policy', 'no-referrer'],
+  ['strict-transport-security', headerOf(PAGE_SECURITY_HEADERS, 'strict-transport-security')],
+  ['cache-control', 'no-store'],
+]
+
+function headerOf(set: HeaderSet, name: string): string {
+  const found = set.find(([n]) => n === name)
+  if (!found) throw new Error(`helmet no longer sets ${name}`)
+  return found[1]
+}
 
 function captureHeaders(middleware: typeof helmetMiddleware): Array<[string, string]> {
   const headers = new Map<string, string>()
@@ -58,7 +80,8 @@ export default fp(
     // One synchronous hook for every response's fixed headers and the request id echo.
     app.addHook('onRequest', (req, reply, done) => {
       const raw = reply.raw
-      for (const [name, value] of SECURITY_HEADERS) raw.setHeader(name, value)
+      const headers = req.url.startsWith('/api/') ? API_SECURITY_HEADERS : PAGE_SECURITY_HEADERS
+      for (const [name, value] of headers) raw.setHeader(name, value)
       raw.setHeader('x-request-id', req.id)
       done()
     })

@@ -60,6 +60,10 @@ export default async function v11Routes(parent: FastifyInstance, ctx: TradingCon
 
   app.post('/datasets', {
     bodyLimit: config.largeBodyLimitBytes,
+    // Refuse first: the credential is checked before a body of up to LARGE_BODY_LIMIT_BYTES is read.
+    onRequest: async (req) => {
+      auth.require(auth.identify(req.headers.authorization, clock.now()), 'trading:write', 'trading.datasets.import')
+    },
     schema: {
       tags,
       summary: 'Import OHLCV bars from CSV (all or nothing); needs scope trading:write',
@@ -72,7 +76,6 @@ export default async function v11Routes(parent: FastifyInstance, ctx: TradingCon
       response: { 200: importAnswer, 201: importAnswer, ...problemResponses },
     },
   }, async (req, reply) => {
-    auth.require(auth.identify(req.headers.authorization, clock.now()), 'trading:write', 'trading.datasets.import')
     const body = req.body
     const fromJson = typeof body === 'object'
     const symbol = fromJson ? body.symbol : req.query.symbol
