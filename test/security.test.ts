@@ -365,7 +365,8 @@ describe('5. security headers on all three surfaces', () => {
       expect(h['x-content-type-options']).toBe('nosniff')
       expect(h['x-frame-options']).toMatch(/^(SAMEORIGIN|DENY)$/)
       expect(h['referrer-policy']).toBe('no-referrer')
-      expect(h['strict-transport-security']).toMatch(/max-age=\d{7,}/)
+      // Plain HTTP: RFC 6797 §7.2 forbids Strict-Transport-Security here (see the TLS case below).
+      expect(h['strict-transport-security']).toBeUndefined()
       expect(h['x-powered-by']).toBeUndefined()
       const csp = String(h['content-security-policy'] ?? '')
       expect(csp).toMatch(/frame-ancestors '(self|none)'/)
@@ -381,6 +382,27 @@ describe('5. security headers on all three surfaces', () => {
       }
     })
   }
+})
+
+describe('5b. Strict-Transport-Security only over TLS', () => {
+  it('is sent when a trusted proxy says the client used https, on pages and API answers alike', async () => {
+    const proxied = await buildTestApp({ env: { TRUST_PROXY: 'true' } })
+    try {
+      for (const url of ['/api/v1/health', '/admin', '/api/v11/system/health']) {
+        const tls = await proxied.inject({ url, headers: { 'x-forwarded-proto': 'https' } })
+        expect(tls.headers['strict-transport-security'], url).toMatch(/max-age=\d{7,}/)
+        const plain = await proxied.inject({ url, headers: { 'x-forwarded-proto': 'http' } })
+        expect(plain.headers['strict-transport-security'], url).toBeUndefined()
+      }
+    } finally {
+      await proxied.close()
+    }
+  })
+
+  it('ignores a forwarded protocol from a proxy that is not trusted', async () => {
+    const res = await secured.inject({ url: '/api/v1/health', headers: { 'x-forwarded-proto': 'https' } })
+    expect(res.headers['strict-transport-security']).toBeUndefined()
+  })
 })
 
 describe('6. CORS is explicit', () => {

@@ -23,7 +23,7 @@ describe('over a real socket', () => {
     expect(res.headers['x-content-type-options']).toBe('nosniff')
     expect(res.headers['content-security-policy']).toBe("default-src 'none'; frame-ancestors 'none'")
     expect(res.headers['cache-control']).toBe('no-store')
-    expect(res.headers['strict-transport-security']).toBeDefined()
+    expect(res.headers['strict-transport-security']).toBeUndefined() // plain HTTP (RFC 6797 §7.2)
   })
 
   it('refuses an oversized body with 413 in the envelope', async () => {

@@ -40,19 +40,27 @@ type HeaderSet = ReadonlyArray<readonly [string, string]>
  * The headers helmet sets for documents (pages, the explorer, anything outside /api/), captured once: none of our
  * directives depends on the request. Running helmet's middleware per request rebuilt the CSP string each time.
  */
-export const PAGE_SECURITY_HEADERS: HeaderSet = captureHeaders(helmetMiddleware)
+const HELMET_HEADERS: HeaderSet = captureHeaders(helmetMiddleware)
 
 /**
- * JSON API responses (/api/…) get the OWASP REST Security Cheat Sheet's set instead: no framing, no sniffing, HSTS,
- * no referrer, no caching of live answers. Document-only policies (COOP, CORP, Origin-Agent-Cluster, DNS prefetch…)
- * mean nothing to a JSON body, and half as many headers is a measurable share of a small API answer.
+ * Strict-Transport-Security only on answers that travelled over TLS (directly, or via a trusted proxy's
+ * X-Forwarded-Proto): RFC 6797 §7.2 says a host MUST NOT send it over plain HTTP, where browsers ignore it anyway.
+ */
+export const HSTS: readonly [string, string] = ['strict-transport-security', headerOf(HELMET_HEADERS, 'strict-transport-security')]
+
+export const PAGE_SECURITY_HEADERS: HeaderSet = HELMET_HEADERS.filter(([name]) => name !== HSTS[0])
+
+/**
+ * JSON API responses (/api/…) get the OWASP REST Security Cheat Sheet's set instead: no framing, no sniffing, no
+ * referrer, no caching of live answers (and HSTS over TLS, as everywhere). Document-only policies (COOP, CORP,
+ * Origin-Agent-Cluster, DNS prefetch…) mean nothing to a JSON body, and half as many headers is a measurable share
+ * of a small API answer.
  */
 export const API_SECURITY_HEADERS: HeaderSet = [
   ['content-security-policy', "default-src 'none'; frame-ancestors 'none'"],
   ['x-content-type-options', 'nosniff'],
   ['x-frame-options', 'DENY'],
   ['referrer-policy', 'no-referrer'],
-  ['strict-transport-security', headerOf(PAGE_SECURITY_HEADERS, 'strict-transport-security')],
   ['cache-control', 'no-store'],
 ]
 
@@ -82,6 +90,7 @@ export default fp(
       const raw = reply.raw
       const headers = req.url.startsWith('/api/') ? API_SECURITY_HEADERS : PAGE_SECURITY_HEADERS
       for (const [name, value] of headers) raw.setHeader(name, value)
+      if (req.protocol === 'https') raw.setHeader(HSTS[0], HSTS[1])
       raw.setHeader('x-request-id', req.id)
       done()
     })

@@ -111,7 +111,6 @@ export interface MetricsOptions {
 async function metricsPlugin(app: FastifyInstance, opts: MetricsOptions) {
   const now = opts.now ?? Date.now
   const startedAt = now()
-  const overall = newTally()
   const bySurface = new Map<SurfaceName, Tally>(SURFACES.map((s) => [s, newTally()]))
   const routes = new Map<string, RouteCell>()
   const byStatus = new Map<number, number>()
@@ -124,7 +123,6 @@ async function metricsPlugin(app: FastifyInstance, opts: MetricsOptions) {
     const surface = surfaceOf(route === UNMATCHED_ROUTE ? req.url.split('?')[0]! : route)
     const status = reply.statusCode
     const micros = Math.max(1, Math.min(MAX_TRACKED_MICROS, Math.round(ms * 1000)))
-    count(overall, micros, status)
     count(bySurface.get(surface)!, micros, status)
     byStatus.set(status, (byStatus.get(status) ?? 0) + 1)
     const key = `${req.method} ${route} ${status}`
@@ -141,6 +139,15 @@ async function metricsPlugin(app: FastifyInstance, opts: MetricsOptions) {
     const sizes = app.store.fileSizes()
     const inMemory = app.store.path === ':memory:'
     const notes: string[] = []
+    // The whole host is the sum of its surfaces: one histogram record per request, the sum only when asked.
+    const overall = newTally()
+    for (const s of bySurface.values()) {
+      overall.histogram.add(s.histogram)
+      overall.count += s.count
+      overall.sumMicros += s.sumMicros
+      overall.serverErrors += s.serverErrors
+      overall.refusals += s.refusals
+    }
     const total = overall.count
     if (total === 0) notes.push('no request answered yet: latency percentiles and rates are null')
     return {
