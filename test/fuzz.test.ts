@@ -24,8 +24,7 @@ beforeAll(async () => {
   dataDir = mkdtempSync(join(tmpdir(), 'ncm-fuzz-'))
   app = await buildTestApp({ env: { DATABASE_PATH: join(dataDir, 'fuzz.db') } })
   // Over a real socket: light-my-request keeps memory per GET, which would hide the server's own RSS behaviour.
-  await app.listen({ host: '127.0.0.1', port: 0 })
-  client = new Client(`http://127.0.0.1:${(app.server.address() as { port: number }).port}`, {
+  client = new Client(await app.listen({ host: '127.0.0.1', port: 0 }), {
     headersTimeout: 60_000, bodyTimeout: 60_000,
   })
   const seen = new Set<string>()

@@ -8,8 +8,7 @@ let app: FastifyInstance
 let base: string
 beforeAll(async () => {
   app = await buildTestApp({ env: { BODY_LIMIT_BYTES: '4096' } })
-  await app.listen({ host: '127.0.0.1', port: 0 })
-  base = `http://127.0.0.1:${(app.server.address() as { port: number }).port}`
+  base = await app.listen({ host: '127.0.0.1', port: 0 })
 })
 afterAll(async () => app.close())
 

@@ -4,9 +4,8 @@
 // In phase 1 the event loop itself is saturated by 100 connections, so a health request waits its turn behind them
 // (≈ connections ÷ throughput); its latency there is printed for the record, not held to the 50 ms target.
 import autocannon from 'autocannon'
-import { request } from 'undici'
 import { rssMiB, spawnServer, stop } from './lib.js'
-import { pigeonhole } from './pigeonhole.js'
+import { probeHealth, report, saturateMill } from './saturate.js'
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 60)
 const PROBE_SECONDS = Number(process.env.BENCH_PROBE_SECONDS ?? 15)
@@ -30,67 +29,6 @@ const MIX: autocannon.Request[] = [
   { method: 'GET', path: '/api/v1/admin/go-live/overview' },
 ]
 
-interface Outcomes {
-  [key: string]: number
-}
-
-/** Keeps more long SAT jobs in flight than the mill has threads and queue, so it stays saturated throughout. */
-function saturateMill(base: string, signal: { stopping: boolean }) {
-  const dimacs = pigeonhole(11)
-  const outcomes: Outcomes = {}
-  let hung = 0
-  const flooders = Array.from({ length: THREADS + QUEUE + 3 }, async () => {
-    while (!signal.stopping) {
-      try {
-        const res = await request(`${base}/api/v1/sat`, {
-          method: 'POST', headers: json, body: JSON.stringify({ dimacs, timeout_ms: 2000 }),
-          headersTimeout: 30_000, bodyTimeout: 30_000,
-        })
-        const body = (await res.body.json()) as { ok: boolean; data?: { status: string }; refuse?: { code: string } }
-        const key = body.ok ? `${res.statusCode} ${body.data!.status}` : `${res.statusCode} ${body.refuse!.code}`
-        outcomes[key] = (outcomes[key] ?? 0) + 1
-        if (!body.ok) await new Promise((r) => setTimeout(r, 20))
-      } catch {
-        hung++
-      }
-    }
-  })
-  return { done: Promise.all(flooders), outcomes, hung: () => hung }
-}
-
-/** One request at a time to GET /api/v1/health, as a monitoring system would. */
-function probeHealth(base: string, signal: { stopping: boolean }) {
-  const latencies: number[] = []
-  let failures = 0
-  const done = (async () => {
-    while (!signal.stopping) {
-      const t = performance.now()
-      try {
-        const res = await request(`${base}/api/v1/health`, { headersTimeout: 10_000 })
-        await res.body.dump()
-        if (res.statusCode !== 200) failures++
-        latencies.push(performance.now() - t)
-      } catch {
-        failures++
-      }
-      await new Promise((r) => setTimeout(r, PROBE_INTERVAL_MS))
-    }
-  })()
-  return { done, latencies, failures: () => failures }
-}
-
-const quantile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))] ?? NaN
-
-/** Prints a probe's latency quantiles (and the verdict against a target, when given); returns its p99. */
-function report(label: string, probe: ReturnType<typeof probeHealth>, targetMs: number | null): number {
-  const sorted = [...probe.latencies].sort((a, b) => a - b)
-  const p99 = quantile(sorted, 0.99)
-  console.log(`${label}: GET /api/v1/health one at a time every ${PROBE_INTERVAL_MS} ms, ${sorted.length} answers, ${probe.failures()} failures`)
-  console.log(`    p50 ${quantile(sorted, 0.5).toFixed(2)} ms  p95 ${quantile(sorted, 0.95).toFixed(2)} ms  p99 ${p99.toFixed(2)} ms  max ${sorted.at(-1)?.toFixed(2)} ms`)
-  if (targetMs !== null) console.log(`    p99 target < ${targetMs} ms: ${p99 < targetMs ? 'MET' : 'NOT MET'}`)
-  return p99
-}
-
 async function main() {
   const { child, info } = await spawnServer<{ port: number; pid: number }>('scripts/bench/serve-app.ts', {
     MILL_THREADS: String(THREADS), MILL_QUEUE: String(QUEUE), RATE_LIMIT_PER_MIN: '0',
@@ -101,12 +39,12 @@ async function main() {
     await autocannon({ url: base, connections: 10, amount: MIX.length * 20, requests: MIX })
     const rssBefore = rssMiB(info.pid)
     const signal = { stopping: false }
-    const mill = saturateMill(base, signal)
+    const mill = saturateMill(base, signal, { flooders: THREADS + QUEUE + 3, timeoutMs: 2000, pauseAfterRefusalMs: 20 })
     await new Promise((r) => setTimeout(r, 500))
 
     console.log(`phase 1: ${SECONDS} s, ${CONNECTIONS} connections, ${MIX.length} routes in the mix; mill ${THREADS} thread(s), queue ${QUEUE}, flooded with SAT jobs`)
     const loadedSignal = { stopping: false }
-    const loadedProbe = probeHealth(base, loadedSignal)
+    const loadedProbe = probeHealth(base, loadedSignal, PROBE_INTERVAL_MS)
     const result = await autocannon({ url: base, connections: CONNECTIONS, duration: SECONDS, requests: MIX, timeout: 30 })
     loadedSignal.stopping = true
     await loadedProbe.done
@@ -126,7 +64,7 @@ async function main() {
     report('  health probe behind 100 connections (for the record)', loadedProbe, null)
 
     console.log(`\nphase 2: ${PROBE_SECONDS} s, the mill alone saturated`)
-    const probe = probeHealth(base, signal)
+    const probe = probeHealth(base, signal, PROBE_INTERVAL_MS)
     await new Promise((r) => setTimeout(r, PROBE_SECONDS * 1000))
     signal.stopping = true
     await Promise.all([mill.done, probe.done])

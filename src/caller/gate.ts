@@ -3,6 +3,9 @@ import type { z } from 'zod'
 import { issuesFromZod, Refusal } from '../refusal.js'
 import type { AnyOperation, OperationContext } from './operation.js'
 
+/** Whether admitBeforeInput has anything to check for this operation (routes without such checks skip the hook). */
+export const checksBeforeInput = (op: AnyOperation): boolean => Boolean(op.refuses || op.adminOnly || op.requiredScope)
+
 /** Checks that need no parsed input: refused by nature, then credential and scope. */
 export function admitBeforeInput(op: AnyOperation, raw: unknown, ctx: OperationContext): void {
   if (op.refuses) throw op.refuses().forOp(op.name)

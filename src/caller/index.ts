@@ -6,7 +6,7 @@ import type { Authenticator, Credential } from './auth.js'
 import type { CallerCounters } from './counters.js'
 import { envelope, okEnvelope, refusalEnvelope } from './envelope.js'
 import { createCallerErrorHandler } from './errors.js'
-import { admitBeforeInput, runParsed } from './gate.js'
+import { admitBeforeInput, checksBeforeInput, runParsed } from './gate.js'
 import type { AnyOperation, Clock, OperationContext, Registry } from './operation.js'
 
 declare module 'fastify' {
@@ -101,7 +101,7 @@ function routeOperation(
       response: { 200: okEnvelope(op.output), '4xx': refusalEnvelope, '5xx': refusalEnvelope },
     },
     // Nature and credential come before the input schema (SPEC §2.6); validation runs after this hook.
-    ...(op.refuses || op.adminOnly || op.requiredScope
+    ...(checksBeforeInput(op)
       ? {
           preValidation: (req: FastifyRequest, _reply: FastifyReply, done: (err?: Error) => void) => {
             try {

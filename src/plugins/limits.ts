@@ -37,8 +37,8 @@ const helmetMiddleware = helmet({
 type HeaderSet = ReadonlyArray<readonly [string, string]>
 
 /**
- * The headers helmet sets for documents (pages, the explorer, anything outside /api/), captured once: none of our
- * directives depends on the request. Running helmet's middleware per request rebuilt the CSP string each time.
+ * The headers helmet sets, captured once: none of our directives depends on the request. Running helmet's middleware
+ * per request rebuilt the CSP string each time.
  */
 const HELMET_HEADERS: HeaderSet = captureHeaders(helmetMiddleware)
 
@@ -48,6 +48,7 @@ const HELMET_HEADERS: HeaderSet = captureHeaders(helmetMiddleware)
  */
 export const HSTS: readonly [string, string] = ['strict-transport-security', headerOf(HELMET_HEADERS, 'strict-transport-security')]
 
+/** Documents (pages, the explorer, anything outside /api/) get helmet's set. */
 export const PAGE_SECURITY_HEADERS: HeaderSet = HELMET_HEADERS.filter(([name]) => name !== HSTS[0])
 
 /**

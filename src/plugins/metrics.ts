@@ -264,7 +264,7 @@ function renderPrometheus(snap: MetricsSnapshot): string {
   sample('ncm_mill_queue_size', snap.mill.queue_size)
   family('ncm_mill_running', 'gauge', 'Tasks running or queued through the mill now.')
   sample('ncm_mill_running', snap.mill.running)
-  family('ncm_mill_utilization_ratio', 'gauge', 'Fraction of mill capacity used since start (piscina).')
+  family('ncm_mill_utilization_ratio', 'gauge', 'Fraction of mill capacity (threads × time since start) spent running tasks.')
   sample('ncm_mill_utilization_ratio', snap.mill.utilization)
   family('ncm_mill_completed_total', 'counter', 'Tasks the mill completed.')
   sample('ncm_mill_completed_total', snap.mill.completed)

@@ -22,8 +22,7 @@ describe.skipIf(!hasChromium)('/command-center in Chromium (needs /usr/bin/chrom
       const datasets = (await app.inject('/api/v10/datasets')).body
       throw new Error(`backtest for the page failed: ${res.statusCode} ${res.body}\n${datasets.slice(0, 400)}`)
     }
-    await app.listen({ host: '127.0.0.1', port: 0 })
-    base = `http://127.0.0.1:${(app.server.address() as { port: number }).port}`
+    base = await app.listen({ host: '127.0.0.1', port: 0 })
     browser = await launch()
   })
   afterAll(async () => {

@@ -12,8 +12,7 @@ describe.skipIf(!hasChromium)('explorer and reference in Chromium (needs /usr/bi
   let base: string
   beforeAll(async () => {
     app = await buildTestApp()
-    await app.listen({ host: '127.0.0.1', port: 0 })
-    base = `http://127.0.0.1:${(app.server.address() as { port: number }).port}`
+    base = await app.listen({ host: '127.0.0.1', port: 0 })
     browser = await launch()
   })
   afterAll(async () => {

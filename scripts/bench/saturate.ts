@@ -1,0 +1,91 @@
+// Shared by bench:mill and bench:load: keep the mill saturated with long SAT jobs, and probe GET /api/v1/health
+// one request at a time meanwhile, as a monitoring system would.
+import { request } from 'undici'
+
+/** A pigeonhole instance (n+1 pigeons, n holes): UNSAT and exponentially hard for resolution, so it keeps a worker busy. */
+export function pigeonhole(holes: number): string {
+  const pigeons = holes + 1
+  const v = (p: number, h: number) => p * holes + h + 1
+  const clauses: string[] = []
+  for (let p = 0; p < pigeons; p++) clauses.push(Array.from({ length: holes }, (_, h) => v(p, h)).join(' ') + ' 0')
+  for (let h = 0; h < holes; h++)
+    for (let a = 0; a < pigeons; a++) for (let b = a + 1; b < pigeons; b++) clauses.push(`-${v(a, h)} -${v(b, h)} 0`)
+  return `p cnf ${pigeons * holes} ${clauses.length}\n${clauses.join('\n')}\n`
+}
+
+interface Outcomes {
+  [key: string]: number
+}
+
+export interface Signal {
+  stopping: boolean
+}
+
+export interface FloodOptions {
+  /** Jobs kept in flight: more than the mill's threads + queue. */
+  flooders: number
+  /** Each job's budget. */
+  timeoutMs: number
+  /** Pause after a refusal before the next job. */
+  pauseAfterRefusalMs: number
+}
+
+/** Keeps more long SAT jobs in flight than the mill has threads and queue, so it stays saturated throughout. */
+export function saturateMill(base: string, signal: Signal, options: FloodOptions) {
+  const dimacs = pigeonhole(11)
+  const outcomes: Outcomes = {}
+  let hung = 0
+  const flooders = Array.from({ length: options.flooders }, async () => {
+    while (!signal.stopping) {
+      try {
+        const res = await request(`${base}/api/v1/sat`, {
+          method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ dimacs, timeout_ms: options.timeoutMs }),
+          headersTimeout: 30_000, bodyTimeout: 30_000,
+        })
+        const body = (await res.body.json()) as { ok: boolean; data?: { status: string }; refuse?: { code: string } }
+        const key = body.ok ? `${res.statusCode} ${body.data!.status}` : `${res.statusCode} ${body.refuse!.code}`
+        outcomes[key] = (outcomes[key] ?? 0) + 1
+        if (!body.ok) await new Promise((r) => setTimeout(r, options.pauseAfterRefusalMs))
+      } catch {
+        hung++
+      }
+    }
+  })
+  return { done: Promise.all(flooders), outcomes, hung: () => hung }
+}
+
+export type Probe = ReturnType<typeof probeHealth>
+
+/** One request at a time to GET /api/v1/health, `intervalMs` apart, as a monitoring system would. */
+export function probeHealth(base: string, signal: Signal, intervalMs: number) {
+  const latencies: number[] = []
+  let failures = 0
+  const done = (async () => {
+    while (!signal.stopping) {
+      const t = performance.now()
+      try {
+        const res = await request(`${base}/api/v1/health`, { headersTimeout: 10_000 })
+        await res.body.dump()
+        if (res.statusCode !== 200) failures++
+        latencies.push(performance.now() - t)
+      } catch {
+        failures++
+      }
+      await new Promise((r) => setTimeout(r, intervalMs))
+    }
+  })()
+  return { done, latencies, failures: () => failures, intervalMs }
+}
+
+const quantile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))] ?? NaN
+
+/** Prints a probe's latency quantiles (and the verdict against a target, when given); returns its p99. */
+export function report(label: string, probe: Probe, targetMs: number | null): number {
+  const sorted = [...probe.latencies].sort((a, b) => a - b)
+  const p99 = quantile(sorted, 0.99)
+  console.log(`${label}: GET /api/v1/health one at a time every ${probe.intervalMs} ms, ${sorted.length} answers, ${probe.failures()} failures`)
+  console.log(`    p50 ${quantile(sorted, 0.5).toFixed(2)} ms  p95 ${quantile(sorted, 0.95).toFixed(2)} ms  p99 ${p99.toFixed(2)} ms  max ${sorted.at(-1)?.toFixed(2)} ms`)
+  if (targetMs !== null) console.log(`    p99 target < ${targetMs} ms: ${p99 < targetMs ? 'MET' : 'NOT MET'}`)
+  return p99
+}
+
