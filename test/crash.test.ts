@@ -60,6 +60,8 @@ interface CycleAck {
   answer: Record<string, unknown>
   cycleId: number
   orderId: number | null
+  /** Whether the original (not replayed) answer has reached us; of two concurrent sends the replay may arrive first. */
+  originalSeen: boolean
 }
 
 interface PinWrite {
@@ -98,8 +100,10 @@ class Ledger {
     const first = this.cycles.get(key)
     if (first) {
       this.repeatedKeyAcks++
-      if (body.replayed !== true) this.problem(`key ${key} (first acknowledged in round ${first.round}) ran again in round ${round}: cycle ${String(body.cycle_id)} instead of a replay of cycle ${first.cycleId}`)
-      else if (!isDeepStrictEqual(answer, first.answer)) this.problem(`key ${key}: the replay in round ${round} differs from the first answer (cycle ${first.cycleId} → ${String(body.cycle_id)})`)
+      const original = body.replayed !== true
+      if (original && first.originalSeen) this.problem(`key ${key} (first acknowledged in round ${first.round}) ran again in round ${round}: cycle ${String(body.cycle_id)} after an original answer of cycle ${first.cycleId}`)
+      else if (!isDeepStrictEqual(answer, first.answer)) this.problem(`key ${key}: the ${original ? 'original' : 'replayed'} answer in round ${round} differs from the first acknowledged (cycle ${first.cycleId} → ${String(body.cycle_id)})`)
+      if (original) first.originalSeen = true
       return
     }
     if (typeof body.cycle_id !== 'number' || status < 200 || status > 299) {
@@ -108,7 +112,7 @@ class Ledger {
     }
     const order = body.order as { id?: unknown } | null
     const orderId = order && typeof order.id === 'number' ? order.id : null
-    const ack: CycleAck = { round, answer, cycleId: body.cycle_id, orderId }
+    const ack: CycleAck = { round, answer, cycleId: body.cycle_id, orderId, originalSeen: body.replayed !== true }
     this.cycles.set(key, ack)
     const owner = this.cycleOwner.get(ack.cycleId)
     if (owner !== undefined) this.problem(`cycle ${ack.cycleId} was acknowledged for key ${owner} and again for key ${key}`)
