@@ -2,6 +2,7 @@
 import { availableParallelism } from 'node:os'
 import { isAbsolute, join, resolve } from 'node:path'
 import { z } from 'zod'
+import { redactEndpointUrl } from './logger.js'
 
 /** Alternative names accepted for a variable; reported in the readiness report's environment summary. */
 export const CONFIG_ALIASES: ReadonlyArray<{ alias: string; canonical: string; meaning: string }> = [
@@ -153,7 +154,7 @@ export function redactedConfig(config: Config): Record<string, unknown> {
     RATE_LIMIT_PER_MIN: config.rateLimitPerMin,
     BODY_LIMIT_BYTES: config.bodyLimitBytes,
     LARGE_BODY_LIMIT_BYTES: config.largeBodyLimitBytes,
-    RPC_ENDPOINTS: config.rpcEndpoints.map(redactUrlCredentials),
+    RPC_ENDPOINTS: config.rpcEndpoints.map((url) => redactEndpointUrl(url)),
     RPC_PROBE_INTERVAL_MS: config.rpcProbeIntervalMs,
     MILL_THREADS: config.millThreads,
     MILL_QUEUE: config.millQueue,
@@ -171,13 +172,3 @@ function relativeToCwd(path: string): string {
   return path.startsWith(cwd + '/') ? '.' + path.slice(cwd.length) : '<outside the working directory>'
 }
 
-function redactUrlCredentials(raw: string): string {
-  const url = new URL(raw)
-  if (url.username || url.password) {
-    url.username = url.username ? '***' : ''
-    url.password = url.password ? '***' : ''
-  }
-  // API keys often ride in the query string of RPC URLs.
-  for (const key of [...url.searchParams.keys()]) url.searchParams.set(key, '***')
-  return url.toString()
-}

@@ -1,4 +1,4 @@
-// pino options for the host: level from config, secrets redacted, pretty output only on a TTY.
+// What never reaches a log line or a body: pino options with secrets redacted, and the URL censoring shared with /env and RPC.
 import type { FastifyServerOptions } from 'fastify'
 import type { Config } from './config.js'
 
@@ -37,6 +37,25 @@ export function redactUrl(url: string): string {
     return SECRET_QUERY_KEY.test(decodeLoosely(part.slice(0, eq)).replace(/[^a-z0-9]/gi, '')) ? `${part.slice(0, eq)}=${REDACTION_CENSOR}` : part
   })
   return `${url.slice(0, q)}?${params.join('&')}`
+}
+
+/**
+ * A path segment that looks like an API key: RPC providers put them there (`/v3/<32 hex>` at Infura, `/v2/<key>` at
+ * Alchemy, `/<token>/` at QuickNode). Long runs of letters and digits mixed; route words like `mainnet` never match.
+ */
+const KEY_LIKE_SEGMENT = /^(?=[^/]*\d)(?=[^/]*[a-z])[a-z0-9_-]{20,}$/i
+
+/**
+ * An upstream endpoint URL as responses, logs and /env may show it: user and password, every query value and key-like
+ * path segments censored. The real URL stays inside the process (the prober uses it).
+ */
+export function redactEndpointUrl(raw: string | URL): string {
+  const url = new URL(raw)
+  if (url.username) url.username = REDACTION_CENSOR
+  if (url.password) url.password = REDACTION_CENSOR
+  for (const key of [...url.searchParams.keys()]) url.searchParams.set(key, REDACTION_CENSOR)
+  url.pathname = url.pathname.split('/').map((segment) => (KEY_LIKE_SEGMENT.test(segment) ? REDACTION_CENSOR : segment)).join('/')
+  return url.toString()
 }
 
 function decodeLoosely(text: string): string {

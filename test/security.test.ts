@@ -11,7 +11,7 @@ import { buildTestApp, json, manualClock, testConfig } from './helper.js'
 import { hashToken, secretsEqual } from '../src/caller/auth.js'
 import { requestIdOf } from '../src/app.js'
 import { ConfigError } from '../src/config.js'
-import { REDACTION_CENSOR, redactUrl } from '../src/logger.js'
+import { REDACTION_CENSOR, redactEndpointUrl, redactUrl } from '../src/logger.js'
 import { defineOperation } from '../src/caller/operation.js'
 import { createRegistry, registry } from '../src/caller/registry.js'
 
@@ -28,9 +28,11 @@ beforeEach(() => {
 const ADMIN_TOKEN = 'admin-secret-3f9c1e7a2b'
 const RPC_PASSWORD = 'rpc-password-77d2c0'
 const RPC_API_KEY = 'rpc-apikey-5be81a'
+/** Infura-style: the key is a path segment. */
+const RPC_PATH_KEY = '9f2c4e6a8b0d1f3e5a7c9e1b3d5f7a9c'
 const QUERY_SECRET = 'query-secret-0c4d9e'
 const HEADER_SECRET = 'header-secret-a61f3b'
-const SECRETS = [ADMIN_TOKEN, RPC_PASSWORD, RPC_API_KEY, QUERY_SECRET, HEADER_SECRET]
+const SECRETS = [ADMIN_TOKEN, RPC_PASSWORD, RPC_API_KEY, RPC_PATH_KEY, QUERY_SECRET, HEADER_SECRET]
 const BODY_LIMIT = 4096
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/
 
@@ -63,7 +65,7 @@ beforeAll(async () => {
       env: {
         ADMIN_TOKEN,
         // A loopback port with no listener (9, discard): the background probes fail fast and never leave the host.
-        RPC_ENDPOINTS: `http://rpcuser:${RPC_PASSWORD}@127.0.0.1:9/rpc?apikey=${RPC_API_KEY}`,
+        RPC_ENDPOINTS: `http://rpcuser:${RPC_PASSWORD}@127.0.0.1:9/rpc?apikey=${RPC_API_KEY},http://127.0.0.1:9/v3/${RPC_PATH_KEY}`,
         LOG_LEVEL: 'trace',
         BODY_LIMIT_BYTES: String(BODY_LIMIT),
         LARGE_BODY_LIMIT_BYTES: String(2 * BODY_LIMIT),
@@ -274,10 +276,13 @@ describe('4. secrets stay out of /env, bodies and logs', () => {
     const env = await send('env', { url: '/api/v1/env' }, 200)
     const effective = json(env).data.effective
     expect(effective.ADMIN_TOKEN).toBe('set')
-    expect(effective.RPC_ENDPOINTS).toEqual([`http://${REDACTION_CENSOR}:${REDACTION_CENSOR}@127.0.0.1:9/rpc?apikey=${REDACTION_CENSOR}`])
+    expect(effective.RPC_ENDPOINTS).toEqual([
+      `http://${REDACTION_CENSOR}:${REDACTION_CENSOR}@127.0.0.1:9/rpc?apikey=${REDACTION_CENSOR}`,
+      `http://127.0.0.1:9/v3/${REDACTION_CENSOR}`,
+    ])
     await send('env as admin', { url: '/api/v1/env', headers: admin }, 200)
     const rpc = await send('rpc snapshot', { url: '/api/v6/rpc/snapshot' }, 200)
-    expect(json(rpc).endpoints[0].url).toContain(REDACTION_CENSOR)
+    expect(json(rpc).endpoints.map((e: { url: string }) => e.url)).toEqual(effective.RPC_ENDPOINTS)
     await send('readiness', { url: '/api/v1/admin/go-live/overview', headers: admin }, 200)
     await send('truth', { url: '/api/v1/admin/truth/summary', headers: admin }, 200)
     await send('admin page', { url: '/admin', headers: admin }, 200)
@@ -332,6 +337,16 @@ describe('4. secrets stay out of /env, bodies and logs', () => {
     expect(JSON.parse(line)).toMatchObject({
       token: REDACTION_CENSOR, adminToken: REDACTION_CENSOR, grant: { token: REDACTION_CENSOR }, input: { hmac_key: REDACTION_CENSOR },
     })
+  })
+
+  it('redactEndpointUrl censors user, password, query values and key-like path segments, and keeps route words', () => {
+    const c = REDACTION_CENSOR
+    expect(redactEndpointUrl('https://mainnet.infura.io/v3/9f2c4e6a8b0d1f3e5a7c9e1b3d5f7a9c')).toBe(`https://mainnet.infura.io/v3/${c}`)
+    expect(redactEndpointUrl('https://eth-mainnet.g.alchemy.com/v2/aB3dE5fG7hJ9kL1mN3pQ5rS7')).toBe(`https://eth-mainnet.g.alchemy.com/v2/${c}`)
+    expect(redactEndpointUrl('https://x.quiknode.pro/0123456789abcdef0123456789abcdef01234567/')).toBe(`https://x.quiknode.pro/${c}/`)
+    expect(redactEndpointUrl('http://u:p@node.local:8545/rpc?key=k&chain=1')).toBe(`http://${c}:${c}@node.local:8545/rpc?key=${c}&chain=${c}`)
+    // Route words, short versions and long words without digits stay readable.
+    expect(redactEndpointUrl('https://rpc.example/ethereum-mainnet-archive/v1/blocks')).toBe('https://rpc.example/ethereum-mainnet-archive/v1/blocks')
   })
 
   it('redactUrl censors secret-looking query values only', () => {

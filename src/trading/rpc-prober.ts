@@ -9,6 +9,7 @@
 //   - `#get`: plain GET only; any 2xx is a success.
 // Every request has a headers and a body timeout; probes of one URL never overlap (a round skips a URL still in flight).
 import { Agent, request } from 'undici'
+import { redactEndpointUrl } from '../logger.js'
 
 export type ProbeMode = 'json-rpc' | 'http-get'
 
@@ -116,7 +117,7 @@ export function createRpcProber(options: RpcProberOptions): RpcProber {
       }
       sample = { at, ok: true, latencyMs: performance.now() - started, error: null, result }
     } catch (err) {
-      sample = { at, ok: false, latencyMs: performance.now() - started, error: describeError(err), result: null }
+      sample = { at, ok: false, latencyMs: performance.now() - started, error: describeError(err).replaceAll(state.url, state.display), result: null }
     }
     if (stopped) return
     state.samples.push(sample)
@@ -263,17 +264,9 @@ function parseEndpoint(raw: string): EndpointState {
     mode = 'json-rpc'
     method = decodeURIComponent(fragment.slice('jsonrpc='.length))
   }
-  return { url: url.toString(), display: redact(url), mode, method, samples: [], inFlight: null }
+  return { url: url.toString(), display: redactEndpointUrl(url), mode, method, samples: [], inFlight: null }
 }
 
-/** Credentials and query values (API keys often ride there) never leave the process. */
-function redact(source: URL): string {
-  const url = new URL(source)
-  if (url.username) url.username = '***'
-  if (url.password) url.password = '***'
-  for (const key of [...url.searchParams.keys()]) url.searchParams.set(key, '***')
-  return url.toString()
-}
 
 function nearestRank(sorted: number[], q: number): number | null {
   if (sorted.length === 0) return null
