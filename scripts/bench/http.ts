@@ -43,10 +43,12 @@ async function main() {
   line('same handler, bare route on the same host', 'hostBare')
   line('same handler, its identical twin route (A/A control)', 'hostTwin')
   line('same handler, bare Fastify without plugins', 'bare')
-  const envelopeRatio = ratio('full', 'hostBare')
+  // The baseline pools both twins' rounds: twice the samples, and neither twin's luck decides the verdict.
+  const hostBaseline = median([...rps.hostBare, ...rps.hostTwin])
+  const envelopeRatio = m('full') / hostBaseline
   console.log(`\nA/A control twin/bare:                     ${ratio('hostTwin', 'hostBare').toFixed(3)}  (1.000 ± the run's noise)`)
-  console.log(`envelope and caller hooks, full/host-bare:  ${envelopeRatio.toFixed(3)}  (target ≥ 0.90)  ${envelopeRatio >= 0.9 ? 'MET' : 'NOT MET'}`)
-  console.log(`host plugins (security headers, request id, metrics), host-bare/bare: ${ratio('hostBare', 'bare').toFixed(3)}  (no target; printed for the record)`)
+  console.log(`envelope and caller hooks, full/host-bare (both twins' rounds): ${envelopeRatio.toFixed(3)}  (target ≥ 0.90)  ${envelopeRatio >= 0.9 ? 'MET' : 'NOT MET'}`)
+  console.log(`host plugins (security headers, request id, metrics), host-bare/bare: ${(hostBaseline / m('bare')).toFixed(3)}  (no target; printed for the record)`)
   console.log(`whole host, full/bare Fastify:              ${ratio('full', 'bare').toFixed(3)}  (no target; printed for the record)`)
   await startupAndRss()
 }

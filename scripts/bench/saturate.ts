@@ -28,6 +28,11 @@ export interface FloodOptions {
   timeoutMs: number
   /** Pause after a refusal before the next job. */
   pauseAfterRefusalMs: number
+  /**
+   * How long a job may take to be answered before it counts as hung: its wait in the queue (which the budget does not
+   * count) plus its run. Defaults to 30 s.
+   */
+  answerWithinMs?: number
 }
 
 /** Keeps more long SAT jobs in flight than the mill has threads and queue, so it stays saturated throughout. */
@@ -40,7 +45,7 @@ export function saturateMill(base: string, signal: Signal, options: FloodOptions
       try {
         const res = await request(`${base}/api/v1/sat`, {
           method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ dimacs, timeout_ms: options.timeoutMs }),
-          headersTimeout: 30_000, bodyTimeout: 30_000,
+          headersTimeout: options.answerWithinMs ?? 30_000, bodyTimeout: options.answerWithinMs ?? 30_000,
         })
         const body = (await res.body.json()) as { ok: boolean; data?: { status: string }; refuse?: { code: string } }
         const key = body.ok ? `${res.statusCode} ${body.data!.status}` : `${res.statusCode} ${body.refuse!.code}`
