@@ -1,6 +1,6 @@
 // bench:load — two phases against the real host with its default mill (1 thread, queue 32):
 //  1. 60 s of mixed traffic at 100 connections: throughput, latency, statuses and refusal codes (no errors; no non-2xx
-//     but 429 and the `occupied` refusal of heavy work while the host sheds), RSS;
+//     but 429 and the `occupied` refusal of heavy work beyond the mill's queue), RSS;
 //  2. 15 s with the mill flooded by long SAT jobs beyond its queue: heavy requests past the queue are refused with
 //     `occupied`, none hangs, and GET /api/v1/health from a monitoring-style probe keeps p99 < 50 ms.
 // In phase 1 the event loop itself is saturated by 100 connections, so a health request waits its turn behind them
@@ -83,7 +83,7 @@ async function main() {
       .map(([code, { count }]) => [Number(code), count] as const)
       .sort((a, b) => a[0] - b[0])
     // 429 is the rate limiter (off here); `occupied` (503) is the documented refusal of heavy work while the host sheds
-    // load (SPEC §1.1: event-loop delay over its limit). Any other non-2xx answer is an error.
+    // load (SPEC §1.1: the pool queue or event-loop delay over its limit). Any other non-2xx answer is an error.
     const unexpected = Object.entries(refusals).filter(([key]) => !key.startsWith('429 ') && key !== '503 occupied').reduce((n, [, c]) => n + c, 0)
     const nonSuccess = statuses.filter(([code]) => code < 200 || code > 299).reduce((n, [, c]) => n + c, 0)
     const tallied = Object.values(refusals).reduce((n, c) => n + c, 0)
