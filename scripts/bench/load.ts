@@ -21,12 +21,16 @@ const PROBE_INTERVAL_MS = 50
 const json = { 'content-type': 'application/json' }
 /** Refusal codes of the non-2xx answers, by status (e.g. `503 occupied`), read from the envelopes and problem bodies. */
 const refusals: Record<string, number> = {}
+/** Their reasons, numbers blanked, so the cause of shedding (queue or event-loop delay) is on record. */
+const reasons: Record<string, number> = {}
 function tallyRefusal(status: number, body: string) {
   if (status >= 200 && status < 300) return
   let code = 'unparsed body'
   try {
-    const parsed = JSON.parse(body) as { refuse?: { code?: string }; code?: string }
+    const parsed = JSON.parse(body) as { refuse?: { code?: string; reason?: string }; code?: string; detail?: string }
     code = parsed.refuse?.code ?? parsed.code ?? 'no code'
+    const reason = (parsed.refuse?.reason ?? parsed.detail ?? '').replace(/\d+(\.\d+)?/g, 'N')
+    reasons[reason] = (reasons[reason] ?? 0) + 1
   } catch {
     // counted as unparsed
   }
@@ -93,6 +97,7 @@ async function main() {
     console.log(`  latency p50 ${result.latency.p50} ms  p99 ${result.latency.p99} ms  max ${result.latency.max} ms`)
     console.log(`  statuses: ${statuses.map(([code, n]) => `${code} × ${n}`).join(', ')}`)
     console.log(`  refusals: ${Object.entries(refusals).map(([k, n]) => `${k} × ${n}`).join(', ') || 'none'}`)
+    for (const [reason, n] of Object.entries(reasons)) console.log(`    × ${n}: ${reason}`)
     console.log(`  socket errors and timeouts: ${errors}; non-2xx other than 429 and occupied: ${unexpected}  ${errors + unexpected === 0 ? 'OK' : 'FAILED'}`)
     console.log(`  RSS before ${rssBefore?.toFixed(1)} MiB, after ${rssAfter?.toFixed(1)} MiB`)
     console.log(`  host memory before: ${memoryBefore}`)
