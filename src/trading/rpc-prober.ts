@@ -267,7 +267,6 @@ function parseEndpoint(raw: string): EndpointState {
   return { url: url.toString(), display: redactEndpointUrl(url), mode, method, samples: [], inFlight: null }
 }
 
-
 function nearestRank(sorted: number[], q: number): number | null {
   if (sorted.length === 0) return null
   return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(q * sorted.length) - 1))]!
