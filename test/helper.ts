@@ -1,5 +1,7 @@
 // Builds the app the way tests want it: in-memory SQLite, a small mill, no logger, a fixed or injected clock.
+import { expect } from 'vitest'
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify'
+import { anyEnvelope } from '../src/caller/envelope.js'
 import { buildApp, type BuildOptions } from '../src/app.js'
 import { loadConfig, type Config } from '../src/config.js'
 import type { Clock } from '../src/caller/operation.js'
@@ -38,3 +40,23 @@ export async function buildTestApp(options: TestAppOptions = {}): Promise<Fastif
 
 /** Parses a response body as JSON. */
 export const json = <T = any>(res: LightMyRequestResponse): T => JSON.parse(res.body) as T
+
+/** The `data` of a successful caller envelope (fails with the refusal shown when there is none). */
+export function okData<T = any>(res: LightMyRequestResponse): T {
+  const body = json(res)
+  expect(res.statusCode, JSON.stringify(body.refuse)).toBe(200)
+  expect(body.ok).toBe(true)
+  return body.data as T
+}
+
+/** Asserts a caller refusal: a contract envelope with this code and status, no data; returns the refusal. */
+export function expectRefusal(res: LightMyRequestResponse, code: string, status: number) {
+  const body = json(res)
+  expect(anyEnvelope.safeParse(body).success, res.body.slice(0, 300)).toBe(true)
+  expect(body.ok).toBe(false)
+  expect(body.data).toBeNull()
+  expect(body.refuse.code, body.refuse.reason).toBe(code)
+  expect(body.refuse.http_status).toBe(status)
+  expect(res.statusCode).toBe(status)
+  return body.refuse
+}

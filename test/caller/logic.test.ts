@@ -2,11 +2,11 @@
 import { existsSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import type { FastifyInstance, LightMyRequestResponse } from 'fastify'
+import type { FastifyInstance } from 'fastify'
 import { REPO_ROOT } from '../../src/version.js'
 import { analyzeClauses } from '../../src/engines/sat/simplify.js'
 import { parseDimacs } from '../../src/engines/sat/dimacs.js'
-import { buildTestApp, json } from '../helper.js'
+import { buildTestApp, expectRefusal, json, okData } from '../helper.js'
 
 const SAT_DIR = join(REPO_ROOT, '..', 'shared', 'data', 'sat')
 
@@ -25,21 +25,7 @@ const post = (path: string, payload: unknown) =>
     payload: typeof payload === 'string' ? payload : JSON.stringify(payload),
   })
 
-function ok(res: LightMyRequestResponse) {
-  const body = json(res)
-  expect(res.statusCode, JSON.stringify(body.refuse)).toBe(200)
-  expect(body.ok).toBe(true)
-  return body.data
-}
 
-function refused(res: LightMyRequestResponse, code: string, status: number) {
-  const body = json(res)
-  expect(body.ok).toBe(false)
-  expect(body.data).toBeNull()
-  expect(body.refuse.code, body.refuse.reason).toBe(code)
-  expect(res.statusCode).toBe(status)
-  return body.refuse
-}
 
 /** Pigeon hole in DIMACS: n + 1 pigeons, n holes; far beyond any small time budget for n = 11. */
 function pigeonHoleDimacs(holes: number): string {
@@ -52,7 +38,7 @@ function pigeonHoleDimacs(holes: number): string {
 
 describe('POST /sat', () => {
   it('solves and returns a verified model listing every variable', async () => {
-    const d = ok(await post('/sat', { dimacs: 'c demo\np cnf 3 3\n1 2 0\n-1 2 0\n1 -2 0\n' }))
+    const d = okData(await post('/sat', { dimacs: 'c demo\np cnf 3 3\n1 2 0\n-1 2 0\n1 -2 0\n' }))
     expect(d).toMatchObject({ status: 'SAT', vars: 3, clauses: 3, verified: true, stopped_by: null })
     expect(d.model.slice(0, 2)).toEqual([1, 2])
     expect(d.model.map(Math.abs)).toEqual([1, 2, 3])
@@ -61,46 +47,46 @@ describe('POST /sat', () => {
   })
 
   it('proves UNSAT and omits the model when asked', async () => {
-    expect(ok(await post('/sat', { dimacs: 'p cnf 1 2\n1 0\n-1 0\n' }))).toMatchObject({ status: 'UNSAT', model: null, verified: false })
-    expect(ok(await post('/sat', { dimacs: 'p cnf 1 1\n1 0\n', want_model: false }))).toMatchObject({ status: 'SAT', model: null, verified: true })
+    expect(okData(await post('/sat', { dimacs: 'p cnf 1 2\n1 0\n-1 0\n' }))).toMatchObject({ status: 'UNSAT', model: null, verified: false })
+    expect(okData(await post('/sat', { dimacs: 'p cnf 1 1\n1 0\n', want_model: false }))).toMatchObject({ status: 'SAT', model: null, verified: true })
   })
 
   it('answers UNKNOWN, ok, when its time budget runs out', async () => {
-    const d = ok(await post('/sat', { dimacs: pigeonHoleDimacs(11), timeout_ms: 50 }))
+    const d = okData(await post('/sat', { dimacs: pigeonHoleDimacs(11), timeout_ms: 50 }))
     expect(d).toMatchObject({ status: 'UNKNOWN', model: null, verified: false, stopped_by: 'deadline' })
   })
 
   it.skipIf(!existsSync(join(SAT_DIR, 'uf50', 'uf50-01.cnf')))('reads a SATLIB file with its % trailer (needs ../shared/data/sat)', async () => {
-    const d = ok(await post('/sat', { dimacs: readFileSync(join(SAT_DIR, 'uf50', 'uf50-01.cnf'), 'utf8') }))
+    const d = okData(await post('/sat', { dimacs: readFileSync(join(SAT_DIR, 'uf50', 'uf50-01.cnf'), 'utf8') }))
     expect(d).toMatchObject({ status: 'SAT', vars: 50, clauses: 218, verified: true, warnings: [] })
   })
 
   it('refuses malformed DIMACS with its line and column', async () => {
-    const r = refused(await post('/sat', { dimacs: 'p cnf 3 1\n1 x2 0\n' }), 'invalid_input', 400)
+    const r = expectRefusal(await post('/sat', { dimacs: 'p cnf 3 1\n1 x2 0\n' }), 'invalid_input', 400)
     expect(r.reason).toMatch(/line 2, column 3/)
     expect(r.issues).toEqual([{ path: 'dimacs', message: "line 2, column 3: 'x2' is not an integer literal" }])
-    const above = refused(await post('/sat', { dimacs: 'p cnf 2 1\n1 3 0\n' }), 'invalid_input', 400)
+    const above = expectRefusal(await post('/sat', { dimacs: 'p cnf 2 1\n1 3 0\n' }), 'invalid_input', 400)
     expect(above.issues[0].message).toBe("line 2, column 3: variable 3 is above the header's 2 variables")
-    refused(await post('/sat', { dimacs: '' }), 'invalid_input', 400)
+    expectRefusal(await post('/sat', { dimacs: '' }), 'invalid_input', 400)
   })
 
   it('refuses a header over the declared limits, naming the limit', async () => {
-    const r = refused(await post('/sat', { dimacs: 'p cnf 2000001 1\n1 0\n' }), 'over_limit', 422)
+    const r = expectRefusal(await post('/sat', { dimacs: 'p cnf 2000001 1\n1 0\n' }), 'over_limit', 422)
     expect(r.reason).toMatch(/2000000/)
     expect(r.hints).toEqual({ limit: 'maxVars', value: 2_000_000 })
   })
 
   it('refuses bad bodies through its schema', async () => {
-    refused(await post('/sat', {}), 'invalid_input', 400)
-    refused(await post('/sat', { dimacs: 'p cnf 1 1\n1 0\n', extra: 1 }), 'invalid_input', 400)
-    refused(await post('/sat', { dimacs: 'p cnf 1 1\n1 0\n', timeout_ms: 0 }), 'invalid_input', 400)
-    refused(await post('/sat', { dimacs: 'p cnf 1 1\n1 0\n', timeout_ms: 60_001 }), 'invalid_input', 400)
+    expectRefusal(await post('/sat', {}), 'invalid_input', 400)
+    expectRefusal(await post('/sat', { dimacs: 'p cnf 1 1\n1 0\n', extra: 1 }), 'invalid_input', 400)
+    expectRefusal(await post('/sat', { dimacs: 'p cnf 1 1\n1 0\n', timeout_ms: 0 }), 'invalid_input', 400)
+    expectRefusal(await post('/sat', { dimacs: 'p cnf 1 1\n1 0\n', timeout_ms: 60_001 }), 'invalid_input', 400)
   })
 })
 
 describe('POST /jsonsat', () => {
   it('answers with an assignment of the named variables and the CNF size', async () => {
-    const d = ok(await post('/jsonsat', {
+    const d = okData(await post('/jsonsat', {
       formula: { and: [{ exactly: { k: 1, of: [{ var: 'a' }, { var: 'b' }, { var: 'c' }] } }, { not: { var: 'a' } }, { implies: [{ var: 'b' }, { var: 'c' }] }] },
     }))
     expect(d).toMatchObject({ status: 'SAT', verified: true, vars: 3, assignment: { a: false, b: false, c: true }, model: [-1, -2, 3] })
@@ -109,44 +95,44 @@ describe('POST /jsonsat', () => {
   })
 
   it('keeps variable names that are Object.prototype keys as plain keys of the assignment', async () => {
-    const d = ok(await post('/jsonsat', { formula: { and: [{ var: '__proto__' }, { var: 'constructor' }, { not: { var: 'toString' } }] } }))
+    const d = okData(await post('/jsonsat', { formula: { and: [{ var: '__proto__' }, { var: 'constructor' }, { not: { var: 'toString' } }] } }))
     expect(d.assignment).toEqual(JSON.parse('{"__proto__": true, "constructor": true, "toString": false}'))
   })
 
   it('proves UNSAT', async () => {
-    const d = ok(await post('/jsonsat', { formula: { atLeast: { k: 2, of: [{ var: 'x' }, { not: { var: 'x' } }] } } }))
+    const d = okData(await post('/jsonsat', { formula: { atLeast: { k: 2, of: [{ var: 'x' }, { not: { var: 'x' } }] } } }))
     expect(d).toMatchObject({ status: 'UNSAT', assignment: null, model: null })
   })
 
   it('takes a formula nested 100 000 deep', async () => {
     const body = `{"formula":${'{"not":'.repeat(100_001)}{"var":"x"}${'}'.repeat(100_001)}}`
-    expect(ok(await post('/jsonsat', body))).toMatchObject({ status: 'SAT', assignment: { x: false } })
+    expect(okData(await post('/jsonsat', body))).toMatchObject({ status: 'SAT', assignment: { x: false } })
   })
 
   it('refuses a malformed formula with the path of the problem', async () => {
-    const r = refused(await post('/jsonsat', { formula: { and: [{ var: 'a' }, { or: [{ xor: 7 }] }] } }), 'invalid_input', 400)
+    const r = expectRefusal(await post('/jsonsat', { formula: { and: [{ var: 'a' }, { or: [{ xor: 7 }] }] } }), 'invalid_input', 400)
     expect(r.issues).toEqual([{ path: 'formula.and[1].or[0].xor', message: "'xor' takes an array of formulas, got number 7" }])
-    refused(await post('/jsonsat', {}), 'invalid_input', 400)
-    refused(await post('/jsonsat', { formula: 'x' }), 'invalid_input', 400)
+    expectRefusal(await post('/jsonsat', {}), 'invalid_input', 400)
+    expectRefusal(await post('/jsonsat', { formula: 'x' }), 'invalid_input', 400)
   })
 
   it('refuses cardinality constraints over the counter limit, naming it', async () => {
     const of = Array.from({ length: 5000 }, (_, i) => ({ var: `v${i}` }))
-    const r = refused(await post('/jsonsat', { formula: { atMost: { k: 2000, of } } }), 'over_limit', 422)
+    const r = expectRefusal(await post('/jsonsat', { formula: { atMost: { k: 2000, of } } }), 'over_limit', 422)
     expect(r.reason).toMatch(/maxCounterCells = 10000000/)
   })
 })
 
 describe('POST /clauses', () => {
   it('analyses JSON clauses', async () => {
-    const d = ok(await post('/clauses', { clauses: [[1, 2], [-1, 2], [2, 3, -3], [1, 2]], vars: 4 }))
+    const d = okData(await post('/clauses', { clauses: [[1, 2], [-1, 2], [2, 3, -3], [1, 2]], vars: 4 }))
     expect(d).toMatchObject({ vars: 4, clauses: 4, variables_used: 3, status: 'SAT' })
     expect(d.removed).toMatchObject({ tautologies: 1, duplicate_clauses: 1 })
     expect(d.variables_unused).toEqual({ count: 1, items: [4] })
   })
 
   it('analyses DIMACS and returns the simplified CNF as DIMACS', async () => {
-    const d = ok(await post('/clauses', { dimacs: 'p cnf 3 4\n1 2 0\n-1 -2 0\n1 2 3 0\n-1 -3 0\n' }))
+    const d = okData(await post('/clauses', { dimacs: 'p cnf 3 4\n1 2 0\n-1 -2 0\n1 2 3 0\n-1 -3 0\n' }))
     expect(d.status).toBe('UNDECIDED')
     expect(parseDimacs(d.simplified.dimacs).cnf.starts.length - 1).toBe(d.simplified.clauses)
   })
@@ -164,45 +150,45 @@ describe('POST /clauses', () => {
     }
     const dimacs = `${lines.join('\n')}\n`
     expect(dimacs.length).toBeGreaterThan(1 << 20)
-    const d = ok(await post('/clauses', { dimacs, max_listed: 5 }))
+    const d = okData(await post('/clauses', { dimacs, max_listed: 5 }))
     const direct = analyzeClauses(parseDimacs(dimacs).cnf, { listLimit: 5, subsumptionBudget: 50_000_000 })
     expect(d).toEqual({ ...direct, warnings: [] })
   })
 
   it('refuses both or neither source, and zero literals, with paths', async () => {
-    expect(refused(await post('/clauses', {}), 'invalid_input', 400).issues[0].message).toMatch(/give one of dimacs, clauses/)
-    refused(await post('/clauses', { dimacs: 'p cnf 1 1\n1 0\n', clauses: [[1]] }), 'invalid_input', 400)
-    const r = refused(await post('/clauses', { clauses: [[1, 2], [3, 0]] }), 'invalid_input', 400)
+    expect(expectRefusal(await post('/clauses', {}), 'invalid_input', 400).issues[0].message).toMatch(/give one of dimacs, clauses/)
+    expectRefusal(await post('/clauses', { dimacs: 'p cnf 1 1\n1 0\n', clauses: [[1]] }), 'invalid_input', 400)
+    const r = expectRefusal(await post('/clauses', { clauses: [[1, 2], [3, 0]] }), 'invalid_input', 400)
     expect(r.issues).toEqual([{ path: 'clauses[1][1]', message: 'literals are non-zero (a JSON clause needs no closing 0)' }])
-    expect(refused(await post('/clauses', { clauses: [[5]], vars: 2 }), 'invalid_input', 400).issues[0].path).toBe('clauses[0][0]')
-    refused(await post('/clauses', { clauses: [[1.5]] }), 'invalid_input', 400)
+    expect(expectRefusal(await post('/clauses', { clauses: [[5]], vars: 2 }), 'invalid_input', 400).issues[0].path).toBe('clauses[0][0]')
+    expectRefusal(await post('/clauses', { clauses: [[1.5]] }), 'invalid_input', 400)
   })
 })
 
 describe('POST /quiz', () => {
   it('checks an assignment against clauses', async () => {
-    const d = ok(await post('/quiz', { clauses: [[1, 2], [-1, 3], [-2, -3]], assignment: { 1: true, 3: false } }))
+    const d = okData(await post('/quiz', { clauses: [[1, 2], [-1, 3], [-2, -3]], assignment: { 1: true, 3: false } }))
     expect(d).toMatchObject({ satisfied: false, value: false, checked: 'cnf', falsified_count: 1, undetermined_count: 0 })
     expect(d.falsified).toEqual([{ index: 1, clause: [-1, 3], path: null }])
     expect(d.unassigned).toEqual({ count: 1, items: [2] })
   })
 
   it('checks an assignment against DIMACS', async () => {
-    const d = ok(await post('/quiz', { dimacs: 'p cnf 2 2\n1 2 0\n-1 0\n', assignment: [-1, 2] }))
+    const d = okData(await post('/quiz', { dimacs: 'p cnf 2 2\n1 2 0\n-1 0\n', assignment: [-1, 2] }))
     expect(d).toMatchObject({ satisfied: true, value: true })
   })
 
   it('checks an assignment against a JSON formula', async () => {
-    const d = ok(await post('/quiz', { formula: { and: [{ var: 'x' }, { not: { var: 'y' } }] }, assignment: { x: true, y: true } }))
+    const d = okData(await post('/quiz', { formula: { and: [{ var: 'x' }, { not: { var: 'y' } }] }, assignment: { x: true, y: true } }))
     expect(d).toMatchObject({ satisfied: false, checked: 'formula', falsified: [{ index: 1, clause: null, path: 'formula.and[1]' }] })
   })
 
   it('refuses assignments that do not fit the input', async () => {
-    expect(refused(await post('/quiz', { clauses: [[1, 2]], assignment: [3] }), 'invalid_input', 400).issues[0].path).toBe('assignment[0]')
-    refused(await post('/quiz', { clauses: [[1, 2]], assignment: [1, -1] }), 'invalid_input', 400)
-    refused(await post('/quiz', { formula: { var: 'x' }, assignment: [1] }), 'invalid_input', 400)
-    refused(await post('/quiz', { clauses: [[1]], assignment: 'yes' }), 'invalid_input', 400)
-    refused(await post('/quiz', { dimacs: 'p cnf 1 1\n1 q 0\n', assignment: [] }), 'invalid_input', 400)
+    expect(expectRefusal(await post('/quiz', { clauses: [[1, 2]], assignment: [3] }), 'invalid_input', 400).issues[0].path).toBe('assignment[0]')
+    expectRefusal(await post('/quiz', { clauses: [[1, 2]], assignment: [1, -1] }), 'invalid_input', 400)
+    expectRefusal(await post('/quiz', { formula: { var: 'x' }, assignment: [1] }), 'invalid_input', 400)
+    expectRefusal(await post('/quiz', { clauses: [[1]], assignment: 'yes' }), 'invalid_input', 400)
+    expectRefusal(await post('/quiz', { dimacs: 'p cnf 1 1\n1 q 0\n', assignment: [] }), 'invalid_input', 400)
   })
 })
 

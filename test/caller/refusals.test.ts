@@ -1,11 +1,10 @@
 // Every refusal path of the caller surface answers with the contract envelope and the right code and status.
 import { afterEach, describe, expect, it } from 'vitest'
-import type { FastifyInstance, LightMyRequestResponse } from 'fastify'
+import type { FastifyInstance } from 'fastify'
 import { z } from 'zod'
-import { anyEnvelope } from '../../src/caller/envelope.js'
 import { createRegistry, registry } from '../../src/caller/registry.js'
 import { defineOperation } from '../../src/caller/operation.js'
-import { buildTestApp, json } from '../helper.js'
+import { buildTestApp, expectRefusal, json } from '../helper.js'
 
 let app: FastifyInstance | undefined
 afterEach(async () => {
@@ -13,16 +12,6 @@ afterEach(async () => {
   app = undefined
 })
 
-function expectRefusal(res: LightMyRequestResponse, code: string, status: number) {
-  const body = json(res)
-  expect(anyEnvelope.safeParse(body).success).toBe(true)
-  expect(body.ok).toBe(false)
-  expect(body.data).toBeNull()
-  expect(body.refuse.code).toBe(code)
-  expect(body.refuse.http_status).toBe(status)
-  expect(res.statusCode).toBe(status)
-  return body.refuse
-}
 
 // A tiny operation set for paths the real registry cannot reach on purpose (a bug → 500, a strict body → 400).
 const probe = defineOperation({
