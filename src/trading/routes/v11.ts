@@ -7,7 +7,7 @@ import type { TradingContext } from '../context.js'
 import { TAGS } from '../context.js'
 import { fullCycleBody } from '../cycle.js'
 import { datasetView, importCsvText } from '../datasets.js'
-import { problemNotFoundHandler } from '../problem.js'
+import { problemNotFoundHandler } from '../../plugins/problem.js'
 import {
   backtestAnswer, backtestBody, datasetListAnswer, dbStatsAnswer, importAnswer, importBody, importQuery, modeAnswer,
   simulateAnswer, simulateBody, v11HealthAnswer, verifyAnswer,

@@ -4,7 +4,7 @@ import type { ZodTypeProvider } from 'fastify-type-provider-zod'
 import { z } from 'zod'
 import type { TradingContext } from '../context.js'
 import { TAGS } from '../context.js'
-import { PlatformProblem, problemNotFoundHandler } from '../problem.js'
+import { PlatformProblem, problemNotFoundHandler } from '../../plugins/problem.js'
 import { problemResponses } from './common.js'
 
 export default async function v6Routes(parent: FastifyInstance, ctx: TradingContext) {

@@ -2,7 +2,7 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { Refusal, type RefusalCode } from '../refusal.js'
 import { toRefusal } from '../error-refusal.js'
-import { redactUrl } from '../logger.js'
+import { redactUrl } from '../redact.js'
 
 export const PROBLEM_CONTENT_TYPE = 'application/problem+json'
 
