@@ -2,7 +2,7 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { Refusal, type RefusalCode } from '../refusal.js'
 import { toRefusal } from '../error-refusal.js'
-import { redactUrl } from '../logger.js'
+import { redactUrl, shortUrl } from '../logger.js'
 
 export const PROBLEM_CONTENT_TYPE = 'application/problem+json'
 
@@ -95,10 +95,10 @@ export function problemErrorHandler(err: unknown, req: FastifyRequest, reply: Fa
 }
 
 export function problemNotFoundHandler(req: FastifyRequest, reply: FastifyReply) {
-  const refusal = new Refusal('not_found', `no route ${req.method} ${req.url.split('?')[0]} on the trading platform`, {
+  const refusal = new Refusal('not_found', `no route ${req.method} ${shortUrl(req.url.split('?')[0]!)} on the trading platform`, {
     hints: { see: '/api/v11/system/inventory' },
   })
-  return sendProblem(reply, refusal, redactUrl(req.url))
+  return sendProblem(reply, refusal, shortUrl(req.url))
 }
 
 /** Installs the problem renderer on an (encapsulated) instance. */
