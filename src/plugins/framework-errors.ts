@@ -4,10 +4,10 @@ import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify'
 import { Refusal } from '../refusal.js'
 import { toRefusal } from '../error-refusal.js'
 import { envelope, RefusalPayload } from '../caller/envelope.js'
-import { sendProblem } from '../trading/problem.js'
+import { sendProblem } from './problem.js'
 import { setSecurityHeaders } from './limits.js'
 import { CALLER_PREFIX } from '../caller/index.js'
-import { shortUrl } from '../logger.js'
+import { shortUrl } from '../redact.js'
 
 const isCallerUrl = (url: string) => url === CALLER_PREFIX || url.startsWith(CALLER_PREFIX + '/') || url.startsWith(CALLER_PREFIX + '?')
 
