@@ -12,6 +12,7 @@ import storePlugin from './plugins/store.js'
 import millPlugin from './plugins/mill.js'
 import admissionPlugin from './plugins/admission.js'
 import limitsPlugin from './plugins/limits.js'
+import { frameworkErrorHandler } from './plugins/framework-errors.js'
 import corsPlugin from './plugins/cors.js'
 import docsPlugin from './plugins/docs.js'
 import callerPlugin, { CALLER_PREFIX } from './caller/index.js'
@@ -73,6 +74,8 @@ export async function buildApp(opts: BuildOptions): Promise<FastifyInstance> {
     return503OnClosing: false,
     forceCloseConnections: 'idle',
     trustProxy: config.trustProxy,
+    // Malformed URLs never reach routing or hooks; this answers them in the surface's format and counts them.
+    frameworkErrors: frameworkErrorHandler,
   }).withTypeProvider<ZodTypeProvider>()
   app.setValidatorCompiler(validatorCompiler)
   app.setSerializerCompiler(zodSerializerCompiler)

@@ -17,6 +17,15 @@ export function redactUrl(url: string): string {
   return `${url.slice(0, q)}?${params.join('&')}`
 }
 
+/** Longest URL a log line or an error body repeats: a client controls the URL, and 404s must not cost kilobytes of log each. */
+export const MAX_SHOWN_URL = 256
+
+/** A request URL redacted and cut to MAX_SHOWN_URL characters (with the full length said when cut). */
+export function shortUrl(url: string): string {
+  const redacted = redactUrl(url)
+  return redacted.length <= MAX_SHOWN_URL ? redacted : `${redacted.slice(0, MAX_SHOWN_URL)}…(${redacted.length} chars)`
+}
+
 /**
  * A path segment that looks like an API key: RPC providers put them there (`/v3/<32 hex>` at Infura, `/v2/<key>` at
  * Alchemy, `/<token>/` at QuickNode). Long runs of letters and digits mixed; route words like `mainnet` never match.
