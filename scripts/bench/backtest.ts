@@ -3,7 +3,7 @@
 import { loadavg } from 'node:os'
 import {
   executeEvents, generateSyntheticBars, inSampleGrid, runBacktest, strategyEvents, SYNTHETIC_PRESETS, walkForward,
-} from '../../src/trading/engine/index.js'
+} from '../../src/engines/trading/index.js'
 import { closeFillLoop, gridLoop, sameRulesLoop, walkForwardLoop, type Fold } from './backtest-loops.js'
 import { median } from './lib.js'
 
