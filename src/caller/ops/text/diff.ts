@@ -164,7 +164,7 @@ export const diff = defineOperation({
     let outcome: DiffOutcome
     if (requestWeight(request, DIFF_LIMITS.inline) > DIFF_LIMITS.inline) {
       ctx.admission.admitHeavy('diff')
-      outcome = await ctx.mill.run<DiffOutcome>('text.diff', request, { timeoutMs: budgetOf(undefined), op: 'diff' })
+      outcome = await ctx.mill.run('text.diff', request, { timeoutMs: budgetOf(undefined), op: 'diff' })
     } else {
       outcome = runDiff(request)
     }
