@@ -14,6 +14,7 @@ import admissionPlugin from './plugins/admission.js'
 import limitsPlugin from './plugins/limits.js'
 import corsPlugin from './plugins/cors.js'
 import docsPlugin from './plugins/docs.js'
+import jsonBodyPlugin from './plugins/json-body.js'
 import callerPlugin, { CALLER_PREFIX } from './caller/index.js'
 import { createAuthenticator } from './caller/auth.js'
 import { createCallerCounters, type CallerCounters } from './caller/counters.js'
@@ -90,6 +91,7 @@ export async function buildApp(opts: BuildOptions): Promise<FastifyInstance> {
   app.setNotFoundHandler(problemNotFoundHandler)
 
   await app.register(routeTablePlugin)
+  await app.register(jsonBodyPlugin, { maxDepth: config.jsonMaxDepth })
   await app.register(storePlugin, { store })
   await app.register(millPlugin, { mill })
   await app.register(admissionPlugin, { maxEventLoopDelayMs: config.maxEventLoopDelayMs })

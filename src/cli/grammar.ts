@@ -1,5 +1,6 @@
 // The command-line grammar shared by POST /cli and the `ncm` binary: tokenising, flags → fields, closest names.
 import { Refusal } from '../refusal.js'
+import { parseJsonText } from '../json-text.js'
 import type { AnyOperation, Registry } from '../caller/operation.js'
 import { inputJsonSchema } from '../caller/projections.js'
 
@@ -161,8 +162,9 @@ function coerce(raw: string, node: JsonSchemaNode | undefined, key: string): unk
   const types = new Set([node?.type, ...(node?.anyOf ?? []).map((n) => n.type)].flat().filter(Boolean))
   if (types.size === 1 && types.has('string')) return raw
   try {
-    return JSON.parse(raw)
-  } catch {
+    return parseJsonText(raw)
+  } catch (err) {
+    if (err instanceof Refusal) throw err
     if (types.has('array')) return raw.split(',').map((s) => s.trim())
     if (types.size > 0 && !types.has('string')) {
       throw new Refusal('invalid_input', `--${key} expects ${[...types].join(' or ')}, got ${JSON.stringify(raw)}`)
@@ -189,8 +191,9 @@ function resolveValue(value: string, options: ParseOptions, positional = false):
 function parseJsonObject(text: string, what: string): Record<string, unknown> {
   let parsed: unknown
   try {
-    parsed = JSON.parse(text)
+    parsed = parseJsonText(text)
   } catch (err) {
+    if (err instanceof Refusal) throw err
     throw new Refusal('invalid_input', `${what} is not valid JSON: ${(err as Error).message}`)
   }
   if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) throw new Refusal('invalid_input', `${what} must be a JSON object`)
