@@ -40,6 +40,8 @@ const envSchema = z.object({
   TRUST_PROXY: z.enum(['true', 'false', '1', '0']).default('false'),
   CORS_ORIGINS: z.string().default(''),
   JSON_MAX_DEPTH: intFrom(16, 1_000_000).default(DEFAULT_JSON_MAX_DEPTH),
+  DIFF_PATCH_MAX_WEIGHT: intFrom(1024, 1024 * MiB).default(2 * MiB),
+  RUN_BATCH_MAX_WEIGHT: intFrom(1024, 1024 * MiB).default(16 * MiB),
 })
 
 export interface Config {
@@ -70,6 +72,10 @@ export interface Config {
   readonly corsOrigins: readonly string[]
   /** Deepest nesting of arrays/objects a JSON body may have; counted before the body is parsed. */
   readonly jsonMaxDepth: number
+  /** The most a /diff patch may produce: the patched document's weight (nodes × 8 + characters), counted as it is applied. */
+  readonly diffPatchMaxWeight: number
+  /** The most the answers of one /run batch may weigh together (nodes × 8 + characters), counted as jobs answer. */
+  readonly runBatchMaxWeight: number
   /** Aliases that were used to set a variable in this environment. */
   readonly aliasesUsed: ReadonlyArray<{ alias: string; canonical: string }>
 }
@@ -143,6 +149,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
     trustProxy: e.TRUST_PROXY === 'true' || e.TRUST_PROXY === '1',
     corsOrigins: Object.freeze(corsOrigins),
     jsonMaxDepth: e.JSON_MAX_DEPTH,
+    diffPatchMaxWeight: e.DIFF_PATCH_MAX_WEIGHT,
+    runBatchMaxWeight: e.RUN_BATCH_MAX_WEIGHT,
     aliasesUsed: Object.freeze(aliasesUsed),
   })
 }
@@ -170,6 +178,8 @@ export function redactedConfig(config: Config): Record<string, unknown> {
     TRUST_PROXY: config.trustProxy,
     CORS_ORIGINS: config.corsOrigins,
     JSON_MAX_DEPTH: config.jsonMaxDepth,
+    DIFF_PATCH_MAX_WEIGHT: config.diffPatchMaxWeight,
+    RUN_BATCH_MAX_WEIGHT: config.runBatchMaxWeight,
   }
 }
 

@@ -69,10 +69,13 @@ export function closestNames(name: string, registry: Registry, count = 3): strin
 /** Finds an operation by name, by path ('/sat', 'skills.md') or by name with dashes. */
 export function findOperation(word: string, registry: Registry): AnyOperation {
   const bare = word.replace(/^\/+/, '')
+  const lower = bare.toLowerCase()
   const op =
     registry.byName(bare) ??
     registry.byName(bare.replaceAll('-', '_')) ??
-    registry.operations.find((o) => o.path === `/${bare}`)
+    registry.operations.find((o) => o.path === `/${bare}`) ??
+    registry.byName(lower.replaceAll('-', '_')) ??
+    registry.operations.find((o) => o.path.toLowerCase() === `/${lower}`)
   if (!op) {
     throw new Refusal('not_found', `no operation named ${JSON.stringify(word)}`, {
       hints: { closest: closestNames(bare, registry) },
