@@ -12,17 +12,18 @@ import storePlugin from './plugins/store.js'
 import millPlugin from './plugins/mill.js'
 import admissionPlugin from './plugins/admission.js'
 import limitsPlugin from './plugins/limits.js'
+import { frameworkErrorHandler } from './plugins/framework-errors.js'
 import corsPlugin from './plugins/cors.js'
 import docsPlugin from './plugins/docs.js'
 import jsonBodyPlugin from './plugins/json-body.js'
 import callerPlugin, { CALLER_PREFIX } from './caller/index.js'
-import { createAuthenticator } from './caller/auth.js'
+import { createAuthenticator } from './access/auth.js'
 import { createCallerCounters, type CallerCounters } from './caller/counters.js'
-import type { Clock } from './caller/operation.js'
+import { systemClock, type Clock } from './clock.js'
 import { registry as defaultRegistry } from './caller/registry.js'
 import type { Registry } from './caller/operation.js'
 import tradingPlugin from './trading/plugin.js'
-import { problemErrorHandler, problemNotFoundHandler } from './trading/problem.js'
+import { problemErrorHandler, problemNotFoundHandler } from './plugins/problem.js'
 import metricsPlugin from './plugins/metrics.js'
 import adminPlugin from './admin/plugin.js'
 import adminApi from './admin/api.js'
@@ -52,8 +53,6 @@ export interface BuildOptions {
   tradingSeed?: SeedLevel
 }
 
-export const systemClock: Clock = { now: () => Date.now() }
-
 /** What a client may send as its x-request-id: a short plain token, since ids end up in logs, headers and bodies. */
 const CLIENT_REQUEST_ID = /^[\w.:@+=\/~-]{1,128}$/
 
@@ -76,6 +75,8 @@ export async function buildApp(opts: BuildOptions): Promise<FastifyInstance> {
     return503OnClosing: false,
     forceCloseConnections: 'idle',
     trustProxy: config.trustProxy,
+    // Malformed URLs never reach routing or hooks; this answers them in the surface's format and counts them.
+    frameworkErrors: frameworkErrorHandler,
   }).withTypeProvider<ZodTypeProvider>()
   app.setValidatorCompiler(validatorCompiler)
   app.setSerializerCompiler(zodSerializerCompiler)

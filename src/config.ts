@@ -2,7 +2,7 @@
 import { availableParallelism } from 'node:os'
 import { isAbsolute, join, resolve } from 'node:path'
 import { z } from 'zod'
-import { redactEndpointUrl } from './logger.js'
+import { redactEndpointUrl } from './redact.js'
 import { DEFAULT_JSON_MAX_DEPTH } from './json-text.js'
 
 /** Alternative names accepted for a variable; reported in the readiness report's environment summary. */
