@@ -165,7 +165,7 @@ export const diff = defineOperation({
     }
     const inMill = async () => {
       ctx.admission.admitHeavy('diff')
-      return ctx.mill.run<DiffOutcome>('text.diff', request, { timeoutMs: budgetOf(undefined), op: 'diff' })
+      return ctx.mill.run('text.diff', request, { timeoutMs: budgetOf(undefined), op: 'diff' })
     }
     let outcome: DiffOutcome
     if (requestWeight(request, DIFF_LIMITS.inline) > DIFF_LIMITS.inline) {
