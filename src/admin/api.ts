@@ -8,7 +8,7 @@ import type { PythonProbe } from './dependencies/python-env.js'
 import { isInternal, isSmokeRequest } from './internal.js'
 import { commandPostSchema, readinessReportSchema, truthSummarySchema } from './schemas.js'
 import { createTruthRunner } from './truth.js'
-import { okEnvelope, refusalEnvelope } from '../caller/envelope.js'
+import { okEnvelope, refusalEnvelope } from '../envelope.js'
 
 export interface AdminApiOptions {
   config?: Config
