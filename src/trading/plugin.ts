@@ -30,7 +30,7 @@ export default async function tradingPlugin(app: FastifyInstance, opts: TradingP
   if (seeded.length) app.log.info({ datasets: seeded }, 'seeded synthetic datasets')
 
   const service = createTradingService({ store, mill: app.mill, admission: app.admission, clock })
-  const prober = createRpcProber({ endpoints: config.rpcEndpoints, intervalMs: config.rpcProbeIntervalMs })
+  const prober = createRpcProber({ endpoints: config.rpcEndpoints, publicEndpoints: config.rpcPublicEndpoints, intervalMs: config.rpcProbeIntervalMs })
   const system = createSystem({ store, repo: service.repo, mill: app.mill, admission: app.admission, clock, prober, startedAt })
   const ctx: TradingContext = {
     config,
