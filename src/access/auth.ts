@@ -3,7 +3,7 @@ import { createHash, timingSafeEqual } from 'node:crypto'
 import type { Config } from '../config.js'
 import type { Db } from '../store/index.js'
 import { Refusal } from '../refusal.js'
-import { grantRepository } from '../access/grants.js'
+import { grantRepository } from './grants.js'
 
 export const SCOPES = ['pin:write', 'run:heavy', 'admin:read', 'trading:write'] as const
 export type Scope = (typeof SCOPES)[number]
