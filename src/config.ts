@@ -3,6 +3,7 @@ import { availableParallelism } from 'node:os'
 import { isAbsolute, join, resolve } from 'node:path'
 import { z } from 'zod'
 import { redactEndpointUrl } from './redact.js'
+import { DEFAULT_JSON_MAX_DEPTH } from './json-text.js'
 
 /** Alternative names accepted for a variable; reported in the readiness report's environment summary. */
 export const CONFIG_ALIASES: ReadonlyArray<{ alias: string; canonical: string; meaning: string }> = [
@@ -38,6 +39,9 @@ const envSchema = z.object({
   NODE_ENV: z.string().default('development'),
   TRUST_PROXY: z.enum(['true', 'false', '1', '0']).default('false'),
   CORS_ORIGINS: z.string().default(''),
+  JSON_MAX_DEPTH: intFrom(16, 1_000_000).default(DEFAULT_JSON_MAX_DEPTH),
+  DIFF_PATCH_MAX_WEIGHT: intFrom(1024, 1024 * MiB).default(2 * MiB),
+  RUN_BATCH_MAX_WEIGHT: intFrom(1024, 1024 * MiB).default(16 * MiB),
 })
 
 export interface Config {
@@ -66,6 +70,12 @@ export interface Config {
   readonly trustProxy: boolean
   /** Exact origins (scheme://host[:port]) granted cross-origin access; empty = none. */
   readonly corsOrigins: readonly string[]
+  /** Deepest nesting of arrays/objects a JSON body may have; counted before the body is parsed. */
+  readonly jsonMaxDepth: number
+  /** The most a /diff patch may produce: the patched document's weight (nodes × 8 + characters), counted as it is applied. */
+  readonly diffPatchMaxWeight: number
+  /** The most the answers of one /run batch may weigh together (nodes × 8 + characters), counted as jobs answer. */
+  readonly runBatchMaxWeight: number
   /** Aliases that were used to set a variable in this environment. */
   readonly aliasesUsed: ReadonlyArray<{ alias: string; canonical: string }>
 }
@@ -138,6 +148,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
     nodeEnv: e.NODE_ENV,
     trustProxy: e.TRUST_PROXY === 'true' || e.TRUST_PROXY === '1',
     corsOrigins: Object.freeze(corsOrigins),
+    jsonMaxDepth: e.JSON_MAX_DEPTH,
+    diffPatchMaxWeight: e.DIFF_PATCH_MAX_WEIGHT,
+    runBatchMaxWeight: e.RUN_BATCH_MAX_WEIGHT,
     aliasesUsed: Object.freeze(aliasesUsed),
   })
 }
@@ -164,6 +177,9 @@ export function redactedConfig(config: Config): Record<string, unknown> {
     NODE_ENV: config.nodeEnv,
     TRUST_PROXY: config.trustProxy,
     CORS_ORIGINS: config.corsOrigins,
+    JSON_MAX_DEPTH: config.jsonMaxDepth,
+    DIFF_PATCH_MAX_WEIGHT: config.diffPatchMaxWeight,
+    RUN_BATCH_MAX_WEIGHT: config.runBatchMaxWeight,
   }
 }
 
