@@ -12,6 +12,7 @@ import { createTradingService } from './service.js'
 import { createSystem, type PlatformRoute } from './system.js'
 import rootRoutes from './routes/root.js'
 import v11Routes from './routes/v11.js'
+import readbackRoutes from './routes/readback.js'
 import v10Routes from './routes/v10.js'
 import v6Routes from './routes/v6.js'
 
@@ -59,6 +60,7 @@ export default async function tradingPlugin(app: FastifyInstance, opts: TradingP
 
   await app.register(rootRoutes, ctx)
   await app.register(v11Routes, { ...ctx, prefix: '/api/v11' })
+  await app.register(readbackRoutes, { ...ctx, prefix: '/api/v11' })
   await app.register(v10Routes, { ...ctx, prefix: '/api/v10' })
   await app.register(v6Routes, { ...ctx, prefix: '/api/v6' })
 }
