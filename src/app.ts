@@ -27,6 +27,7 @@ import { problemErrorHandler, problemNotFoundHandler } from './plugins/problem.j
 import metricsPlugin from './plugins/metrics.js'
 import adminPlugin from './admin/plugin.js'
 import adminApi, { type AdminApiOptions } from './admin/api.js'
+import { isInternal } from './admin/internal.js'
 import type { SeedLevel } from './trading/seed.js'
 
 declare module 'fastify' {
@@ -101,7 +102,7 @@ export async function buildApp(opts: BuildOptions): Promise<FastifyInstance> {
   await app.register(storePlugin, { store })
   await app.register(millPlugin, { mill })
   await app.register(admissionPlugin, { maxEventLoopDelayMs: config.maxEventLoopDelayMs })
-  await app.register(limitsPlugin, { rateLimitPerMin: config.rateLimitPerMin })
+  await app.register(limitsPlugin, { rateLimitPerMin: config.rateLimitPerMin, exempt: isInternal })
   await app.register(corsPlugin, { origins: config.corsOrigins })
   await app.register(metricsPlugin)
   await app.register(docsPlugin)

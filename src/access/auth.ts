@@ -1,24 +1,15 @@
 // Credentials: the admin token or a stored grant, parsed from `Authorization: Bearer …` and compared in constant time.
-import { createHash, timingSafeEqual } from 'node:crypto'
 import type { Config } from '../config.js'
 import type { Db } from '../store/index.js'
 import { Refusal } from '../refusal.js'
-
-export const SCOPES = ['pin:write', 'run:heavy', 'admin:read', 'trading:write'] as const
-export type Scope = (typeof SCOPES)[number]
+import { grantRepository } from './grants.js'
+import { SCOPES, hashToken, secretsEqual, type Scope } from './tokens.js'
 
 export interface Credential {
   kind: 'admin' | 'grant'
   subject: string
   scopes: readonly Scope[]
   grantId?: string
-}
-
-export const hashToken = (token: string): string => createHash('sha256').update(token, 'utf8').digest('hex')
-
-/** Constant-time equality of two secrets of any length (hashing first equalises the lengths). */
-export function secretsEqual(a: string, b: string): boolean {
-  return timingSafeEqual(createHash('sha256').update(a).digest(), createHash('sha256').update(b).digest())
 }
 
 interface GrantRow {
@@ -44,6 +35,7 @@ export function createAuthenticator(config: Pick<Config, 'adminToken'>, db: Db):
     'SELECT id, subject, scopes, expires_at, revoked_at FROM grants WHERE token_hash = ?',
   )
   const adminToken = config.adminToken
+  const grants = grantRepository(db)
   return {
     open: adminToken === null,
     identify(authorization, now) {
@@ -59,6 +51,7 @@ export function createAuthenticator(config: Pick<Config, 'adminToken'>, db: Db):
       if (!row) throw new Refusal('unauthorized', 'the bearer token is not known to this host')
       if (row.revoked_at) throw new Refusal('unauthorized', `grant ${row.id} was revoked at ${row.revoked_at}`)
       if (Date.parse(row.expires_at) <= now) throw new Refusal('unauthorized', `grant ${row.id} expired at ${row.expires_at}`)
+      grants.touch(row.id, now)
       return { kind: 'grant', subject: row.subject, scopes: JSON.parse(row.scopes) as Scope[], grantId: row.id }
     },
     require(credential, scope, op) {

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { FastifyInstance } from 'fastify'
 import { buildTestApp, json, manualClock } from '../helper.js'
-import { hashToken } from '../../src/access/auth.js'
+import { hashToken } from '../../src/access/tokens.js'
 import { GRANT_LIMITS } from '../../src/caller/ops/access/grant.js'
 
 const ADMIN = 'test-admin-token-0123456789'
