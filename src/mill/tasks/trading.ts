@@ -1,5 +1,5 @@
 // Mill tasks of the trading domain: the pure engine run off the event loop, bars in as typed arrays.
-import type { MillTask } from '../types.js'
+import type { TaskContext, TaskTable } from '../types.js'
 import { inSampleGrid, runBacktest, simulate, walkForward } from '../../engines/trading/index.js'
 import type { SimulateSpec, SmaGrid, WalkForwardSpec } from '../../engines/trading/index.js'
 import type { BacktestOptions, Bars, Stats, StrategyName } from '../../engines/trading/types.js'
@@ -29,23 +29,19 @@ export interface GridPayload {
 
 const pastDeadline = (deadline: number) => () => Date.now() > deadline
 
-export const tradingTasks: Record<string, MillTask> = {
+export const tradingTasks = {
   // One backtest is linear in the bars (milliseconds even for 100k bars): no need to check the deadline inside.
-  'trading.backtest': (payload) => {
-    const { bars, strategy, params, options } = payload as BacktestPayload
+  'trading.backtest': ({ bars, strategy, params, options }: BacktestPayload) => {
     const result = runBacktest(bars, strategy, params, options)
     return { stats: result.stats, trades: result.trades, equity: result.equity, startBar: result.startBar }
   },
-  'trading.simulate': (payload, { deadline }) => {
-    const { bars, strategy, params, options, spec } = payload as SimulatePayload
+  'trading.simulate': ({ bars, strategy, params, options, spec }: SimulatePayload, { deadline }: TaskContext) => {
     return simulate(bars, strategy, params, options, { ...spec, shouldStop: pastDeadline(deadline) })
   },
-  'trading.walkForward': (payload, { deadline }) => {
-    const { bars, spec } = payload as WalkForwardPayload
+  'trading.walkForward': ({ bars, spec }: WalkForwardPayload, { deadline }: TaskContext) => {
     return walkForward(bars, { ...spec, shouldStop: pastDeadline(deadline) })
   },
-  'trading.inSampleGrid': (payload, { deadline }) => {
-    const { bars, grid, options, maximize } = payload as GridPayload
+  'trading.inSampleGrid': ({ bars, grid, options, maximize }: GridPayload, { deadline }: TaskContext) => {
     return inSampleGrid(bars, grid, options, maximize, pastDeadline(deadline))
   },
-}
+} satisfies TaskTable
