@@ -27,6 +27,7 @@ import { problemErrorHandler, problemNotFoundHandler } from './plugins/problem.j
 import metricsPlugin from './plugins/metrics.js'
 import adminPlugin from './admin/plugin.js'
 import adminApi, { type AdminApiOptions } from './admin/api.js'
+import accessApi from './access/api.js'
 import type { SeedLevel } from './trading/seed.js'
 
 declare module 'fastify' {
@@ -111,7 +112,7 @@ export async function buildApp(opts: BuildOptions): Promise<FastifyInstance> {
     counters,
     auth: createAuthenticator(config, store.db),
     // The admin JSON routes live under /api/v1/admin and share the caller envelope and error handler.
-    children: [{ plugin: adminApi, prefix: '/admin', options: { ...opts.admin } }],
+    children: [{ plugin: adminApi, prefix: '/admin', options: { ...opts.admin } }, { plugin: accessApi, prefix: '/admin' }],
   })
   await app.register(tradingPlugin, { config, clock, seed: opts.tradingSeed ?? 'full' })
   await app.register(adminPlugin, { config, clock })
