@@ -23,11 +23,14 @@ import { systemClock, type Clock } from './clock.js'
 import { registry as defaultRegistry } from './caller/registry.js'
 import type { Registry } from './caller/operation.js'
 import tradingPlugin from './trading/plugin.js'
+import { createTradingService } from './trading/service.js'
+import mcpPlugin from './mcp/plugin.js'
 import { problemErrorHandler, problemNotFoundHandler } from './plugins/problem.js'
 import metricsPlugin from './plugins/metrics.js'
 import adminPlugin from './admin/plugin.js'
 import adminApi, { type AdminApiOptions } from './admin/api.js'
 import accessApi from './access/api.js'
+import { isInternal } from './admin/internal.js'
 import type { SeedLevel } from './trading/seed.js'
 
 declare module 'fastify' {
@@ -99,22 +102,26 @@ export async function buildApp(opts: BuildOptions): Promise<FastifyInstance> {
   await app.register(storePlugin, { store })
   await app.register(millPlugin, { mill })
   await app.register(admissionPlugin, { maxEventLoopDelayMs: config.maxEventLoopDelayMs })
-  await app.register(limitsPlugin, { rateLimitPerMin: config.rateLimitPerMin })
+  await app.register(limitsPlugin, { rateLimitPerMin: config.rateLimitPerMin, exempt: isInternal })
   await app.register(corsPlugin, { origins: config.corsOrigins })
   await app.register(metricsPlugin)
   await app.register(docsPlugin)
 
+  const auth = createAuthenticator(config, store.db)
+  // One research service (and its bars cache) for the trading routes and the MCP tools.
+  const trading = createTradingService({ store, mill: app.mill, admission: app.admission, clock })
   await app.register(callerPlugin, {
     prefix: CALLER_PREFIX,
     config,
     clock,
     registry,
     counters,
-    auth: createAuthenticator(config, store.db),
+    auth,
     // The admin JSON routes live under /api/v1/admin and share the caller envelope and error handler.
     children: [{ plugin: adminApi, prefix: '/admin', options: { ...opts.admin } }, { plugin: accessApi, prefix: '/admin' }],
   })
-  await app.register(tradingPlugin, { config, clock, seed: opts.tradingSeed ?? 'full' })
+  await app.register(tradingPlugin, { config, clock, seed: opts.tradingSeed ?? 'full', service: trading })
+  await app.register(mcpPlugin, { config, clock, registry, counters, auth, trading })
   await app.register(adminPlugin, { config, clock })
   return app as unknown as FastifyInstance
 }

@@ -26,7 +26,7 @@ async function walk(url: string, field: string, limit: number, between?: () => P
   const rows: any[] = []
   let cursor: string | null = null
   for (let pages = 0; pages < 200; pages++) {
-    const data = okData(await get(`${url}?limit=${limit}${cursor ? `&cursor=${cursor}` : ''}`))
+    const data: any = okData(await get(`${url}?limit=${limit}${cursor ? `&cursor=${cursor}` : ''}`))
     expect(data[field].length).toBeLessThanOrEqual(limit)
     rows.push(...data[field])
     await between?.()
