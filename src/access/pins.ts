@@ -1,6 +1,8 @@
 // The pins table: content-addressed, immutable blobs. The digest is SHA-256 of the stored bytes and is re-checked on read.
 import { createHash } from 'node:crypto'
+import { Refusal } from '../refusal.js'
 import type { Db } from '../store/index.js'
+import { keysetQuery } from '../store/keyset.js'
 
 export const PIN_MEDIA_TYPES = ['text/plain', 'application/json'] as const
 export type PinMediaType = (typeof PIN_MEDIA_TYPES)[number]
@@ -25,6 +27,8 @@ export interface PinRepository {
   put(content: Buffer, mediaType: PinMediaType, label: string | null, now: number): { record: PinRecord; created: boolean }
   get(digest: string): PinRead | null
   count(): number
+  /** Newest first by (created_at, digest), without content: up to limit + 1 pins after a keyset position. */
+  page(after: readonly (string | number)[] | null, limit: number): PinRecord[]
 }
 
 export const digestOf = (content: Uint8Array): string => 'sha256:' + createHash('sha256').update(content).digest('hex')
@@ -56,6 +60,11 @@ function createPinRepository(db: Db): PinRepository {
     'SELECT digest, content, size, media_type, label, created_at FROM pins WHERE digest = ?',
   )
   const count = db.prepare<[], { n: number }>('SELECT count(*) AS n FROM pins')
+  const listed = keysetQuery<PinRecord>(db, {
+    select: 'SELECT digest, size, media_type, label, created_at FROM pins',
+    key: ['created_at', 'digest'],
+    order: 'desc',
+  })
 
   return {
     put(content, mediaType, label, now) {
@@ -72,5 +81,26 @@ function createPinRepository(db: Db): PinRepository {
       return { record, content, actualDigest: digestOf(content) }
     },
     count: () => count.get()!.n,
+    page: (after, limit) => listed({}, after, limit),
+  }
+}
+
+/** A pin's content, its stored bytes hashed again: unknown is not_found, bytes that no longer match are withheld (conflict). */
+export function readPin(repo: PinRepository, digest: string) {
+  const found = repo.get(digest)
+  if (!found) throw new Refusal('not_found', `nothing is pinned under ${digest}`)
+  if (found.actualDigest !== digest) {
+    throw new Refusal(
+      'conflict',
+      `the bytes stored under ${digest} now hash to ${found.actualDigest}: the pin is corrupt and its content is withheld`,
+      { hints: { digest, actual_digest: found.actualDigest, verified: false } },
+    )
+  }
+  const content = found.content.toString('utf8')
+  return {
+    ...found.record,
+    verified: true as const,
+    content,
+    ...(found.record.media_type === 'application/json' ? { json: JSON.parse(content) as unknown } : {}),
   }
 }
