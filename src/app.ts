@@ -29,6 +29,7 @@ import { problemErrorHandler, problemNotFoundHandler } from './plugins/problem.j
 import metricsPlugin from './plugins/metrics.js'
 import adminPlugin from './admin/plugin.js'
 import adminApi, { type AdminApiOptions } from './admin/api.js'
+import accessApi from './access/api.js'
 import { isInternal } from './admin/internal.js'
 import type { SeedLevel } from './trading/seed.js'
 
@@ -126,7 +127,7 @@ export async function buildApp(opts: BuildOptions): Promise<FastifyInstance> {
       plugin: adminApi,
       prefix: '/admin',
       options: { ...opts.admin, ...(opts.selfTestSandbox ? {} : { selfTestHost: () => buildSelfTestHost(opts, mill, clock, registry) }) },
-    }],
+    }, { plugin: accessApi, prefix: '/admin' }],
   })
   await app.register(tradingPlugin, { config, clock, seed: opts.tradingSeed ?? 'full', service: trading })
   await app.register(mcpPlugin, { config, clock, registry, counters, auth, trading })
