@@ -7,6 +7,7 @@ import type { TruthSummary, TruthTestResult } from './schemas.js'
 import { KNOWN_ANSWER_CASES, type KnownAnswerCase } from './truth-cases.js'
 
 export const TRUTH_ALGORITHM = 'known-answer-inject/1'
+export const SANDBOX_NOTE = 'a throwaway host (the same routes over an in-memory store) built for this run and closed after it: no self-test row reaches the user\'s data'
 
 export type { TruthSummary, TruthTestResult } from './schemas.js'
 
@@ -23,6 +24,11 @@ export interface TruthOptions {
   adminToken: string | null
   now: () => number
   envelopesWithoutFlags: () => number
+  /**
+   * Builds a throwaway host (same routes, in-memory store) for one run, closed after it: the tests import a dataset
+   * and store a backtest, and none of that may land in the user's data. Without it the tests run against `app`.
+   */
+  sandbox?: () => Promise<FastifyInstance>
   cases?: readonly KnownAnswerCase[]
 }
 
@@ -35,7 +41,12 @@ export function createTruthRunner(app: FastifyInstance, options: TruthOptions): 
     const started = performance.now()
     const ranAt = new Date(options.now()).toISOString()
     const tests: TruthTestResult[] = []
-    for (const c of cases) tests.push(await runCase(app, c, options))
+    const sandbox = options.sandbox ? await options.sandbox() : null
+    try {
+      for (const c of cases) tests.push(await runCase(sandbox ?? app, c, options))
+    } finally {
+      await sandbox?.close()
+    }
     const summary: TruthSummary = {
       algorithm: TRUTH_ALGORITHM,
       ran_at: ranAt,
@@ -44,6 +55,7 @@ export function createTruthRunner(app: FastifyInstance, options: TruthOptions): 
       passed: tests.filter((t) => t.status === 'pass').length,
       failed: tests.filter((t) => t.status === 'fail').length,
       skipped: tests.filter((t) => t.status === 'skipped').length,
+      sandbox: sandbox ? SANDBOX_NOTE : 'this host (itself a throwaway self-test host)',
       tests,
       provenance: options.registry.operations.map((op) => ({
         operation: op.name,
