@@ -42,6 +42,7 @@ const envSchema = z.object({
   JSON_MAX_DEPTH: intFrom(16, 1_000_000).default(DEFAULT_JSON_MAX_DEPTH),
   DIFF_PATCH_MAX_WEIGHT: intFrom(1024, 1024 * MiB).default(2 * MiB),
   RUN_BATCH_MAX_WEIGHT: intFrom(1024, 1024 * MiB).default(16 * MiB),
+  VERIFY_CACHE_MS: intFrom(0, 86_400_000).default(30_000),
 })
 
 export interface Config {
@@ -76,6 +77,8 @@ export interface Config {
   readonly diffPatchMaxWeight: number
   /** The most the answers of one /run batch may weigh together (nodes × 8 + characters), counted as jobs answer. */
   readonly runBatchMaxWeight: number
+  /** GET /api/v11/system/verify answers a run younger than this again instead of re-reading the database. */
+  readonly verifyCacheMs: number
   /** Aliases that were used to set a variable in this environment. */
   readonly aliasesUsed: ReadonlyArray<{ alias: string; canonical: string }>
 }
@@ -151,6 +154,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
     jsonMaxDepth: e.JSON_MAX_DEPTH,
     diffPatchMaxWeight: e.DIFF_PATCH_MAX_WEIGHT,
     runBatchMaxWeight: e.RUN_BATCH_MAX_WEIGHT,
+    verifyCacheMs: e.VERIFY_CACHE_MS,
     aliasesUsed: Object.freeze(aliasesUsed),
   })
 }
@@ -180,6 +184,7 @@ export function redactedConfig(config: Config): Record<string, unknown> {
     JSON_MAX_DEPTH: config.jsonMaxDepth,
     DIFF_PATCH_MAX_WEIGHT: config.diffPatchMaxWeight,
     RUN_BATCH_MAX_WEIGHT: config.runBatchMaxWeight,
+    VERIFY_CACHE_MS: config.verifyCacheMs,
   }
 }
 

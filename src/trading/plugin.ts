@@ -31,7 +31,7 @@ export default async function tradingPlugin(app: FastifyInstance, opts: TradingP
 
   const service = createTradingService({ store, mill: app.mill, admission: app.admission, clock })
   const prober = createRpcProber({ endpoints: config.rpcEndpoints, intervalMs: config.rpcProbeIntervalMs })
-  const system = createSystem({ store, repo: service.repo, mill: app.mill, admission: app.admission, clock, prober, startedAt })
+  const system = createSystem({ store, repo: service.repo, mill: app.mill, admission: app.admission, clock, prober, startedAt, verifyCacheMs: config.verifyCacheMs })
   const ctx: TradingContext = {
     config,
     clock,
