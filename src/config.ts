@@ -43,6 +43,7 @@ const envSchema = z.object({
   DIFF_PATCH_MAX_WEIGHT: intFrom(1024, 1024 * MiB).default(2 * MiB),
   RUN_BATCH_MAX_WEIGHT: intFrom(1024, 1024 * MiB).default(16 * MiB),
   VERIFY_CACHE_MS: intFrom(0, 86_400_000).default(30_000),
+  LARGE_BODY_CONCURRENCY: intFrom(1, 10_000).default(4),
 })
 
 export interface Config {
@@ -79,6 +80,8 @@ export interface Config {
   readonly runBatchMaxWeight: number
   /** GET /api/v11/system/verify answers a run younger than this again instead of re-reading the database. */
   readonly verifyCacheMs: number
+  /** Bodies over BODY_LIMIT_BYTES the host reads and answers at once; more are refused `occupied` before being read. */
+  readonly largeBodyConcurrency: number
   /** Aliases that were used to set a variable in this environment. */
   readonly aliasesUsed: ReadonlyArray<{ alias: string; canonical: string }>
 }
@@ -155,6 +158,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
     diffPatchMaxWeight: e.DIFF_PATCH_MAX_WEIGHT,
     runBatchMaxWeight: e.RUN_BATCH_MAX_WEIGHT,
     verifyCacheMs: e.VERIFY_CACHE_MS,
+    largeBodyConcurrency: e.LARGE_BODY_CONCURRENCY,
     aliasesUsed: Object.freeze(aliasesUsed),
   })
 }
@@ -185,6 +189,7 @@ export function redactedConfig(config: Config): Record<string, unknown> {
     DIFF_PATCH_MAX_WEIGHT: config.diffPatchMaxWeight,
     RUN_BATCH_MAX_WEIGHT: config.runBatchMaxWeight,
     VERIFY_CACHE_MS: config.verifyCacheMs,
+    LARGE_BODY_CONCURRENCY: config.largeBodyConcurrency,
   }
 }
 
