@@ -19,6 +19,8 @@ export interface AdminApiOptions {
   pythonProbe?: (modules: readonly string[]) => Promise<PythonProbe>
   /** The tree the readiness report analyses; defaults to the repo root. */
   rootDir?: string
+  /** Builds the throwaway host the known-answer tests run in; without it they run against this host. */
+  selfTestHost?: () => Promise<FastifyInstance>
 }
 
 export const START_REPORT_DELAY_MS = 2000
@@ -39,6 +41,7 @@ export default async function adminApi(app: FastifyInstance, opts: AdminApiOptio
     adminToken: config.adminToken,
     now,
     envelopesWithoutFlags: () => (app.hasDecorator('callerCounters') ? app.callerCounters.envelopesWithoutFlags : 0),
+    ...(opts.selfTestHost ? { sandbox: opts.selfTestHost } : {}),
   })
   const collector = createReadinessCollector(app, {
     config,

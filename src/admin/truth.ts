@@ -2,10 +2,12 @@
 // count of envelopes ever emitted without the contract flags.
 import type { FastifyInstance } from 'fastify'
 import type { Registry } from '../caller/operation.js'
+import { internalHeaders } from './internal.js'
 import type { TruthSummary, TruthTestResult } from './schemas.js'
 import { KNOWN_ANSWER_CASES, type KnownAnswerCase } from './truth-cases.js'
 
 export const TRUTH_ALGORITHM = 'known-answer-inject/1'
+export const SANDBOX_NOTE = 'a throwaway host (the same routes over an in-memory store) built for this run and closed after it: no self-test row reaches the user\'s data'
 
 export type { TruthSummary, TruthTestResult } from './schemas.js'
 
@@ -22,6 +24,11 @@ export interface TruthOptions {
   adminToken: string | null
   now: () => number
   envelopesWithoutFlags: () => number
+  /**
+   * Builds a throwaway host (same routes, in-memory store) for one run, closed after it: the tests import a dataset
+   * and store a backtest, and none of that may land in the user's data. Without it the tests run against `app`.
+   */
+  sandbox?: () => Promise<FastifyInstance>
   cases?: readonly KnownAnswerCase[]
 }
 
@@ -34,7 +41,12 @@ export function createTruthRunner(app: FastifyInstance, options: TruthOptions): 
     const started = performance.now()
     const ranAt = new Date(options.now()).toISOString()
     const tests: TruthTestResult[] = []
-    for (const c of cases) tests.push(await runCase(app, c, options))
+    const sandbox = options.sandbox ? await options.sandbox() : null
+    try {
+      for (const c of cases) tests.push(await runCase(sandbox ?? app, c, options))
+    } finally {
+      await sandbox?.close()
+    }
     const summary: TruthSummary = {
       algorithm: TRUTH_ALGORITHM,
       ran_at: ranAt,
@@ -43,6 +55,7 @@ export function createTruthRunner(app: FastifyInstance, options: TruthOptions): 
       passed: tests.filter((t) => t.status === 'pass').length,
       failed: tests.filter((t) => t.status === 'fail').length,
       skipped: tests.filter((t) => t.status === 'skipped').length,
+      sandbox: sandbox ? SANDBOX_NOTE : 'this host (itself a throwaway self-test host)',
       tests,
       provenance: options.registry.operations.map((op) => ({
         operation: op.name,
@@ -83,7 +96,8 @@ async function runCase(app: FastifyInstance, c: KnownAnswerCase, options: TruthO
   if (unrouted) {
     return { ...base, operation: op?.name ?? null, status: 'skipped', ms: null, status_code: null, detail: `${unrouted.method} ${unrouted.url} is not a route of this host` }
   }
-  const headers: Record<string, string> = { accept: 'application/json' }
+  // Marked internal: a self-test never spends a client's rate-limit quota.
+  const headers: Record<string, string> = { accept: 'application/json', ...internalHeaders({ smoke: false }) }
   if (options.adminToken) headers.authorization = `Bearer ${options.adminToken}`
   const enveloped = c.envelope ?? true
   const started = performance.now()

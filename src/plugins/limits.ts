@@ -17,6 +17,8 @@ declare module 'fastify' {
 export interface LimitsOptions {
   /** Requests per minute per client IP; 0 turns the limiter off. */
   rateLimitPerMin: number
+  /** Requests that never count toward a quota: the host's own in-process checks. */
+  exempt?: (req: FastifyRequest) => boolean
 }
 
 export class RateLimitedError extends Error {
@@ -117,6 +119,7 @@ export default fp(
         timeWindow: 60_000,
         // Not per route (the plugin's default): one root hook, so unmatched routes count toward the quota too.
         global: false,
+        ...(opts.exempt ? { allowList: opts.exempt } : {}),
         errorResponseBuilder: (_req, context) =>
           new RateLimitedError(Math.max(1, Math.ceil(context.ttl / 1000)), Number(context.max)),
       })

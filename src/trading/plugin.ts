@@ -8,10 +8,11 @@ import { createCycleRunner } from './cycle.js'
 import { useProblems } from '../plugins/problem.js'
 import { createRpcProber } from './rpc-prober.js'
 import { seedIfFirstStart, type SeedLevel } from './seed.js'
-import { createTradingService } from './service.js'
+import { createTradingService, type TradingService } from './service.js'
 import { createSystem, type PlatformRoute } from './system.js'
 import rootRoutes from './routes/root.js'
 import v11Routes from './routes/v11.js'
+import readbackRoutes from './routes/readback.js'
 import v10Routes from './routes/v10.js'
 import v6Routes from './routes/v6.js'
 
@@ -20,6 +21,8 @@ export interface TradingPluginOptions {
   clock: Clock
   /** Synthetic datasets written on a database's first start: `full` (default), `small` (tests), or `none`. */
   seed?: SeedLevel
+  /** The research service, when the host shares it with another surface (the MCP endpoint); else one of its own. */
+  service?: TradingService
 }
 
 export default async function tradingPlugin(app: FastifyInstance, opts: TradingPluginOptions) {
@@ -29,8 +32,8 @@ export default async function tradingPlugin(app: FastifyInstance, opts: TradingP
   const seeded = seedIfFirstStart(store, opts.seed ?? 'full', startedAt)
   if (seeded.length) app.log.info({ datasets: seeded }, 'seeded synthetic datasets')
 
-  const service = createTradingService({ store, mill: app.mill, admission: app.admission, clock })
-  const prober = createRpcProber({ endpoints: config.rpcEndpoints, intervalMs: config.rpcProbeIntervalMs })
+  const service = opts.service ?? createTradingService({ store, mill: app.mill, admission: app.admission, clock })
+  const prober = createRpcProber({ endpoints: config.rpcEndpoints, publicEndpoints: config.rpcPublicEndpoints, intervalMs: config.rpcProbeIntervalMs })
   const system = createSystem({ store, repo: service.repo, mill: app.mill, admission: app.admission, clock, prober, startedAt, verifyCacheMs: config.verifyCacheMs })
   const ctx: TradingContext = {
     config,
@@ -59,6 +62,7 @@ export default async function tradingPlugin(app: FastifyInstance, opts: TradingP
 
   await app.register(rootRoutes, ctx)
   await app.register(v11Routes, { ...ctx, prefix: '/api/v11' })
+  await app.register(readbackRoutes, { ...ctx, prefix: '/api/v11' })
   await app.register(v10Routes, { ...ctx, prefix: '/api/v10' })
   await app.register(v6Routes, { ...ctx, prefix: '/api/v6' })
 }

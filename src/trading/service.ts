@@ -104,7 +104,8 @@ export function createTradingService(deps: ServiceDeps) {
     /** A dataset's bars (immutable once stored, so served from a bounded cache). */
     bars: (dataset: DatasetRow): Bars => cache.get(dataset, null),
 
-    async backtest(body: BacktestBody) {
+    /** `persist: false` recomputes without storing a run (a stored run's trades are read back this way). */
+    async backtest(body: BacktestBody, { persist = true }: { persist?: boolean } = {}) {
       const dataset = resolveDataset(repo, body.dataset)
       const params = strategyParamsOf(body.strategy, body.params)
       const range = rangeOf(body.from, body.to)
@@ -115,7 +116,7 @@ export function createTradingService(deps: ServiceDeps) {
       const { result, elapsedMs } = await heavy('trading.backtest', 'trading.backtest', payload, body.timeout_ms)
       const stats = statsView(result.stats)
       const settings = settingsOf(body)
-      const run = storeRun('backtest', dataset, {
+      const run = !persist ? null : storeRun('backtest', dataset, {
         strategy: body.strategy,
         params,
         request: { ...body, params },
