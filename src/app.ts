@@ -30,6 +30,7 @@ import { problemErrorHandler, problemNotFoundHandler } from './plugins/problem.j
 import metricsPlugin from './plugins/metrics.js'
 import adminPlugin from './admin/plugin.js'
 import adminApi, { type AdminApiOptions } from './admin/api.js'
+import accessApi from './access/api.js'
 import { isInternal } from './admin/internal.js'
 import type { SeedLevel } from './trading/seed.js'
 
@@ -38,6 +39,8 @@ declare module 'fastify' {
     callerCounters: CallerCounters
     clock: Clock
     config: Config
+    /** The caller's operations: listings and the admin's truth summary read them from here. */
+    registry: Registry
   }
 }
 
@@ -95,6 +98,7 @@ export async function buildApp(opts: BuildOptions): Promise<FastifyInstance> {
   app.decorate('config', config)
   app.decorate('clock', clock)
   app.decorate('callerCounters', counters)
+  app.decorate('registry', registry)
   // Outside /api/v1 (which envelopes its errors) the host answers errors as RFC 9457 problems, e.g. a wrong method on /health.
   app.setErrorHandler(problemErrorHandler)
   app.setNotFoundHandler(problemNotFoundHandler)
@@ -125,7 +129,7 @@ export async function buildApp(opts: BuildOptions): Promise<FastifyInstance> {
       plugin: adminApi,
       prefix: '/admin',
       options: { ...opts.admin, ...(opts.selfTestSandbox ? {} : { selfTestHost: () => buildSelfTestHost(opts, mill, clock, registry) }) },
-    }],
+    }, { plugin: accessApi, prefix: '/admin' }],
   })
   await app.register(tradingPlugin, { config, clock, seed: opts.tradingSeed ?? 'full', service: trading })
   await app.register(mcpPlugin, { config, clock, registry, counters, auth, trading })
