@@ -5,13 +5,13 @@ import { z } from 'zod'
 import { Refusal } from '../../refusal.js'
 import type { TradingContext } from '../context.js'
 import { TAGS } from '../context.js'
-import { fullCycleBody } from '../cycle.js'
+import { fullCycleBody } from '../schemas.js'
 import { importCsvText } from '../datasets.js'
 import {
   backtestAnswer, backtestBody, dbStatsAnswer, importAnswer, importBody, importQuery, modeAnswer,
   simulateAnswer, simulateBody, v11HealthAnswer, verifyAnswer,
 } from '../schemas.js'
-import { maxEdgeBody } from '../service.js'
+import { maxEdgeBody } from '../schemas.js'
 import { MODE_REASON } from '../system.js'
 import { problemResponses, requireScope, tradingNotFound } from './common.js'
 
@@ -87,7 +87,7 @@ export default async function v11Routes(parent: FastifyInstance, ctx: TradingCon
       body: backtestBody,
       response: { 200: backtestAnswer, ...problemResponses },
     },
-  }, async (req) => service.backtest(req.body) as Promise<z.infer<typeof backtestAnswer>>)
+  }, async (req) => service.backtest(req.body))
 
   app.post('/trading/simulate', {
     schema: {
@@ -96,7 +96,7 @@ export default async function v11Routes(parent: FastifyInstance, ctx: TradingCon
       body: simulateBody,
       response: { 200: simulateAnswer, ...problemResponses },
     },
-  }, async (req) => service.simulate(req.body) as Promise<z.infer<typeof simulateAnswer>>)
+  }, async (req) => service.simulate(req.body))
 
   app.post('/trading/max-edge-signal', {
     schema: {
