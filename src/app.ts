@@ -38,6 +38,8 @@ declare module 'fastify' {
     callerCounters: CallerCounters
     clock: Clock
     config: Config
+    /** The caller's operations: listings and the admin's truth summary read them from here. */
+    registry: Registry
   }
 }
 
@@ -95,6 +97,7 @@ export async function buildApp(opts: BuildOptions): Promise<FastifyInstance> {
   app.decorate('config', config)
   app.decorate('clock', clock)
   app.decorate('callerCounters', counters)
+  app.decorate('registry', registry)
   // Outside /api/v1 (which envelopes its errors) the host answers errors as RFC 9457 problems, e.g. a wrong method on /health.
   app.setErrorHandler(problemErrorHandler)
   app.setNotFoundHandler(problemNotFoundHandler)
