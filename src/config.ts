@@ -38,6 +38,8 @@ const envSchema = z.object({
   NODE_ENV: z.string().default('development'),
   TRUST_PROXY: z.enum(['true', 'false', '1', '0']).default('false'),
   CORS_ORIGINS: z.string().default(''),
+  JOB_RETENTION_H: z.coerce.number().min(0.001).max(24 * 365).default(24),
+  JOB_MAX_MS: intFrom(1000, 7 * 24 * 3_600_000).default(30 * 60_000),
 })
 
 export interface Config {
@@ -66,6 +68,10 @@ export interface Config {
   readonly trustProxy: boolean
   /** Exact origins (scheme://host[:port]) granted cross-origin access; empty = none. */
   readonly corsOrigins: readonly string[]
+  /** Hours a finished job's answer is kept before it is purged. */
+  readonly jobRetentionH: number
+  /** Longest a job may run (ms) before it is stopped and fails with `timeout`. */
+  readonly jobMaxMs: number
   /** Aliases that were used to set a variable in this environment. */
   readonly aliasesUsed: ReadonlyArray<{ alias: string; canonical: string }>
 }
@@ -138,6 +144,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
     nodeEnv: e.NODE_ENV,
     trustProxy: e.TRUST_PROXY === 'true' || e.TRUST_PROXY === '1',
     corsOrigins: Object.freeze(corsOrigins),
+    jobRetentionH: e.JOB_RETENTION_H,
+    jobMaxMs: e.JOB_MAX_MS,
     aliasesUsed: Object.freeze(aliasesUsed),
   })
 }
@@ -164,6 +172,8 @@ export function redactedConfig(config: Config): Record<string, unknown> {
     NODE_ENV: config.nodeEnv,
     TRUST_PROXY: config.trustProxy,
     CORS_ORIGINS: config.corsOrigins,
+    JOB_RETENTION_H: config.jobRetentionH,
+    JOB_MAX_MS: config.jobMaxMs,
   }
 }
 
