@@ -2,7 +2,9 @@
 # NCM Hub image: compiled with dev dependencies in a build stage, shipped with runtime dependencies only, as a
 # non-root user, with the SQLite database on the /data volume and a HEALTHCHECK on /health.
 
-ARG NODE_IMAGE=node:20-bookworm-slim
+# A supported Node LTS line: 24 (security fixes until April 2028; Node 20 reached end of life in April 2026). The code needs Node >= 20.19
+# (package.json `engines`); build with `--build-arg NODE_IMAGE=node:22-bookworm-slim` to stay on the previous LTS.
+ARG NODE_IMAGE=node:24-bookworm-slim
 
 FROM ${NODE_IMAGE} AS build
 WORKDIR /app

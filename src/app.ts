@@ -15,13 +15,13 @@ import limitsPlugin from './plugins/limits.js'
 import corsPlugin from './plugins/cors.js'
 import docsPlugin from './plugins/docs.js'
 import callerPlugin, { CALLER_PREFIX } from './caller/index.js'
-import { createAuthenticator } from './caller/auth.js'
+import { createAuthenticator } from './access/auth.js'
 import { createCallerCounters, type CallerCounters } from './caller/counters.js'
-import type { Clock } from './caller/operation.js'
+import { systemClock, type Clock } from './clock.js'
 import { registry as defaultRegistry } from './caller/registry.js'
 import type { Registry } from './caller/operation.js'
 import tradingPlugin from './trading/plugin.js'
-import { problemErrorHandler, problemNotFoundHandler } from './trading/problem.js'
+import { problemErrorHandler, problemNotFoundHandler } from './plugins/problem.js'
 import metricsPlugin from './plugins/metrics.js'
 import adminPlugin from './admin/plugin.js'
 import adminApi from './admin/api.js'
@@ -50,8 +50,6 @@ export interface BuildOptions {
   /** How much synthetic market data a first start seeds (tests use 'small'). */
   tradingSeed?: SeedLevel
 }
-
-export const systemClock: Clock = { now: () => Date.now() }
 
 /** What a client may send as its x-request-id: a short plain token, since ids end up in logs, headers and bodies. */
 const CLIENT_REQUEST_ID = /^[\w.:@+=\/~-]{1,128}$/

@@ -2,7 +2,7 @@
 import { availableParallelism } from 'node:os'
 import { isAbsolute, join, resolve } from 'node:path'
 import { z } from 'zod'
-import { redactEndpointUrl } from './logger.js'
+import { redactEndpointUrl } from './redact.js'
 
 /** Alternative names accepted for a variable; reported in the readiness report's environment summary. */
 export const CONFIG_ALIASES: ReadonlyArray<{ alias: string; canonical: string; meaning: string }> = [

@@ -4,7 +4,7 @@ import type { FastifyInstance, LightMyRequestResponse } from 'fastify'
 import { anyEnvelope } from '../src/caller/envelope.js'
 import { buildApp, type BuildOptions } from '../src/app.js'
 import { loadConfig, type Config } from '../src/config.js'
-import type { Clock } from '../src/caller/operation.js'
+import type { Clock } from '../src/clock.js'
 
 export interface TestAppOptions extends Partial<Omit<BuildOptions, 'config'>> {
   /** Environment variables on top of the test defaults. */

@@ -8,10 +8,10 @@ import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fas
 import { request } from 'undici'
 import { z } from 'zod'
 import { buildTestApp, json, manualClock, testConfig } from './helper.js'
-import { hashToken, secretsEqual } from '../src/caller/auth.js'
+import { hashToken, secretsEqual } from '../src/access/auth.js'
 import { requestIdOf } from '../src/app.js'
 import { ConfigError } from '../src/config.js'
-import { REDACTION_CENSOR, redactEndpointUrl, redactUrl } from '../src/logger.js'
+import { REDACTION_CENSOR, redactEndpointUrl, redactUrl } from '../src/redact.js'
 import { defineOperation } from '../src/caller/operation.js'
 import { createRegistry, registry } from '../src/caller/registry.js'
 

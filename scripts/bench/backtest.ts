@@ -2,7 +2,7 @@
 import { loadavg } from 'node:os'
 import {
   executeEvents, generateSyntheticBars, inSampleGrid, runBacktest, strategyEvents, SYNTHETIC_PRESETS, type Bars,
-} from '../../src/trading/engine/index.js'
+} from '../../src/engines/trading/index.js'
 
 const REPEATS = Number(process.env.BENCH_REPEATS ?? 15)
 const OPTIONS = { cash: 10_000, commission: 0.0002 }

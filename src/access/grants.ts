@@ -1,7 +1,7 @@
 // The grants table: bearer tokens issued by the admin. Only a token's SHA-256 is stored; the token is returned once.
 import { randomBytes, randomUUID } from 'node:crypto'
 import type { Db } from '../store/index.js'
-import { hashToken, type Scope } from '../caller/auth.js'
+import { hashToken, type Scope } from './auth.js'
 
 export interface GrantRecord {
   id: string

@@ -2,7 +2,7 @@
 import type { FastifyInstance } from 'fastify'
 import { z } from 'zod'
 import type { Config } from '../config.js'
-import { createAuthenticator } from '../caller/auth.js'
+import { createAuthenticator } from '../access/auth.js'
 import type { Registry } from '../caller/operation.js'
 import { registry as defaultRegistry } from '../caller/registry.js'
 import { createReadinessCollector } from './collect.js'

@@ -2,7 +2,7 @@
 // The secret is drawn at module load, never logged or sent over a socket, so an outside client cannot forge the header.
 import { randomBytes } from 'node:crypto'
 import type { FastifyRequest } from 'fastify'
-import { secretsEqual } from '../caller/auth.js'
+import { secretsEqual } from '../access/auth.js'
 
 const SECRET = randomBytes(32).toString('hex')
 

@@ -3,8 +3,8 @@
 // client of those routes would see; the request's own credential decides whether it may see it at all.
 import type { FastifyInstance, FastifyRequest } from 'fastify'
 import type { Config } from '../config.js'
-import { createAuthenticator, type Authenticator } from '../caller/auth.js'
-import type { Clock } from '../caller/operation.js'
+import { createAuthenticator, type Authenticator } from '../access/auth.js'
+import type { Clock } from '../clock.js'
 import { Refusal } from '../refusal.js'
 import { HUB_VERSION, NCM_VERSION } from '../version.js'
 import { internalHeaders, isInternal, isSmokeRequest } from './internal.js'

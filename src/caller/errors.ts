@@ -3,7 +3,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify'
 import { toRefusal } from '../error-refusal.js'
 import { RefusalPayload } from './envelope.js'
 import type { CallerCounters } from './counters.js'
-import { redactUrl } from '../logger.js'
+import { redactUrl } from '../redact.js'
 
 export function createCallerErrorHandler(counters: CallerCounters) {
   return function callerErrorHandler(err: unknown, req: FastifyRequest, reply: FastifyReply) {

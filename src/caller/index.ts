@@ -2,12 +2,13 @@
 import type { FastifyInstance, FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify'
 import type { Config } from '../config.js'
 import { Refusal } from '../refusal.js'
-import type { Authenticator, Credential } from './auth.js'
+import type { Authenticator, Credential } from '../access/auth.js'
 import type { CallerCounters } from './counters.js'
 import { envelope, okEnvelope, refusalEnvelope } from './envelope.js'
 import { createCallerErrorHandler } from './errors.js'
 import { admitBeforeInput, checksBeforeInput, runParsed } from './gate.js'
-import type { AnyOperation, Clock, OperationContext, Registry } from './operation.js'
+import type { AnyOperation, OperationContext, Registry } from './operation.js'
+import type { Clock } from '../clock.js'
 
 declare module 'fastify' {
   interface FastifyRequest {

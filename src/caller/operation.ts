@@ -5,9 +5,10 @@ import type { Config } from '../config.js'
 import type { Store } from '../store/index.js'
 import type { Mill } from '../mill/pool.js'
 import type { Admission } from '../plugins/admission.js'
-import type { Authenticator, Credential, Scope } from './auth.js'
+import type { Authenticator, Credential, Scope } from '../access/auth.js'
 import type { Refusal } from '../refusal.js'
 import type { CallerCounters } from './counters.js'
+import type { Clock } from '../clock.js'
 
 export const LOBES = ['discovery', 'logic', 'capacity', 'text', 'access', 'orchestration', 'runtime'] as const
 export type Lobe = (typeof LOBES)[number]
@@ -15,10 +16,6 @@ export type Lobe = (typeof LOBES)[number]
 /** Where an operation's numbers come from (SPEC §1.4). */
 export type Provenance = 'computed' | 'measured' | 'stored' | 'declared'
 export type Stability = 'stable' | 'labs' | 'refused'
-
-export interface Clock {
-  now(): number
-}
 
 /** What a handler may use. Handlers return data and throw Refusals; they never touch the reply. */
 export interface OperationContext {

@@ -6,7 +6,7 @@ import { registry } from '../caller/registry.js'
 import { fullPath, inputJsonSchema } from '../caller/projections.js'
 import type { AnyOperation } from '../caller/operation.js'
 import { HUB_VERSION, NCM_VERSION } from '../version.js'
-import { parseArgv } from './grammar.js'
+import { parseArgv } from '../caller/grammar.js'
 import { callApi, type CallResult } from './client.js'
 import { isRefusal } from '../refusal.js'
 

@@ -1,7 +1,7 @@
 // Content digests of the trading surface: a dataset's bars, and the inputs of a run or request (canonical JSON).
 import { createHash, type Hash } from 'node:crypto'
 import { endianness } from 'node:os'
-import type { Bars } from './engine/types.js'
+import type { Bars } from '../engines/trading/types.js'
 
 /**
  * A dataset's checksum is the SHA-256 of its bars as little-endian float64 values, six per bar in the order

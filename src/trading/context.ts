@@ -1,6 +1,6 @@
 // What the trading routes share: one service, one cycle runner, one prober, the authenticator, and the route list.
-import type { Clock } from '../caller/operation.js'
-import type { Authenticator } from '../caller/auth.js'
+import type { Clock } from '../clock.js'
+import type { Authenticator } from '../access/auth.js'
 import type { Config } from '../config.js'
 import type { Store } from '../store/index.js'
 import type { createCycleRunner } from './cycle.js'

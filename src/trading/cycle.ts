@@ -1,10 +1,10 @@
 // The paper full cycle: signal → ATR risk sizing → paper order → fill at the latest close → ledger, in one transaction.
 import { z } from 'zod'
-import type { Clock } from '../caller/operation.js'
+import type { Clock } from '../clock.js'
 import { Refusal } from '../refusal.js'
 import type { Store } from '../store/index.js'
-import { atr, signalOf, STRATEGY_NAMES } from './engine/index.js'
-import type { Bars, Signal, StrategyName } from './engine/types.js'
+import { atr, signalOf, STRATEGY_NAMES } from '../engines/trading/index.js'
+import type { Bars, Signal, StrategyName } from '../engines/trading/types.js'
 import { digestOf } from './checksum.js'
 import { resolveDataset } from './datasets.js'
 import { iso } from './present.js'

@@ -1,5 +1,5 @@
 // Turning engine results into JSON answers: finite numbers or null, ISO times, downsampled curves.
-import type { Stats, Trade } from './engine/types.js'
+import type { Stats, Trade } from '../engines/trading/types.js'
 
 /** Non-finite numbers (a ratio over zero, an empty distribution) become null, at any depth. */
 export function finite<T>(value: T): T {

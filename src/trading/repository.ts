@@ -1,6 +1,6 @@
 // The trading tables: prepared once, synchronous, called inside the service's transactions (never across an await).
 import type { Db } from '../store/index.js'
-import type { Bars } from './engine/types.js'
+import type { Bars } from '../engines/trading/types.js'
 
 export type DatasetSource = 'synthetic' | 'import'
 

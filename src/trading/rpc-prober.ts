@@ -9,7 +9,7 @@
 //   - `#get`: plain GET only; any 2xx is a success.
 // Every request has a headers and a body timeout; probes of one URL never overlap (a round skips a URL still in flight).
 import { Agent, request } from 'undici'
-import { redactEndpointUrl } from '../logger.js'
+import { redactEndpointUrl } from '../redact.js'
 
 export type ProbeMode = 'json-rpc' | 'http-get'
 

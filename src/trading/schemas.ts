@@ -1,7 +1,7 @@
 // Zod schemas of the trading surface's requests and answers; the routes and the OpenAPI document are built from them.
 import { z } from 'zod'
-import { STRATEGY_NAMES } from './engine/index.js'
-import type { StrategyName } from './engine/types.js'
+import { STRATEGY_NAMES } from '../engines/trading/index.js'
+import type { StrategyName } from '../engines/trading/types.js'
 
 export const PLATFORM_VERSION = '11.0.0' as const
 

@@ -1,7 +1,7 @@
 // First-start seeding: synthetic datasets from the engine's seeded GBM generator, labelled as synthetic with their seed.
 import type { Store } from '../store/index.js'
-import { generateSyntheticBars, SYNTHETIC_PRESETS } from './engine/index.js'
-import { DEFAULT_REGIMES, type SyntheticSpec } from './engine/synthetic.js'
+import { generateSyntheticBars, SYNTHETIC_PRESETS } from '../engines/trading/index.js'
+import { DEFAULT_REGIMES, type SyntheticSpec } from '../engines/trading/synthetic.js'
 import { barsSha256 } from './checksum.js'
 import { createTradingRepository } from './repository.js'
 

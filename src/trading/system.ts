@@ -1,10 +1,10 @@
 // Platform state read from storage and live components: health, inventory, database statistics, command-center panels.
 import { z } from 'zod'
-import type { Clock } from '../caller/operation.js'
+import type { Clock } from '../clock.js'
 import type { Mill } from '../mill/pool.js'
 import type { Admission } from '../plugins/admission.js'
 import type { Store } from '../store/index.js'
-import { STRATEGIES, STRATEGY_NAMES } from './engine/index.js'
+import { STRATEGIES, STRATEGY_NAMES } from '../engines/trading/index.js'
 import { datasetView } from './datasets.js'
 import { iso } from './present.js'
 import type { RunRow, TradingRepository } from './repository.js'

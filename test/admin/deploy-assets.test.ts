@@ -87,6 +87,21 @@ describe('Dockerfile', () => {
       expect(dockerfile).toContain(`COPY --from=build ${path} `)
     }
   })
+
+  it('builds on a supported Node LTS line (22 or 24, bookworm-slim) that satisfies package.json engines', () => {
+    const image = /^ARG NODE_IMAGE=(\S+)$/m.exec(read('Dockerfile'))?.[1]
+    const line = /^node:(\d+)-bookworm-slim$/.exec(image ?? '')?.[1]
+    expect([22, 24]).toContain(Number(line))
+    const engines = JSON.parse(read('package.json')).engines.node as string
+    expect(Number(line)).toBeGreaterThanOrEqual(Number(/>=\s*(\d+)/.exec(engines)?.[1]))
+    // Both FROM lines use the argument, so the build and the runtime share one Node.
+    expect(read('Dockerfile').match(/^FROM \$\{NODE_IMAGE\}/gm)).toHaveLength(2)
+  })
+
+  it('the compose file and the systemd unit say which Node they expect', () => {
+    expect(read('docker-compose.yml')).toMatch(/Node 24 LTS/)
+    expect(read('systemd/ncm-hub.service')).toMatch(/Node: 24 LTS recommended .*at least 20\.19/s)
+  })
 })
 
 describe.skipIf(!has('nginx') || !has('systemd-analyze'))('scripts/check-deploy.sh (needs nginx and systemd-analyze)', () => {

@@ -96,7 +96,17 @@ describe('system routes', () => {
   })
 
   it('unknown paths under the platform prefixes are 404 problems', async () => {
-    for (const url of ['/api/v11/nope', '/api/v10/nope', '/api/v6/nope']) expectProblem(await app.inject(url), 404, 'not_found')
+    for (const url of ['/api/v11/nope', '/api/v10/nope', '/api/v6/nope']) {
+      const problem = expectProblem(await app.inject(url), 404, 'not_found')
+      expect(problem.detail).toContain('on the trading platform')
+      expect(problem.see).toBe('/api/v11/system/inventory')
+    }
+  })
+
+  it('unknown paths outside every surface are neutral 404 problems naming the host, not a surface', async () => {
+    const problem = expectProblem(await app.inject('/nope'), 404, 'not_found')
+    expect(problem.detail).toBe('no route GET /nope on this host')
+    expect(problem.see).toBe('/docs')
   })
 })
 

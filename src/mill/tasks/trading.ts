@@ -1,8 +1,8 @@
 // Mill tasks of the trading domain: the pure engine run off the event loop, bars in as typed arrays.
 import type { MillTask } from '../types.js'
-import { inSampleGrid, runBacktest, simulate, walkForward } from '../../trading/engine/index.js'
-import type { SimulateSpec, SmaGrid, WalkForwardSpec } from '../../trading/engine/index.js'
-import type { BacktestOptions, Bars, Stats, StrategyName } from '../../trading/engine/types.js'
+import { inSampleGrid, runBacktest, simulate, walkForward } from '../../engines/trading/index.js'
+import type { SimulateSpec, SmaGrid, WalkForwardSpec } from '../../engines/trading/index.js'
+import type { BacktestOptions, Bars, Stats, StrategyName } from '../../engines/trading/types.js'
 
 export interface BacktestPayload {
   bars: Bars

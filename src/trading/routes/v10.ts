@@ -5,10 +5,9 @@ import { z } from 'zod'
 import type { TradingContext } from '../context.js'
 import { TAGS } from '../context.js'
 import { datasetView } from '../datasets.js'
-import { problemNotFoundHandler } from '../problem.js'
 import { datasetListAnswer, v10HealthAnswer } from '../schemas.js'
 import { maxEdgeV10Body } from '../service.js'
-import { problemResponses } from './common.js'
+import { problemResponses, tradingNotFound } from './common.js'
 
 /** RFC 9745 `Deprecation` (a structured-field date: @epoch seconds) and RFC 8594 `Sunset` (an HTTP-date). */
 export const V10_DEPRECATED_AT = Date.UTC(2026, 0, 1)
@@ -23,7 +22,7 @@ export const V10_SUCCESSORS: Record<string, string> = {
 export default async function v10Routes(parent: FastifyInstance, ctx: TradingContext) {
   const app = parent.withTypeProvider<ZodTypeProvider>()
   const { service, system } = ctx
-  app.setNotFoundHandler(problemNotFoundHandler)
+  app.setNotFoundHandler(tradingNotFound)
   app.addHook('onSend', async (req, reply) => {
     reply.header('deprecation', `@${Math.floor(V10_DEPRECATED_AT / 1000)}`)
     reply.header('sunset', new Date(V10_SUNSET_AT).toUTCString())

@@ -7,19 +7,18 @@ import type { TradingContext } from '../context.js'
 import { TAGS } from '../context.js'
 import { fullCycleBody } from '../cycle.js'
 import { datasetView, importCsvText } from '../datasets.js'
-import { problemNotFoundHandler } from '../problem.js'
 import {
   backtestAnswer, backtestBody, datasetListAnswer, dbStatsAnswer, importAnswer, importBody, importQuery, modeAnswer,
   simulateAnswer, simulateBody, v11HealthAnswer, verifyAnswer,
 } from '../schemas.js'
 import { maxEdgeBody } from '../service.js'
 import { MODE_REASON } from '../system.js'
-import { problemResponses } from './common.js'
+import { problemResponses, tradingNotFound } from './common.js'
 
 export default async function v11Routes(parent: FastifyInstance, ctx: TradingContext) {
   const app = parent.withTypeProvider<ZodTypeProvider>()
   const { service, system, cycles, auth, clock, config } = ctx
-  app.setNotFoundHandler(problemNotFoundHandler)
+  app.setNotFoundHandler(tradingNotFound)
   // CSV bodies arrive as one string; the 16 MiB limit of imports applies (SPEC §1.5).
   app.addContentTypeParser('text/csv', { parseAs: 'string', bodyLimit: config.largeBodyLimitBytes }, (_req, body, done) => done(null, body))
   const tags = [TAGS.v11]

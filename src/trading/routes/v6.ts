@@ -4,13 +4,13 @@ import type { ZodTypeProvider } from 'fastify-type-provider-zod'
 import { z } from 'zod'
 import type { TradingContext } from '../context.js'
 import { TAGS } from '../context.js'
-import { PlatformProblem, problemNotFoundHandler } from '../problem.js'
-import { problemResponses } from './common.js'
+import { PlatformProblem } from '../../plugins/problem.js'
+import { problemResponses, tradingNotFound } from './common.js'
 
 export default async function v6Routes(parent: FastifyInstance, ctx: TradingContext) {
   const app = parent.withTypeProvider<ZodTypeProvider>()
   const { prober, system, config } = ctx
-  app.setNotFoundHandler(problemNotFoundHandler)
+  app.setNotFoundHandler(tradingNotFound)
   const tags = [TAGS.v6]
 
   app.get('/rpc/snapshot', {

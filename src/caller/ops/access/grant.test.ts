@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { FastifyInstance } from 'fastify'
 import { buildTestApp, json, manualClock } from '../../../../test/helper.js'
-import { hashToken } from '../../auth.js'
+import { hashToken } from '../../../access/auth.js'
 import { GRANT_LIMITS } from './grant.js'
 
 const ADMIN = 'test-admin-token-0123456789'

@@ -1,7 +1,7 @@
 // POST /cli: a command line parsed into an operation and its input, then run through /run's gate.
 import { z } from 'zod'
 import { defineOperation } from '../../operation.js'
-import { parseArgv, tokenize } from '../../../cli/grammar.js'
+import { parseArgv, tokenize } from '../../grammar.js'
 import { Refusal } from '../../../refusal.js'
 import { dispatch, rethrowSingle, runOutput } from './run.js'
 

@@ -3,7 +3,7 @@ import { z } from 'zod'
 import { defineOperation, type OperationContext } from '../../operation.js'
 import { runOperation } from '../../gate.js'
 import { Refusal, refusalSchema, type RefusalBody } from '../../../refusal.js'
-import { findOperation } from '../../../cli/grammar.js'
+import { findOperation } from '../../grammar.js'
 
 export const MAX_BATCH = 64
 /** Dispatchers cannot dispatch themselves: no recursion through /run or /cli. */

@@ -1,8 +1,8 @@
-// RFC 9457 problem details for the trading surface: every error becomes one application/problem+json body.
+// RFC 9457 problem details: outside /api/v1 (which envelopes) every error of the host becomes one application/problem+json body.
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { Refusal, type RefusalCode } from '../refusal.js'
 import { toRefusal } from '../error-refusal.js'
-import { redactUrl } from '../logger.js'
+import { redactUrl } from '../redact.js'
 
 export const PROBLEM_CONTENT_TYPE = 'application/problem+json'
 
@@ -94,12 +94,16 @@ export function problemErrorHandler(err: unknown, req: FastifyRequest, reply: Fa
   return sendProblem(reply, refusal, redactUrl(req.url))
 }
 
-export function problemNotFoundHandler(req: FastifyRequest, reply: FastifyReply) {
-  const refusal = new Refusal('not_found', `no route ${req.method} ${req.url.split('?')[0]} on the trading platform`, {
-    hints: { see: '/api/v11/system/inventory' },
-  })
-  return sendProblem(reply, refusal, redactUrl(req.url))
+/** A not-found handler that names where the client looked and where that place lists its routes. */
+export function problemNotFound(where: string, see: string) {
+  return (req: FastifyRequest, reply: FastifyReply) => {
+    const refusal = new Refusal('not_found', `no route ${req.method} ${req.url.split('?')[0]} ${where}`, { hints: { see } })
+    return sendProblem(reply, refusal, redactUrl(req.url))
+  }
 }
+
+/** Host-wide: outside any surface's prefix, a 404 names the host and points at the whole OpenAPI document. */
+export const problemNotFoundHandler = problemNotFound('on this host', '/docs')
 
 /** Installs the problem renderer on an (encapsulated) instance. */
 export function useProblems(app: FastifyInstance, { notFound }: { notFound: boolean }) {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import { editDistance, parseArgv, tokenize } from './grammar.js'
-import { registry } from '../caller/registry.js'
+import { registry } from './registry.js'
 import { Refusal } from '../refusal.js'
 
 describe('tokenize', () => {

@@ -1,7 +1,7 @@
 // The command-line grammar shared by POST /cli and the `ncm` binary: tokenising, flags → fields, closest names.
 import { Refusal } from '../refusal.js'
-import type { AnyOperation, Registry } from '../caller/operation.js'
-import { inputJsonSchema } from '../caller/projections.js'
+import type { AnyOperation, Registry } from './operation.js'
+import { inputJsonSchema } from './projections.js'
 
 /** Splits a line like a POSIX shell would: single quotes literal, double quotes with \-escapes, backslash escapes. */
 export function tokenize(line: string): string[] {

@@ -1,0 +1,37 @@
+// Keyset pages in SQL (the store side of src/paging.ts): the rows strictly after a sort-key position, in one order,
+// limit + 1 of them so the caller can tell whether another page follows. Two statements, prepared once.
+import type { Db } from './index.js'
+
+export interface KeysetSpec {
+  /** `SELECT … FROM … [JOIN …]`, without WHERE or ORDER BY. */
+  select: string
+  /** Conditions ANDed together; optional filters read as '(@kind IS NULL OR kind = @kind)'. */
+  where?: readonly string[]
+  /** Sort key columns, most significant first; together they must be unique (end with the primary key). */
+  key: readonly string[]
+  order: 'asc' | 'desc'
+}
+
+/** Reads one page: every named parameter of `where` must be given (null for an absent filter). */
+export type KeysetQuery<Row> = (params: Record<string, unknown>, after: readonly (string | number)[] | null, limit: number) => Row[]
+
+export function keysetQuery<Row>(db: Db, spec: KeysetSpec): KeysetQuery<Row> {
+  const cmp = spec.order === 'desc' ? '<' : '>'
+  const dir = spec.order === 'desc' ? 'DESC' : 'ASC'
+  const keyParams = spec.key.map((_, i) => `@k${i}`)
+  // A row value comparison is lexicographic and still uses an index on the key columns.
+  const afterKey = spec.key.length === 1
+    ? `${spec.key[0]} ${cmp} @k0`
+    : `(${spec.key.join(', ')}) ${cmp} (${keyParams.join(', ')})`
+  const orderBy = spec.key.map((column) => `${column} ${dir}`).join(', ')
+  const sql = (conditions: readonly string[]) =>
+    `${spec.select}${conditions.length ? ` WHERE ${conditions.join(' AND ')}` : ''} ORDER BY ${orderBy} LIMIT @limit`
+  const where = spec.where ?? []
+  const first = db.prepare(sql(where))
+  const next = db.prepare(sql([...where, afterKey]))
+  return (params, after, limit) => {
+    if (!after) return first.all({ ...params, limit: limit + 1 }) as Row[]
+    const keys = Object.fromEntries(after.map((value, i) => [`k${i}`, value]))
+    return next.all({ ...params, ...keys, limit: limit + 1 }) as Row[]
+  }
+}
