@@ -1,6 +1,8 @@
 // The jobs table (migration 0004): rows in, records out; every state change is one conditional UPDATE, so a job
 // reaches a final state once even if two runs race (the second finds the row no longer `running`).
 import type { Db } from '../store/index.js'
+import { keysetQuery } from '../store/keyset.js'
+import { stringifyDeep } from './json.js'
 import type { RefusalBody } from '../refusal.js'
 import type { JobProgress, JobRecord, JobState, JobSurface } from './types.js'
 
@@ -71,12 +73,18 @@ export function createJobRepository(db: Db) {
   const countByState = db.prepare<[], { state: JobState; count: number }>(
     'SELECT state, COUNT(*) AS count FROM jobs WHERE purged_at IS NULL GROUP BY state',
   )
+  const pageQuery = keysetQuery<JobRow>(db, {
+    select: `SELECT ${COLUMNS} FROM jobs`,
+    where: ['purged_at IS NULL', '(@state IS NULL OR state = @state)', '(@op IS NULL OR op = @op)'],
+    key: ['n'],
+    order: 'desc',
+  })
   const finishedSince = db.prepare<[number], { count: number }>('SELECT COUNT(*) AS count FROM jobs WHERE finished_at >= ?')
 
   return {
     insert(job: { id: string; op: string; surface: JobSurface; input: unknown; inputDigest: string; idempotencyKey: string | null; createdAt: number }): void {
       insert.run({
-        id: job.id, op: job.op, surface: job.surface, input: JSON.stringify(job.input ?? null), input_digest: job.inputDigest,
+        id: job.id, op: job.op, surface: job.surface, input: stringifyDeep(job.input ?? null), input_digest: job.inputDigest,
         idempotency_key: job.idempotencyKey, created_at: job.createdAt,
       })
     },
@@ -107,27 +115,9 @@ export function createJobRepository(db: Db) {
     },
     inState: (state: JobState): JobRecord[] => inState.all(state).map(recordOf),
     requeue: (id: string): boolean => requeue.run(id).changes === 1,
-    page(query: { state?: JobState | undefined; op?: string | undefined; limit: number; before?: number | undefined }): { jobs: JobRecord[]; last: number | null; more: boolean } {
-      const where = ['purged_at IS NULL']
-      const params: Array<string | number> = []
-      if (query.state) {
-        where.push('state = ?')
-        params.push(query.state)
-      }
-      if (query.op) {
-        where.push('op = ?')
-        params.push(query.op)
-      }
-      if (query.before !== undefined) {
-        where.push('n < ?')
-        params.push(query.before)
-      }
-      const rows = db.prepare<Array<string | number>, JobRow>(
-        `SELECT ${COLUMNS} FROM jobs WHERE ${where.join(' AND ')} ORDER BY n DESC LIMIT ?`,
-      ).all(...params, query.limit + 1)
-      const more = rows.length > query.limit
-      const kept = rows.slice(0, query.limit)
-      return { jobs: kept.map(recordOf), last: kept.length ? kept[kept.length - 1]!.n : null, more }
+    /** Newest first; rows carry their sort key `n` for the cursor. */
+    page(filter: { state?: JobState | undefined; op?: string | undefined }, after: readonly (string | number)[] | null, limit: number) {
+      return pageQuery({ state: filter.state ?? null, op: filter.op ?? null }, after, limit).map((row) => ({ n: row.n, job: recordOf(row) }))
     },
     purge(now: number, retentionMs: number): number {
       const purged = purge.run(now, now - retentionMs).changes

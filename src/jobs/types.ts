@@ -2,6 +2,7 @@
 // Everything here is plain JSON so a distributed backend (BullMQ + PostgreSQL) can carry it unchanged.
 import { z } from 'zod'
 import { refusalSchema, type RefusalBody } from '../refusal.js'
+import type { Page, PageQuery } from '../paging.js'
 
 export const JOB_STATES = ['queued', 'running', 'succeeded', 'failed', 'cancelled'] as const
 export type JobState = (typeof JOB_STATES)[number]
@@ -82,17 +83,9 @@ export interface SubmitAnswer {
   created: boolean
 }
 
-export interface JobListQuery {
+export interface JobListQuery extends PageQuery {
   state?: JobState | undefined
   op?: string | undefined
-  limit: number
-  /** Opaque cursor of the previous page. */
-  cursor?: string | undefined
-}
-
-export interface JobPage {
-  jobs: JobRecord[]
-  next_cursor: string | null
 }
 
 export type JobOutcome =
@@ -101,6 +94,14 @@ export type JobOutcome =
   | { kind: 'pending'; state: JobState }
   | { kind: 'purged'; finishedAt: number; purgedAt: number }
   | { kind: 'unknown' }
+
+/**
+ * A final job as a waiting request sees it. The in-process backend hands over the very value or error the executor
+ * produced (so the sync answer is byte for byte today's); a distributed one rebuilds them from the stored row.
+ */
+export type SettledJob =
+  | { job: JobRecord; ok: true; result: unknown }
+  | { job: JobRecord; ok: false; error: unknown }
 
 export interface JobStats {
   by_state: Record<JobState, number>
@@ -137,12 +138,13 @@ export interface JobQueue {
   /** Refused with `occupied` (Retry-After) past the queue bound, `conflict` when a key is reused with another input. */
   submit(request: SubmitRequest): Promise<SubmitAnswer>
   get(id: string): Promise<JobRecord | null>
-  list(query: JobListQuery): Promise<JobPage>
+  /** Newest first, paged like every list of the host (src/paging.ts). */
+  list(query: JobListQuery): Promise<Page<JobRecord>>
   /** Stops queued work at once and running work within 200 ms; resolves with the job as it then stands. */
   cancel(id: string): Promise<JobRecord | null>
   outcome(id: string): Promise<JobOutcome>
-  /** Resolves when the job is final (the sync path is this wait). */
-  settled(id: string): Promise<JobRecord>
+  /** Resolves when the job is final (the sync path is this wait): the answer, or the error it failed with. */
+  settled(id: string): Promise<SettledJob>
   /** Live events of one job; the returned function unsubscribes. */
   subscribe(id: string, listener: (event: JobEvent) => void): () => void
   /** Live events of every job (pages, metrics). */

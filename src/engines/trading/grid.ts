@@ -41,6 +41,8 @@ export function inSampleGrid(
   options: BacktestOptions,
   maximize: keyof Stats = 'sharpe_ratio',
   shouldStop?: () => boolean,
+  /** Called after each pair with the pairs tried (optional; jobs show it as progress). */
+  onProgress?: (pairsDone: number) => void,
 ): GridResult {
   const cache: IndicatorCache = new Map()
   const rows: GridRow[] = []
@@ -67,6 +69,7 @@ export function inSampleGrid(
       })
       const raw = stats[maximize]
       const score = typeof raw === 'number' && Number.isFinite(raw) ? raw : null
+      onProgress?.(rows.length + 1)
       rows.push({
         fast, slow, score,
         return_pct: stats.return_pct,
