@@ -107,8 +107,12 @@ def main(argv=None):
         print("readiness: %s, boot %s, score %s, plan %s" % (
             summary.get("status"), summary.get("boot_status"), summary.get("readiness_score"),
             overview.get("plan", {}).get("readiness")))
-        for blocker in overview.get("blockers", []):
+        blockers = overview.get("blockers", {})
+        for blocker in blockers.get("required_blockers", []):
             print("  blocker [%s] %s" % (blocker.get("kind"), blocker.get("detail")))
+        for advisory in blockers.get("advisories", []):
+            detail = advisory.get("detail", {})
+            print("  advisory [%s] %s -> %s" % (advisory.get("kind"), detail.get("module"), detail.get("recommended_package")))
         ready_ok = summary.get("status") == "ready"
     print("%d passed, %d failed" % (passed, failed))
     if failed or (args.require_ready and not ready_ok):

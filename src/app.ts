@@ -13,8 +13,10 @@ import millPlugin from './plugins/mill.js'
 import jobsPlugin from './plugins/jobs.js'
 import admissionPlugin from './plugins/admission.js'
 import limitsPlugin from './plugins/limits.js'
+import { frameworkErrorHandler } from './plugins/framework-errors.js'
 import corsPlugin from './plugins/cors.js'
 import docsPlugin from './plugins/docs.js'
+import jsonBodyPlugin from './plugins/json-body.js'
 import callerPlugin, { CALLER_PREFIX } from './caller/index.js'
 import { createAuthenticator } from './access/auth.js'
 import { createCallerCounters, type CallerCounters } from './caller/counters.js'
@@ -25,7 +27,8 @@ import tradingPlugin from './trading/plugin.js'
 import { problemErrorHandler, problemNotFoundHandler } from './plugins/problem.js'
 import metricsPlugin from './plugins/metrics.js'
 import adminPlugin from './admin/plugin.js'
-import adminApi from './admin/api.js'
+import adminApi, { type AdminApiOptions } from './admin/api.js'
+import { isInternal } from './admin/internal.js'
 import type { SeedLevel } from './trading/seed.js'
 
 declare module 'fastify' {
@@ -50,6 +53,8 @@ export interface BuildOptions {
   registry?: Registry
   /** How much synthetic market data a first start seeds (tests use 'small'). */
   tradingSeed?: SeedLevel
+  /** Options of the admin JSON routes (tests: a fake python3, another tree to analyse). */
+  admin?: Pick<AdminApiOptions, 'pythonProbe' | 'rootDir'>
 }
 
 /** What a client may send as its x-request-id: a short plain token, since ids end up in logs, headers and bodies. */
@@ -74,6 +79,8 @@ export async function buildApp(opts: BuildOptions): Promise<FastifyInstance> {
     return503OnClosing: false,
     forceCloseConnections: 'idle',
     trustProxy: config.trustProxy,
+    // Malformed URLs never reach routing or hooks; this answers them in the surface's format and counts them.
+    frameworkErrors: frameworkErrorHandler,
   }).withTypeProvider<ZodTypeProvider>()
   app.setValidatorCompiler(validatorCompiler)
   app.setSerializerCompiler(zodSerializerCompiler)
@@ -89,11 +96,12 @@ export async function buildApp(opts: BuildOptions): Promise<FastifyInstance> {
   app.setNotFoundHandler(problemNotFoundHandler)
 
   await app.register(routeTablePlugin)
+  await app.register(jsonBodyPlugin, { maxDepth: config.jsonMaxDepth })
   await app.register(storePlugin, { store })
   await app.register(millPlugin, { mill })
   await app.register(jobsPlugin, { config, clock })
   await app.register(admissionPlugin, { maxEventLoopDelayMs: config.maxEventLoopDelayMs })
-  await app.register(limitsPlugin, { rateLimitPerMin: config.rateLimitPerMin })
+  await app.register(limitsPlugin, { rateLimitPerMin: config.rateLimitPerMin, exempt: isInternal })
   await app.register(corsPlugin, { origins: config.corsOrigins })
   await app.register(metricsPlugin)
   await app.register(docsPlugin)
@@ -106,7 +114,7 @@ export async function buildApp(opts: BuildOptions): Promise<FastifyInstance> {
     counters,
     auth: createAuthenticator(config, store.db),
     // The admin JSON routes live under /api/v1/admin and share the caller envelope and error handler.
-    children: [{ plugin: adminApi, prefix: '/admin' }],
+    children: [{ plugin: adminApi, prefix: '/admin', options: { ...opts.admin } }],
   })
   await app.register(tradingPlugin, { config, clock, seed: opts.tradingSeed ?? 'full' })
   await app.register(adminPlugin, { config, clock })

@@ -2,7 +2,8 @@
 import { availableParallelism } from 'node:os'
 import { isAbsolute, join, resolve } from 'node:path'
 import { z } from 'zod'
-import { redactEndpointUrl } from './redact.js'
+import { publicEndpointUrl, redactEndpointUrl } from './redact.js'
+import { DEFAULT_JSON_MAX_DEPTH } from './json-text.js'
 
 /** Alternative names accepted for a variable; reported in the readiness report's environment summary. */
 export const CONFIG_ALIASES: ReadonlyArray<{ alias: string; canonical: string; meaning: string }> = [
@@ -29,6 +30,7 @@ const envSchema = z.object({
   BODY_LIMIT_BYTES: intFrom(1024, 1024 * MiB).default(1 * MiB),
   LARGE_BODY_LIMIT_BYTES: intFrom(1024, 1024 * MiB).default(16 * MiB),
   RPC_ENDPOINTS: z.string().default(''),
+  RPC_PUBLIC_ENDPOINTS: z.string().default(''),
   RPC_PROBE_INTERVAL_MS: intFrom(100, 3_600_000).default(5000),
   MILL_THREADS: intFrom(1, 64).default(defaultMillThreads),
   MILL_QUEUE: intFrom(0, 10_000).default(32),
@@ -40,6 +42,9 @@ const envSchema = z.object({
   CORS_ORIGINS: z.string().default(''),
   JOB_RETENTION_H: z.coerce.number().min(0.001).max(24 * 365).default(24),
   JOB_MAX_MS: intFrom(1000, 7 * 24 * 3_600_000).default(30 * 60_000),
+  JSON_MAX_DEPTH: intFrom(16, 1_000_000).default(DEFAULT_JSON_MAX_DEPTH),
+  DIFF_PATCH_MAX_WEIGHT: intFrom(1024, 1024 * MiB).default(2 * MiB),
+  RUN_BATCH_MAX_WEIGHT: intFrom(1024, 1024 * MiB).default(16 * MiB),
 })
 
 export interface Config {
@@ -55,7 +60,10 @@ export interface Config {
   readonly rateLimitPerMin: number
   readonly bodyLimitBytes: number
   readonly largeBodyLimitBytes: number
+  /** Upstream RPC URLs that may hold credentials: shown as scheme://host:port only. */
   readonly rpcEndpoints: readonly string[]
+  /** Upstream RPC URLs the operator declares free of secrets: probed like rpcEndpoints and shown in full. */
+  readonly rpcPublicEndpoints: readonly string[]
   readonly rpcProbeIntervalMs: number
   readonly millThreads: number
   readonly millQueue: number
@@ -72,6 +80,12 @@ export interface Config {
   readonly jobRetentionH: number
   /** Longest a job may run (ms) before it is stopped and fails with `timeout`. */
   readonly jobMaxMs: number
+  /** Deepest nesting of arrays/objects a JSON body may have; counted before the body is parsed. */
+  readonly jsonMaxDepth: number
+  /** The most a /diff patch may produce: the patched document's weight (nodes × 8 + characters), counted as it is applied. */
+  readonly diffPatchMaxWeight: number
+  /** The most the answers of one /run batch may weigh together (nodes × 8 + characters), counted as jobs answer. */
+  readonly runBatchMaxWeight: number
   /** Aliases that were used to set a variable in this environment. */
   readonly aliasesUsed: ReadonlyArray<{ alias: string; canonical: string }>
 }
@@ -111,12 +125,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
       : e.DATABASE_PATH
         ? (isAbsolute(e.DATABASE_PATH) ? e.DATABASE_PATH : resolve(cwd, e.DATABASE_PATH))
         : join(dataDir, 'ncm-hub.sqlite')
-  const rpcEndpoints = e.RPC_ENDPOINTS.split(',').map((s) => s.trim()).filter(Boolean)
-  for (const url of rpcEndpoints) {
-    if (!URL.canParse(url) || !/^https?:$/.test(new URL(url).protocol)) {
-      throw new ConfigError(`invalid configuration:\n  RPC_ENDPOINTS: ${JSON.stringify(url)} is not an http(s) URL`)
-    }
-  }
+  const rpcEndpoints = httpUrlList('RPC_ENDPOINTS', e.RPC_ENDPOINTS)
+  const rpcPublicEndpoints = httpUrlList('RPC_PUBLIC_ENDPOINTS', e.RPC_PUBLIC_ENDPOINTS)
   const corsOrigins = e.CORS_ORIGINS.split(',').map((s) => s.trim()).filter(Boolean)
   for (const origin of corsOrigins) {
     // Exact origins only: no wildcard, no path, no trailing slash (browsers send the origin in this serialised form).
@@ -135,6 +145,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
     bodyLimitBytes: e.BODY_LIMIT_BYTES,
     largeBodyLimitBytes: e.LARGE_BODY_LIMIT_BYTES,
     rpcEndpoints: Object.freeze(rpcEndpoints),
+    rpcPublicEndpoints: Object.freeze(rpcPublicEndpoints),
     rpcProbeIntervalMs: e.RPC_PROBE_INTERVAL_MS,
     millThreads: e.MILL_THREADS,
     millQueue: e.MILL_QUEUE,
@@ -146,8 +157,23 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
     corsOrigins: Object.freeze(corsOrigins),
     jobRetentionH: e.JOB_RETENTION_H,
     jobMaxMs: e.JOB_MAX_MS,
+    jsonMaxDepth: e.JSON_MAX_DEPTH,
+    diffPatchMaxWeight: e.DIFF_PATCH_MAX_WEIGHT,
+    runBatchMaxWeight: e.RUN_BATCH_MAX_WEIGHT,
     aliasesUsed: Object.freeze(aliasesUsed),
   })
+}
+
+/** A comma-separated list of http(s) URLs; a ConfigError names the variable and the first URL that is not one. */
+function httpUrlList(name: string, value: string): string[] {
+  const urls = value.split(',').map((s) => s.trim()).filter(Boolean)
+  for (const url of urls) {
+    if (!URL.canParse(url) || !/^https?:$/.test(new URL(url).protocol)) {
+      // The entry itself may hold a key: the message names its position, not its text.
+      throw new ConfigError(`invalid configuration:\n  ${name}: entry ${urls.indexOf(url) + 1} is not an http(s) URL`)
+    }
+  }
+  return urls
 }
 
 /** The effective configuration with secrets redacted, as /api/v1/env shows it. */
@@ -163,6 +189,7 @@ export function redactedConfig(config: Config): Record<string, unknown> {
     BODY_LIMIT_BYTES: config.bodyLimitBytes,
     LARGE_BODY_LIMIT_BYTES: config.largeBodyLimitBytes,
     RPC_ENDPOINTS: config.rpcEndpoints.map((url) => redactEndpointUrl(url)),
+    RPC_PUBLIC_ENDPOINTS: config.rpcPublicEndpoints.map((url) => publicEndpointUrl(url)),
     RPC_PROBE_INTERVAL_MS: config.rpcProbeIntervalMs,
     MILL_THREADS: config.millThreads,
     MILL_QUEUE: config.millQueue,
@@ -174,6 +201,9 @@ export function redactedConfig(config: Config): Record<string, unknown> {
     CORS_ORIGINS: config.corsOrigins,
     JOB_RETENTION_H: config.jobRetentionH,
     JOB_MAX_MS: config.jobMaxMs,
+    JSON_MAX_DEPTH: config.jsonMaxDepth,
+    DIFF_PATCH_MAX_WEIGHT: config.diffPatchMaxWeight,
+    RUN_BATCH_MAX_WEIGHT: config.runBatchMaxWeight,
   }
 }
 

@@ -1,7 +1,7 @@
 // What never reaches a log line: pino options with secrets redacted (the censoring itself lives in redact.ts).
 import type { FastifyServerOptions } from 'fastify'
 import type { Config } from './config.js'
-import { REDACTION_CENSOR, redactUrl } from './redact.js'
+import { REDACTION_CENSOR, shortUrl } from './redact.js'
 
 /** Paths whose values never reach a log line. */
 export const REDACTED_PATHS = [
@@ -35,7 +35,7 @@ export function loggerOptions(config: Pick<Config, 'logLevel'>, stream?: LogDest
       req: (req: { method: string; url: string; id: string; ip?: string }) => ({
         id: req.id,
         method: req.method,
-        url: redactUrl(req.url),
+        url: shortUrl(req.url),
         ip: req.ip,
       }),
     },

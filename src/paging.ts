@@ -89,6 +89,12 @@ export function pagedList<T>(name: string, key: readonly KeyType[], keyOf: (row:
   return list
 }
 
+/** The answer of a paged list: `{ <name>: rows, limit, next_cursor }` (the shape pageSchema describes). */
+export function pageAnswer<K extends string, T, U = T>(name: K, page: Page<T>, view?: (row: T) => U) {
+  const rows = view ? page.rows.map(view) : (page.rows as unknown as U[])
+  return { [name]: rows, limit: page.limit, next_cursor: page.next_cursor } as { [P in K]: U[] } & Omit<Page<T>, 'rows'>
+}
+
 export function encodeCursor(list: string, position: Position): string {
   return Buffer.from(JSON.stringify([CURSOR_VERSION, list, position]), 'utf8').toString('base64url')
 }

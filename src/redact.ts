@@ -17,22 +17,33 @@ export function redactUrl(url: string): string {
   return `${url.slice(0, q)}?${params.join('&')}`
 }
 
-/**
- * A path segment that looks like an API key: RPC providers put them there (`/v3/<32 hex>` at Infura, `/v2/<key>` at
- * Alchemy, `/<token>/` at QuickNode). Long runs of letters and digits mixed; route words like `mainnet` never match.
- */
-const KEY_LIKE_SEGMENT = /^(?=[^/]*\d)(?=[^/]*[a-z])[a-z0-9_-]{20,}$/i
+/** Longest URL a log line or an error body repeats: a client controls the URL, and 404s must not cost kilobytes of log each. */
+export const MAX_SHOWN_URL = 256
+
+/** A request URL redacted and cut to MAX_SHOWN_URL characters (with the full length said when cut). */
+export function shortUrl(url: string): string {
+  const redacted = redactUrl(url)
+  return redacted.length <= MAX_SHOWN_URL ? redacted : `${redacted.slice(0, MAX_SHOWN_URL)}…(${redacted.length} chars)`
+}
 
 /**
- * An upstream endpoint URL as responses, logs and /env may show it: user and password, every query value and key-like
- * path segments censored. The real URL stays inside the process (the prober uses it).
+ * An upstream endpoint URL as responses, logs and /env may show it: scheme, host and port only. Providers put keys in
+ * paths (`/v3/<hex>`, `/v1/mySecretKey42`), queries and fragments, and no heuristic tells a short key from a route word,
+ * so everything after the authority is hidden (`/***` says something was) and the user and password are dropped.
+ * The real URL stays inside the process (the prober uses it); URLs the operator lists in RPC_PUBLIC_ENDPOINTS are shown
+ * by publicEndpointUrl instead.
  */
 export function redactEndpointUrl(raw: string | URL): string {
   const url = new URL(raw)
+  const hidden = url.pathname !== '/' || url.search !== '' || url.hash !== ''
+  return `${url.origin}/${hidden ? REDACTION_CENSOR : ''}`
+}
+
+/** An endpoint the operator declared public (RPC_PUBLIC_ENDPOINTS): shown in full, but a user or password never. */
+export function publicEndpointUrl(raw: string | URL): string {
+  const url = new URL(raw)
   if (url.username) url.username = REDACTION_CENSOR
   if (url.password) url.password = REDACTION_CENSOR
-  for (const key of [...url.searchParams.keys()]) url.searchParams.set(key, REDACTION_CENSOR)
-  url.pathname = url.pathname.split('/').map((segment) => (KEY_LIKE_SEGMENT.test(segment) ? REDACTION_CENSOR : segment)).join('/')
   return url.toString()
 }
 

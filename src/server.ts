@@ -1,4 +1,6 @@
 // The process: read the configuration, build the app, listen, and shut down gracefully on SIGTERM/SIGINT.
+import type { Server } from 'node:http'
+import type { Socket } from 'node:net'
 import closeWithGrace from 'close-with-grace'
 import { buildApp } from './app.js'
 import { ConfigError, loadConfig } from './config.js'
@@ -16,13 +18,47 @@ async function main() {
   }
   const started = performance.now()
   const app = await buildApp({ config })
+  const drain = trackConnections(app.server)
   closeWithGrace({ delay: config.shutdownGraceMs }, async ({ signal, err }) => {
     if (err) app.log.error({ err }, 'closing after an error')
     else app.log.info({ signal }, 'closing: draining in-flight requests')
-    await app.close()
+    const stopDraining = drain()
+    try {
+      await app.close()
+    } finally {
+      stopDraining()
+    }
   })
   await app.listen({ host: config.host, port: config.port })
   app.log.info({ ms: Math.round(performance.now() - started) }, `NCM Hub ready; docs at /docs`)
+}
+
+/** How often, while draining, connections that have just finished their last answer are closed. */
+const IDLE_SWEEP_MS = 50
+
+/**
+ * Keeps the open sockets (one Set entry per connection, not per request) and returns the drain step for shutdown: answers
+ * still in flight say `Connection: close`, idle keep-alive connections close now, and connections that become idle later
+ * close within IDLE_SWEEP_MS. Fastify's close reaps only the connections idle at the signal: one whose request was in
+ * flight stayed open until its keep-alive timeout, so the process waited out the whole grace and exited 1.
+ */
+function trackConnections(server: Server): () => () => void {
+  const sockets = new Set<Socket>()
+  server.on('connection', (socket: Socket) => {
+    sockets.add(socket)
+    socket.once('close', () => sockets.delete(socket))
+  })
+  return () => {
+    for (const socket of sockets) {
+      // The answer being written on this connection (Node's own field; stable since the http module's first days).
+      const res = (socket as Socket & { _httpMessage?: { headersSent: boolean; setHeader(name: string, value: string): void } })._httpMessage
+      if (res && !res.headersSent) res.setHeader('connection', 'close')
+    }
+    server.closeIdleConnections()
+    const sweep = setInterval(() => server.closeIdleConnections(), IDLE_SWEEP_MS)
+    sweep.unref()
+    return () => clearInterval(sweep)
+  }
 }
 
 main().catch((err) => {

@@ -11,7 +11,7 @@ import { buildTestApp, json, manualClock, testConfig } from './helper.js'
 import { hashToken, secretsEqual } from '../src/access/auth.js'
 import { requestIdOf } from '../src/app.js'
 import { ConfigError } from '../src/config.js'
-import { REDACTION_CENSOR, redactEndpointUrl, redactUrl } from '../src/redact.js'
+import { publicEndpointUrl, REDACTION_CENSOR, redactEndpointUrl, redactUrl } from '../src/redact.js'
 import { defineOperation } from '../src/caller/operation.js'
 import { createRegistry, registry } from '../src/caller/registry.js'
 
@@ -276,10 +276,7 @@ describe('4. secrets stay out of /env, bodies and logs', () => {
     const env = await send('env', { url: '/api/v1/env' }, 200)
     const effective = json(env).data.effective
     expect(effective.ADMIN_TOKEN).toBe('set')
-    expect(effective.RPC_ENDPOINTS).toEqual([
-      `http://${REDACTION_CENSOR}:${REDACTION_CENSOR}@127.0.0.1:9/rpc?apikey=${REDACTION_CENSOR}`,
-      `http://127.0.0.1:9/v3/${REDACTION_CENSOR}`,
-    ])
+    expect(effective.RPC_ENDPOINTS).toEqual([`http://127.0.0.1:9/${REDACTION_CENSOR}`, `http://127.0.0.1:9/${REDACTION_CENSOR}`])
     await send('env as admin', { url: '/api/v1/env', headers: admin }, 200)
     const rpc = await send('rpc snapshot', { url: '/api/v6/rpc/snapshot' }, 200)
     expect(json(rpc).endpoints.map((e: { url: string }) => e.url)).toEqual(effective.RPC_ENDPOINTS)
@@ -339,14 +336,16 @@ describe('4. secrets stay out of /env, bodies and logs', () => {
     })
   })
 
-  it('redactEndpointUrl censors user, password, query values and key-like path segments, and keeps route words', () => {
+  it('redactEndpointUrl shows scheme, host and port only; publicEndpointUrl all but the user and password', () => {
     const c = REDACTION_CENSOR
-    expect(redactEndpointUrl('https://mainnet.infura.io/v3/9f2c4e6a8b0d1f3e5a7c9e1b3d5f7a9c')).toBe(`https://mainnet.infura.io/v3/${c}`)
-    expect(redactEndpointUrl('https://eth-mainnet.g.alchemy.com/v2/aB3dE5fG7hJ9kL1mN3pQ5rS7')).toBe(`https://eth-mainnet.g.alchemy.com/v2/${c}`)
-    expect(redactEndpointUrl('https://x.quiknode.pro/0123456789abcdef0123456789abcdef01234567/')).toBe(`https://x.quiknode.pro/${c}/`)
-    expect(redactEndpointUrl('http://u:p@node.local:8545/rpc?key=k&chain=1')).toBe(`http://${c}:${c}@node.local:8545/rpc?key=${c}&chain=${c}`)
-    // Route words, short versions and long words without digits stay readable.
-    expect(redactEndpointUrl('https://rpc.example/ethereum-mainnet-archive/v1/blocks')).toBe('https://rpc.example/ethereum-mainnet-archive/v1/blocks')
+    expect(redactEndpointUrl('https://mainnet.infura.io/v3/9f2c4e6a8b0d1f3e5a7c9e1b3d5f7a9c')).toBe(`https://mainnet.infura.io/${c}`)
+    expect(redactEndpointUrl('http://u:p@node.local:8545/rpc?key=k&chain=1')).toBe(`http://node.local:8545/${c}`)
+    // Short keys no heuristic tells from route words, and fragments, are hidden too.
+    expect(redactEndpointUrl('https://rpc.example/v1/mySecretKey42')).toBe(`https://rpc.example/${c}`)
+    expect(redactEndpointUrl('https://rpc.example#key=s3cr3t')).toBe(`https://rpc.example/${c}`)
+    expect(redactEndpointUrl('https://rpc.example:8443')).toBe('https://rpc.example:8443/')
+    expect(publicEndpointUrl('https://rpc.example/ethereum-mainnet/v1?chain=1')).toBe('https://rpc.example/ethereum-mainnet/v1?chain=1')
+    expect(publicEndpointUrl('http://u:p@node.local:8545/rpc')).toBe(`http://${c}:${c}@node.local:8545/rpc`)
   })
 
   it('redactUrl censors secret-looking query values only', () => {

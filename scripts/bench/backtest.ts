@@ -1,124 +1,146 @@
-// bench:backtest — engine throughput against a plain naive JavaScript SMA-cross loop doing the same work, one run.
+// bench:backtest — the research kernels against plain JavaScript loops with the same fill rules, in one run:
+// interleaved rounds (the order alternates), each round's ratio engine/loop, median and spread of the ratios.
 import { loadavg } from 'node:os'
 import {
-  executeEvents, generateSyntheticBars, inSampleGrid, runBacktest, strategyEvents, SYNTHETIC_PRESETS, type Bars,
+  executeEvents, generateSyntheticBars, inSampleGrid, runBacktest, strategyEvents, SYNTHETIC_PRESETS, walkForward,
 } from '../../src/engines/trading/index.js'
+import { closeFillLoop, gridLoop, sameRulesLoop, walkForwardLoop, type Fold } from './backtest-loops.js'
+import { median } from './lib.js'
 
-const REPEATS = Number(process.env.BENCH_REPEATS ?? 15)
+const ROUNDS = Math.max(3, Number(process.env.BENCH_ROUNDS ?? 9))
 const OPTIONS = { cash: 10_000, commission: 0.0002 }
 
-function median(xs: number[]): number {
-  const s = [...xs].sort((a, b) => a - b)
-  return s.length % 2 ? s[s.length >> 1]! : (s[s.length / 2 - 1]! + s[s.length / 2]!) / 2
-}
-
-/** Median and best wall time (ms) of `repeats` runs after `warmups`; on a shared machine the best is the least disturbed. */
-function timeIt(repeats: number, warmups: number, f: () => unknown): { median: number; best: number } {
-  for (let i = 0; i < warmups; i++) f()
-  const ms: number[] = []
-  for (let i = 0; i < repeats; i++) {
+/** Runs `f` enough times that one sample takes ≥ `minMs`; returns ms per call. */
+function sampler(f: () => unknown, minMs: number): () => number {
+  let reps = 1
+  for (;;) {
     const t = performance.now()
-    f()
-    ms.push(performance.now() - t)
+    for (let i = 0; i < reps; i++) f()
+    if (performance.now() - t >= minMs || reps >= 1 << 12) break
+    reps *= 2
   }
-  return { median: median(ms), best: Math.min(...ms) }
+  return () => {
+    const t = performance.now()
+    for (let i = 0; i < reps; i++) f()
+    return (performance.now() - t) / reps
+  }
 }
 
-interface NaiveBar { open: number; close: number }
+interface Row {
+  label: string
+  fns: Record<string, () => unknown>
+  ms: Record<string, number[]>
+}
 
-/**
- * The baseline: what a straightforward JavaScript implementation does — bars as an array of objects, each SMA
- * re-summed over its window on every bar, the same strict crossovers, fills at the next open, long only, default
- * size and commission at entry and exit. No statistics beyond the final equity.
- */
-function naiveSmaCross(bars: NaiveBar[], fast: number, slow: number, cash0: number, commission: number): { equity: number; trades: number } {
-  const smaAt = (i: number, n: number): number => {
-    if (i < n - 1) return NaN
-    let s = 0
-    for (let j = i - n + 1; j <= i; j++) s += bars[j]!.close
-    return s / n
-  }
-  let cash = cash0
-  let units = 0
-  let entry = 0
-  let pending = 0
-  let trades = 0
-  let equity = cash0
-  for (let i = slow; i < bars.length; i++) {
-    const bar = bars[i]!
-    if (pending !== 0) {
-      if (units !== 0) {
-        cash += units * (bar.open - entry) - units * bar.open * commission
-        units = 0
-        trades++
-      }
-      if (pending > 0) {
-        const qty = Math.floor((cash * (1 - 2.220446049250313e-16)) / (bar.open + bar.open * commission))
-        if (qty > 0) {
-          units = qty
-          entry = bar.open
-          cash -= qty * bar.open * commission
-        }
-      }
-      pending = 0
+function row(label: string, fns: Record<string, () => unknown>): Row {
+  return { label, fns, ms: Object.fromEntries(Object.keys(fns).map((name) => [name, [] as number[]])) }
+}
+
+/** Interleaved rounds: every variant of every row once per round, the order reversed on odd rounds. */
+function runRounds(rows: Row[]): void {
+  const samplers = rows.map((rw) => {
+    const out: Record<string, () => number> = {}
+    for (const [name, f] of Object.entries(rw.fns)) {
+      for (let i = 0; i < 3; i++) f() // warm-up: optimised code before the first sample
+      out[name] = sampler(f, 20)
     }
-    equity = cash + units * (bar.close - entry)
-    const f0 = smaAt(i - 1, fast), s0 = smaAt(i - 1, slow), f1 = smaAt(i, fast), s1 = smaAt(i, slow)
-    if (f0 < s0 && f1 > s1) pending = 1
-    else if (s0 < f0 && s1 > f1) pending = -1
+    return out
+  })
+  for (let r = 0; r < ROUNDS; r++) {
+    rows.forEach((rw, k) => {
+      const names = Object.keys(rw.fns)
+      for (const name of r % 2 ? names.reverse() : names) rw.ms[name]!.push(samplers[k]![name]!())
+    })
+    process.stderr.write(`\rround ${r + 1}/${ROUNDS}`)
   }
-  return { equity, trades }
+  process.stderr.write('\n')
 }
 
-function toNaive(bars: Bars): NaiveBar[] {
-  return Array.from(bars.close, (close, i) => ({ open: bars.open[i]!, close }))
+/** Per-round ratios a/b: median and min–max. */
+function ratios(rw: Row, a: string, b: string): { median: number; lo: number; hi: number } {
+  const xs = rw.ms[a]!.map((t, i) => t / rw.ms[b]![i]!)
+  return { median: median(xs), lo: Math.min(...xs), hi: Math.max(...xs) }
 }
 
-function line(label: string, value: string): void {
-  console.log(`${label.padEnd(58)} ${value}`)
-}
+const fmt = (x: number, d = 2): string => x.toFixed(d)
+const spread = (r: { median: number; lo: number; hi: number }, d = 2): string => `${fmt(r.median, d)}× (spread ${fmt(r.lo, d)}–${fmt(r.hi, d)})`
 
 const intraday = generateSyntheticBars(SYNTHETIC_PRESETS.intraday100k.spec)
-const daily = generateSyntheticBars(SYNTHETIC_PRESETS.daily10y.spec)
+const daily = generateSyntheticBars({ ...SYNTHETIC_PRESETS.daily10y.spec, bars: 2520 })
 const n = intraday.close.length
-console.log(`machine: load average ${loadavg().map((l) => l.toFixed(2)).join(' ')} (shared; figures are medians of ${REPEATS} runs)`)
-console.log(`single backtest: sma_cross(10, 30) long-only, commission ${OPTIONS.commission}, on ${n} synthetic 15-minute bars\n`)
-
 const params = { fast: 10, slow: 30 }
 const events = strategyEvents(intraday, 'sma_cross', params)
-const fullMs = timeIt(REPEATS, 10, () => runBacktest(intraday, 'sma_cross', params, OPTIONS))
-const coreMs = timeIt(REPEATS, 10, () => executeEvents(intraday, events, OPTIONS))
-const naiveBars = toNaive(intraday)
-const naiveMs = timeIt(Math.max(3, REPEATS >> 2), 1, () => naiveSmaCross(naiveBars, 10, 30, OPTIONS.cash, OPTIONS.commission))
 
-const engine = runBacktest(intraday, 'sma_cross', params, OPTIONS)
-const naive = naiveSmaCross(naiveBars, 10, 30, OPTIONS.cash, OPTIONS.commission)
-const rate = (t: { median: number; best: number }): string =>
-  `${(n / t.median / 1000).toFixed(2)} M bars/s median (${t.median.toFixed(2)} ms), best ${(n / t.best / 1000).toFixed(2)} M bars/s`
-line('engine, full runBacktest (indicators, fills, all statistics)', rate(fullMs))
-line('engine, simulation core (events → fills → equity per bar)', rate(coreMs))
-line('naive JavaScript reference loop', rate(naiveMs))
-line('ratio naive / engine full (speed-up, medians)', `${(naiveMs.median / fullMs.median).toFixed(1)}×`)
-line('same result (final equity, closed trades)', `engine ${engine.stats.equity_final.toFixed(6)} / ${engine.stats.trades}, naive ${naive.equity.toFixed(6)} / ${naive.trades}`)
-const verdict = (t: { median: number; best: number }): string =>
-  n / t.median / 1000 >= 10 ? 'MET' : n / t.best / 1000 >= 10 ? 'MET only by the best run (machine busy)' : 'NOT MET'
-line('target ≥ 10 M bar-steps/s, full runBacktest', verdict(fullMs))
-line('target ≥ 10 M bar-steps/s, simulation core', verdict(coreMs))
-
-const fast = Array.from({ length: 40 }, (_, i) => 2 + i)
-const slow = Array.from({ length: 25 }, (_, i) => 50 + 5 * i)
-const configs = fast.length * slow.length
-console.log(`\ngrid: ${configs} sma_cross configurations (fast 2–41 × slow 50–170) on ${daily.close.length} synthetic daily bars (10 years)\n`)
-let grid = inSampleGrid(daily, { fast, slow }, OPTIONS)
-const gridMs = timeIt(Math.max(3, REPEATS >> 2), 1, () => { grid = inSampleGrid(daily, { fast, slow }, OPTIONS) })
-const dailyNaive = toNaive(daily)
-let naiveBest = -Infinity
-const naiveGridMs = timeIt(1, 0, () => {
-  for (const f of fast) for (const s of slow) naiveBest = Math.max(naiveBest, naiveSmaCross(dailyNaive, f, s, OPTIONS.cash, OPTIONS.commission).equity)
+const single = row('single', {
+  engine: () => runBacktest(intraday, 'sma_cross', params, OPTIONS),
+  core: () => executeEvents(intraday, events, OPTIONS),
+  loop: () => sameRulesLoop(intraday.open, intraday.close, 10, 30, OPTIONS.cash, OPTIONS.commission),
+  closeLoop: () => closeFillLoop(intraday.close, 10, 30, OPTIONS.cash, OPTIONS.commission),
 })
-line('engine inSampleGrid (full statistics for every configuration)', `${gridMs.median.toFixed(1)} ms median, best ${gridMs.best.toFixed(1)} ms  (${grid.tried} configurations)`)
-line('naive JavaScript reference loop (final equity only)', `${naiveGridMs.median.toFixed(1)} ms`)
-line('ratio naive / engine (speed-up, medians)', `${(naiveGridMs.median / gridMs.median).toFixed(1)}×`)
-const engineBest = Math.max(...grid.rows.map((r) => r.return_pct))
-line('same best final equity', `engine ${(OPTIONS.cash * (1 + engineBest / 100)).toFixed(6)}, naive ${naiveBest.toFixed(6)}`)
-line('target: grid < 1 s', gridMs.median < 1000 ? 'MET' : gridMs.best < 1000 ? 'MET only by the best run (machine busy)' : 'NOT MET')
+
+const fasts = Array.from({ length: 40 }, (_, i) => 2 + i)
+const slows = Array.from({ length: 25 }, (_, i) => 50 + 5 * i)
+const grid = row('grid', {
+  engine: () => inSampleGrid(daily, { fast: fasts, slow: slows }, OPTIONS),
+  loop: () => gridLoop(daily.open, daily.close, fasts, slows, OPTIONS.cash, OPTIONS.commission),
+})
+
+const IS = 756
+const OOS = 252
+const folds: Fold[] = []
+for (let s = 0; s + IS + OOS <= daily.close.length; s += OOS) folds.push({ isFrom: s, oosFrom: s + IS, oosTo: s + IS + OOS })
+const wfSpec = { strategies: ['sma_cross' as const], grid: { sma_cross: { fast: fasts, slow: slows } }, inSample: IS, outOfSample: OOS, options: OPTIONS }
+const wf = row('walk-forward', {
+  engine: () => walkForward(daily, wfSpec),
+  loop: () => walkForwardLoop(daily.open, daily.close, fasts, slows, folds, OPTIONS.cash, OPTIONS.commission),
+})
+
+console.log(`machine: load average ${loadavg().map((l) => l.toFixed(2)).join(' ')} (shared); ${ROUNDS} interleaved rounds, ratios per round, median (spread min–max)`)
+// BENCH_ONLY=single,grid,walk-forward (a comma list) runs part of the table
+const only = process.env.BENCH_ONLY?.split(',')
+const chosen = [single, grid, wf].filter((r) => !only || only.includes(r.label))
+runRounds(chosen)
+const ran = (r: Row): boolean => chosen.includes(r)
+
+const line = (label: string, value: string): void => console.log(`${label.padEnd(64)} ${value}`)
+const mbps = (ms: number[]): string => `${fmt(n / median(ms) / 1000, 1)} M bar-steps/s`
+const verdict = (ok: boolean): string => (ok ? 'MET' : 'NOT MET')
+
+if (ran(single)) {
+console.log(`\n1. one backtest, sma_cross(10, 30) long only, commission ${OPTIONS.commission}, ${n} synthetic 15-minute bars`)
+line('   same-rules plain loop (next open, whole units, no statistics)', mbps(single.ms.loop!))
+line('   plain loop filling at the close (for reference)', mbps(single.ms.closeLoop!))
+line('   engine runBacktest (indicators, fills, trades, all statistics)', mbps(single.ms.engine!))
+line('   engine simulation core (executeEvents: events → fills → equity)', mbps(single.ms.core!))
+const fullVsLoop = ratios(single, 'loop', 'engine')
+const coreVsLoop = ratios(single, 'loop', 'core')
+line('   full backtest speed / same-rules loop speed (target ≥ 0.5)', `${spread(fullVsLoop)}  ${verdict(fullVsLoop.median >= 0.5)}`)
+line('   simulation core speed / same-rules loop speed (target ≥ 0.9)', `${spread(coreVsLoop)}  ${verdict(coreVsLoop.median >= 0.9)}`)
+const eng = runBacktest(intraday, 'sma_cross', params, OPTIONS)
+const lp = sameRulesLoop(intraday.open, intraday.close, 10, 30, OPTIONS.cash, OPTIONS.commission)
+line('   cross-check: final equity / closed trades', `engine ${eng.stats.equity_final.toFixed(6)} / ${eng.stats.trades}, loop ${lp.equity.toFixed(6)} / ${lp.trades}`)
+
+}
+if (ran(grid)) {
+console.log(`\n2. grid: ${fasts.length * slows.length} sma_cross configurations (fast 2–41 × slow 50–170) on ${daily.close.length} synthetic daily bars`)
+line('   same-rules loop (each SMA once, final equity only)', `${fmt(median(grid.ms.loop!), 1)} ms`)
+line('   engine inSampleGrid (full statistics of every configuration)', `${fmt(median(grid.ms.engine!), 1)} ms`)
+const gridRatio = ratios(grid, 'engine', 'loop')
+line('   engine time / loop time (target ≤ 2)', `${spread(gridRatio)}  ${verdict(gridRatio.median <= 2)}`)
+const engineGrid = inSampleGrid(daily, { fast: fasts, slow: slows }, OPTIONS)
+const loopGrid = gridLoop(daily.open, daily.close, fasts, slows, OPTIONS.cash, OPTIONS.commission)
+let agree = 0
+engineGrid.rows.forEach((r, i) => {
+  const loopReturn = ((loopGrid[i]! - OPTIONS.cash) / OPTIONS.cash) * 100
+  if (Math.abs(loopReturn - r.return_pct) <= 1e-9 * Math.max(1, Math.abs(r.return_pct))) agree++
+})
+line('   cross-check: configurations whose final return agrees with the loop', `${agree}/${engineGrid.rows.length}`)
+
+}
+if (ran(wf)) {
+console.log(`\n3. walk-forward: the same ${fasts.length * slows.length} configurations × ${folds.length} folds (in-sample ${IS}, out-of-sample ${OOS} bars)`)
+line('   loop over the same folds (in-sample winner by return)', `${fmt(median(wf.ms.loop!), 1)} ms`)
+line('   engine walkForward (per-fold Sharpe, leaderboard, deflated Sharpe)', `${fmt(median(wf.ms.engine!), 1)} ms`)
+const wfRatio = ratios(wf, 'engine', 'loop')
+line('   engine time / loop time (target ≤ 2.5)', `${spread(wfRatio)}  ${verdict(wfRatio.median <= 2.5)}`)
+}

@@ -3,6 +3,7 @@ import { createHash, timingSafeEqual } from 'node:crypto'
 import type { Config } from '../config.js'
 import type { Db } from '../store/index.js'
 import { Refusal } from '../refusal.js'
+import { grantRepository } from './grants.js'
 
 export const SCOPES = ['pin:write', 'run:heavy', 'admin:read', 'trading:write'] as const
 export type Scope = (typeof SCOPES)[number]
@@ -44,6 +45,7 @@ export function createAuthenticator(config: Pick<Config, 'adminToken'>, db: Db):
     'SELECT id, subject, scopes, expires_at, revoked_at FROM grants WHERE token_hash = ?',
   )
   const adminToken = config.adminToken
+  const grants = grantRepository(db)
   return {
     open: adminToken === null,
     identify(authorization, now) {
@@ -59,6 +61,7 @@ export function createAuthenticator(config: Pick<Config, 'adminToken'>, db: Db):
       if (!row) throw new Refusal('unauthorized', 'the bearer token is not known to this host')
       if (row.revoked_at) throw new Refusal('unauthorized', `grant ${row.id} was revoked at ${row.revoked_at}`)
       if (Date.parse(row.expires_at) <= now) throw new Refusal('unauthorized', `grant ${row.id} expired at ${row.expires_at}`)
+      grants.touch(row.id, now)
       return { kind: 'grant', subject: row.subject, scopes: JSON.parse(row.scopes) as Scope[], grantId: row.id }
     },
     require(credential, scope, op) {

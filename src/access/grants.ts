@@ -1,6 +1,7 @@
 // The grants table: bearer tokens issued by the admin. Only a token's SHA-256 is stored; the token is returned once.
 import { randomBytes, randomUUID } from 'node:crypto'
 import type { Db } from '../store/index.js'
+import { keysetQuery } from '../store/keyset.js'
 import { hashToken, type Scope } from './auth.js'
 
 export interface GrantRecord {
@@ -11,6 +12,14 @@ export interface GrantRecord {
   expires_at: string
   revoked_at: string | null
 }
+
+/** A grant as an admin listing shows it: never the token, never its hash. */
+export interface GrantListing extends GrantRecord {
+  last_used_at: string | null
+}
+
+/** A grant's last use is written at most once per this interval (a write per authenticated request would be waste). */
+export const GRANT_USE_RESOLUTION_MS = 60_000
 
 export interface IssuedGrant {
   grant: GrantRecord
@@ -25,6 +34,10 @@ export interface GrantRepository {
   get(id: string): GrantRecord | null
   /** Active = neither revoked nor expired at `now`. */
   counts(now: number): { total: number; active: number }
+  /** Newest first by (created_at, id): up to limit + 1 grants after a keyset position. */
+  page(after: readonly (string | number)[] | null, limit: number): GrantListing[]
+  /** Records that a grant authenticated a request at `now` (to GRANT_USE_RESOLUTION_MS). */
+  touch(id: string, now: number): void
 }
 
 interface GrantRow {
@@ -36,7 +49,7 @@ interface GrantRow {
   revoked_at: string | null
 }
 
-const toRecord = (row: GrantRow): GrantRecord => ({ ...row, scopes: JSON.parse(row.scopes) as Scope[] })
+const toRecord = <R extends GrantRow>(row: R): Omit<R, 'scopes'> & { scopes: Scope[] } => ({ ...row, scopes: JSON.parse(row.scopes) as Scope[] })
 
 const repositories = new WeakMap<Db, GrantRepository>()
 
@@ -62,6 +75,13 @@ function createGrantRepository(db: Db): GrantRepository {
   const active = db.prepare<[string], { n: number }>(
     'SELECT count(*) AS n FROM grants WHERE revoked_at IS NULL AND expires_at > ?',
   )
+  const listed = keysetQuery<GrantRow & { last_used_at: string | null }>(db, {
+    select: 'SELECT id, subject, scopes, created_at, expires_at, revoked_at, last_used_at FROM grants',
+    key: ['created_at', 'id'],
+    order: 'desc',
+  })
+  const markUsed = db.prepare<[string, string]>('UPDATE grants SET last_used_at = ? WHERE id = ?')
+  const lastWritten = new Map<string, number>()
 
   return {
     issue(subject, scopes, ttlS, now) {
@@ -90,6 +110,13 @@ function createGrantRepository(db: Db): GrantRepository {
     },
     counts(now) {
       return { total: total.get()!.n, active: active.get(new Date(now).toISOString())!.n }
+    },
+    page: (after, limit) => listed({}, after, limit).map(toRecord),
+    touch(id, now) {
+      const last = lastWritten.get(id)
+      if (last !== undefined && now - last < GRANT_USE_RESOLUTION_MS && now >= last) return
+      lastWritten.set(id, now)
+      markUsed.run(new Date(now).toISOString(), id)
     },
   }
 }

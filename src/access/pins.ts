@@ -1,6 +1,7 @@
 // The pins table: content-addressed, immutable blobs. The digest is SHA-256 of the stored bytes and is re-checked on read.
 import { createHash } from 'node:crypto'
 import type { Db } from '../store/index.js'
+import { keysetQuery } from '../store/keyset.js'
 
 export const PIN_MEDIA_TYPES = ['text/plain', 'application/json'] as const
 export type PinMediaType = (typeof PIN_MEDIA_TYPES)[number]
@@ -25,6 +26,8 @@ export interface PinRepository {
   put(content: Buffer, mediaType: PinMediaType, label: string | null, now: number): { record: PinRecord; created: boolean }
   get(digest: string): PinRead | null
   count(): number
+  /** Newest first by (created_at, digest), without content: up to limit + 1 pins after a keyset position. */
+  page(after: readonly (string | number)[] | null, limit: number): PinRecord[]
 }
 
 export const digestOf = (content: Uint8Array): string => 'sha256:' + createHash('sha256').update(content).digest('hex')
@@ -56,6 +59,11 @@ function createPinRepository(db: Db): PinRepository {
     'SELECT digest, content, size, media_type, label, created_at FROM pins WHERE digest = ?',
   )
   const count = db.prepare<[], { n: number }>('SELECT count(*) AS n FROM pins')
+  const listed = keysetQuery<PinRecord>(db, {
+    select: 'SELECT digest, size, media_type, label, created_at FROM pins',
+    key: ['created_at', 'digest'],
+    order: 'desc',
+  })
 
   return {
     put(content, mediaType, label, now) {
@@ -72,5 +80,6 @@ function createPinRepository(db: Db): PinRepository {
       return { record, content, actualDigest: digestOf(content) }
     },
     count: () => count.get()!.n,
+    page: (after, limit) => listed({}, after, limit),
   }
 }

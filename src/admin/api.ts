@@ -8,7 +8,9 @@ import { registry as defaultRegistry } from '../caller/registry.js'
 import { createReadinessCollector } from './collect.js'
 import type { PythonProbe } from './dependencies/python-env.js'
 import { isInternal, isSmokeRequest } from './internal.js'
+import { commandPostSchema, readinessReportSchema, truthSummarySchema } from './schemas.js'
 import { createTruthRunner } from './truth.js'
+import { okEnvelope, refusalEnvelope } from '../caller/envelope.js'
 
 export interface AdminApiOptions {
   config?: Config
@@ -20,6 +22,8 @@ export interface AdminApiOptions {
 }
 
 export const START_REPORT_DELAY_MS = 2000
+
+const responses = <T extends z.ZodType>(data: T) => ({ 200: okEnvelope(data), '4xx': refusalEnvelope, '5xx': refusalEnvelope })
 
 const rerunQuery = z.object({
   rerun: z.enum(['0', '1', 'true', 'false']).optional().describe('1 runs every known-answer test again before answering'),
@@ -49,7 +53,8 @@ export default async function adminApi(app: FastifyInstance, opts: AdminApiOptio
     await truth.run('start')
     const report = await collector.report({ smoke: false })
     const line = { status: report.summary.status, boot: report.summary.boot_status, score: report.summary.readiness_score, plan: report.plan.readiness }
-    if (report.blockers.length > 0) app.log.warn({ ...line, blockers: report.blockers.map((b) => `${b.kind}: ${b.detail}`) }, 'go-live readiness: blocked')
+    const blockers = report.blockers.required_blockers
+    if (blockers.length > 0) app.log.warn({ ...line, blockers: blockers.map((b) => `${b.kind}: ${b.detail}`) }, 'go-live readiness: blocked')
     else app.log.info(line, `go-live readiness: ${report.summary.status}`)
   }
 
@@ -83,6 +88,7 @@ export default async function adminApi(app: FastifyInstance, opts: AdminApiOptio
       summary: '/api/v1/admin/truth/summary',
       description: 'Known-answer self-tests through the real routes (digests, SAT/UNSAT, occupancy, diff round trip, backtest), per-operation provenance, envelopes without flags.',
       querystring: rerunQuery,
+      response: responses(truthSummarySchema),
     },
   }, async (req) => {
     const { rerun } = req.query as z.infer<typeof rerunQuery>
@@ -94,14 +100,16 @@ export default async function adminApi(app: FastifyInstance, opts: AdminApiOptio
       tags: ['admin'],
       summary: '/api/v1/admin/command-post/summary',
       description: 'Live operations: requests by surface/route/status, latency percentiles, error rate, event loop, memory, mill, database size. Also at /metrics (Prometheus text).',
+      response: responses(commandPostSchema),
     },
-  }, async () => app.metrics.snapshot())
+  }, async (): Promise<z.infer<typeof commandPostSchema>> => app.metrics.snapshot())
 
   app.get('/go-live/overview', {
     schema: {
       tags: ['admin'],
       summary: '/api/v1/admin/go-live/overview',
       description: 'The go-live readiness report: boot smoke checks, blockers, advisories, weighted score, plan, dependency, migration, startup and environment summaries.',
+      response: responses(readinessReportSchema),
     },
   }, async (req) => collector.report({ smoke: isSmokeRequest(req) }))
 }

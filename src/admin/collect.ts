@@ -7,28 +7,30 @@ import { MIGRATIONS_DIR } from '../store/migrate.js'
 import { HUB_VERSION, NCM_VERSION, REPO_ROOT } from '../version.js'
 import { analyseNode, analysePython, type DependencySummary } from './dependencies/index.js'
 import type { PythonProbe } from './dependencies/python-env.js'
-import {
-  buildReadinessReport,
-  type Advisory,
-  type Blocker,
-  type DeploymentAsset,
-  type EnvironmentSummary,
-  type MigrationSummary,
-  type ReadinessReport,
-  type StartupSummary,
-} from './readiness.js'
+import { buildReadinessReport } from './readiness.js'
+import type { EnvironmentSummary, MigrationSummary, Notice, ReadinessReport, RequiredBlocker, StartupSummary } from './schemas.js'
 import { ADMIN_ROUTES, runSmokeChecks, SMOKE_ALGORITHM } from './smoke.js'
 import { TRUTH_ALGORITHM, type TruthRunner } from './truth.js'
 
 export const MIGRATION_ALGORITHM = 'sql-migrations-forward/1'
+export const STARTUP_ALGORITHM = 'startup-plan/1'
+export const ENVIRONMENT_ALGORITHM = 'environment-check/1'
 /** The analyses read files and spawn python3: kept this long, then redone (the report says when they ran). */
 export const DEPENDENCY_CACHE_MS = 30_000
 
-export const DEPLOYMENT_ASSETS: ReadonlyArray<Omit<DeploymentAsset, 'exists'>> = [
+/** The three paths of the seed's `startup_summary.deployment_assets`. */
+export const DEPLOYMENT_PATHS: StartupSummary['deployment_assets'] = {
+  compose_file: 'docker-compose.yml',
+  reverse_proxy_config: 'nginx/ncm-hub.conf',
+  service_unit_dir: 'systemd',
+}
+
+export const DEPLOYMENT_ASSETS: ReadonlyArray<{ path: string; purpose: string }> = [
   { path: 'Dockerfile', purpose: 'multi-stage, non-root image with a HEALTHCHECK on /health' },
   { path: '.dockerignore', purpose: 'keeps node_modules, data and build output out of the build context' },
   { path: 'docker-compose.yml', purpose: 'app + nginx, named volume for DATA_DIR, healthchecks' },
   { path: 'nginx/ncm-hub.conf', purpose: 'reverse proxy: upstream app:8000, forwarded headers, timeouts, gzip, body size' },
+  { path: 'systemd', purpose: 'service-unit directory' },
   { path: 'systemd/ncm-hub.service', purpose: 'hardened service unit for a host install' },
   { path: 'requirements.txt', purpose: 'Python dependencies of the ops scripts' },
   { path: 'scripts/smoke.py', purpose: 'go-live smoke check over HTTP (standard library only)' },
@@ -105,7 +107,7 @@ export function createReadinessCollector(app: FastifyInstance, options: Collecto
       migrations: migrationSummary(app, options.config, rootDir),
       startup: startupSummary(rootDir),
       environment: environmentSummary(options.config, rootDir),
-      algorithms: [SMOKE_ALGORITHM, TRUTH_ALGORITHM, python.algorithm, node.algorithm, MIGRATION_ALGORITHM, 'pep503-normalise/1'],
+      algorithms: [SMOKE_ALGORITHM, TRUTH_ALGORITHM, python.algorithm, node.algorithm, 'pep503-normalise/1', MIGRATION_ALGORITHM, STARTUP_ALGORITHM, ENVIRONMENT_ALGORITHM],
     })
   }
 }
@@ -163,28 +165,24 @@ function migrationSummary(app: FastifyInstance, config: Config, rootDir: string)
 function startupSummary(rootDir: string): StartupSummary {
   const base = 'http://127.0.0.1:8000'
   return {
-    commands: [
-      { step: 'install', command: 'npm ci' },
-      { step: 'build', command: 'npm run build' },
-      { step: 'start', command: 'HOST=0.0.0.0 PORT=8000 npm start' },
-    ],
-    smoke_tests: [
-      ...ADMIN_ROUTES.map((path) => `curl -fsS -H "Authorization: Bearer $ADMIN_TOKEN" ${base}${path} -o /dev/null -w '%{http_code} ${path}\\n'`),
-      `python3 scripts/smoke.py --url ${base} --token "$ADMIN_TOKEN"`,
-    ],
-    deployment_assets: DEPLOYMENT_ASSETS.map((a) => ({ ...a, exists: existsSync(join(rootDir, a.path)) })),
+    commands: ['npm ci', 'npm run build', 'HOST=0.0.0.0 PORT=8000 npm start'],
+    smoke_tests: ADMIN_ROUTES.map((path) => `curl -fsS -H "Authorization: Bearer $ADMIN_TOKEN" ${base}${path} -o /dev/null -w '%{http_code} ${path}\\n'`),
+    deployment_assets: DEPLOYMENT_PATHS,
+    algorithm: STARTUP_ALGORITHM,
+    smoke_script: `python3 scripts/smoke.py --url ${base} --token "$ADMIN_TOKEN"`,
+    asset_checks: DEPLOYMENT_ASSETS.map((a) => ({ ...a, exists: existsSync(join(rootDir, a.path)) })),
   }
 }
 
 function environmentSummary(config: Config, rootDir: string): EnvironmentSummary {
-  const blockers: Blocker[] = []
-  const advisories: Advisory[] = []
+  const blockers: RequiredBlocker[] = []
+  const advisories: Notice[] = []
   const production = config.nodeEnv === 'production'
   if (production && !config.adminToken) {
-    blockers.push({ kind: 'environment', detail: 'ADMIN_TOKEN is unset while NODE_ENV=production: grants and the admin surface would be open to anyone', required: true })
+    blockers.push({ kind: 'environment', detail: 'ADMIN_TOKEN is unset while NODE_ENV=production: grants and the admin surface would be open to anyone' })
   }
   if (production && config.databasePath === ':memory:') {
-    blockers.push({ kind: 'environment', detail: 'the database is in memory while NODE_ENV=production: every write is lost on restart', required: true })
+    blockers.push({ kind: 'environment', detail: 'the database is in memory while NODE_ENV=production: every write is lost on restart' })
   }
   if (production && (config.host === '127.0.0.1' || config.host === 'localhost' || config.host === '::1')) {
     advisories.push({ kind: 'environment', detail: `HOST=${config.host} while NODE_ENV=production: only this machine can connect (deployments use 0.0.0.0 behind the proxy)` })
@@ -205,7 +203,8 @@ function environmentSummary(config: Config, rootDir: string): EnvironmentSummary
     admin_token: config.adminToken ? 'set' : 'unset',
     data_dir: dataDirDisplay(config.dataDir, rootDir),
     aliases: CONFIG_ALIASES.map((a) => ({ ...a, used: usedAliases.has(a.alias) })),
-    blockers,
+    required_blockers: blockers,
     advisories,
+    algorithm: ENVIRONMENT_ALGORITHM,
   }
 }

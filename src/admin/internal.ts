@@ -1,6 +1,9 @@
-// In-process requests of the admin surface (smoke checks, the page's own reads): marked with a per-process secret.
-// The secret is drawn at module load, never logged or sent over a socket, so an outside client cannot forge the header.
+// In-process requests of the host itself (smoke checks, self-tests, the /admin page's own reads): made with app.inject
+// and marked with a per-process secret. They pass the admin credential check and are exempt from the rate limit.
+// Two conditions, so neither alone can be forged: the secret is drawn at module load and never logged or sent over a
+// socket; and a request that arrived on a real socket (net.Socket, TLS included) is never internal, whatever it carries.
 import { randomBytes } from 'node:crypto'
+import { Socket } from 'node:net'
 import type { FastifyRequest } from 'fastify'
 import { secretsEqual } from '../access/auth.js'
 
@@ -16,7 +19,7 @@ export function internalHeaders(options: { smoke: boolean }): Record<string, str
 
 export function isInternal(req: FastifyRequest): boolean {
   const value = req.headers[INTERNAL_HEADER]
-  return typeof value === 'string' && secretsEqual(value, SECRET)
+  return typeof value === 'string' && !(req.raw.socket instanceof Socket) && secretsEqual(value, SECRET)
 }
 
 export const isSmokeRequest = (req: FastifyRequest): boolean => isInternal(req) && req.headers[SMOKE_HEADER] === '1'

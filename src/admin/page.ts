@@ -1,7 +1,6 @@
 // Renders the /admin page from the admin JSON routes' data: server-side HTML, no build step, nothing from a CDN.
 import type { MetricsSnapshot } from '../plugins/metrics.js'
-import type { ReadinessReport } from './readiness.js'
-import type { TruthSummary } from './truth.js'
+import type { ReadinessReport, TruthSummary } from './schemas.js'
 
 /** Each section's data, or why it could not be read. */
 export type Loaded<T> = { ok: true; data: T } | { ok: false; error: string }
@@ -34,24 +33,33 @@ function renderReadiness(loaded: Loaded<ReadinessReport>): string {
   }
   const r = loaded.data
   const tone = r.summary.status === 'ready' ? (r.plan.readiness === 'go' ? 'good' : 'warn') : 'bad'
-  const smokeRows = r.boot.checks.length === 0
-    ? `<tr><td colspan="4" class="na">${escapeHtml(r.boot.skipped ?? 'no checks')}</td></tr>`
-    : r.boot.checks.map((c) => `<tr class="${c.ok ? '' : 'failed'}"><td><code>${escapeHtml(c.path)}</code></td><td>${escapeHtml(c.status_code ?? '—')}</td><td class="num">${fmt(c.ms)}</td><td>${c.ok ? badge('pass', 'good') : badge('fail', 'bad') + ' ' + escapeHtml(c.error)}</td></tr>`).join('')
+  const boot = r.blockers.boot
+  const smokeRows = boot.checks.length === 0
+    ? `<tr><td colspan="4" class="na">${escapeHtml(boot.skipped ?? 'no checks')}</td></tr>`
+    : boot.checks.map((c) => `<tr class="${c.ok ? '' : 'failed'}"><td><code>${escapeHtml(c.path)}</code></td><td>${escapeHtml(c.status_code ?? '—')}</td><td class="num">${fmt(c.ms)}</td><td>${c.ok ? badge('pass', 'good') : badge('fail', 'bad') + ' ' + escapeHtml(c.error)}</td></tr>`).join('')
   const checks = r.plan.checks.map((c) => `<tr><td>${escapeHtml(c.name.replace(/_/g, ' '))}</td><td class="num">${c.weight}</td><td>${badge(c.status, c.status === 'pass' ? 'good' : c.status === 'warn' ? 'warn' : 'bad')}</td><td class="num">${c.earned}</td><td>${escapeHtml(c.detail)}</td></tr>`).join('')
-  const blockers = r.blockers.length === 0
+  const required = r.blockers.required_blockers
+  const blockers = required.length === 0
     ? '<p class="quiet">No blockers.</p>'
-    : `<ul class="issues">${r.blockers.map((b) => `<li class="bad"><strong>${escapeHtml(b.kind)}</strong> ${escapeHtml(b.detail)}</li>`).join('')}</ul>`
-  const advisories = r.advisories.length === 0
+    : `<ul class="issues">${required.map((b) => `<li class="bad"><strong>${escapeHtml(b.kind)}</strong> ${escapeHtml(b.detail)}</li>`).join('')}</ul>`
+  const advisoryItems = [
+    ...r.blockers.advisories.map((a) => ({
+      kind: a.kind,
+      text: `${a.detail.module} → ${a.detail.recommended_package}${a.detail.critical === undefined ? ' (not in the manifest)' : a.detail.critical ? ' (missing, critical)' : ' (missing from the environment)'}`,
+    })),
+    ...r.blockers.notices.map((n) => ({ kind: n.kind, text: n.detail })),
+  ]
+  const advisories = advisoryItems.length === 0
     ? '<p class="quiet">No advisories.</p>'
-    : `<ul class="issues">${r.advisories.map((a) => `<li class="warn"><strong>${escapeHtml(a.kind)}</strong> ${escapeHtml(a.detail)}</li>`).join('')}</ul>`
+    : `<ul class="issues">${advisoryItems.map((a) => `<li class="warn"><strong>${escapeHtml(a.kind)}</strong> ${escapeHtml(a.text)}</li>`).join('')}</ul>`
   const deps = [r.node_dependency_summary, r.dependency_summary].map((d) =>
-    `<tr><td>${escapeHtml(d.manifest.path)}</td><td>${badge(d.status, d.status === 'pass' ? 'good' : d.status === 'warn' ? 'warn' : 'bad')}</td><td class="num">${d.modules.length}</td><td class="num">${d.missing_in_requirements.length}</td><td class="num">${d.missing_in_environment.length}</td><td class="num">${d.advisories.length}</td><td>${escapeHtml(d.environment.interpreter ?? d.environment.error ?? '')}</td></tr>`).join('')
-  const startup = r.startup_summary.commands.map((c) => `<li><span class="step">${escapeHtml(c.step)}</span> <code>${escapeHtml(c.command)}</code></li>`).join('')
-  const assets = r.startup_summary.deployment_assets.map((a) => `<li>${a.exists ? badge('present', 'good') : badge('missing', 'warn')} <code>${escapeHtml(a.path)}</code> <span class="quiet">${escapeHtml(a.purpose)}</span></li>`).join('')
-  const m = r.migration_summary
+    `<tr><td>${escapeHtml(d.requirements_path)}</td><td>${badge(d.status, d.status === 'pass' ? 'good' : d.status === 'warn' ? 'warn' : 'bad')}</td><td class="num">${d.modules.length}</td><td class="num">${d.missing_in_requirements.length}</td><td class="num">${d.missing_in_environment.length}</td><td class="num">${d.findings.length}</td><td>${escapeHtml(d.environment.interpreter ?? d.environment.error ?? '')}</td></tr>`).join('')
+  const startup = r.plan.startup_summary.commands.map((c) => `<li><code>${escapeHtml(c)}</code></li>`).join('')
+  const assets = r.plan.startup_summary.asset_checks.map((a) => `<li>${a.exists ? badge('present', 'good') : badge('missing', 'warn')} <code>${escapeHtml(a.path)}</code> <span class="quiet">${escapeHtml(a.purpose)}</span></li>`).join('')
+  const m = r.plan.migration_summary
   return `<section class="card wide hero">
   <div><h2>Readiness</h2><div id="status" data-status="${escapeHtml(r.summary.status)}">${badge(r.summary.status, tone)}</div>
-    <p class="quiet">plan <strong>${escapeHtml(r.plan.readiness)}</strong> · boot <strong>${escapeHtml(r.summary.boot_status)}</strong> · ${r.summary.blockers} blocker(s), ${r.summary.advisories} advisory(ies) · generated ${escapeHtml(r.summary.generated_at)}</p></div>
+    <p class="quiet">plan <strong>${escapeHtml(r.plan.readiness)}</strong> · boot <strong>${escapeHtml(r.summary.boot_status)}</strong> · ${r.summary.required_blocker_count} blocker(s), ${r.summary.advisory_count} advisory(ies), ${r.summary.notice_count} notice(s) · generated ${escapeHtml(r.summary.generated_at)}</p></div>
   <div class="score-box"><div id="score" data-score="${r.summary.readiness_score}">${r.summary.readiness_score}</div><div class="quiet">score / 100</div></div>
 </section>
 <section class="card"><h2>Boot smoke checks</h2>
@@ -61,7 +69,7 @@ function renderReadiness(loaded: Loaded<ReadinessReport>): string {
   <table id="checks"><thead><tr><th>check</th><th>weight</th><th>status</th><th>earned</th><th>detail</th></tr></thead><tbody>${checks}</tbody></table>
   <p class="quiet">${escapeHtml(r.plan.scoring)}</p></section>
 <section class="card"><h2>Dependencies</h2>
-  <table id="dependencies"><thead><tr><th>manifest</th><th>status</th><th>modules</th><th>undeclared</th><th>missing (critical)</th><th>advisories</th><th>checked with</th></tr></thead><tbody>${deps}</tbody></table>
+  <table id="dependencies"><thead><tr><th>manifest</th><th>status</th><th>modules</th><th>undeclared</th><th>missing (critical)</th><th>findings</th><th>checked with</th></tr></thead><tbody>${deps}</tbody></table>
   <h3>Migrations</h3><p>${m.applied.length} applied, ${m.pending.length} pending · <code>${escapeHtml(m.migrations_dir)}</code> · database <code>${escapeHtml(m.database_path)}</code></p></section>
 <section class="card"><h2>Start</h2><ul class="plain">${startup}</ul><h3>Deployment assets</h3><ul class="plain">${assets}</ul></section>`
 }

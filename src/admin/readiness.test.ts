@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import type { DependencySummary } from './dependencies/types.js'
 import { buildReadinessReport, CHECK_WEIGHTS, type ReadinessInputs } from './readiness.js'
-import type { TruthSummary } from './truth.js'
+import { readinessReportSchema, type TruthSummary } from './schemas.js'
 
 const deps = (overrides: Partial<DependencySummary> = {}): DependencySummary => ({
   algorithm: 'x/1',
@@ -52,20 +52,25 @@ const healthy = (): ReadinessInputs => ({
     database_path: '$DATA_DIR/ncm-hub.sqlite', database_exists: true, applied: [{ name: '0001-core.sql', applied_at: 'x' }],
     pending: [], commands: [], algorithm: 'sql-migrations-forward/1', error: null,
   },
-  startup: { commands: [], smoke_tests: ['python3 scripts/smoke.py'], deployment_assets: [{ path: 'Dockerfile', exists: true, purpose: 'image' }] },
-  environment: { node_env: 'production', host: '0.0.0.0', port: 8000, admin_token: 'set', data_dir: 'data', aliases: [], blockers: [], advisories: [] },
+  startup: {
+    commands: [], smoke_tests: [], algorithm: 'startup-plan/1', smoke_script: 'python3 scripts/smoke.py',
+    deployment_assets: { compose_file: 'docker-compose.yml', reverse_proxy_config: 'nginx/x.conf', service_unit_dir: 'systemd' },
+    asset_checks: [{ path: 'Dockerfile', exists: true, purpose: 'image' }],
+  },
+  environment: { node_env: 'production', host: '0.0.0.0', port: 8000, admin_token: 'set', data_dir: 'data', aliases: [], required_blockers: [], advisories: [], algorithm: 'environment-check/1' },
   algorithms: ['requirements-scan/1'],
 })
 
 describe('buildReadinessReport', () => {
   it('a healthy host is ready, boot pass, plan go, score 100', () => {
-    const r = buildReadinessReport(healthy())
-    expect(r.summary).toMatchObject({ status: 'ready', boot_status: 'pass', readiness_score: 100, blockers: 0, advisories: 0 })
+    const r = readinessReportSchema.parse(buildReadinessReport(healthy()))
+    expect(r.summary).toMatchObject({ status: 'ready', boot_status: 'pass', readiness_score: 100, required_blocker_count: 0, advisory_count: 0, notice_count: 0 })
     expect(r.plan.readiness).toBe('go')
     expect(r.plan.checks.map((c) => c.name)).toEqual(Object.keys(CHECK_WEIGHTS))
     expect(Object.values(CHECK_WEIGHTS).reduce((a, b) => a + b, 0)).toBe(100)
     expect(r.plan.next_steps).toEqual(['python3 scripts/smoke.py'])
-    expect(r.algorithms).toEqual(['readiness-weighted/1', 'boot-smoke-inject/1', 'requirements-scan/1'])
+    expect(r.summary.algorithms).toEqual(['readiness-weighted/1', 'boot-smoke-inject/1', 'requirements-scan/1'])
+    expect(r.plan.algorithms).toEqual(r.summary.algorithms)
   })
 
   it('a failed smoke check blocks with the boot blocker naming the route', () => {
@@ -74,17 +79,17 @@ describe('buildReadinessReport', () => {
     const r = buildReadinessReport(input)
     expect(r.summary).toMatchObject({ status: 'blocked', boot_status: 'blocked', readiness_score: 70 })
     expect(r.plan.readiness).toBe('no-go')
-    expect(r.boot.status).toBe('blocked')
-    expect(r.blockers).toEqual([{
+    expect(r.blockers.boot).toMatchObject({ source: 'inject', status: 'blocked' })
+    expect(r.blockers.required_blockers).toEqual([{
       kind: 'boot',
       detail: 'go-live routes failed boot smoke checks: /api/v1/admin/go-live/overview (500: HTTP 500 internal: boom)',
-      required: true,
     }])
+    expect(r.plan.required_blockers).toEqual(r.blockers.required_blockers)
   })
 
   it('a smoke request gets the report without smoke checks, and says so', () => {
     const r = buildReadinessReport({ ...healthy(), smoke: null })
-    expect(r.boot).toMatchObject({ status: 'pass', checks: [], skipped: expect.stringContaining('does not re-run') })
+    expect(r.blockers.boot).toMatchObject({ source: 'none', status: 'pass', checks: [], skipped: expect.stringContaining('does not re-run') })
     expect(r.summary.boot_status).toBe('pass')
   })
 
@@ -96,7 +101,8 @@ describe('buildReadinessReport', () => {
     expect(r.summary.status).toBe('ready')
     expect(r.plan.readiness).toBe('review')
     expect(r.summary.readiness_score).toBe(100 - CHECK_WEIGHTS.environment / 2 - CHECK_WEIGHTS.truth / 2)
-    expect(r.advisories.map((a) => a.kind)).toEqual(['truth', 'environment'])
+    expect(r.blockers.notices.map((a) => a.kind)).toEqual(['truth', 'environment'])
+    expect(r.blockers.advisories).toEqual([])
   })
 
   it('failing known answers, envelopes without flags, pending migrations and critical dependencies block', () => {
@@ -104,10 +110,11 @@ describe('buildReadinessReport', () => {
     input.truth = truth({ failed: 1, passed: 0, envelopes_without_flags: 2, tests: [{ ...truth().tests[0]!, status: 'fail', detail: 'sha256: expected a, got b' }] })
     input.migrations.pending = ['0004-new.sql']
     input.python = deps({ status: 'fail', missing_in_environment: ['yaml'], advisories: [{ module: 'yaml', recommended_package: 'PyYAML', critical: true, findings: ['x'], detail: 'not importable' }], autofix_command: 'python3 -m pip install PyYAML' })
-    input.environment.blockers.push({ kind: 'environment', detail: 'ADMIN_TOKEN is unset while NODE_ENV=production', required: true })
+    input.environment.required_blockers.push({ kind: 'environment', detail: 'ADMIN_TOKEN is unset while NODE_ENV=production' })
     const r = buildReadinessReport(input)
-    expect(r.blockers.map((b) => b.kind)).toEqual(['truth', 'envelope', 'migrations', 'environment', 'python-dependency'])
-    expect(r.blockers.every((b) => b.required === true)).toBe(true)
+    expect(r.blockers.required_blockers.map((b) => b.kind)).toEqual(['truth', 'envelope', 'migrations', 'environment', 'dependency'])
+    expect(r.blockers.advisories).toEqual([{ kind: 'dependency', detail: { module: 'yaml', recommended_package: 'yaml', critical: true } }])
+    expect(r.summary).toMatchObject({ required_blocker_count: 5, advisory_count: 1, missing_dependency_count: 1 })
     expect(r.summary).toMatchObject({ status: 'blocked', boot_status: 'pass' })
     expect(r.summary.readiness_score).toBe(CHECK_WEIGHTS.boot_smoke + CHECK_WEIGHTS.node_dependencies + CHECK_WEIGHTS.deployment_assets)
     expect(r.plan.next_steps).toContain('python3 -m pip install PyYAML')
@@ -115,19 +122,53 @@ describe('buildReadinessReport', () => {
 
   it('no truth summary at all is a blocker with the reason', () => {
     const r = buildReadinessReport({ ...healthy(), truth: null, truthError: 'the app is closing' })
-    expect(r.blockers).toEqual([{ kind: 'truth', detail: 'the known-answer tests could not run: the app is closing', required: true }])
+    expect(r.blockers.required_blockers).toEqual([{ kind: 'truth', detail: 'the known-answer tests could not run: the app is closing' }])
     expect(r.truth).toBeNull()
   })
 
   it('missing deployment assets and an unchecked python environment are advisories', () => {
     const input = healthy()
-    input.startup.deployment_assets.push({ path: 'nginx/ncm-hub.conf', exists: false, purpose: 'proxy' })
+    input.startup.asset_checks.push({ path: 'nginx/ncm-hub.conf', exists: false, purpose: 'proxy' })
     input.python = deps({ environment: { checked: false, interpreter: null, error: 'python3 is not installed on this host' } })
     const r = buildReadinessReport(input)
-    expect(r.advisories).toEqual([
-      { kind: 'python-dependency', detail: 'the Python ops scripts cannot be checked: python3 is not installed on this host' },
+    expect(r.blockers.notices).toEqual([
+      { kind: 'dependency', detail: 'the Python ops scripts cannot be checked: python3 is not installed on this host' },
       { kind: 'deployment', detail: 'nginx/ncm-hub.conf is missing (proxy)' },
     ])
+    expect(r.plan.readiness).toBe('review')
+  })
+
+  it('a dependency missing from the manifest and from the environment is advised twice, once without critical; an unreadable include is `_r`', () => {
+    const input = healthy()
+    input.python = deps({
+      status: 'warn',
+      modules: [{ module: 'yaml', package: 'PyYAML', mapping: 'table', declared: false, importable: false, critical: false, sites: [{ file: 'a.py', line: 1 }] }],
+      declared: [{ name: 'requests', specifier: '>=2.31,<3', file: 'requirements.txt', line: 4 }],
+      missing_in_requirements: ['yaml'],
+      advisory_missing_in_environment: ['yaml'],
+      autofix_packages: ['PyYAML'],
+      advisories: [
+        { module: '_r dev.txt', recommended_package: '-r dev.txt', critical: false, findings: ['cannot be read'], detail: 'cannot be read' },
+        { module: 'requests', recommended_package: null, critical: false, findings: ['declared but unused'], detail: 'declared but unused' },
+        { module: 'yaml', recommended_package: 'PyYAML', critical: false, findings: ['x', 'y'], detail: 'x; y' },
+      ],
+    })
+    const r = readinessReportSchema.parse(buildReadinessReport(input))
+    expect(r.blockers.advisories).toEqual([
+      { kind: 'dependency', detail: { module: 'yaml', recommended_package: 'PyYAML' } },
+      { kind: 'dependency', detail: { module: 'yaml', recommended_package: 'PyYAML', critical: false } },
+      { kind: 'dependency', detail: { module: '_r dev.txt', recommended_package: '-r dev.txt' } },
+    ])
+    expect(r.blockers.notices).toEqual([{ kind: 'dependency', detail: 'requests: declared but unused' }])
+    expect(r.dependency_summary).toMatchObject({
+      requirements_path: 'requirements.txt',
+      declared_packages: ['requests>=2.31,<3'],
+      referenced_external_modules: ['yaml'],
+      missing_in_requirements: [{ module: 'yaml', recommended_package: 'PyYAML' }],
+      advisory_missing_in_environment: [{ module: 'yaml', recommended_package: 'PyYAML', critical: false }],
+      autofix_packages: ['PyYAML'],
+    })
+    expect(r.summary).toMatchObject({ advisory_count: 3, missing_dependency_count: 1, autofix_package_count: 1, status: 'ready' })
     expect(r.plan.readiness).toBe('review')
   })
 })

@@ -1,10 +1,26 @@
-// The go-live readiness report (SPEC §4.1) as a pure function of its measured inputs: blockers, advisories, the
-// weighted score and the plan. Collecting the inputs (smoke checks, analyses, the store) is collect.ts's job.
+// The go-live readiness report (seed §2.3, SPEC §4.1) as a pure function of its measured inputs: required blockers,
+// advisories, the weighted score and the plan. Collecting the inputs (smoke checks, analyses, the store) is collect.ts's
+// job; the shape is src/admin/schemas.ts.
 import type { DependencySummary } from './dependencies/types.js'
-import type { SmokeCheck } from './smoke.js'
-import type { TruthSummary } from './truth.js'
+import type {
+  Advisory,
+  BootSummary,
+  ContractDependencySummary,
+  EnvironmentSummary,
+  MigrationSummary,
+  Notice,
+  ReadinessCheck,
+  ReadinessReport,
+  RequiredBlocker,
+  SmokeCheck,
+  StartupSummary,
+} from './schemas.js'
+import type { TruthSummary } from './schemas.js'
+
+export type { ReadinessReport } from './schemas.js'
 
 export const READINESS_ALGORITHM = 'readiness-weighted/1'
+export const BOOT_ALGORITHM = 'boot-smoke-inject/1'
 
 /**
  * Weights of the checks in the score (sum 100). A check that passes earns its weight, one with advisories only earns
@@ -24,61 +40,8 @@ export type CheckName = keyof typeof CHECK_WEIGHTS
 
 export const CHECK_CREDIT = { pass: 1, warn: 0.5, fail: 0 } as const
 
-export interface Blocker {
-  kind: string
-  detail: string
-  required: true
-}
-
-export interface Advisory {
-  kind: string
-  detail: string
-}
-
-export interface MigrationSummary {
-  alembic_ini: string
-  alembic_exists: boolean
-  migrations_dir: string
-  migrations_exist: boolean
-  database_path: string
-  database_exists: boolean
-  applied: Array<{ name: string; applied_at: string }>
-  pending: string[]
-  commands: string[]
-  algorithm: string
-  error: string | null
-}
-
-export interface DeploymentAsset {
-  path: string
-  exists: boolean
-  purpose: string
-}
-
-export interface StartupSummary {
-  commands: Array<{ step: 'install' | 'build' | 'start'; command: string }>
-  smoke_tests: string[]
-  deployment_assets: DeploymentAsset[]
-}
-
-export interface EnvironmentSummary {
-  node_env: string
-  host: string
-  port: number
-  admin_token: 'set' | 'unset'
-  data_dir: string
-  aliases: Array<{ alias: string; canonical: string; meaning: string; used: boolean }>
-  blockers: Blocker[]
-  advisories: Advisory[]
-}
-
-export interface BootSummary {
-  status: 'pass' | 'blocked'
-  checks: SmokeCheck[]
-  /** Set when the checks were not run for this report (a smoke check requesting the report itself). */
-  skipped: string | null
-  algorithm: string
-}
+/** Advisory kinds of the two analyses: `dependency` (seed §2.3) for the Python ops scripts, ours for package.json. */
+export const DEPENDENCY_KIND = { python: 'dependency', node: 'node-dependency' } as const
 
 export interface ReadinessInputs {
   generatedAt: string
@@ -95,67 +58,83 @@ export interface ReadinessInputs {
   algorithms: string[]
 }
 
-export interface ReadinessCheck {
-  name: CheckName
-  weight: number
-  status: 'pass' | 'warn' | 'fail'
-  earned: number
-  detail: string
+/** An analysis in the seed's dependency_summary shape, with the analysis' own detail as additions. */
+export function contractDependencySummary(s: DependencySummary): ContractDependencySummary {
+  const packageOf = (module: string) => s.modules.find((m) => m.module === module)?.package ?? module
+  const ref = (module: string) => ({ module, recommended_package: packageOf(module) })
+  return {
+    requirements_path: s.manifest.path,
+    // Node entries carry their package.json field; a requirements line is name and specifier run together.
+    declared_packages: s.declared.map((d) => (d.scope ? `${d.name}@${d.specifier}` : `${d.name}${d.specifier}`)),
+    referenced_external_modules: s.modules.map((m) => m.module),
+    missing_in_requirements: s.missing_in_requirements.map(ref),
+    missing_in_environment: s.missing_in_environment.map((m) => ({ ...ref(m), critical: true })),
+    advisory_missing_in_environment: s.advisory_missing_in_environment.map((m) => ({ ...ref(m), critical: false })),
+    autofix_packages: s.autofix_packages,
+    algorithms: [s.algorithm, ...(s.sources.normalisation === 'PEP 503' ? ['pep503-normalise/1'] : [])],
+    status: s.status,
+    files_read: s.manifest.files_read,
+    scanned: s.scanned,
+    modules: s.modules,
+    declared_not_imported: s.declared_not_imported,
+    autofix_command: s.autofix_command,
+    findings: s.advisories.map(({ module, recommended_package, critical, findings }) => ({ module, recommended_package, critical, findings })),
+    runtime: s.runtime ?? null,
+    environment: s.environment,
+    sources: s.sources,
+  }
 }
 
-export interface ReadinessReport {
-  summary: {
-    status: 'ready' | 'blocked'
-    boot_status: 'pass' | 'blocked'
-    readiness_score: number
-    blockers: number
-    advisories: number
-    generated_at: string
-    hub: string
-    ncm: string
+/**
+ * The seed's advisories of one analysis: each module missing from the manifest (no `critical`), each module missing
+ * from the environment (`critical` false or true) — so a module may appear twice — and each unreadable `-r` include
+ * (`_r <path>`). What has no package to recommend (a declared-but-unused entry, a stdlib name, a syntax problem) is a
+ * notice; a critical finding is also a required blocker.
+ */
+export function dependencyFindings(kind: string, s: ContractDependencySummary): { blockers: RequiredBlocker[]; advisories: Advisory[]; notices: Notice[] } {
+  const advisories: Advisory[] = [
+    ...s.missing_in_requirements.map((detail) => ({ kind, detail })),
+    ...s.advisory_missing_in_environment.map((detail) => ({ kind, detail })),
+    ...s.missing_in_environment.map((detail) => ({ kind, detail })),
+  ]
+  const covered = new Set(advisories.map((a) => a.detail.module))
+  const blockers: RequiredBlocker[] = []
+  const notices: Notice[] = []
+  for (const f of s.findings) {
+    const text = `${f.module}: ${f.findings.join('; ')}`
+    if (f.critical) blockers.push({ kind, detail: text })
+    if (covered.has(f.module)) continue
+    if (f.module.startsWith('_r ') && f.recommended_package) advisories.push({ kind, detail: { module: f.module, recommended_package: f.recommended_package } })
+    else if (!f.critical) notices.push({ kind, detail: text })
   }
-  blockers: Blocker[]
-  advisories: Advisory[]
-  plan: {
-    readiness: 'go' | 'review' | 'no-go'
-    checks: ReadinessCheck[]
-    weights: typeof CHECK_WEIGHTS
-    scoring: string
-    next_steps: string[]
-  }
-  dependency_summary: DependencySummary
-  node_dependency_summary: DependencySummary
-  migration_summary: MigrationSummary
-  startup_summary: StartupSummary
-  environment_summary: EnvironmentSummary
-  boot: BootSummary
-  truth: { passed: number; failed: number; skipped: number; ran_at: string | null; envelopes_without_flags: number } | null
-  algorithms: string[]
+  return { blockers, advisories, notices }
 }
 
 export function buildReadinessReport(input: ReadinessInputs): ReadinessReport {
-  const blockers: Blocker[] = []
+  const blockers: RequiredBlocker[] = []
   const advisories: Advisory[] = []
+  const notices: Notice[] = []
   const checks: ReadinessCheck[] = []
   const nextSteps: string[] = []
-  const block = (kind: string, detail: string) => blockers.push({ kind, detail, required: true })
-  const advise = (kind: string, detail: string) => advisories.push({ kind, detail })
+  const block = (kind: string, detail: string) => blockers.push({ kind, detail })
+  const notice = (kind: string, detail: string) => notices.push({ kind, detail })
   const check = (name: CheckName, status: ReadinessCheck['status'], detail: string) =>
     checks.push({ name, weight: CHECK_WEIGHTS[name], status, earned: CHECK_WEIGHTS[name] * CHECK_CREDIT[status], detail })
 
   // Boot smoke checks.
   const failedSmoke = (input.smoke ?? []).filter((c) => !c.ok)
   const boot: BootSummary = {
+    source: input.smoke === null ? 'none' : 'inject',
     status: failedSmoke.length > 0 ? 'blocked' : 'pass',
     checks: input.smoke ?? [],
     skipped: input.smoke === null ? 'this report answers a smoke check, which does not re-run the smoke checks' : null,
-    algorithm: 'boot-smoke-inject/1',
+    algorithm: BOOT_ALGORITHM,
   }
   if (failedSmoke.length > 0) {
     const list = failedSmoke.map((c) => `${c.path} (${c.status_code ?? 'no status'}: ${c.error})`).join('; ')
     block('boot', `go-live routes failed boot smoke checks: ${list}`)
     check('boot_smoke', 'fail', `${failedSmoke.length} of ${boot.checks.length} admin routes failed`)
-    nextSteps.push('fix the failing admin routes (see boot.checks), then request this report again')
+    nextSteps.push('fix the failing admin routes (see blockers.boot.checks), then request this report again')
   } else if (input.smoke === null) {
     check('boot_smoke', 'pass', 'not re-run inside a smoke check')
   } else {
@@ -171,7 +150,7 @@ export function buildReadinessReport(input: ReadinessInputs): ReadinessReport {
     const failed = truth.tests.filter((t) => t.status === 'fail')
     const skipped = truth.tests.filter((t) => t.status === 'skipped')
     for (const t of failed) block('truth', `known-answer test failed: ${t.name} (${t.route}): ${t.detail}`)
-    for (const t of skipped) advise('truth', `known-answer test skipped: ${t.name}: ${t.detail}`)
+    for (const t of skipped) notice('truth', `known-answer test skipped: ${t.name}: ${t.detail}`)
     if (truth.envelopes_without_flags > 0) {
       block('envelope', `${truth.envelopes_without_flags} caller envelope(s) were emitted without the contract flags since start`)
     }
@@ -199,67 +178,85 @@ export function buildReadinessReport(input: ReadinessInputs): ReadinessReport {
 
   // Environment.
   const env = input.environment
-  for (const b of env.blockers) blockers.push(b)
-  for (const a of env.advisories) advisories.push(a)
-  check('environment', env.blockers.length > 0 ? 'fail' : env.advisories.length > 0 ? 'warn' : 'pass',
-    `${env.blockers.length} blocker(s), ${env.advisories.length} advisory(ies)`)
-  if (env.blockers.length > 0) nextSteps.push('fix the environment blockers (see environment_summary.blockers)')
+  blockers.push(...env.required_blockers)
+  notices.push(...env.advisories)
+  check('environment', env.required_blockers.length > 0 ? 'fail' : env.advisories.length > 0 ? 'warn' : 'pass',
+    `${env.required_blockers.length} blocker(s), ${env.advisories.length} advisory(ies)`)
+  if (env.required_blockers.length > 0) nextSteps.push('fix the environment blockers (see plan.environment_summary.required_blockers)')
 
   // Dependencies.
-  for (const [name, kind, summary] of [
-    ['node_dependencies', 'node-dependency', input.node],
-    ['python_dependencies', 'python-dependency', input.python],
+  const python = contractDependencySummary(input.python)
+  const node = contractDependencySummary(input.node)
+  for (const [name, kind, summary, raw] of [
+    ['node_dependencies', DEPENDENCY_KIND.node, node, input.node],
+    ['python_dependencies', DEPENDENCY_KIND.python, python, input.python],
   ] as const) {
-    for (const a of summary.advisories) {
-      if (a.critical) block(kind, `${a.module}: ${a.detail}`)
-      else advise(kind, `${a.module}: ${a.detail}`)
-    }
-    check(name, summary.status, `${summary.modules.length} module(s) imported; ${summary.missing_in_environment.length} critical missing, ${summary.advisories.length} advisory(ies)`)
-    if (summary.autofix_command) nextSteps.push(summary.autofix_command)
+    const found = dependencyFindings(kind, summary)
+    blockers.push(...found.blockers)
+    advisories.push(...found.advisories)
+    notices.push(...found.notices)
+    check(name, raw.status, `${raw.modules.length} module(s) imported; ${raw.missing_in_environment.length} critical missing, ${raw.advisories.length} finding(s)`)
+    if (raw.autofix_command) nextSteps.push(raw.autofix_command)
   }
   if (input.python.environment.error && input.python.scanned.files.length > 0) {
-    advise('python-dependency', `the Python ops scripts cannot be checked: ${input.python.environment.error}`)
+    notice(DEPENDENCY_KIND.python, `the Python ops scripts cannot be checked: ${input.python.environment.error}`)
   }
 
   // Deployment assets.
-  const missingAssets = input.startup.deployment_assets.filter((a) => !a.exists)
-  for (const a of missingAssets) advise('deployment', `${a.path} is missing (${a.purpose})`)
-  check('deployment_assets', missingAssets.length > 0 ? 'warn' : 'pass',
-    `${input.startup.deployment_assets.length - missingAssets.length} of ${input.startup.deployment_assets.length} present`)
+  const assets = input.startup.asset_checks
+  const missingAssets = assets.filter((a) => !a.exists)
+  for (const a of missingAssets) notice('deployment', `${a.path} is missing (${a.purpose})`)
+  check('deployment_assets', missingAssets.length > 0 ? 'warn' : 'pass', `${assets.length - missingAssets.length} of ${assets.length} present`)
 
   const score = Math.round(checks.reduce((sum, c) => sum + c.earned, 0))
-  const readiness = blockers.length > 0 ? 'no-go' : advisories.length > 0 ? 'review' : 'go'
-  if (readiness === 'review') nextSteps.push('read the advisories: none blocks go-live')
-  if (readiness === 'go') nextSteps.push(...input.startup.smoke_tests.slice(-1))
+  const readiness = blockers.length > 0 ? 'no-go' : advisories.length + notices.length > 0 ? 'review' : 'go'
+  if (readiness === 'review') nextSteps.push('read the advisories and notices: none blocks go-live')
+  if (readiness === 'go') nextSteps.push(input.startup.smoke_script)
+  const algorithms = [...new Set([READINESS_ALGORITHM, BOOT_ALGORITHM, ...input.algorithms])]
+  const missingModules = (s: ContractDependencySummary) =>
+    new Set([...s.missing_in_requirements, ...s.missing_in_environment, ...s.advisory_missing_in_environment].map((r) => r.module)).size
   return {
     summary: {
-      status: blockers.length > 0 ? 'blocked' : 'ready',
-      boot_status: boot.status,
-      readiness_score: score,
-      blockers: blockers.length,
-      advisories: advisories.length,
       generated_at: input.generatedAt,
+      status: blockers.length > 0 ? 'blocked' : 'ready',
+      readiness_score: score,
+      required_blocker_count: blockers.length,
+      advisory_count: advisories.length,
+      boot_status: boot.status,
+      missing_dependency_count: missingModules(python) + missingModules(node),
+      autofix_package_count: python.autofix_packages.length + node.autofix_packages.length,
+      algorithms,
+      notice_count: notices.length,
       hub: input.versions.hub,
       ncm: input.versions.ncm,
     },
-    blockers,
-    advisories,
+    blockers: {
+      generated_at: input.generatedAt,
+      required_blockers: blockers,
+      advisories,
+      boot,
+      algorithm: READINESS_ALGORITHM,
+      notices,
+    },
     plan: {
+      generated_at: input.generatedAt,
       readiness,
+      required_blockers: blockers,
+      advisories,
+      dependency_summary: python,
+      environment_summary: env,
+      migration_summary: m,
+      startup_summary: input.startup,
+      algorithms,
       checks,
       weights: CHECK_WEIGHTS,
       scoring: 'score = round(Σ weight × credit), credit 1 for pass, 0.5 for warn (advisories only), 0 for fail (a blocker)',
       next_steps: [...new Set(nextSteps)],
     },
-    dependency_summary: input.python,
-    node_dependency_summary: input.node,
-    migration_summary: input.migrations,
-    startup_summary: input.startup,
-    environment_summary: input.environment,
-    boot,
+    dependency_summary: python,
+    node_dependency_summary: node,
     truth: truth
       ? { passed: truth.passed, failed: truth.failed, skipped: truth.skipped, ran_at: truth.ran_at, envelopes_without_flags: truth.envelopes_without_flags }
       : null,
-    algorithms: [...new Set([READINESS_ALGORITHM, boot.algorithm, ...input.algorithms])],
   }
 }

@@ -1,6 +1,7 @@
 // Boot smoke checks: each contract admin route requested in-process (app.inject), with status code and time.
 import type { FastifyInstance } from 'fastify'
 import { internalHeaders } from './internal.js'
+import type { SmokeCheck } from './schemas.js'
 
 export const SMOKE_ALGORITHM = 'boot-smoke-inject/1'
 
@@ -12,13 +13,7 @@ export const ADMIN_ROUTES = [
   '/api/v1/admin/go-live/overview',
 ] as const
 
-export interface SmokeCheck {
-  path: string
-  status_code: number | null
-  ms: number
-  ok: boolean
-  error: string | null
-}
+export type { SmokeCheck } from './schemas.js'
 
 /**
  * Requests each route with the internal smoke marker. Any instance of the app can inject: light-my-request goes

@@ -2,33 +2,13 @@
 // count of envelopes ever emitted without the contract flags.
 import type { FastifyInstance } from 'fastify'
 import type { Registry } from '../caller/operation.js'
+import { internalHeaders } from './internal.js'
+import type { TruthSummary, TruthTestResult } from './schemas.js'
 import { KNOWN_ANSWER_CASES, type KnownAnswerCase } from './truth-cases.js'
 
 export const TRUTH_ALGORITHM = 'known-answer-inject/1'
 
-export interface TruthTestResult {
-  name: string
-  route: string
-  operation: string | null
-  source: string
-  status: 'pass' | 'fail' | 'skipped'
-  ms: number | null
-  status_code: number | null
-  detail: string | null
-}
-
-export interface TruthSummary {
-  algorithm: string
-  ran_at: string
-  trigger: 'start' | 'rerun' | 'first-request'
-  ms: number
-  passed: number
-  failed: number
-  skipped: number
-  tests: TruthTestResult[]
-  provenance: Array<{ operation: string; path: string; lobe: string; provenance: string[]; sources: string[] }>
-  envelopes_without_flags: number
-}
+export type { TruthSummary, TruthTestResult } from './schemas.js'
 
 export interface TruthRunner {
   /** The last run, or a run now when none was made yet. */
@@ -104,7 +84,8 @@ async function runCase(app: FastifyInstance, c: KnownAnswerCase, options: TruthO
   if (unrouted) {
     return { ...base, operation: op?.name ?? null, status: 'skipped', ms: null, status_code: null, detail: `${unrouted.method} ${unrouted.url} is not a route of this host` }
   }
-  const headers: Record<string, string> = { accept: 'application/json' }
+  // Marked internal: a self-test never spends a client's rate-limit quota.
+  const headers: Record<string, string> = { accept: 'application/json', ...internalHeaders({ smoke: false }) }
   if (options.adminToken) headers.authorization = `Bearer ${options.adminToken}`
   const enveloped = c.envelope ?? true
   const started = performance.now()

@@ -1,5 +1,6 @@
 // The command-line grammar shared by POST /cli and the `ncm` binary: tokenising, flags → fields, closest names.
 import { Refusal } from '../refusal.js'
+import { parseJsonText } from '../json-text.js'
 import type { AnyOperation, Registry } from './operation.js'
 import { inputJsonSchema } from './projections.js'
 
@@ -68,10 +69,13 @@ export function closestNames(name: string, registry: Registry, count = 3): strin
 /** Finds an operation by name, by path ('/sat', 'skills.md') or by name with dashes. */
 export function findOperation(word: string, registry: Registry): AnyOperation {
   const bare = word.replace(/^\/+/, '')
+  const lower = bare.toLowerCase()
   const op =
     registry.byName(bare) ??
     registry.byName(bare.replaceAll('-', '_')) ??
-    registry.operations.find((o) => o.path === `/${bare}`)
+    registry.operations.find((o) => o.path === `/${bare}`) ??
+    registry.byName(lower.replaceAll('-', '_')) ??
+    registry.operations.find((o) => o.path.toLowerCase() === `/${lower}`)
   if (!op) {
     throw new Refusal('not_found', `no operation named ${JSON.stringify(word)}`, {
       hints: { closest: closestNames(bare, registry) },
@@ -161,8 +165,9 @@ function coerce(raw: string, node: JsonSchemaNode | undefined, key: string): unk
   const types = new Set([node?.type, ...(node?.anyOf ?? []).map((n) => n.type)].flat().filter(Boolean))
   if (types.size === 1 && types.has('string')) return raw
   try {
-    return JSON.parse(raw)
-  } catch {
+    return parseJsonText(raw)
+  } catch (err) {
+    if (err instanceof Refusal) throw err
     if (types.has('array')) return raw.split(',').map((s) => s.trim())
     if (types.size > 0 && !types.has('string')) {
       throw new Refusal('invalid_input', `--${key} expects ${[...types].join(' or ')}, got ${JSON.stringify(raw)}`)
@@ -189,8 +194,9 @@ function resolveValue(value: string, options: ParseOptions, positional = false):
 function parseJsonObject(text: string, what: string): Record<string, unknown> {
   let parsed: unknown
   try {
-    parsed = JSON.parse(text)
+    parsed = parseJsonText(text)
   } catch (err) {
+    if (err instanceof Refusal) throw err
     throw new Refusal('invalid_input', `${what} is not valid JSON: ${(err as Error).message}`)
   }
   if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) throw new Refusal('invalid_input', `${what} must be a JSON object`)

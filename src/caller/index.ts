@@ -2,6 +2,7 @@
 import type { FastifyInstance, FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify'
 import type { Config } from '../config.js'
 import { Refusal } from '../refusal.js'
+import { shortUrl } from '../redact.js'
 import type { Authenticator, Credential } from '../access/auth.js'
 import type { CallerCounters } from './counters.js'
 import { envelope, okEnvelope, refusalEnvelope } from './envelope.js'
@@ -59,7 +60,7 @@ export default async function callerPlugin(app: FastifyInstance, opts: CallerPlu
   })
   app.setErrorHandler(createCallerErrorHandler(counters))
   app.setNotFoundHandler(async (req) => {
-    throw new Refusal('not_found', `no operation answers ${req.method} ${req.url.split('?')[0]}`, {
+    throw new Refusal('not_found', `no operation answers ${req.method} ${shortUrl(req.url.split('?')[0]!)}`, {
       hints: { index: `${CALLER_PREFIX}/ops`, help: `${CALLER_PREFIX}/help` },
     })
   })

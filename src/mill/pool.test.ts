@@ -12,7 +12,7 @@ afterEach(async () => {
 describe('the mill', () => {
   it('runs a task in a worker and reports the worker live', async () => {
     mill = createMill({ threads: 1, maxQueue: 4 })
-    const result = await mill.run<{ stopped_by_deadline: boolean }>('mill.spin', { ms: 5 }, { timeoutMs: 5000 })
+    const result = await mill.run('mill.spin', { ms: 5 }, { timeoutMs: 5000 })
     expect(result.stopped_by_deadline).toBe(false)
     const agents = mill.agents()
     expect(agents).toHaveLength(1)
@@ -44,7 +44,7 @@ describe('the mill', () => {
 
   it('gives the task its soft deadline', async () => {
     mill = createMill({ threads: 1, maxQueue: 4 })
-    const result = await mill.run<{ stopped_by_deadline: boolean }>('mill.spin', { ms: 60_000 }, { timeoutMs: 50 })
+    const result = await mill.run('mill.spin', { ms: 60_000 }, { timeoutMs: 50 })
     expect(result.stopped_by_deadline).toBe(true)
   })
 
@@ -76,3 +76,18 @@ describe('the mill', () => {
     expect(mill.agents()[0]!.failures).toBe(1)
   })
 })
+
+// Checked by `npm run typecheck`, never run: the task table types both ends of `run`, so a wrong input or a wrong
+// reading of the answer does not compile.
+export function typedTasks(m: Mill) {
+  // @ts-expect-error mill.spin takes { ms: number }
+  void m.run('mill.spin', { seconds: 1 }, { timeoutMs: 1 })
+  // @ts-expect-error there is no such task
+  void m.run('mill.nope', {}, { timeoutMs: 1 })
+  return m.run('mill.spin', { ms: 1 }, { timeoutMs: 1 }).then((answer) => {
+    const stopped: boolean = answer.stopped_by_deadline
+    // @ts-expect-error mill.spin answers no such field
+    void answer.elapsed
+    return stopped
+  })
+}

@@ -9,6 +9,7 @@ import {
   F_BUSY, F_DONE, F_FAILURES, F_TASK, F_THREAD, SLOT_COUNT, SLOT_FIELDS,
   type SharedSlots, type TaskMessage,
 } from './types.js'
+import type { In, Out, TaskName } from './tasks/index.js'
 
 /** After the soft deadline the task has this long to answer before its worker is terminated. */
 export const HARD_STOP_GRACE_MS = 1000
@@ -54,7 +55,8 @@ export interface MillStats {
 }
 
 export interface Mill {
-  run<T = unknown>(task: string, payload: unknown, options: RunOptions): Promise<T>
+  /** Runs a named task in a worker: its input and answer types come from the task table. */
+  run<K extends TaskName>(task: K, input: In<K>, options: RunOptions): Promise<Out<K>>
   /** True when a new task would have to wait beyond the queue bound. */
   isSaturated(): boolean
   agents(): MillAgent[]
@@ -176,7 +178,7 @@ export function createMill({ threads, maxQueue, nice = 10 }: MillOptions): Mill 
   }
 
   return {
-    async run<T>(task: string, payload: unknown, { timeoutMs, op }: RunOptions): Promise<T> {
+    async run<K extends TaskName>(task: K, payload: In<K>, { timeoutMs, op }: RunOptions): Promise<Out<K>> {
       if (closed) throw new Refusal('occupied', 'the mill is shut down', { op, retryAfterS: 5 })
       if (pool.queueSize >= maxQueue && running >= threads) {
         rejectedFull++
@@ -194,7 +196,7 @@ export function createMill({ threads, maxQueue, nice = 10 }: MillOptions): Mill 
       const watch = scope ? watchTask(message.control, scope, hardStop.abort) : null
       running++
       try {
-        const result = (await pool.run(message, { signal: hardStop.signal })) as T
+        const result = await pool.run(message, { signal: hardStop.signal })
         // A task that stopped early on its flag returns a partial answer: it must not be taken for the answer.
         if (watch?.cancelled()) throw new TaskCancelled(false)
         return result

@@ -11,7 +11,17 @@ export interface TaskContext {
   cancelled: () => boolean
 }
 
-export type MillTask = (payload: unknown, context: TaskContext) => unknown
+/** A task: a pure function of its input, run in a worker (input and answer cross the thread by structured clone). */
+export type MillTask<I, O> = (input: I, context: TaskContext) => O
+
+/**
+ * Any task, as the worker dispatches it by name. Declared as a method so its parameter is bivariant: every typed task
+ * fits, and the worker hands it the payload that `Mill.run<K>` typed at the sending end.
+ */
+export type AnyMillTask = { dispatch(input: unknown, context: TaskContext): unknown }['dispatch']
+
+/** The shape every domain's task table satisfies. */
+export type TaskTable = Record<string, MillTask<never, unknown>>
 
 export interface TaskMessage {
   /** Unique per task while it lives: lets the main thread see when it started running. */

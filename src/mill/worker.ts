@@ -4,7 +4,9 @@ import { threadId } from 'node:worker_threads'
 import { workerData } from 'piscina'
 import { TASKS } from './tasks/index.js'
 import { cancelFlag, progressSink } from './progress.js'
-import { F_BUSY, F_DONE, F_FAILURES, F_TASK, F_THREAD, SLOT_COUNT, SLOT_FIELDS, type SharedSlots, type TaskMessage } from './types.js'
+import {
+  F_BUSY, F_DONE, F_FAILURES, F_TASK, F_THREAD, SLOT_COUNT, SLOT_FIELDS, type AnyMillTask, type SharedSlots, type TaskMessage,
+} from './types.js'
 
 const shared = workerData as SharedSlots
 const counters = new Int32Array(shared.counters)
@@ -30,8 +32,11 @@ if (process.platform === 'linux' && shared.nice > 0) {
 }
 since[slot] = Date.now()
 
+/** The task table by name; messages come from `Mill.run`, whose signature matched each payload to its task. */
+const byName = new Map<string, AnyMillTask>(Object.entries(TASKS))
+
 export default function runTask(message: TaskMessage): unknown {
-  const task = TASKS[message.task]
+  const task = byName.get(message.task)
   if (!task) throw new Error(`unknown mill task ${message.task}`)
   const start = Date.now()
   taskStarted[slot] = start

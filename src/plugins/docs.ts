@@ -9,6 +9,9 @@ import { HUB_VERSION, NCM_VERSION } from '../version.js'
 
 export const HOST_TITLE = 'NCM Hub'
 
+const REFERENCE_FAVICON =
+  "data:image/svg+xml,%3Csvg xmlns='http://www.w3.org/2000/svg' viewBox='0 0 16 16'%3E%3Crect width='16' height='16' rx='3' fill='%23234'/%3E%3C/svg%3E"
+
 export default fp(
   async function docsPlugin(app: FastifyInstance) {
     await app.register(swagger, {
@@ -38,7 +41,21 @@ export default fp(
     await app.register(swaggerUi, { routePrefix: '/docs', uiConfig: { docExpansion: 'list', deepLinking: true } })
     await app.register(scalarReference, {
       routePrefix: '/reference',
-      configuration: { url: '/docs/json', title: `${HOST_TITLE} reference` },
+      // Offline under our CSP: no font CDN (system fonts instead), no telemetry, none of the cloud features (the agent
+      // chat "Ask AI", "Generate MCP", the hosted client), which all call Scalar's servers.
+      configuration: {
+        url: '/docs/json',
+        title: `${HOST_TITLE} reference`,
+        withDefaultFonts: false,
+        telemetry: false,
+        agent: { disabled: true },
+        mcp: { disabled: true },
+        hideClientButton: true,
+        showDeveloperTools: 'never',
+        // An inline icon: without one the browser asks for /favicon.ico, and its 404 is a console error.
+        favicon: REFERENCE_FAVICON,
+        customCss: ':root { --scalar-font: ui-sans-serif, system-ui, sans-serif; --scalar-font-code: ui-monospace, monospace; }',
+      },
       logLevel: 'warn',
     })
   },

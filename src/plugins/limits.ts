@@ -2,11 +2,23 @@
 import fp from 'fastify-plugin'
 import helmet from 'helmet'
 import rateLimit from '@fastify/rate-limit'
-import type { FastifyInstance } from 'fastify'
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    /**
+     * Counts a request toward its client's quota and throws a RateLimitedError past it; null when the limiter is off.
+     * Requests that never reach routing (malformed URLs) call it by hand.
+     */
+    limitRequest: ((req: FastifyRequest, reply: FastifyReply) => Promise<unknown>) | null
+  }
+}
 
 export interface LimitsOptions {
   /** Requests per minute per client IP; 0 turns the limiter off. */
   rateLimitPerMin: number
+  /** Requests that never count toward a quota: the host's own in-process checks. */
+  exempt?: (req: FastifyRequest) => boolean
 }
 
 export class RateLimitedError extends Error {
@@ -84,24 +96,36 @@ function captureHeaders(middleware: typeof helmetMiddleware): Array<[string, str
   return [...headers]
 }
 
+/** Every response's fixed headers and the request id echo. */
+export function setSecurityHeaders(req: FastifyRequest, reply: FastifyReply) {
+  const raw = reply.raw
+  const headers = req.url.startsWith('/api/') ? API_SECURITY_HEADERS : PAGE_SECURITY_HEADERS
+  for (const [name, value] of headers) raw.setHeader(name, value)
+  if (req.protocol === 'https') raw.setHeader(HSTS[0], HSTS[1])
+  raw.setHeader('x-request-id', req.id)
+}
+
 export default fp(
   async function limitsPlugin(app: FastifyInstance, opts: LimitsOptions) {
     // One synchronous hook for every response's fixed headers and the request id echo.
     app.addHook('onRequest', (req, reply, done) => {
-      const raw = reply.raw
-      const headers = req.url.startsWith('/api/') ? API_SECURITY_HEADERS : PAGE_SECURITY_HEADERS
-      for (const [name, value] of headers) raw.setHeader(name, value)
-      if (req.protocol === 'https') raw.setHeader(HSTS[0], HSTS[1])
-      raw.setHeader('x-request-id', req.id)
+      setSecurityHeaders(req, reply)
       done()
     })
+    app.decorate('limitRequest', null)
     if (opts.rateLimitPerMin > 0) {
       await app.register(rateLimit, {
         max: opts.rateLimitPerMin,
         timeWindow: 60_000,
+        // Not per route (the plugin's default): one root hook, so unmatched routes count toward the quota too.
+        global: false,
+        ...(opts.exempt ? { allowList: opts.exempt } : {}),
         errorResponseBuilder: (_req, context) =>
           new RateLimitedError(Math.max(1, Math.ceil(context.ttl / 1000)), Number(context.max)),
       })
+      const limitRequest = app.rateLimit()
+      app.limitRequest = limitRequest
+      app.addHook('onRequest', limitRequest)
     }
   },
   { name: 'ncm-limits', fastify: '5.x' },

@@ -2,7 +2,7 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { Refusal, type RefusalCode } from '../refusal.js'
 import { toRefusal } from '../error-refusal.js'
-import { redactUrl } from '../redact.js'
+import { redactUrl, shortUrl } from '../redact.js'
 
 export const PROBLEM_CONTENT_TYPE = 'application/problem+json'
 
@@ -97,8 +97,8 @@ export function problemErrorHandler(err: unknown, req: FastifyRequest, reply: Fa
 /** A not-found handler that names where the client looked and where that place lists its routes. */
 export function problemNotFound(where: string, see: string) {
   return (req: FastifyRequest, reply: FastifyReply) => {
-    const refusal = new Refusal('not_found', `no route ${req.method} ${req.url.split('?')[0]} ${where}`, { hints: { see } })
-    return sendProblem(reply, refusal, redactUrl(req.url))
+    const refusal = new Refusal('not_found', `no route ${req.method} ${shortUrl(req.url.split('?')[0]!)} ${where}`, { hints: { see } })
+    return sendProblem(reply, refusal, shortUrl(req.url))
   }
 }
 

@@ -14,6 +14,7 @@ import jobRoutes from '../jobs/routes.js'
 import { createSystem, type PlatformRoute } from './system.js'
 import rootRoutes from './routes/root.js'
 import v11Routes from './routes/v11.js'
+import readbackRoutes from './routes/readback.js'
 import v10Routes from './routes/v10.js'
 import v6Routes from './routes/v6.js'
 
@@ -32,7 +33,7 @@ export default async function tradingPlugin(app: FastifyInstance, opts: TradingP
   if (seeded.length) app.log.info({ datasets: seeded }, 'seeded synthetic datasets')
 
   const service = createTradingService({ store, mill: app.mill, admission: app.admission, clock })
-  const prober = createRpcProber({ endpoints: config.rpcEndpoints, intervalMs: config.rpcProbeIntervalMs })
+  const prober = createRpcProber({ endpoints: config.rpcEndpoints, publicEndpoints: config.rpcPublicEndpoints, intervalMs: config.rpcProbeIntervalMs })
   const system = createSystem({ store, repo: service.repo, mill: app.mill, admission: app.admission, clock, prober, startedAt })
   const ctx: TradingContext = {
     config,
@@ -62,6 +63,7 @@ export default async function tradingPlugin(app: FastifyInstance, opts: TradingP
   await app.register(rootRoutes, ctx)
   defineTradingJobs(app, service)
   await app.register(v11Routes, { ...ctx, prefix: '/api/v11' })
+  await app.register(readbackRoutes, { ...ctx, prefix: '/api/v11' })
   await app.register(jobRoutes, { prefix: '/api/v11/jobs', framing: 'trading' })
   await app.register(v10Routes, { ...ctx, prefix: '/api/v10' })
   await app.register(v6Routes, { ...ctx, prefix: '/api/v6' })

@@ -1,6 +1,7 @@
 // The trading tables: prepared once, synchronous, called inside the service's transactions (never across an await).
 import type { Db } from '../store/index.js'
 import type { Bars } from '../engines/trading/types.js'
+import { createPagedReads } from './repository-pages.js'
 
 export type DatasetSource = 'synthetic' | 'import'
 
@@ -259,6 +260,7 @@ export function createTradingRepository(db: Db) {
   >
 
   return {
+    ...createPagedReads(db),
     /** Inserts a dataset and all its bars; call inside a transaction so a bad bar leaves nothing behind. */
     insertDataset(meta: NewDataset, bars: Bars): DatasetRow {
       const id = Number(s.insertDataset.run(meta).lastInsertRowid)

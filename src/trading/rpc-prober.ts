@@ -9,7 +9,7 @@
 //   - `#get`: plain GET only; any 2xx is a success.
 // Every request has a headers and a body timeout; probes of one URL never overlap (a round skips a URL still in flight).
 import { Agent, request } from 'undici'
-import { redactEndpointUrl } from '../redact.js'
+import { publicEndpointUrl, redactEndpointUrl } from '../redact.js'
 
 export type ProbeMode = 'json-rpc' | 'http-get'
 
@@ -61,7 +61,10 @@ export interface RpcProber {
 }
 
 export interface RpcProberOptions {
+  /** Shown as scheme://host:port only (they may hold credentials). */
   endpoints: readonly string[]
+  /** Declared free of secrets by the operator: shown in full. */
+  publicEndpoints?: readonly string[]
   intervalMs: number
   /** Headers and body timeout of each request; default intervalMs × 4, kept within 1–3 s. */
   timeoutMs?: number
@@ -89,7 +92,10 @@ export function createRpcProber(options: RpcProberOptions): RpcProber {
   const maxBodyBytes = options.maxBodyBytes ?? 256 * 1024
   const agent = new Agent({ headersTimeout: timeoutMs, bodyTimeout: timeoutMs, connectTimeout: timeoutMs })
   const abort = new AbortController()
-  const states: EndpointState[] = options.endpoints.map(parseEndpoint)
+  const states: EndpointState[] = [
+    ...options.endpoints.map((raw) => parseEndpoint(raw, redactEndpointUrl)),
+    ...(options.publicEndpoints ?? []).map((raw) => parseEndpoint(raw, publicEndpointUrl)),
+  ]
   let timer: NodeJS.Timeout | null = null
   let rounds = 0
   let stopped = false
@@ -253,7 +259,7 @@ export function pickBest(endpoints: readonly EndpointSnapshot[]): EndpointSnapsh
   return healthy[0] ?? null
 }
 
-function parseEndpoint(raw: string): EndpointState {
+function parseEndpoint(raw: string, display: (url: URL) => string): EndpointState {
   const url = new URL(raw)
   const fragment = url.hash.slice(1)
   url.hash = ''
@@ -264,7 +270,7 @@ function parseEndpoint(raw: string): EndpointState {
     mode = 'json-rpc'
     method = decodeURIComponent(fragment.slice('jsonrpc='.length))
   }
-  return { url: url.toString(), display: redactEndpointUrl(url), mode, method, samples: [], inFlight: null }
+  return { url: url.toString(), display: display(url), mode, method, samples: [], inFlight: null }
 }
 
 function nearestRank(sorted: number[], q: number): number | null {

@@ -7,10 +7,10 @@ import type { Admission } from '../plugins/admission.js'
 import { Refusal, issuesFromZod } from '../refusal.js'
 import type { Store } from '../store/index.js'
 import type { BacktestPayload, GridPayload, SimulatePayload, WalkForwardPayload } from '../mill/tasks/trading.js'
+import type { In, Out, TaskName } from '../mill/tasks/index.js'
 import { parseStrategyParams, STRATEGIES, STRATEGY_NAMES } from '../engines/trading/index.js'
-import type { GridResult, MonteCarloResult, WalkForwardResult } from '../engines/trading/index.js'
 import { enumerateConfigs } from '../engines/trading/walk-forward.js'
-import type { BacktestOptions, Bars, Stats, StrategyName, Trade } from '../engines/trading/types.js'
+import type { BacktestOptions, Bars, StrategyName } from '../engines/trading/types.js'
 import { digestOf } from './checksum.js'
 import { resolveDataset } from './datasets.js'
 import { downsample, finite, iso, statsView, tradeView } from './present.js'
@@ -50,11 +50,11 @@ export function createTradingService(deps: ServiceDeps) {
   const cache = createBarsCache(repo, BARS_CACHE_LIMIT)
 
   /** Heavy work: refused first while the host sheds load, then run in the mill under the caller's budget. */
-  async function heavy<T>(op: string, task: string, payload: unknown, timeoutMs: number | undefined): Promise<{ result: T; elapsedMs: number }> {
+  async function heavy<K extends TaskName>(op: string, task: K, payload: In<K>, timeoutMs: number | undefined): Promise<{ result: Out<K>; elapsedMs: number }> {
     admission.admitHeavy(op)
     const started = performance.now()
     try {
-      const result = await mill.run<T>(task, payload, { timeoutMs: budgetOf(timeoutMs), op })
+      const result = await mill.run(task, payload, { timeoutMs: budgetOf(timeoutMs), op })
       return { result, elapsedMs: performance.now() - started }
     } catch (err) {
       // The engine refuses impossible requests with RangeError (window longer than the data, empty grid…).
@@ -104,7 +104,8 @@ export function createTradingService(deps: ServiceDeps) {
     /** A dataset's bars (immutable once stored, so served from a bounded cache). */
     bars: (dataset: DatasetRow): Bars => cache.get(dataset, null),
 
-    async backtest(body: BacktestBody) {
+    /** `persist: false` recomputes without storing a run (a stored run's trades are read back this way). */
+    async backtest(body: BacktestBody, { persist = true }: { persist?: boolean } = {}) {
       const dataset = resolveDataset(repo, body.dataset)
       const params = strategyParamsOf(body.strategy, body.params)
       const range = rangeOf(body.from, body.to)
@@ -112,12 +113,10 @@ export function createTradingService(deps: ServiceDeps) {
       needBars(bars, 2, dataset, range)
       const options = optionsOf(body)
       const payload: BacktestPayload = { bars, strategy: body.strategy, params, options }
-      const { result, elapsedMs } = await heavy<{ stats: Stats; trades: Trade[]; equity: Float64Array }>(
-        'trading.backtest', 'trading.backtest', payload, body.timeout_ms,
-      )
+      const { result, elapsedMs } = await heavy('trading.backtest', 'trading.backtest', payload, body.timeout_ms)
       const stats = statsView(result.stats)
       const settings = settingsOf(body)
-      const run = storeRun('backtest', dataset, {
+      const run = !persist ? null : storeRun('backtest', dataset, {
         strategy: body.strategy,
         params,
         request: { ...body, params },
@@ -158,7 +157,7 @@ export function createTradingService(deps: ServiceDeps) {
       const options = optionsOf(body)
       const spec = { paths: body.paths, horizon: body.horizon, method: body.method, seed: body.seed, ...(body.block ? { block: body.block } : {}) }
       const payload: SimulatePayload = { bars, strategy: body.strategy, params, options, spec }
-      const { result, elapsedMs } = await heavy<MonteCarloResult>('trading.simulate', 'trading.simulate', payload, body.timeout_ms)
+      const { result, elapsedMs } = await heavy('trading.simulate', 'trading.simulate', payload, body.timeout_ms)
       const mc = finite(result)
       const summary = {
         return_p50_pct: mc.return_pct.p50, probability_of_loss: mc.probability_of_loss, var95_pct: mc.var95_pct,
@@ -205,7 +204,7 @@ export function createTradingService(deps: ServiceDeps) {
         bars,
         spec: { strategies, grid, inSample, outOfSample, ...(body.step ? { step: body.step } : {}), options, maxConfigs },
       }
-      const { result, elapsedMs } = await heavy<WalkForwardResult>('trading.max-edge-signal', 'trading.walkForward', payload, body.timeout_ms)
+      const { result, elapsedMs } = await heavy('trading.max-edge-signal', 'trading.walkForward', payload, body.timeout_ms)
       const wf = finite(result)
       const oosStats = wf.oos_stats ? statsView(result.oos_stats!) : null
       const lastTs = bars.ts[n - 1]!
@@ -263,7 +262,7 @@ export function createTradingService(deps: ServiceDeps) {
       checkGridSize(pairs, MAX_V10_PAIRS, bars.ts.length)
       const options: BacktestOptions = { cash: body.cash, commission: body.commission }
       const payload: GridPayload = { bars, grid, options, maximize: body.maximize }
-      const { result, elapsedMs } = await heavy<GridResult>('trading.max-edge-signal.v10', 'trading.inSampleGrid', payload, body.timeout_ms)
+      const { result, elapsedMs } = await heavy('trading.max-edge-signal.v10', 'trading.inSampleGrid', payload, body.timeout_ms)
       const g = finite(result)
       const best = g.best ? { fast: g.best.fast, slow: g.best.slow, stats: statsView(result.best!.stats) } : null
       const lastTs = bars.ts[bars.ts.length - 1]!

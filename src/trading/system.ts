@@ -253,7 +253,7 @@ export function createSystem(deps: SystemDeps) {
   }
 }
 
-function headlineOf(kind: string, stats: Record<string, unknown>): Record<string, number | null> {
+export function headlineOf(kind: string, stats: Record<string, unknown>): Record<string, number | null> {
   const num = (v: unknown): number | null => (typeof v === 'number' && Number.isFinite(v) ? v : null)
   if (kind === 'backtest') {
     return { return_pct: num(stats.return_pct), sharpe_ratio: num(stats.sharpe_ratio), max_drawdown_pct: num(stats.max_drawdown_pct), trades: num(stats.trades) }

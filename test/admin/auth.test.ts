@@ -55,9 +55,9 @@ describe('admin routes with ADMIN_TOKEN set', () => {
 
   it('run the boot smoke checks with their own internal credential', async () => {
     const report = json(await app.inject({ url: '/api/v1/admin/go-live/overview', headers: bearer(ADMIN_TOKEN) })).data
-    expect(report.boot.status).toBe('pass')
-    expect(report.boot.checks.map((c: any) => c.status_code)).toEqual([200, 200, 200, 200])
-    expect(report.environment_summary.admin_token).toBe('set')
+    expect(report.blockers.boot.status).toBe('pass')
+    expect(report.blockers.boot.checks.map((c: any) => c.status_code)).toEqual([200, 200, 200, 200])
+    expect(report.plan.environment_summary.admin_token).toBe('set')
   })
 
   it('/admin asks for the token, renders for a valid bearer and refuses a wrong one', async () => {

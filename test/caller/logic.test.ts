@@ -104,9 +104,10 @@ describe('POST /jsonsat', () => {
     expect(d).toMatchObject({ status: 'UNSAT', assignment: null, model: null })
   })
 
-  it('takes a formula nested 100 000 deep', async () => {
-    const body = `{"formula":${'{"not":'.repeat(100_001)}{"var":"x"}${'}'.repeat(100_001)}}`
-    expect(okData(await post('/jsonsat', body))).toMatchObject({ status: 'SAT', assignment: { x: false } })
+  it('takes a formula nested up to JSON_MAX_DEPTH and refuses one nested deeper before parsing it', async () => {
+    const chain = (n: number) => `{"formula":${'{"not":'.repeat(n)}{"var":"x"}${'}'.repeat(n)}}`
+    expect(okData(await post('/jsonsat', chain(9_997)))).toMatchObject({ status: 'SAT', assignment: { x: false } })
+    expect(expectRefusal(await post('/jsonsat', chain(9_999)), 'over_limit', 422).reason).toMatch(/JSON_MAX_DEPTH/)
   })
 
   it('refuses a malformed formula with the path of the problem', async () => {

@@ -110,14 +110,62 @@ function diffArrays(a: JsonValue[], b: JsonValue[], path: string[], ops: JsonPat
   }
 }
 
-/** Applies `ops` to a copy of `document`; the original is never changed. Throws JsonPatchError naming the operation. */
-export function applyJsonPatch(document: JsonValue, ops: readonly JsonPatchOperation[]): JsonValue {
+/**
+ * What a patch may produce: every value it writes (add, replace, copy, move) is charged by its weight, counted before
+ * it is cloned, on top of the document's own; a patch that would pass `maxWeight` stops with JsonPatchBudgetError.
+ * Copy doubles a document per operation, so 30 operations of a 1 KB request would otherwise ask for gigabytes.
+ */
+export class JsonPatchBudgetError extends Error {
+  override name = 'JsonPatchBudgetError'
+  constructor(
+    readonly index: number,
+    readonly maxWeight: number,
+  ) {
+    super(`the patched document would weigh more than ${maxWeight} (nodes × 8 + characters of strings and keys)`)
+  }
+}
+
+/** Weight of a JSON value (nodes × 8 + characters of strings and keys), counted iteratively and only up to `cap`. */
+export function jsonWeight(value: unknown, cap = Number.POSITIVE_INFINITY): number {
+  let weight = 0
+  const stack: unknown[] = [value]
+  while (stack.length > 0 && weight <= cap) {
+    const node = stack.pop()
+    weight += 8
+    if (typeof node === 'string') weight += node.length
+    else if (Array.isArray(node)) for (const child of node) stack.push(child)
+    else if (node !== null && typeof node === 'object') {
+      for (const key of Object.keys(node)) {
+        weight += key.length
+        stack.push((node as JsonObject)[key])
+      }
+    }
+  }
+  return weight
+}
+
+/**
+ * Applies `ops` to a copy of `document`; the original is never changed. Throws JsonPatchError naming the operation,
+ * or JsonPatchBudgetError when what the patch writes (plus the document) would pass `maxWeight`.
+ */
+export function applyJsonPatch(
+  document: JsonValue,
+  ops: readonly JsonPatchOperation[],
+  maxWeight = Number.POSITIVE_INFINITY,
+): JsonValue {
+  let spent = jsonWeight(document, maxWeight)
+  if (spent > maxWeight) throw new JsonPatchBudgetError(0, maxWeight)
+  const charge = (index: number, value: JsonValue): JsonValue => {
+    spent += jsonWeight(value, maxWeight - spent)
+    if (spent > maxWeight) throw new JsonPatchBudgetError(index, maxWeight)
+    return value
+  }
   let doc = cloneJson(document)
   ops.forEach((op, index) => {
     try {
-      doc = applyOne(doc, op)
+      doc = applyOne(doc, op, (value) => charge(index, value))
     } catch (err) {
-      if (err instanceof JsonPatchError) throw err
+      if (err instanceof JsonPatchError || err instanceof JsonPatchBudgetError) throw err
       if (err instanceof JsonPointerError || err instanceof PatchTargetError) throw new JsonPatchError(index, err.message)
       throw err
     }
@@ -127,16 +175,17 @@ export function applyJsonPatch(document: JsonValue, ops: readonly JsonPatchOpera
 
 class PatchTargetError extends Error {}
 
-function applyOne(doc: JsonValue, op: JsonPatchOperation): JsonValue {
+/** `charged` is called with each value before it is cloned into the document. */
+function applyOne(doc: JsonValue, op: JsonPatchOperation, charged: (value: JsonValue) => JsonValue): JsonValue {
   switch (op.op) {
     case 'add':
-      return add(doc, parsePointer(op.path), cloneJson(op.value), op.path)
+      return add(doc, parsePointer(op.path), cloneJson(charged(op.value)), op.path)
     case 'remove':
       return remove(doc, parsePointer(op.path), op.path).doc
     case 'replace': {
       const tokens = parsePointer(op.path)
       resolve(doc, tokens, op.path)
-      return add(remove(doc, tokens, op.path).doc, tokens, cloneJson(op.value), op.path)
+      return add(remove(doc, tokens, op.path).doc, tokens, cloneJson(charged(op.value)), op.path)
     }
     case 'move': {
       const from = parsePointer(op.from)
@@ -145,13 +194,14 @@ function applyOne(doc: JsonValue, op: JsonPatchOperation): JsonValue {
         throw new PatchTargetError(`cannot move ${op.from} into its own child ${op.path}`)
       }
       const taken = remove(doc, from, op.from)
-      return add(taken.doc, to, taken.value, op.path)
+      return add(taken.doc, to, charged(taken.value), op.path)
     }
     case 'copy':
-      return add(doc, parsePointer(op.path), cloneJson(resolve(doc, parsePointer(op.from), op.from)), op.path)
+      return add(doc, parsePointer(op.path), cloneJson(charged(resolve(doc, parsePointer(op.from), op.from))), op.path)
     case 'test': {
       const actual = resolve(doc, parsePointer(op.path), op.path)
-      if (!jsonEqual(actual, op.value)) throw new PatchTargetError(`test failed: the value at ${JSON.stringify(op.path)} differs`)
+      // The comparison costs up to the expected value's weight: charged like a write, so 100k tests stay bounded.
+      if (!jsonEqual(actual, charged(op.value))) throw new PatchTargetError(`test failed: the value at ${JSON.stringify(op.path)} differs`)
       return doc
     }
   }

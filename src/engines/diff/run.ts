@@ -1,7 +1,7 @@
 // One /diff request as a pure function of plain data, so it runs the same on the event loop or in a mill worker.
 import type { JsonValue } from '../digest/canonical-json.js'
 import { diffJsonValues, diffText, type DiffMode, type DiffReport } from './diff.js'
-import { applyJsonPatch, JsonPatchError, type JsonPatchOperation } from './json-patch.js'
+import { applyJsonPatch, JsonPatchBudgetError, JsonPatchError, jsonWeight, type JsonPatchOperation } from './json-patch.js'
 
 export interface DiffRequest {
   /** Strings in text modes; JSON values in json mode. */
@@ -12,12 +12,15 @@ export interface DiffRequest {
   mode: DiffMode
   context: number
   maxWork: number
+  /** json mode with patch: the most the patched document may weigh (see applyJsonPatch). */
+  maxResultWeight?: number
 }
 
 /** A patch that cannot be applied is an answer about the input, not a failure: it travels back as data. */
 export type DiffOutcome =
   | { ok: true; report: DiffReport & { mode: DiffMode }; result?: JsonValue }
   | { ok: false; patchError: { index: number; message: string } }
+  | { ok: false; overBudget: { index: number; maxWeight: number } }
 
 export function runDiff(request: DiffRequest): DiffOutcome {
   const options = { maxWork: request.maxWork }
@@ -29,8 +32,9 @@ export function runDiff(request: DiffRequest): DiffOutcome {
   let b = request.b as JsonValue
   if (request.patch !== undefined) {
     try {
-      b = applyJsonPatch(a, request.patch)
+      b = applyJsonPatch(a, request.patch, request.maxResultWeight)
     } catch (err) {
+      if (err instanceof JsonPatchBudgetError) return { ok: false, overBudget: { index: err.index, maxWeight: err.maxWeight } }
       if (!(err instanceof JsonPatchError)) throw err
       return { ok: false, patchError: { index: err.index, message: err.message } }
     }
@@ -39,18 +43,7 @@ export function runDiff(request: DiffRequest): DiffOutcome {
   return { ok: true, report: { mode: 'json', ...report }, ...(request.patch !== undefined ? { result: b } : {}) }
 }
 
-/** Rough size of a request in UTF-16 units (strings) or nodes and characters (JSON), stopping once past `limit`. */
+/** Rough size of a request (JSON weight: nodes × 8 + characters), stopping once past `limit`. */
 export function requestWeight(request: Pick<DiffRequest, 'a' | 'b' | 'patch'>, limit: number): number {
-  let weight = 0
-  const stack: unknown[] = [request.a, request.b, request.patch]
-  while (stack.length > 0 && weight <= limit) {
-    const node = stack.pop()
-    if (typeof node === 'string') weight += node.length
-    else if (node !== null && typeof node === 'object') {
-      const children = Array.isArray(node) ? node : Object.entries(node).flat()
-      weight += 8
-      for (const child of children) stack.push(child)
-    } else weight += 8
-  }
-  return weight
+  return jsonWeight([request.a, request.b, request.patch], limit)
 }

@@ -1,8 +1,11 @@
 // The v10 in-sample grid: every sma_cross(fast, slow) pair backtested on the whole series, ranked by one statistic.
 import type { BacktestOptions, Bars, Signal, Stats } from './types.js'
-import { executeEvents } from './execution.js'
+import { executeEvents, type Execution } from './execution.js'
 import { computeStats } from './stats.js'
-import { STRATEGIES, type IndicatorCache } from './strategies.js'
+import { crossEvents, STRATEGIES, type StrategyEvents } from './strategies.js'
+import { sma } from './indicators.js'
+import { LEAN_UNSUPPORTED, leanBroker, leanBuffers, leanExecute } from './lean-run.js'
+import { isLightStat, lightStats, lightStatsScratch, type LightStats } from './light-stats.js'
 
 export interface SmaGrid {
   fast: number[]
@@ -33,7 +36,9 @@ export interface GridResult {
 /**
  * Backtests sma_cross for every (fast, slow) with fast < slow over all bars — in-sample, with no out-of-sample
  * check (the deprecated v10 behaviour) — and picks the highest `maximize` statistic (nulls rank last; ties keep
- * the first pair in grid order). Each SMA period is computed once and shared by every pair that uses it.
+ * the first pair in grid order). Each SMA period is computed once and shared by every pair that uses it; each pair
+ * runs the lean broker over reused buffers and only the statistics a row needs (`lightStats`), and the best pair
+ * alone is re-run in full for its statistics and signal — the same figures as a full backtest of every pair.
  */
 export function inSampleGrid(
   bars: Bars,
@@ -44,14 +49,24 @@ export function inSampleGrid(
   /** Called after each pair with the pairs tried (optional; jobs show it as progress). */
   onProgress?: (pairsDone: number) => void,
 ): GridResult {
-  const cache: IndicatorCache = new Map()
-  const rows: GridRow[] = []
-  let best: GridResult['best'] = null
-  let bestScore = -Infinity
-  let bestPositions: Float64Array | null = null
-  let complete = true
+  const n = bars.close.length
   const fasts = [...new Set(grid.fast)].sort((a, b) => a - b)
   const slows = [...new Set(grid.slow)].sort((a, b) => a - b)
+  validatePairs(fasts, slows)
+  const smas = new Map<number, Float64Array>()
+  const smaOf = (w: number): Float64Array => {
+    let v = smas.get(w)
+    if (!v) smas.set(w, (v = sma(bars.close, w)))
+    return v
+  }
+  const broker = leanBroker(options)
+  const lean = broker !== null && isLightStat(maximize) ? { broker, buffers: leanBuffers(n), scratch: lightStatsScratch(bars.ts) } : null
+  const events = new Int8Array(n)
+
+  const rows: GridRow[] = []
+  let bestAt = -1
+  let bestScore = -Infinity
+  let complete = true
   outer:
   for (const fast of fasts) {
     for (const slow of slows) {
@@ -60,14 +75,14 @@ export function inSampleGrid(
         complete = false
         break outer
       }
-      const params = STRATEGIES.sma_cross.params.parse({ fast, slow })
-      const ev = STRATEGIES.sma_cross.events(bars, params, cache)
-      const run = executeEvents(bars, ev, options)
-      const stats = computeStats({
-        ts: bars.ts, close: bars.close, equity: run.equity,
-        trades: run.trades.slice(0, run.closedTrades), firstTradingBar: run.warmup,
-      })
-      const raw = stats[maximize]
+      const ev = crossEvents(smaOf(fast), smaOf(slow), events)
+      let stats: LightStats | Stats | null = null
+      if (lean) {
+        const closed = leanExecute(bars, ev.events, ev.warmup, lean.broker, lean.buffers)
+        if (closed !== LEAN_UNSUPPORTED) stats = lightStats(lean.buffers.equity, lean.buffers.pnl, closed, lean.scratch)
+      }
+      stats ??= fullStats(bars, ev, options).stats
+      const raw = (stats as Partial<Stats>)[maximize]
       const score = typeof raw === 'number' && Number.isFinite(raw) ? raw : null
       onProgress?.(rows.length + 1)
       rows.push({
@@ -78,17 +93,48 @@ export function inSampleGrid(
         trades: stats.trades,
       })
       const s = score ?? -Infinity
-      if (best === null || s > bestScore) {
-        best = { fast, slow, stats }
+      if (bestAt < 0 || s > bestScore) {
+        bestAt = rows.length - 1
         bestScore = s
-        bestPositions = run.positions
       }
     }
   }
+  let best: GridResult['best'] = null
   let signal: Signal | null = null
-  if (bestPositions && bestPositions.length) {
-    const last = bestPositions[bestPositions.length - 1]!
-    signal = last > 0 ? 'long' : last < 0 ? 'short' : 'flat'
+  if (bestAt >= 0) {
+    const { fast, slow } = rows[bestAt]!
+    const full = fullStats(bars, crossEvents(smaOf(fast), smaOf(slow)), options)
+    best = { fast, slow, stats: full.stats }
+    const positions = full.run.positions
+    if (positions.length) {
+      const last = positions[positions.length - 1]!
+      signal = last > 0 ? 'long' : last < 0 ? 'short' : 'flat'
+    }
   }
   return { tried: rows.length, maximize, rows, best, signal, complete }
+}
+
+function fullStats(bars: Bars, ev: StrategyEvents, options: BacktestOptions): { run: Execution; stats: Stats } {
+  const run = executeEvents(bars, ev, options)
+  const stats = computeStats({
+    ts: bars.ts, close: bars.close, equity: run.equity,
+    trades: run.trades.slice(0, run.closedTrades), firstTradingBar: run.warmup,
+  })
+  return { run, stats }
+}
+
+/**
+ * The schema's checks, once per distinct period instead of once per pair: a pair is valid exactly when both its
+ * periods are (fast < slow holds for every pair run), so each period is parsed in one pair it takes part in.
+ */
+function validatePairs(fasts: number[], slows: number[]): void {
+  const schema = STRATEGIES.sma_cross.params
+  for (const fast of fasts) {
+    const slow = slows.find((s) => fast < s)
+    if (slow !== undefined) schema.parse({ fast, slow })
+  }
+  for (const slow of slows) {
+    const fast = fasts.find((f) => f < slow)
+    if (fast !== undefined) schema.parse({ fast, slow })
+  }
 }

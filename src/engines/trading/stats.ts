@@ -203,7 +203,7 @@ function bucketReturns(equity: Float64Array, bucketEnds: Int32Array): Float64Arr
   return out
 }
 
-interface Calendar {
+export interface Calendar {
   periodMs: number
   annualDays: number
   /** Index of the last bar of each day (week, month, year) bucket. */
@@ -213,7 +213,7 @@ interface Calendar {
 const calendars = new WeakMap<Float64Array, Calendar>()
 
 /** What the statistics need from the timestamps alone, computed once per timestamp array (grids reuse it). */
-function calendarOf(ts: Float64Array): Calendar {
+export function calendarOf(ts: Float64Array): Calendar {
   let cal = calendars.get(ts)
   if (cal) return cal
   const periodMs = medianSpacing(ts)

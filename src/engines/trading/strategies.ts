@@ -192,14 +192,20 @@ export function signalOf(bars: Bars, strategy: StrategyName, params: Record<stri
   return last > 0 ? 'long' : last < 0 ? 'short' : 'flat'
 }
 
-/** Strict crossovers: +1 where a[i−1] < b[i−1] and a[i] > b[i]; −1 the other way round (NaN compares false). */
-function crossEvents(a: Float64Array, b: Float64Array): StrategyEvents {
+/**
+ * Strict crossovers: +1 where a[i−1] < b[i−1] and a[i] > b[i]; −1 the other way round (NaN compares false).
+ * `into` (every element written) lets a sweep reuse one buffer for all its configurations.
+ */
+export function crossEvents(a: Float64Array, b: Float64Array, into?: Int8Array): StrategyEvents {
   const len = a.length
-  const events = new Int8Array(len)
+  const events = into ?? new Int8Array(len)
+  if (len) events[0] = 0
+  let a0 = a[0]!, b0 = b[0]!
   for (let i = 1; i < len; i++) {
-    const a0 = a[i - 1]!, b0 = b[i - 1]!, a1 = a[i]!, b1 = b[i]!
-    if (a0 < b0 && a1 > b1) events[i] = 1
-    else if (b0 < a0 && b1 > a1) events[i] = -1
+    const a1 = a[i]!, b1 = b[i]!
+    events[i] = a0 < b0 && a1 > b1 ? 1 : b0 < a0 && b1 > a1 ? -1 : 0
+    a0 = a1
+    b0 = b1
   }
   return { events, warmup: Math.max(firstDefined(a), firstDefined(b)) }
 }
@@ -217,7 +223,7 @@ function levelCrossEvents(x: Float64Array, low: number, high: number): StrategyE
 }
 
 /** Index of the first non-NaN value (the reference's warm-up count: numpy's argmin of isnan, so 0 when all NaN). */
-function firstDefined(values: Float64Array): number {
+export function firstDefined(values: Float64Array): number {
   for (let i = 0; i < values.length; i++) if (values[i] === values[i]) return i
   return 0
 }

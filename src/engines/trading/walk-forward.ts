@@ -1,6 +1,8 @@
 // Walk-forward search: strategies × parameter grids, chosen on rolling in-sample windows, scored out of sample.
 import type { BacktestOptions, Bars, Signal, Stats, StrategyName, Trade } from './types.js'
 import { executeEvents } from './execution.js'
+import { LEAN_UNSUPPORTED, leanBroker, leanBuffers, leanExecute } from './lean-run.js'
+import { WindowMoments, type Span } from './window-moments.js'
 import { STRATEGIES, type IndicatorCache } from './strategies.js'
 import { barsPerYear, computeStats } from './stats.js'
 import { deflatedSharpeRatio, type DeflatedSharpe } from './deflated-sharpe.js'
@@ -126,49 +128,53 @@ export function walkForward(bars: Bars, spec: WalkForwardSpec): WalkForwardResul
   const oosSpanTo = windows[windows.length - 1]!.oosTo
 
   const caches = new Map<StrategyName, IndicatorCache>()
-  const isSharpe: number[][] = []
-  const oosSharpePerFold: number[][] = []
-  const oosReturnPerFold: number[][] = []
+  const cacheOf = (strategy: StrategyName): IndicatorCache => {
+    let cache = caches.get(strategy)
+    if (!cache) caches.set(strategy, (cache = new Map()))
+    return cache
+  }
+  // every configuration reuses the same buffers: its equity, its bar returns, their moments per window
+  const broker = leanBroker(spec.options)
+  const buffers = leanBuffers(n)
+  const r = new Float64Array(n)
+  const returnsInto = (config: Config, out: Float64Array): Float64Array => {
+    const ev = STRATEGIES[config.strategy].events(bars, config.params, cacheOf(config.strategy))
+    const lean = broker ? leanExecute(bars, ev.events, ev.warmup, broker, buffers) : LEAN_UNSUPPORTED
+    return barReturns(lean === LEAN_UNSUPPORTED ? executeEvents(bars, ev, spec.options).equity : buffers.equity, out)
+  }
+  const spans: Span[] = []
+  for (const w of windows) spans.push({ from: w.isFrom + 1, to: w.oosFrom }, { from: w.oosFrom, to: w.oosTo })
+  spans.push({ from: oosSpanFrom, to: oosSpanTo })
+  const moments = new WindowMoments(spans)
+  const folds_ = windows.length
+  const isSharpe = new Float64Array(configs.length * folds_)
+  const oosSharpePerFold = new Float64Array(configs.length * folds_)
+  const oosReturnPerFold = new Float64Array(configs.length * folds_)
   const scores: ConfigScore[] = []
   const perBarOosSharpe: number[] = []
-  const returnsOf: Float64Array[] = []
   let complete = true
   for (const config of configs) {
     if (spec.shouldStop?.()) {
       complete = false
       break
     }
-    let cache = caches.get(config.strategy)
-    if (!cache) caches.set(config.strategy, (cache = new Map()))
-    const ev = STRATEGIES[config.strategy].events(bars, config.params, cache)
-    const run = executeEvents(bars, ev, spec.options)
-    const r = barReturns(run.equity)
-    returnsOf.push(r)
-    const isRow: number[] = []
-    const oosRow: number[] = []
-    const oosRetRow: number[] = []
-    let growth = 1
-    const oosAll = new Accumulator()
-    for (const w of windows) {
-      isRow.push(sharpeOf(r, w.isFrom + 1, w.oosFrom))
-      oosRow.push(sharpeOf(r, w.oosFrom, w.oosTo))
-      oosRetRow.push(compound(r, w.oosFrom, w.oosTo))
+    returnsInto(config, r)
+    moments.load(r)
+    const row = scores.length * folds_
+    for (let f = 0; f < folds_; f++) {
+      const w = windows[f]!
+      isSharpe[row + f] = moments.sharpe(2 * f)
+      oosSharpePerFold[row + f] = moments.sharpe(2 * f + 1)
+      oosReturnPerFold[row + f] = compound(r, w.oosFrom, w.oosTo)
     }
     // the whole out-of-sample span, each bar once even when windows overlap
-    for (let i = oosSpanFrom; i < oosSpanTo; i++) {
-      oosAll.add(r[i]!)
-      growth *= 1 + r[i]!
-    }
-    isSharpe.push(isRow)
-    oosSharpePerFold.push(oosRow)
-    oosReturnPerFold.push(oosRetRow)
-    const perBar = oosAll.sharpe()
+    const perBar = moments.sharpe(2 * folds_)
     perBarOosSharpe.push(perBar)
     scores.push({
       strategy: config.strategy,
       params: config.params,
       oos_sharpe: Number.isFinite(perBar) ? perBar * annualise : null,
-      oos_return_pct: (growth - 1) * 100,
+      oos_return_pct: compound(r, oosSpanFrom, oosSpanTo) * 100,
     })
     spec.onProgress?.({ configsDone: scores.length, configs: configs.length, foldsDone: 0, folds: windows.length })
   }
@@ -183,13 +189,13 @@ export function walkForward(bars: Bars, spec: WalkForwardSpec): WalkForwardResul
     let pick = 0
     let pickScore = -Infinity
     for (let c = 0; c < evaluated; c++) {
-      const s = isSharpe[c]![f]!
+      const s = isSharpe[c * folds_ + f]!
       if (Number.isFinite(s) && s > pickScore) {
         pickScore = s
         pick = c
       }
     }
-    const r = returnsOf[pick]!
+    const r = returnsInto(configs[pick]!, new Float64Array(n))
     const oosFrom = f === 0 ? w.oosFrom : Math.max(w.oosFrom, windows[f - 1]!.oosTo)
     for (let i = oosFrom; i < w.oosTo; i++) {
       stitched.add(r[i]!)
@@ -200,8 +206,8 @@ export function walkForward(bars: Bars, spec: WalkForwardSpec): WalkForwardResul
       out_of_sample: { from: w.oosFrom, to: w.oosTo - 1, start: bars.ts[w.oosFrom]!, end: bars.ts[w.oosTo - 1]! },
       chosen: { strategy: configs[pick]!.strategy, params: configs[pick]!.params },
       is_sharpe: finiteOrNull(pickScore * annualise),
-      oos_sharpe: finiteOrNull(oosSharpePerFold[pick]![f]! * annualise),
-      oos_return_pct: oosReturnPerFold[pick]![f]! * 100,
+      oos_sharpe: finiteOrNull(oosSharpePerFold[pick * folds_ + f]! * annualise),
+      oos_return_pct: oosReturnPerFold[pick * folds_ + f]! * 100,
     })
   }
 
@@ -227,7 +233,7 @@ export function walkForward(bars: Bars, spec: WalkForwardSpec): WalkForwardResul
       sharpe: perBarOosSharpe[bestIdx]!,
       trialSharpes: perBarOosSharpe,
       trials: evaluated,
-      returns: returnsOf[bestIdx]!.subarray(oosSpanFrom, oosSpanTo),
+      returns: returnsInto(configs[bestIdx]!, new Float64Array(n)).subarray(oosSpanFrom, oosSpanTo),
     })
   }
   const leaderboard = scores
@@ -265,25 +271,25 @@ function sliceStats(bars: Bars, equity: Float64Array, trades: readonly Trade[], 
   })
 }
 
-/** r[i] = equity[i] / equity[i−1] − 1 (r[0] = 0; 0 after a wipe-out). */
-function barReturns(equity: Float64Array): Float64Array {
-  const r = new Float64Array(equity.length)
+/** r[i] = equity[i] / equity[i−1] − 1 (r[0] = 0; 0 after a wipe-out), into `out`. */
+function barReturns(equity: Float64Array, out: Float64Array): Float64Array {
+  out[0] = 0
+  let prev = equity[0]!
   for (let i = 1; i < equity.length; i++) {
-    const prev = equity[i - 1]!
-    r[i] = prev > 0 ? equity[i]! / prev - 1 : 0
+    const e = equity[i]!
+    // an unchanged equity (a flat bar) is exactly 0 either way: no division
+    out[i] = prev > 0 && e !== prev ? e / prev - 1 : 0
+    prev = e
   }
-  return r
-}
-
-function sharpeOf(r: Float64Array, from: number, to: number): number {
-  const acc = new Accumulator()
-  for (let i = from; i < to; i++) acc.add(r[i]!)
-  return acc.sharpe()
+  return out
 }
 
 function compound(r: Float64Array, from: number, to: number): number {
   let g = 1
-  for (let i = from; i < to; i++) g *= 1 + r[i]!
+  for (let i = from; i < to; i++) {
+    const x = r[i]!
+    if (x !== 0) g *= 1 + x // × (1 + 0) leaves g as it is
+  }
   return g - 1
 }
 

@@ -1,5 +1,5 @@
 // Every task the mill can run, by name. Each domain owns one file here; a task is a pure function of its payload.
-import type { MillTask } from '../types.js'
+// The table's type is the mill's contract: `Mill.run(name, input)` takes `In<name>` and answers `Out<name>`.
 import { logicTasks } from './logic.js'
 import { capacityTasks } from './capacity.js'
 import { tradingTasks } from './trading.js'
@@ -7,7 +7,7 @@ import { runtimeTasks } from './runtime.js'
 import { textTasks } from './text.js'
 import { selfTestTasks } from './self-test.js'
 
-export const TASKS: Readonly<Record<string, MillTask>> = Object.freeze({
+export const TASKS = Object.freeze({
   ...selfTestTasks,
   ...logicTasks,
   ...capacityTasks,
@@ -15,3 +15,10 @@ export const TASKS: Readonly<Record<string, MillTask>> = Object.freeze({
   ...runtimeTasks,
   ...textTasks,
 })
+
+export type Tasks = typeof TASKS
+export type TaskName = keyof Tasks
+/** What a task takes. */
+export type In<K extends TaskName> = Parameters<Tasks[K]>[0]
+/** What a task answers. */
+export type Out<K extends TaskName> = ReturnType<Tasks[K]>

@@ -1,6 +1,6 @@
 // Mill tasks of the logic domain: SAT solving (DIMACS or a flat JSON formula) under the soft deadline, and the
 // analysis/quiz of large CNFs. Each work function is also what the operations run inline for small inputs.
-import type { MillTask } from '../types.js'
+import type { TaskContext, TaskTable } from '../types.js'
 import { solveDimacs, solveFormula, type JsonSatAnswer, type SatAnswer } from '../../engines/sat/answer.js'
 import type { Cnf } from '../../engines/sat/cnf.js'
 import { DimacsLimitError, DimacsSyntaxError, parseDimacs, type DimacsLimits } from '../../engines/sat/dimacs.js'
@@ -100,9 +100,9 @@ export function quizWork({ source, assignment, maxListed }: QuizTaskPayload): Ta
   })
 }
 
-export const logicTasks: Record<string, MillTask> = {
-  'logic.sat': (payload, { deadline }) => satWork(payload as SatTaskPayload, deadline),
-  'logic.jsonsat': (payload, { deadline }) => jsonSatWork(payload as JsonSatTaskPayload, deadline),
-  'logic.clauses': (payload) => clausesWork(payload as ClausesTaskPayload),
-  'logic.quiz': (payload) => quizWork(payload as QuizTaskPayload),
-}
+export const logicTasks = {
+  'logic.sat': (payload: SatTaskPayload, { deadline }: TaskContext) => satWork(payload, deadline),
+  'logic.jsonsat': (payload: JsonSatTaskPayload, { deadline }: TaskContext) => jsonSatWork(payload, deadline),
+  'logic.clauses': clausesWork,
+  'logic.quiz': quizWork,
+} satisfies TaskTable

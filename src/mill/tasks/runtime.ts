@@ -1,5 +1,5 @@
 // Mill tasks of the runtime domain: the WASM race, timed inside a worker so the event loop never waits on it.
-import type { MillTask } from '../types.js'
+import type { TaskContext, TaskTable } from '../types.js'
 import { generateBytes, runRace, type RaceKernel, type RaceResult } from '../../engines/race/index.js'
 
 export interface RacePayload {
@@ -13,9 +13,8 @@ export interface RacePayload {
 
 export type { RaceResult }
 
-export const runtimeTasks: Record<string, MillTask> = {
-  'runtime.race': (payload, { deadline }) => {
-    const p = payload as RacePayload
+export const runtimeTasks = {
+  'runtime.race': (p: RacePayload, { deadline }: TaskContext): RaceResult => {
     const bytes = p.data ?? generateBytes(p.generate!.bytes, p.generate!.seed)
     return runRace({
       bytes,
@@ -26,4 +25,4 @@ export const runtimeTasks: Record<string, MillTask> = {
       expired: () => Date.now() > deadline,
     })
   },
-}
+} satisfies TaskTable

@@ -1,10 +1,9 @@
 // Tasks that exist to test the mill itself: a cooperative spin that honours its deadline and cancel flag, and one that ignores both.
-import type { MillTask } from '../types.js'
+import type { TaskContext, TaskTable } from '../types.js'
 
-export const selfTestTasks: Record<string, MillTask> = {
+export const selfTestTasks = {
   /** Busy-waits for `ms` or until the soft deadline or a cancel, whichever comes first; reports progress in ms. */
-  'mill.spin': (payload, { deadline, progress, cancelled }) => {
-    const { ms } = payload as { ms: number }
+  'mill.spin': ({ ms }: { ms: number }, { deadline, progress, cancelled }: TaskContext) => {
     const start = Date.now()
     const until = Math.min(start + ms, deadline)
     progress.phase('searching')
@@ -12,15 +11,14 @@ export const selfTestTasks: Record<string, MillTask> = {
     return { spun_ms: Date.now() - start, stopped_by_deadline: start + ms > deadline }
   },
   /** Ignores the soft deadline: only the hard stop (worker termination) ends it. */
-  'mill.hang': (payload) => {
-    const { ms } = payload as { ms: number }
+  'mill.hang': ({ ms }: { ms: number }) => {
     const start = Date.now()
     while (Date.now() - start < ms) {
       // spin
     }
     return { spun_ms: Date.now() - start }
   },
-  'mill.fail': () => {
+  'mill.fail': (_input: Record<string, never>): never => {
     throw new Error('mill.fail always throws')
   },
-}
+} satisfies TaskTable

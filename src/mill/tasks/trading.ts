@@ -1,5 +1,5 @@
 // Mill tasks of the trading domain: the pure engine run off the event loop, bars in as typed arrays.
-import type { MillTask } from '../types.js'
+import type { TaskContext, TaskTable } from '../types.js'
 import { inSampleGrid, runBacktest, simulate, walkForward } from '../../engines/trading/index.js'
 import type { SimulateSpec, SmaGrid, WalkForwardSpec } from '../../engines/trading/index.js'
 import type { BacktestOptions, Bars, Stats, StrategyName } from '../../engines/trading/types.js'
@@ -30,18 +30,16 @@ export interface GridPayload {
 /** The engines' stop condition: past the soft deadline, or the job was cancelled. */
 const stopWhen = (deadline: number, cancelled: () => boolean) => () => cancelled() || Date.now() > deadline
 
-export const tradingTasks: Record<string, MillTask> = {
+export const tradingTasks = {
   // One backtest is linear in the bars (milliseconds even for 100k bars): progress is reported at its start and end.
-  'trading.backtest': (payload, { progress }) => {
-    const { bars, strategy, params, options } = payload as BacktestPayload
+  'trading.backtest': ({ bars, strategy, params, options }: BacktestPayload, { progress }: TaskContext) => {
     progress.phase('backtesting')
     progress.advance(0, bars.close.length)
     const result = runBacktest(bars, strategy, params, options)
     progress.advance(bars.close.length, bars.close.length)
     return { stats: result.stats, trades: result.trades, equity: result.equity, startBar: result.startBar }
   },
-  'trading.simulate': (payload, { deadline, progress, cancelled }) => {
-    const { bars, strategy, params, options, spec } = payload as SimulatePayload
+  'trading.simulate': ({ bars, strategy, params, options, spec }: SimulatePayload, { deadline, progress, cancelled }: TaskContext) => {
     progress.phase('simulating')
     progress.advance(0, spec.paths)
     return simulate(bars, strategy, params, options, {
@@ -50,8 +48,7 @@ export const tradingTasks: Record<string, MillTask> = {
       onProgress: (done, total) => progress.advance(done, total),
     })
   },
-  'trading.walkForward': (payload, { deadline, progress, cancelled }) => {
-    const { bars, spec } = payload as WalkForwardPayload
+  'trading.walkForward': ({ bars, spec }: WalkForwardPayload, { deadline, progress, cancelled }: TaskContext) => {
     progress.phase('searching')
     return walkForward(bars, {
       ...spec,
@@ -65,8 +62,7 @@ export const tradingTasks: Record<string, MillTask> = {
       },
     })
   },
-  'trading.inSampleGrid': (payload, { deadline, progress, cancelled }) => {
-    const { bars, grid, options, maximize } = payload as GridPayload
+  'trading.inSampleGrid': ({ bars, grid, options, maximize }: GridPayload, { deadline, progress, cancelled }: TaskContext) => {
     const fasts = [...new Set(grid.fast)]
     const slows = [...new Set(grid.slow)]
     const pairs = fasts.reduce((n, f) => n + slows.filter((s) => f < s).length, 0)
@@ -74,4 +70,4 @@ export const tradingTasks: Record<string, MillTask> = {
     progress.advance(0, pairs)
     return inSampleGrid(bars, grid, options, maximize, stopWhen(deadline, cancelled), (done) => progress.advance(done, pairs))
   },
-}
+} satisfies TaskTable

@@ -6,9 +6,9 @@ import { Refusal } from '../../refusal.js'
 import type { TradingContext } from '../context.js'
 import { TAGS } from '../context.js'
 import { fullCycleBody } from '../cycle.js'
-import { datasetView, importCsvText } from '../datasets.js'
+import { importCsvText } from '../datasets.js'
 import {
-  backtestAnswer, backtestBody, datasetListAnswer, dbStatsAnswer, importAnswer, importBody, importQuery, modeAnswer,
+  backtestAnswer, backtestBody, dbStatsAnswer, importAnswer, importBody, importQuery, modeAnswer,
   simulateAnswer, simulateBody, v11HealthAnswer, verifyAnswer,
 } from '../schemas.js'
 import { maxEdgeBody } from '../service.js'
@@ -57,10 +57,6 @@ export default async function v11Routes(parent: FastifyInstance, ctx: TradingCon
   app.get('/db/stats', {
     schema: { tags, summary: 'Per-table row counts, pages, file and WAL size, journal mode, SQLite version', response: { 200: dbStatsAnswer } },
   }, async () => system.dbStats())
-
-  app.get('/datasets', {
-    schema: { tags, summary: 'Datasets with their metadata (symbol, timeframe, source, rows, range, checksum, seed)', response: { 200: datasetListAnswer } },
-  }, async () => ({ datasets: service.repo.datasets().map(datasetView) }))
 
   app.post('/datasets', {
     bodyLimit: config.largeBodyLimitBytes,

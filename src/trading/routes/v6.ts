@@ -16,7 +16,7 @@ export default async function v6Routes(parent: FastifyInstance, ctx: TradingCont
   app.get('/rpc/snapshot', {
     schema: {
       tags,
-      summary: 'Upstream RPC endpoints (RPC_ENDPOINTS) probed in the background: p50/p95 latency, success rate, last error and result',
+      summary: 'Upstream RPC endpoints (RPC_ENDPOINTS, RPC_PUBLIC_ENDPOINTS) probed in the background: p50/p95 latency, success rate, last error and result',
       description: 'Probes: JSON-RPC `eth_blockNumber` POST by default, GET fallback when the POST gets 404/405/501; per URL `#jsonrpc=<method>` or `#get`. ' +
         'A sliding window of the last samples per endpoint. None configured: `configured: false` and an empty list.',
       response: { 200: z.record(z.string(), z.unknown()) },
@@ -33,7 +33,7 @@ export default async function v6Routes(parent: FastifyInstance, ctx: TradingCont
     const snapshot = prober.snapshot()
     if (!snapshot.configured) {
       throw new PlatformProblem(404, 'rpc_not_configured', 'No RPC endpoint configured',
-        'RPC_ENDPOINTS is empty: there is no endpoint to choose from', { configured: false })
+        'RPC_ENDPOINTS and RPC_PUBLIC_ENDPOINTS are empty: there is no endpoint to choose from', { configured: false })
     }
     const best = prober.best()
     if (!best) {

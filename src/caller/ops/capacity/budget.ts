@@ -4,7 +4,7 @@ import { defineOperation } from '../../operation.js'
 import { Refusal } from '../../../refusal.js'
 import { budgetOf } from '../../../mill/pool.js'
 import {
-  ENCODINGS, FRAMING_SOURCE, FRAMING_STATEMENTS, type BudgetInput, type BudgetResult,
+  ENCODINGS, FRAMING_SOURCE, FRAMING_STATEMENTS, type BudgetInput,
 } from '../../../engines/capacity/budget-spec.js'
 
 /** Tokenizing runs at about a second per MiB, in the mill; the text one request may carry is bounded. */
@@ -139,7 +139,7 @@ export const budget = defineOperation({
       allowCut: i.truncate === 'cut',
       keep: i.keep,
     }
-    const r = await ctx.mill.run<BudgetResult>('capacity.token_budget', payload, { timeoutMs: budgetOf(i.timeout_ms), op: 'budget' })
+    const r = await ctx.mill.run('capacity.token_budget', payload, { timeoutMs: budgetOf(i.timeout_ms), op: 'budget' })
     return {
       encoding: i.encoding,
       framing,

@@ -5,7 +5,7 @@ import { Refusal } from '../../../refusal.js'
 import { budgetOf } from '../../../mill/pool.js'
 import type { PackExactPayload } from '../../../mill/tasks/capacity.js'
 import {
-  bestFitDecreasing, EXACT_MAX_ITEMS, firstFitDecreasing, lowerBound, FIT_TOLERANCE, type ExactResult, type Packing,
+  bestFitDecreasing, EXACT_MAX_ITEMS, firstFitDecreasing, lowerBound, FIT_TOLERANCE, type Packing,
   type PackProblem,
 } from '../../../engines/capacity/pack.js'
 
@@ -187,7 +187,7 @@ export const pack = defineOperation({
     } else {
       ctx.admission.admitHeavy('pack')
       const payload: PackExactPayload = { ...problem, maxNodes: EXACT_MAX_NODES }
-      const r = await ctx.mill.run<ExactResult>('capacity.pack_exact', payload, { timeoutMs: budgetOf(i.timeout_ms), op: 'pack' })
+      const r = await ctx.mill.run('capacity.pack_exact', payload, { timeoutMs: budgetOf(i.timeout_ms), op: 'pack' })
       const status = r.optimal ? 'optimal' : r.feasible === false ? 'infeasible' : r.packing ? 'best_found' : 'unknown'
       exact = {
         status,

@@ -71,7 +71,7 @@ export const clauses = defineOperation({
   handler: async (i, ctx) => {
     const { source, small } = cnfSource(i)
     const payload: ClausesTaskPayload = { source, options: { ...DEFAULT_SIMPLIFY_OPTIONS, listLimit: i.max_listed } }
-    const { value, warnings } = await inlineOrMill(ctx, 'clauses', small, () => clausesWork(payload), 'logic.clauses', payload)
+    const { value, warnings } = await inlineOrMill(ctx, 'clauses', small, () => clausesWork(payload), (options) => ctx.mill.run('logic.clauses', payload, options))
     return { ...value, warnings }
   },
 })

@@ -2,7 +2,7 @@
 import { z } from 'zod'
 import { Refusal } from '../../../refusal.js'
 import type { OperationContext } from '../../operation.js'
-import { budgetOf } from '../../../mill/pool.js'
+import { budgetOf, type RunOptions } from '../../../mill/pool.js'
 import { cnfFromClauses, type Cnf } from '../../../engines/sat/cnf.js'
 import { peekDimacsHeader, type DimacsLimits } from '../../../engines/sat/dimacs.js'
 import { FormulaLimitError, FormulaSyntaxError, parseFormula, type FlatFormula, type FormulaLimits } from '../../../engines/sat/formula.js'
@@ -149,18 +149,20 @@ export function cnfSource(input: { dimacs?: string | undefined; clauses?: number
   return { source: { cnf }, small: cnf.lits.length <= INLINE_MAX_LITERALS }
 }
 
-/** Runs pure work inline when it is small, else in the mill (admitted as heavy work, with the default budget). */
+/**
+ * Runs pure work inline when it is small, else in the mill (admitted as heavy work, with the default budget):
+ * `inMill` names the task, so its input and answer are typed by the mill's task table.
+ */
 export async function inlineOrMill<T>(
   ctx: OperationContext,
   op: string,
   small: boolean,
   work: () => TaskResult<T>,
-  task: string,
-  payload: unknown,
+  inMill: (options: RunOptions) => Promise<TaskResult<T>>,
 ): Promise<{ value: T; warnings: string[] }> {
   if (small) return valueOf(work())
   ctx.admission.admitHeavy(op)
-  return valueOf(await ctx.mill.run<TaskResult<T>>(task, payload, { timeoutMs: budgetOf(undefined), op }))
+  return valueOf(await inMill({ timeoutMs: budgetOf(undefined), op }))
 }
 
 /** Exactly one of the listed fields must be present (a zod superRefine for the CNF-or-formula bodies). */

@@ -67,7 +67,7 @@ export const jsonsat = defineOperation({
   handler: async (i, ctx) => {
     const formula = parsed.get(i) ?? flatFormula(i.formula)
     const payload: JsonSatTaskPayload = { formula, wantModel: i.want_model }
-    const result = await ctx.mill.run<TaskResult<JsonSatAnswer>>('logic.jsonsat', payload, { timeoutMs: budgetOf(i.timeout_ms), op: 'jsonsat' })
+    const result = await ctx.mill.run('logic.jsonsat', payload, { timeoutMs: budgetOf(i.timeout_ms), op: 'jsonsat' })
     return valueOf(result).value
   },
 })

@@ -73,7 +73,7 @@ export const quiz = defineOperation({
     }
     const { source, small } = cnfSource(i)
     const payload: QuizTaskPayload = { source, assignment: i.assignment, maxListed: i.max_listed }
-    const { value, warnings } = await inlineOrMill(ctx, 'quiz', small, () => quizWork(payload), 'logic.quiz', payload)
+    const { value, warnings } = await inlineOrMill(ctx, 'quiz', small, () => quizWork(payload), (options) => ctx.mill.run('logic.quiz', payload, options))
     return { ...value, checked: 'cnf' as const, warnings }
   },
 })

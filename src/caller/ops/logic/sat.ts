@@ -41,7 +41,7 @@ export const sat = defineOperation({
   ],
   handler: async (i, ctx) => {
     const payload: SatTaskPayload = { dimacs: i.dimacs, wantModel: i.want_model, limits: SAT_LIMITS }
-    const result = await ctx.mill.run<TaskResult<SatAnswer>>('logic.sat', payload, { timeoutMs: budgetOf(i.timeout_ms), op: 'sat' })
+    const result = await ctx.mill.run('logic.sat', payload, { timeoutMs: budgetOf(i.timeout_ms), op: 'sat' })
     return valueOf(result).value
   },
 })

@@ -4,8 +4,13 @@ import { defineOperation, type OperationContext } from '../../operation.js'
 import { runOperation } from '../../gate.js'
 import { Refusal, refusalSchema, type RefusalBody } from '../../../refusal.js'
 import { findOperation } from '../../grammar.js'
+import { jsonWeight } from '../../../engines/diff/json-patch.js'
+import type { AnyOperation } from '../../operation.js'
+import type { Mill } from '../../../mill/pool.js'
 
 export const MAX_BATCH = 64
+/** Jobs of one batch that may enter the mill (heavy operations, and light ones whose input sends them there). */
+export const MAX_BATCH_MILL_JOBS = 8
 /** Dispatchers cannot dispatch themselves: no recursion through /run or /cli. */
 const NOT_DISPATCHABLE = new Set(['run', 'cli'])
 
@@ -27,6 +32,41 @@ export const runOutput = z.object({
   refused: z.number().int(),
   stopped_early: z.boolean(),
 })
+
+/** The canonical operation a job names, whatever the spelling ('/sat', '//sat', 'SAT'), or null when none does. */
+function canonicalOf(op: string, ctx: OperationContext): AnyOperation | null {
+  try {
+    return findOperation(op, ctx.registry)
+  } catch (err) {
+    if (err instanceof Refusal) return null
+    throw err
+  }
+}
+
+/**
+ * The mill as the jobs of one batch see it: every task needs scope run:heavy (a light operation whose input sends it
+ * to the mill is heavy too: /pack exact, large /diff, /clauses, /quiz), and the batch may start at most
+ * MAX_BATCH_MILL_JOBS tasks in all.
+ */
+function batchMill(ctx: OperationContext): Mill {
+  let started = 0
+  const mill = ctx.mill
+  return {
+    isSaturated: () => mill.isSaturated(),
+    agents: () => mill.agents(),
+    stats: () => mill.stats(),
+    close: () => mill.close(),
+    run(task, payload, options) {
+      ctx.auth.require(ctx.credential, 'run:heavy', options.op)
+      if (++started > MAX_BATCH_MILL_JOBS) {
+        throw new Refusal('over_limit', `a batch may start at most ${MAX_BATCH_MILL_JOBS} tasks in the mill`, {
+          hints: { limit: 'MAX_BATCH_MILL_JOBS', value: MAX_BATCH_MILL_JOBS },
+        })
+      }
+      return mill.run(task, payload, options)
+    },
+  }
+}
 
 /** Runs one job through the gate; a refusal becomes part of the result, a bug stays a bug. */
 export async function dispatch(op: string, input: unknown, ctx: OperationContext, index = 0): Promise<z.infer<typeof itemResult>> {
@@ -89,13 +129,32 @@ export const run = defineOperation({
       rethrowSingle(result)
       return { mode: 'single' as const, results: [result], completed: 1, refused: 0, stopped_early: false }
     }
-    const heavy = input.batch.some((j) => ctx.registry.byName(j.op)?.heavy)
-    if (heavy) ctx.auth.require(ctx.credential, 'run:heavy', 'run')
+    // Scopes and counts are checked on the canonical operation, never on the spelling of its name.
+    const heavyJobs = input.batch.filter((j) => canonicalOf(j.op, ctx)?.heavy).length
+    if (heavyJobs > 0) ctx.auth.require(ctx.credential, 'run:heavy', 'run')
+    if (heavyJobs > MAX_BATCH_MILL_JOBS) {
+      throw new Refusal('over_limit', `a batch holds at most ${MAX_BATCH_MILL_JOBS} heavy jobs; this one has ${heavyJobs}`, {
+        hints: { limit: 'MAX_BATCH_MILL_JOBS', value: MAX_BATCH_MILL_JOBS },
+      })
+    }
+    const jobCtx: OperationContext = { ...ctx, mill: batchMill(ctx) }
+    const maxWeight = ctx.config.runBatchMaxWeight
+    let weight = 0
+    /** What the batch produces is counted as each job answers; past the budget, answers become over_limit refusals. */
+    const charged = (result: z.infer<typeof itemResult>): z.infer<typeof itemResult> => {
+      if (!result.ok) return result
+      weight += jsonWeight(result.data, maxWeight - weight + 1)
+      if (weight <= maxWeight) return result
+      const refusal = new Refusal('over_limit', `the batch's answers weigh more than ${maxWeight} (nodes × 8 + characters; RUN_BATCH_MAX_WEIGHT)`, {
+        op: result.op, hints: { limit: 'RUN_BATCH_MAX_WEIGHT', value: maxWeight },
+      })
+      return { ...result, ok: false, data: null, refuse: refusal.toBody() }
+    }
     const results: Array<z.infer<typeof itemResult>> = []
     let stopped = false
     if (input.stop_on_refusal) {
       for (const [index, j] of input.batch.entries()) {
-        const result = await dispatch(j.op, j.input, ctx, index)
+        const result = charged(await dispatch(j.op, j.input, jobCtx, index))
         results.push(result)
         if (!result.ok) {
           stopped = index < input.batch.length - 1
@@ -104,7 +163,7 @@ export const run = defineOperation({
       }
     } else {
       // Independent jobs go out together; the mill queues the heavy ones.
-      results.push(...(await Promise.all(input.batch.map((j, index) => dispatch(j.op, j.input, ctx, index)))))
+      results.push(...(await Promise.all(input.batch.map(async (j, index) => charged(await dispatch(j.op, j.input, jobCtx, index))))))
     }
     const refused = results.filter((r) => !r.ok).length
     return { mode: 'batch' as const, results, completed: results.length - refused, refused, stopped_early: stopped }

@@ -3,7 +3,7 @@ import { z } from 'zod'
 import { defineOperation } from '../../operation.js'
 import { Refusal } from '../../../refusal.js'
 import { budgetOf, MAX_TIMEOUT_MS } from '../../../mill/pool.js'
-import { IMPLEMENTATIONS, RACE_KERNELS, type RaceResult } from '../../../engines/race/index.js'
+import { IMPLEMENTATIONS, RACE_KERNELS } from '../../../engines/race/index.js'
 import type { RacePayload } from '../../../mill/tasks/runtime.js'
 import { loadKernelArtifact } from './wasm-artifact.js'
 
@@ -110,7 +110,7 @@ export const race = defineOperation({
       kernels: [...new Set(input.kernels ?? RACE_KERNELS)],
       wasm: artifact.bytes,
     }
-    const raced = await ctx.mill.run<RaceResult>('runtime.race', payload, { timeoutMs: budgetOf(input.timeout_ms), op: 'race' })
+    const raced = await ctx.mill.run('runtime.race', payload, { timeoutMs: budgetOf(input.timeout_ms), op: 'race' })
     return {
       source: generated ? ('generated' as const) : ('input' as const),
       bytes: generated ? payload.generate!.bytes : payload.data!.byteLength,

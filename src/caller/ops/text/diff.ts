@@ -153,6 +153,7 @@ export const diff = defineOperation({
     { a: { n: 1 }, patch: [{ op: 'replace', path: '/n', value: 2 }], mode: 'json' },
   ],
   handler: async (input, ctx) => {
+    const maxResultWeight = ctx.config.diffPatchMaxWeight
     const request: DiffRequest = {
       a: input.a,
       b: input.b,
@@ -160,13 +161,26 @@ export const diff = defineOperation({
       mode: input.mode,
       context: input.context,
       maxWork: DIFF_LIMITS.work,
+      maxResultWeight,
+    }
+    const inMill = async () => {
+      ctx.admission.admitHeavy('diff')
+      return ctx.mill.run('text.diff', request, { timeoutMs: budgetOf(undefined), op: 'diff' })
     }
     let outcome: DiffOutcome
     if (requestWeight(request, DIFF_LIMITS.inline) > DIFF_LIMITS.inline) {
-      ctx.admission.admitHeavy('diff')
-      outcome = await ctx.mill.run<DiffOutcome>('text.diff', request, { timeoutMs: budgetOf(undefined), op: 'diff' })
+      outcome = await inMill()
     } else {
-      outcome = runDiff(request)
+      // A small request may still grow (copy doubles a document): on the loop it may only grow to the inline size;
+      // past that it is applied again in the mill, under the full budget.
+      outcome = runDiff({ ...request, maxResultWeight: Math.min(DIFF_LIMITS.inline, maxResultWeight) })
+      if ('overBudget' in outcome && DIFF_LIMITS.inline < maxResultWeight) outcome = await inMill()
+    }
+    if ('overBudget' in outcome) {
+      const { index, maxWeight } = outcome.overBudget
+      throw new Refusal('over_limit', `patch[${index}] would make the document weigh more than ${maxWeight} (nodes × 8 + characters; DIFF_PATCH_MAX_WEIGHT)`, {
+        hints: { limit: 'DIFF_PATCH_MAX_WEIGHT', value: maxWeight },
+      })
     }
     if (!outcome.ok) {
       const { index, message } = outcome.patchError

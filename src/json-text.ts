@@ -1,0 +1,85 @@
+// The host's rules for JSON text, shared by the body parser of both surfaces and by /cli's --json values: nesting
+// depth counted before parsing, numbers that overflow to ±Infinity refused after it.
+import { Refusal } from './refusal.js'
+
+/** JSON_MAX_DEPTH's default (src/config.ts), for parsers that have no configuration at hand. */
+export const DEFAULT_JSON_MAX_DEPTH = 10_000
+
+const OPEN_BRACE = 0x7b
+const OPEN_BRACKET = 0x5b
+const CLOSE_BRACE = 0x7d
+const CLOSE_BRACKET = 0x5d
+const QUOTE = 0x22
+const BACKSLASH = 0x5c
+
+/**
+ * The depth of the deepest array/object in `text`, counted outside strings in one pass that stops as soon as it is
+ * past `limit` (so a million-deep body costs the scan of its first `limit` openings, not a parse).
+ */
+export function jsonTextDepth(text: string, limit: number): number {
+  let depth = 0
+  let deepest = 0
+  const n = text.length
+  for (let i = 0; i < n; i++) {
+    const c = text.charCodeAt(i)
+    if (c === QUOTE) {
+      // Skip the string: the next quote not escaped by an odd run of backslashes.
+      for (i++; i < n; i++) {
+        const s = text.charCodeAt(i)
+        if (s === BACKSLASH) i++
+        else if (s === QUOTE) break
+      }
+    } else if (c === OPEN_BRACE || c === OPEN_BRACKET) {
+      if (++depth > deepest) {
+        deepest = depth
+        if (deepest > limit) return deepest
+      }
+    } else if (c === CLOSE_BRACE || c === CLOSE_BRACKET) {
+      depth--
+    }
+  }
+  return deepest
+}
+
+/**
+ * A JSON number overflows to ±Infinity only with an exponent of three digits or more, or with 309 or more integer
+ * digits. Bodies without either (nearly all) skip the walk over the parsed value.
+ */
+const MAY_OVERFLOW = /[eE][+]?0*[1-9]\d{2}|\d{309}/
+
+/** The path of the first non-finite number in a parsed value, or null. Iterative: depth is already bounded, but cheap. */
+export function firstNonFinite(value: unknown): string | null {
+  const stack: Array<[unknown, string]> = [[value, '(root)']]
+  while (stack.length > 0) {
+    const [node, path] = stack.pop()!
+    if (typeof node === 'number') {
+      if (!Number.isFinite(node)) return path
+    } else if (Array.isArray(node)) {
+      for (let i = 0; i < node.length; i++) stack.push([node[i], `${path}[${i}]`])
+    } else if (node !== null && typeof node === 'object') {
+      for (const key of Object.keys(node)) stack.push([(node as Record<string, unknown>)[key], `${path}.${key}`])
+    }
+  }
+  return null
+}
+
+/** Parses JSON text under the host's rules; throws a Refusal for what the rules refuse. */
+export function parseJsonText(text: string, maxDepth: number = DEFAULT_JSON_MAX_DEPTH, parse: (text: string) => unknown = JSON.parse): unknown {
+  const depth = jsonTextDepth(text, maxDepth)
+  if (depth > maxDepth) {
+    throw new Refusal('over_limit', `the body is nested deeper than the limit of ${maxDepth} levels (JSON_MAX_DEPTH)`, {
+      hints: { limit: 'JSON_MAX_DEPTH', value: maxDepth },
+    })
+  }
+  const value = parse(text)
+  if (MAY_OVERFLOW.test(text)) {
+    const at = firstNonFinite(value)
+    if (at !== null) {
+      throw new Refusal('invalid_input', `the number at ${at} is too large for a JSON number (it would be ±Infinity)`, {
+        issues: [{ path: at, message: 'a number that overflows to ±Infinity is not a finite JSON number' }],
+      })
+    }
+  }
+  return value
+}
+

@@ -1,0 +1,177 @@
+// What the platform stored, read back: runs (listed, and one with its inputs, stats, trades and equity), datasets
+// (one with a page of bars; deleted), and the paper ledger, each list paged by src/paging.ts.
+import { pageAnswer, pagedList, type PagedList, type PageQuery, type Position } from '../paging.js'
+import { Refusal } from '../refusal.js'
+import type { Store } from '../store/index.js'
+import { datasetView, resolveDataset } from './datasets.js'
+import { downsample, iso, type tradeView } from './present.js'
+import type { AccountRow, CycleRow, DatasetRow, FillRow, OrderRow, PositionRow, RunKind, RunRow } from './repository.js'
+import type { BarRow, LedgerFilter, RunListRow } from './repository-pages.js'
+import type { BacktestBody } from './schemas.js'
+import type { TradingService } from './service.js'
+import { headlineOf } from './system.js'
+
+export const RUN_KINDS = ['backtest', 'simulate', 'max_edge', 'max_edge_v10', 'full_cycle_search'] as const satisfies readonly RunKind[]
+
+export const LISTS = {
+  datasets: pagedList<DatasetRow>('datasets', ['integer'], (d) => [d.id]),
+  bars: pagedList<BarRow>('bars', ['integer'], (b) => [b.ts]),
+  runs: pagedList<RunListRow>('runs', ['integer'], (r) => [r.id]),
+  accounts: pagedList<AccountRow>('accounts', ['string'], (a) => [a.id]),
+  positions: pagedList<PositionRow>('positions', ['string', 'integer'], (p) => [p.account_id, p.dataset_id]),
+  orders: pagedList<OrderRow>('orders', ['integer'], (o) => [o.id]),
+  fills: pagedList<FillRow>('fills', ['integer'], (f) => [f.id]),
+  cycles: pagedList<CycleRow>('cycles', ['integer'], (c) => [c.id]),
+}
+
+export const runHref = (id: number): string => `/api/v11/runs/${id}`
+
+const parseJson = (text: string): Record<string, unknown> => JSON.parse(text) as Record<string, unknown>
+
+export function createReadback(service: TradingService, store: Store) {
+  const repo = service.repo
+  const datasetId = (ref: string | undefined): number | null => (ref === undefined ? null : resolveDataset(repo, ref).id)
+
+  return {
+    datasets: (query: PageQuery) =>
+      pageAnswer('datasets', LISTS.datasets.read(query, (r) => repo.datasetsPage(r.after, r.limit)), datasetView),
+
+    /** One dataset by id, symbol or symbol@timeframe: its metadata, what refers to it, and a page of its bars. */
+    dataset(ref: string, query: PageQuery) {
+      const dataset = resolveDataset(repo, ref)
+      const page = LISTS.bars.read(query, (r) => repo.barsPage(dataset.id, r.after, r.limit))
+      return {
+        dataset: datasetView(dataset),
+        references: repo.datasetReferences(dataset.id),
+        ...pageAnswer('bars', page, (b) => ({ ts: b.ts, time: iso(b.ts), open: b.open, high: b.high, low: b.low, close: b.close, volume: b.volume })),
+      }
+    },
+
+    /**
+     * Deletes a dataset and its bars. Runs and signals that refer to it are refused with conflict unless `cascade`;
+     * the paper ledger is an accounting record, so a dataset it refers to is never deleted.
+     */
+    deleteDataset(ref: string, cascade: boolean) {
+      return store.transaction(() => {
+        const dataset = resolveDataset(repo, ref)
+        const refs = repo.datasetReferences(dataset.id)
+        const label = `dataset #${dataset.id} (${dataset.symbol}@${dataset.timeframe})`
+        const ledger = refs.cycles + refs.orders + refs.fills + refs.positions
+        if (ledger > 0) {
+          throw new Refusal('conflict',
+            `${label} is in the paper ledger (${refs.cycles} cycles, ${refs.orders} orders, ${refs.fills} fills, ${refs.positions} positions); ` +
+            'the ledger re-derives cash and positions from its fills, so it keeps its datasets', { hints: { references: refs } })
+        }
+        if (refs.runs + refs.signals > 0 && !cascade) {
+          throw new Refusal('conflict',
+            `${refs.runs} runs and ${refs.signals} signals refer to ${label}; list them with GET /api/v11/runs?dataset=${dataset.id}, ` +
+            'or delete them with it: ?cascade=true', { hints: { references: refs } })
+        }
+        const removed = repo.deleteDatasetWithRuns(dataset.id)
+        return { deleted: datasetView(dataset), removed }
+      })
+    },
+
+    runs(query: PageQuery & { kind?: RunKind | undefined; dataset?: string | undefined; strategy?: string | undefined }) {
+      const filter = { kind: query.kind ?? null, dataset_id: datasetId(query.dataset), strategy: query.strategy ?? null }
+      return pageAnswer('runs', LISTS.runs.read(query, (r) => repo.runsPage(filter, r.after, r.limit)), runListItem)
+    },
+
+    /**
+     * One run: its inputs (the normalised request), stats and stored equity curve (downsampled further to
+     * `equityPoints`). Trades are not stored; `withTrades` recomputes them from the stored inputs in the mill and
+     * says whether the recomputed statistics equal the stored ones.
+     */
+    async run(id: number, opts: { withTrades: boolean; equityPoints?: number | undefined }) {
+      const row = repo.runById(id)
+      if (!row) throw new Refusal('not_found', `no run ${id}; list runs with GET /api/v11/runs`)
+      const dataset = repo.datasetById(row.dataset_id)!
+      const stats = parseJson(row.stats)
+      const earlier = repo.earlierRunWithDigest(row.inputs_digest, row.id)
+      return {
+        id: row.id,
+        kind: row.kind,
+        dataset: { id: dataset.id, symbol: dataset.symbol, timeframe: dataset.timeframe, sha256: dataset.sha256 },
+        strategy: row.strategy,
+        params: parseJson(row.params),
+        inputs: parseJson(row.request),
+        inputs_digest: row.inputs_digest,
+        same_inputs_as_run: earlier,
+        stats,
+        headline: headlineOf(row.kind, stats),
+        ...equityOf(row, opts.equityPoints),
+        ...(await tradesOf(service, row, dataset, stats, opts.withTrades)),
+        elapsed_ms: row.elapsed_ms,
+        created_at: row.created_at,
+      }
+    },
+
+    accounts: (query: PageQuery) => pageAnswer('accounts', LISTS.accounts.read(query, (r) => repo.accountsPage(r.after, r.limit))),
+    positions: ledgerList('positions', LISTS.positions, repo.positionsPage),
+    orders: ledgerList('orders', LISTS.orders, repo.ordersPage),
+    fills: ledgerList('fills', LISTS.fills, repo.fillsPage),
+    cycles: ledgerList('cycles', LISTS.cycles, repo.cyclesPage),
+  }
+
+  /** A ledger list filtered by account and dataset. */
+  function ledgerList<K extends string, T>(name: K, list: PagedList<T>, fetch: (filter: LedgerFilter, after: Position | null, limit: number) => T[]) {
+    return (query: LedgerQuery) => pageAnswer(name, list.read(query, (r) => fetch(ledgerFilter(query), r.after, r.limit)))
+  }
+
+  function ledgerFilter(query: LedgerQuery): LedgerFilter {
+    return { account_id: query.account ?? null, dataset_id: datasetId(query.dataset) }
+  }
+}
+
+export type LedgerQuery = PageQuery & { account?: string | undefined; dataset?: string | undefined }
+export type Readback = ReturnType<typeof createReadback>
+
+function runListItem(row: RunListRow) {
+  const stats = parseJson(row.stats)
+  return {
+    id: row.id,
+    kind: row.kind,
+    dataset: { id: row.dataset_id, symbol: row.symbol, timeframe: row.timeframe },
+    strategy: row.strategy,
+    params: parseJson(row.params),
+    headline: headlineOf(row.kind, stats),
+    inputs_digest: row.inputs_digest,
+    equity_stored: row.equity_stored === 1,
+    elapsed_ms: row.elapsed_ms,
+    created_at: row.created_at,
+    href: runHref(row.id),
+  }
+}
+
+function equityOf(row: RunRow, maxPoints: number | undefined) {
+  if (row.equity === null) {
+    const reason = row.kind === 'backtest'
+      ? 'this backtest was stored without its equity curve'
+      : `a ${row.kind} run has no equity curve (only backtests keep one)`
+    return { equity: null, equity_note: reason }
+  }
+  const stored = JSON.parse(row.equity) as Array<[number, number]>
+  const points = maxPoints !== undefined && maxPoints < stored.length
+    ? downsample(Float64Array.from(stored, (p) => p[0]), Float64Array.from(stored, (p) => p[1]), maxPoints)
+    : stored
+  return {
+    equity: { points, stored_points: stored.length, downsampled: points.length < stored.length },
+    equity_note: 'stored downsampled (each bucket keeps its low and its high); POST /api/v11/trading/backtest with these inputs and include:["equity"] gives every bar',
+  }
+}
+
+async function tradesOf(service: TradingService, row: RunRow, dataset: DatasetRow, stats: Record<string, unknown>, wanted: boolean) {
+  if (row.kind !== 'backtest') return { trades: null, trades_note: `a ${row.kind} run has no trade list` }
+  if (!wanted) return { trades: null, trades_note: 'trades are not stored with a run; ?include=trades recomputes them from its inputs' }
+  const { include: _include, equity_points: _points, ...request } = JSON.parse(row.request) as BacktestBody
+  // Pinned to the run's dataset by id: its symbol might name another dataset by now.
+  const answer = await service.backtest({ ...request, dataset: dataset.id, include: ['trades'] }, { persist: false })
+  const same = JSON.stringify(answer.stats) === JSON.stringify(stats)
+  return {
+    trades: answer.trades as Array<ReturnType<typeof tradeView>>,
+    trades_note: same
+      ? 'recomputed now from the stored inputs; the recomputed statistics equal the stored ones'
+      : 'recomputed now from the stored inputs, but the statistics differ from the stored ones (the engine changed since): these trades belong to the recomputed statistics',
+    trades_verified: same,
+  }
+}

@@ -1,0 +1,96 @@
+// The trading tables read back page by page (keyset, src/store/keyset.ts) and a dataset's removal: part of the
+// trading repository, prepared once per database.
+import type { Db } from '../store/index.js'
+import { keysetQuery } from '../store/keyset.js'
+import type { AccountRow, CycleRow, DatasetRow, FillRow, OrderRow, PositionRow, RunKind, RunRow } from './repository.js'
+
+type After = readonly (string | number)[] | null
+
+export type RunListRow = Omit<RunRow, 'equity' | 'request'> & { equity_stored: 0 | 1; symbol: string; timeframe: string }
+export type BarRow = { ts: number; open: number; high: number; low: number; close: number; volume: number }
+
+export interface RunFilter {
+  kind: RunKind | null
+  dataset_id: number | null
+  strategy: string | null
+}
+
+export interface LedgerFilter {
+  account_id: string | null
+  dataset_id: number | null
+}
+
+/** Rows that point at a dataset; runs and signals may go with it, the paper ledger never does. */
+export interface DatasetReferences {
+  runs: number
+  signals: number
+  cycles: number
+  orders: number
+  fills: number
+  positions: number
+}
+
+const byAccountAndDataset = ['(@account_id IS NULL OR account_id = @account_id)', '(@dataset_id IS NULL OR dataset_id = @dataset_id)']
+
+export function createPagedReads(db: Db) {
+  const datasets = keysetQuery<DatasetRow>(db, { select: 'SELECT * FROM datasets', key: ['id'], order: 'asc' })
+  const bars = keysetQuery<BarRow>(db, {
+    select: 'SELECT ts, open, high, low, close, volume FROM bars',
+    where: ['dataset_id = @dataset_id'],
+    key: ['ts'],
+    order: 'asc',
+  })
+  // Newest first; the equity curve itself stays out of a listing.
+  const runs = keysetQuery<RunListRow>(db, {
+    select: `SELECT r.id, r.kind, r.dataset_id, r.strategy, r.params, r.inputs_digest, r.stats, r.elapsed_ms, r.created_at,
+               (r.equity IS NOT NULL) AS equity_stored, d.symbol, d.timeframe
+             FROM runs r JOIN datasets d ON d.id = r.dataset_id`,
+    where: ['(@kind IS NULL OR r.kind = @kind)', '(@dataset_id IS NULL OR r.dataset_id = @dataset_id)', '(@strategy IS NULL OR r.strategy = @strategy)'],
+    key: ['r.id'],
+    order: 'desc',
+  })
+  const accounts = keysetQuery<AccountRow>(db, { select: 'SELECT * FROM accounts', key: ['id'], order: 'asc' })
+  const positions = keysetQuery<PositionRow>(db, {
+    select: 'SELECT * FROM positions', where: byAccountAndDataset, key: ['account_id', 'dataset_id'], order: 'asc',
+  })
+  const orders = keysetQuery<OrderRow>(db, { select: 'SELECT * FROM orders', where: byAccountAndDataset, key: ['id'], order: 'desc' })
+  const fills = keysetQuery<FillRow>(db, { select: 'SELECT * FROM fills', where: byAccountAndDataset, key: ['id'], order: 'desc' })
+  const cycles = keysetQuery<CycleRow>(db, { select: 'SELECT * FROM cycles', where: byAccountAndDataset, key: ['id'], order: 'desc' })
+
+  const referenceCounts = db.prepare<{ id: number }, DatasetReferences>(
+    `SELECT (SELECT count(*) FROM runs WHERE dataset_id = @id) AS runs,
+            (SELECT count(*) FROM signals WHERE dataset_id = @id) AS signals,
+            (SELECT count(*) FROM cycles WHERE dataset_id = @id) AS cycles,
+            (SELECT count(*) FROM orders WHERE dataset_id = @id) AS orders,
+            (SELECT count(*) FROM fills WHERE dataset_id = @id) AS fills,
+            (SELECT count(*) FROM positions WHERE dataset_id = @id) AS positions`,
+  )
+  const datasetRows = db.prepare<[number], { n: number }>('SELECT rows AS n FROM datasets WHERE id = ?')
+  const deleteSignals = db.prepare<[number]>('DELETE FROM signals WHERE dataset_id = ?')
+  // Signals of other datasets never point at these runs (a signal's run is a run of its own dataset), but be exact.
+  const unlinkSignals = db.prepare<[number]>('UPDATE signals SET run_id = NULL WHERE run_id IN (SELECT id FROM runs WHERE dataset_id = ?)')
+  const deleteRuns = db.prepare<[number]>('DELETE FROM runs WHERE dataset_id = ?')
+  const deleteDataset = db.prepare<[number]>('DELETE FROM datasets WHERE id = ?') // bars go by ON DELETE CASCADE
+
+  return {
+    datasetsPage: (after: After, limit: number) => datasets({}, after, limit),
+    barsPage: (datasetId: number, after: After, limit: number) => bars({ dataset_id: datasetId }, after, limit),
+    runsPage: (filter: RunFilter, after: After, limit: number) => runs({ ...filter }, after, limit),
+    accountsPage: (after: After, limit: number) => accounts({}, after, limit),
+    positionsPage: (filter: LedgerFilter, after: After, limit: number) => positions({ ...filter }, after, limit),
+    ordersPage: (filter: LedgerFilter, after: After, limit: number) => orders({ ...filter }, after, limit),
+    fillsPage: (filter: LedgerFilter, after: After, limit: number) => fills({ ...filter }, after, limit),
+    cyclesPage: (filter: LedgerFilter, after: After, limit: number) => cycles({ ...filter }, after, limit),
+
+    datasetReferences: (id: number): DatasetReferences => referenceCounts.get({ id })!,
+    /** Removes a dataset, its bars, and (the caller has decided so) its runs and signals; call inside a transaction. */
+    deleteDatasetWithRuns(id: number): { bars: number; runs: number; signals: number } {
+      const bars = datasetRows.get(id)?.n ?? 0
+      const signals = deleteSignals.run(id).changes
+      unlinkSignals.run(id)
+      const runs = deleteRuns.run(id).changes
+      deleteDataset.run(id)
+      return { bars, runs, signals }
+    },
+  }
+}

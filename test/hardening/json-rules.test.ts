@@ -1,0 +1,70 @@
+// Issue #13 items 3 (deep nesting) and 4 (non-finite numbers), over a real socket: one JSON parser rule for both surfaces.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import type { FastifyInstance } from 'fastify'
+import { buildTestApp } from '../helper.js'
+import { monitorHealth, postRaw, RESPONSIVE_MS } from './monitor.js'
+
+let app: FastifyInstance
+let base: string
+beforeAll(async () => {
+  app = await buildTestApp()
+  base = await app.listen({ host: '127.0.0.1', port: 0 })
+})
+afterAll(async () => app.close())
+
+describe('numbers that overflow to ±Infinity', () => {
+  it('are refused as invalid_input by /pin (it answered 500 before)', async () => {
+    const res = await postRaw(base, '/api/v1/pin', '{"json":1e400}')
+    expect(res.status).toBe(400)
+    expect(res.body.refuse.code).toBe('invalid_input')
+    expect(res.body.refuse.issues[0].path).toBe('(root).json')
+  })
+
+  it('are refused by /diff instead of "verified" with a patch to null', async () => {
+    const res = await postRaw(base, '/api/v1/diff', '{"a":1e400,"b":-1e400,"mode":"json"}')
+    expect(res.status).toBe(400)
+    expect(res.body.refuse.code).toBe('invalid_input')
+  })
+
+  it('are refused on the trading surface as a problem, and in /cli --json values, by the same rule', async () => {
+    const trading = await postRaw(base, '/api/v11/trading/backtest', '{"symbol":"BTCUSDT","params":{"fast":1E+308,"slow":2e308}}')
+    expect(trading.status).toBe(400)
+    expect(trading.body.title ?? trading.body.type).toBeTruthy()
+    expect(JSON.stringify(trading.body)).toMatch(/Infinity/)
+    const cli = await postRaw(base, '/api/v1/cli', JSON.stringify({ argv: ['pin', '--json', '{"json":-1e999}'] }))
+    expect(cli.status).toBe(400)
+    expect(cli.body.refuse.code).toBe('invalid_input')
+    const digits = await postRaw(base, '/api/v1/pin', `{"json":${'9'.repeat(400)}}`)
+    expect(digits.body.refuse.code).toBe('invalid_input')
+  })
+
+  it('leaves large finite numbers, tiny ones and exponents inside strings alone', async () => {
+    const res = await postRaw(base, '/api/v1/diff', '{"a":1e300,"b":{"x":"1e400","y":1e-400},"mode":"json"}')
+    expect(res.status).toBe(200)
+    expect(res.body.data.verified).toBe(true)
+  })
+})
+
+describe('deep nesting', () => {
+  it('refuses a million-deep /jsonsat formula before parsing it, while health stays responsive', async () => {
+    const depth = 1_000_000
+    const body = `{"formula":${'{"not":'.repeat(depth)}{"var":"x"}${'}'.repeat(depth)}}`
+    const monitor = monitorHealth(base)
+    const results = []
+    for (let i = 0; i < 5; i++) results.push(await postRaw(base, '/api/v1/jsonsat', body))
+    const health = await monitor.stop()
+    console.log(`1M-deep /jsonsat ×5: health max ${health.max.toFixed(1)} ms, p99 ${health.p99.toFixed(1)} ms over ${health.latencies.length} checks`)
+    for (const res of results) {
+      expect(res.status).toBe(422)
+      expect(res.body.refuse.code).toBe('over_limit')
+      expect(res.body.refuse.reason).toMatch(/JSON_MAX_DEPTH/)
+    }
+    expect(health.failures).toBe(0)
+    expect(health.max).toBeLessThan(RESPONSIVE_MS)
+  })
+
+  it('counts depth outside strings only', async () => {
+    const res = await postRaw(base, '/api/v1/digest', JSON.stringify({ content: '{['.repeat(20_000) }))
+    expect(res.status).toBe(200)
+  })
+})

@@ -1,0 +1,53 @@
+// A health-latency monitor for real-socket hardening tests: a loop of GET /api/v1/health beside a hostile request.
+import { request } from 'undici'
+
+export interface HealthMonitor {
+  /** Stops the loop; resolves with every latency recorded (ms) and how many health checks failed. */
+  stop(): Promise<{ latencies: number[]; failures: number; max: number; p99: number }>
+}
+
+/** Starts a loop of health requests, one at a time, `gapMs` apart. */
+export function monitorHealth(base: string, gapMs = 5): HealthMonitor {
+  const latencies: number[] = []
+  let failures = 0
+  let running = true
+  const loop = (async () => {
+    while (running) {
+      const start = performance.now()
+      try {
+        const res = await request(`${base}/api/v1/health`)
+        await res.body.dump()
+        if (res.statusCode !== 200) failures++
+      } catch {
+        failures++
+      }
+      latencies.push(performance.now() - start)
+      await new Promise((r) => setTimeout(r, gapMs))
+    }
+  })()
+  return {
+    async stop() {
+      running = false
+      await loop
+      const sorted = [...latencies].sort((a, b) => a - b)
+      const p99 = sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * 0.99))] ?? 0
+      return { latencies, failures, max: sorted[sorted.length - 1] ?? 0, p99 }
+    },
+  }
+}
+
+/** POSTs a raw body over the socket; answers the status and the parsed JSON body. */
+export async function postRaw(base: string, path: string, body: string, type = 'application/json'): Promise<{ status: number; body: any }> {
+  const res = await request(`${base}${path}`, { method: 'POST', headers: { 'content-type': type }, body })
+  const text = await res.body.text()
+  let parsed: unknown = text
+  try {
+    parsed = JSON.parse(text)
+  } catch {
+    // not JSON: kept as text
+  }
+  return { status: res.statusCode, body: parsed }
+}
+
+/** The loop is responsive: generous bound for a loaded, shared 2-core machine (the figures are printed, not asserted). */
+export const RESPONSIVE_MS = 1000
