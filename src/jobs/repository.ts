@@ -1,4 +1,4 @@
-// The jobs table (migration 0004): rows in, records out; every state change is one conditional UPDATE, so a job
+// The jobs table (migration 0005): rows in, records out; every state change is one conditional UPDATE, so a job
 // reaches a final state once even if two runs race (the second finds the row no longer `running`).
 import type { Db } from '../store/index.js'
 import { keysetQuery } from '../store/keyset.js'
