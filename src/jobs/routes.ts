@@ -2,7 +2,7 @@
 // under /api/v1 the caller envelope wraps every answer; under /api/v11 answers are plain JSON and errors problems.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { z } from 'zod'
-import { okEnvelope, refusalEnvelope } from '../caller/envelope.js'
+import { okEnvelope, refusalEnvelope } from '../envelope.js'
 import { pageQueryFields, pageSchema } from '../paging.js'
 import { Refusal } from '../refusal.js'
 import { problemResponses } from '../trading/routes/common.js'

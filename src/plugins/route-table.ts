@@ -20,7 +20,8 @@ declare module 'fastify' {
 export function surfaceOf(url: string): SurfaceName {
   if (url === '/admin' || url.startsWith('/admin/') || url.startsWith('/api/v1/admin')) return 'admin'
   if (url === '/metrics') return 'admin'
-  if (url === '/api/v1' || url.startsWith('/api/v1/')) return 'caller'
+  // /mcp is the caller operations over the Model Context Protocol: another transport of the same surface.
+  if (url === '/api/v1' || url.startsWith('/api/v1/') || url === '/mcp') return 'caller'
   if (url.startsWith('/docs') || url.startsWith('/reference')) return 'docs'
   return 'trading'
 }

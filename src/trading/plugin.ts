@@ -8,7 +8,7 @@ import { createCycleRunner } from './cycle.js'
 import { useProblems } from '../plugins/problem.js'
 import { createRpcProber } from './rpc-prober.js'
 import { seedIfFirstStart, type SeedLevel } from './seed.js'
-import { createTradingService } from './service.js'
+import { createTradingService, type TradingService } from './service.js'
 import { defineTradingJobs } from './jobs.js'
 import jobRoutes from '../jobs/routes.js'
 import { createSystem, type PlatformRoute } from './system.js'
@@ -23,6 +23,8 @@ export interface TradingPluginOptions {
   clock: Clock
   /** Synthetic datasets written on a database's first start: `full` (default), `small` (tests), or `none`. */
   seed?: SeedLevel
+  /** The research service, when the host shares it with another surface (the MCP endpoint); else one of its own. */
+  service?: TradingService
 }
 
 export default async function tradingPlugin(app: FastifyInstance, opts: TradingPluginOptions) {
@@ -32,9 +34,9 @@ export default async function tradingPlugin(app: FastifyInstance, opts: TradingP
   const seeded = seedIfFirstStart(store, opts.seed ?? 'full', startedAt)
   if (seeded.length) app.log.info({ datasets: seeded }, 'seeded synthetic datasets')
 
-  const service = createTradingService({ store, mill: app.mill, admission: app.admission, clock })
+  const service = opts.service ?? createTradingService({ store, mill: app.mill, admission: app.admission, clock })
   const prober = createRpcProber({ endpoints: config.rpcEndpoints, publicEndpoints: config.rpcPublicEndpoints, intervalMs: config.rpcProbeIntervalMs })
-  const system = createSystem({ store, repo: service.repo, mill: app.mill, admission: app.admission, clock, prober, startedAt })
+  const system = createSystem({ store, repo: service.repo, mill: app.mill, admission: app.admission, clock, prober, startedAt, verifyCacheMs: config.verifyCacheMs })
   const ctx: TradingContext = {
     config,
     clock,

@@ -1,0 +1,151 @@
+// POST/GET/DELETE /mcp: the SDK's Streamable HTTP transport on Fastify's raw request and response. A client that
+// initializes gets a session (in memory, bounded, idle ones closed), so its notifications/cancelled reaches the request it
+// cancels; a POST without a session is answered by a one-shot server as plain JSON. Each request is authenticated like the API.
+import { randomUUID } from 'node:crypto'
+import type { IncomingMessage } from 'node:http'
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
+import type { Server } from '@modelcontextprotocol/sdk/server/index.js'
+import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js'
+import type { AuthInfo } from '@modelcontextprotocol/sdk/server/auth/types.js'
+import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js'
+import type { Config } from '../config.js'
+import type { Authenticator } from '../access/auth.js'
+import type { CallerCounters } from '../caller/counters.js'
+import type { Clock } from '../clock.js'
+import type { OperationContext, Registry } from '../caller/operation.js'
+import type { TradingService } from '../trading/service.js'
+import { Refusal } from '../refusal.js'
+import { createMcpServer, type RequestBinding } from './server.js'
+import { mcpTools } from './tools.js'
+
+export const MCP_PATH = '/mcp'
+/** Sessions kept at once; past it the least recently used one is closed. */
+export const MAX_SESSIONS = 256
+/** A session unused this long is closed (its client re-initialises). */
+export const SESSION_IDLE_MS = 30 * 60_000
+
+export interface McpPluginOptions {
+  config: Config
+  clock: Clock
+  registry: Registry
+  counters: CallerCounters
+  auth: Authenticator
+  trading: TradingService
+}
+
+interface Session {
+  transport: StreamableHTTPServerTransport
+  server: Server
+  lastSeen: number
+}
+
+const BINDING = 'ncm.binding'
+
+export default async function mcpPlugin(app: FastifyInstance, opts: McpPluginOptions) {
+  const { config, clock, registry, counters, auth, trading } = opts
+  const tools = mcpTools(registry)
+  const sessions = new Map<string, Session>()
+
+  const newServer = () => createMcpServer({
+    config,
+    tools,
+    trading,
+    counters,
+    bindingOf: (extra) => {
+      const binding = extra.authInfo?.extra?.[BINDING] as RequestBinding | undefined
+      if (!binding) throw new Error('an MCP message arrived without its HTTP request')
+      return binding
+    },
+  })
+
+  const contextOf = (req: FastifyRequest, credential: OperationContext['credential']): OperationContext => ({
+    config, store: app.store, mill: app.mill, admission: app.admission, clock, counters, host: app, registry, auth,
+    credential, requestId: req.id, log: req.log,
+  })
+
+  function touch(id: string, session: Session) {
+    session.lastSeen = clock.now()
+    // Map order is insertion order: re-inserting keeps the least recently used first.
+    sessions.delete(id)
+    sessions.set(id, session)
+  }
+
+  async function closeSession(id: string) {
+    const session = sessions.get(id)
+    if (!session) return
+    sessions.delete(id)
+    await session.server.close().catch(() => undefined)
+  }
+
+  const sweep = setInterval(() => {
+    const idleSince = clock.now() - SESSION_IDLE_MS
+    for (const [id, session] of sessions) if (session.lastSeen < idleSince) void closeSession(id)
+  }, 60_000)
+  sweep.unref()
+  app.addHook('onClose', async () => {
+    clearInterval(sweep)
+    await Promise.all([...sessions.keys()].map(closeSession))
+  })
+
+  async function handle(req: FastifyRequest, reply: FastifyReply) {
+    // A browser page may not drive the endpoint unless its origin is allowed (DNS-rebinding and cross-site requests).
+    const origin = req.headers.origin
+    if (origin !== undefined && !config.corsOrigins.includes(origin)) {
+      throw new Refusal('forbidden', `origin ${origin.slice(0, 200)} may not use ${MCP_PATH}; CORS_ORIGINS lists the allowed ones`)
+    }
+    // Authenticated per request, like every API call: a bad bearer is refused before any message is read.
+    const credential = auth.identify(req.headers.authorization, clock.now())
+    const binding: RequestBinding = { context: contextOf(req, credential), bodyBytes: Number(req.headers['content-length'] ?? 0) }
+    const authInfo: AuthInfo = {
+      token: '',
+      clientId: credential?.subject ?? 'anonymous',
+      scopes: [...(credential?.scopes ?? [])],
+      extra: { [BINDING]: binding },
+    }
+
+    const sessionId = req.headers['mcp-session-id']
+    let session: Session | undefined
+    if (typeof sessionId === 'string') {
+      session = sessions.get(sessionId)
+      if (!session) return rpcError(reply, 404, -32001, 'unknown or closed MCP session: initialize again')
+      touch(sessionId, session)
+    } else if (req.method === 'POST' && isInitializeRequest(req.body)) {
+      if (sessions.size >= MAX_SESSIONS) await closeSession(sessions.keys().next().value!)
+      const server = newServer()
+      const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
+        sessionIdGenerator: () => randomUUID(),
+        onsessioninitialized: (id) => { sessions.set(id, { transport, server, lastSeen: clock.now() }) },
+        onsessionclosed: (id) => { sessions.delete(id) },
+      })
+      await server.connect(transport)
+      session = { transport, server, lastSeen: clock.now() }
+    } else if (req.method === 'POST') {
+      // No session: a one-shot server answers this message alone, as plain JSON (a curl line, a simple agent).
+      const server = newServer()
+      const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true })
+      await server.connect(transport)
+      reply.raw.once('close', () => { void server.close() })
+      session = { transport, server, lastSeen: clock.now() }
+    } else {
+      return rpcError(reply, 400, -32000, `no mcp-session-id: ${req.method} ${MCP_PATH} needs a session (initialize first)`)
+    }
+
+    reply.hijack()
+    const raw = req.raw as IncomingMessage & { auth?: AuthInfo }
+    raw.auth = authInfo
+    await session.transport.handleRequest(raw, reply.raw, req.body)
+  }
+
+  app.route({
+    method: ['POST', 'GET', 'DELETE'],
+    url: MCP_PATH,
+    // Tools take up to the large limit (sat, digest…); a tool with the default limit refuses a larger message itself.
+    bodyLimit: config.largeBodyLimitBytes,
+    schema: { hide: true },
+    handler: handle,
+  })
+}
+
+function rpcError(reply: FastifyReply, status: number, code: number, message: string) {
+  return reply.code(status).type('application/json').send({ jsonrpc: '2.0', error: { code, message }, id: null })
+}

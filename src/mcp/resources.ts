@@ -1,0 +1,143 @@
+// MCP resources: skills.md, the lexicon, the OpenAPI documents, each dataset's metadata and each pin by digest.
+import { Refusal } from '../refusal.js'
+import { pinRepository, PIN_DIGEST, type PinRecord } from '../access/pins.js'
+import { runOperation } from '../caller/gate.js'
+import type { OperationContext } from '../caller/operation.js'
+import type { Db, Statement } from '../store/index.js'
+import { datasetView } from '../trading/datasets.js'
+import type { TradingService } from '../trading/service.js'
+
+export const RESOURCE_SCHEME = 'ncm'
+/** Pins listed by resources/list, newest first; older ones are still read by digest through the template. */
+export const LISTED_PINS = 100
+
+export interface ResourceEntry {
+  uri: string
+  name: string
+  title: string
+  description?: string
+  mimeType: string
+}
+
+export interface ResourceBody {
+  uri: string
+  mimeType: string
+  text: string
+}
+
+export const RESOURCE_TEMPLATES = [
+  {
+    uriTemplate: `${RESOURCE_SCHEME}://datasets/{id}`,
+    name: 'dataset',
+    title: 'A trading dataset\'s metadata',
+    description: 'Symbol, timeframe, source, rows, first and last bar, checksum (and the seed of synthetic data), by dataset id.',
+    mimeType: 'application/json',
+  },
+  {
+    uriTemplate: `${RESOURCE_SCHEME}://pins/{digest}`,
+    name: 'pin',
+    title: 'A pinned object by digest',
+    description: 'The content of a pin (sha256:<64 hex>), re-hashed on read; a pin whose bytes no longer match its digest is refused.',
+    mimeType: 'application/octet-stream',
+  },
+] as const
+
+interface ResourceDeps {
+  ctx: OperationContext
+  trading: TradingService
+}
+
+/** The documents of the caller surface, each read through its operation (same gate, same data as over HTTP). */
+const DOCUMENTS: ReadonlyArray<ResourceEntry & { read(ctx: OperationContext): Promise<string> }> = [
+  {
+    uri: `${RESOURCE_SCHEME}://skills.md`,
+    name: 'skills.md',
+    title: 'Every operation as a tool definition, in Markdown',
+    mimeType: 'text/markdown',
+    read: async (ctx) => ((await runNamed(ctx, 'skills_md')) as { markdown: string }).markdown,
+  },
+  {
+    uri: `${RESOURCE_SCHEME}://lexicon`,
+    name: 'lexicon',
+    title: 'Glossary of every term the API uses',
+    mimeType: 'application/json',
+    read: async (ctx) => JSON.stringify(await runNamed(ctx, 'lexicon'), null, 2),
+  },
+  {
+    uri: `${RESOURCE_SCHEME}://openapi/caller.json`,
+    name: 'openapi-caller',
+    title: 'OpenAPI 3.0.3 document of the caller API (/api/v1/openapi.json)',
+    mimeType: 'application/json',
+    read: async (ctx) => JSON.stringify(await runNamed(ctx, 'openapi')),
+  },
+  {
+    uri: `${RESOURCE_SCHEME}://openapi/host.json`,
+    name: 'openapi-host',
+    title: 'OpenAPI document of the whole host (/docs/json)',
+    mimeType: 'application/json',
+    read: async (ctx) => JSON.stringify(ctx.host.swagger()),
+  },
+]
+
+async function runNamed(ctx: OperationContext, name: string): Promise<unknown> {
+  const op = ctx.registry.byName(name)
+  if (!op) throw new Error(`the registry has no operation ${name}`)
+  return runOperation(op, {}, ctx)
+}
+
+const datasetUri = (id: number) => `${RESOURCE_SCHEME}://datasets/${id}`
+const pinUri = (digest: string) => `${RESOURCE_SCHEME}://pins/${digest}`
+
+const latestPinsQuery = new WeakMap<Db, Statement<[number], PinRecord>>()
+
+function latestPins(db: Db): PinRecord[] {
+  let query = latestPinsQuery.get(db)
+  if (!query) {
+    query = db.prepare<[number], PinRecord>('SELECT digest, size, media_type, label, created_at FROM pins ORDER BY created_at DESC, digest LIMIT ?')
+    latestPinsQuery.set(db, query)
+  }
+  return query.all(LISTED_PINS)
+}
+
+export function listResources({ ctx, trading }: ResourceDeps): ResourceEntry[] {
+  const datasets = trading.repo.datasets().map((row) => ({
+    uri: datasetUri(row.id),
+    name: `dataset-${row.id}`,
+    title: `${row.symbol} ${row.timeframe} (${row.source}, ${row.rows} bars)`,
+    mimeType: 'application/json',
+  }))
+  const pins = latestPins(ctx.store.db).map((pin) => ({
+    uri: pinUri(pin.digest),
+    name: pin.digest,
+    title: pin.label ?? `pin ${pin.digest.slice(0, 19)}…`,
+    description: `${pin.size} bytes, pinned ${pin.created_at}`,
+    mimeType: pin.media_type,
+  }))
+  return [...DOCUMENTS.map(({ read: _read, ...entry }) => entry), ...datasets, ...pins]
+}
+
+/** Reads one resource; an unknown URI is a not_found refusal. */
+export async function readResource(uri: string, { ctx, trading }: ResourceDeps): Promise<ResourceBody> {
+  const document = DOCUMENTS.find((d) => d.uri === uri)
+  if (document) return { uri, mimeType: document.mimeType, text: await document.read(ctx) }
+
+  const dataset = new RegExp(`^${RESOURCE_SCHEME}://datasets/(\\d+)$`).exec(uri)
+  if (dataset) {
+    const row = trading.repo.datasetById(Number(dataset[1]))
+    if (!row) throw new Refusal('not_found', `no dataset with id ${dataset[1]}`)
+    return { uri, mimeType: 'application/json', text: JSON.stringify(datasetView(row), null, 2) }
+  }
+
+  const pin = new RegExp(`^${RESOURCE_SCHEME}://pins/(.+)$`).exec(uri)
+  if (pin) {
+    const digest = decodeURIComponent(pin[1]!)
+    if (!PIN_DIGEST.test(digest)) throw new Refusal('invalid_input', `a pin digest is sha256:<64 lowercase hex>; got ${digest.slice(0, 80)}`)
+    const read = pinRepository(ctx.store.db).get(digest)
+    if (!read) throw new Refusal('not_found', `no pin ${digest}`)
+    if (read.actualDigest !== digest) {
+      throw new Refusal('conflict', `pin ${digest} no longer matches its content (now ${read.actualDigest})`)
+    }
+    return { uri, mimeType: read.record.media_type, text: read.content.toString('utf8') }
+  }
+  throw new Refusal('not_found', `no resource ${uri.slice(0, 200)}; resources/list and resources/templates/list name them`)
+}

@@ -1,0 +1,108 @@
+// One MCP server (the SDK's Server) over the tools and resources: handlers only, the SDK speaks the protocol.
+import { Server } from '@modelcontextprotocol/sdk/server/index.js'
+import {
+  CallToolRequestSchema, ErrorCode, ListResourcesRequestSchema, ListResourceTemplatesRequestSchema, ListToolsRequestSchema,
+  McpError, ReadResourceRequestSchema, type CallToolResult,
+} from '@modelcontextprotocol/sdk/types.js'
+import type { Config } from '../config.js'
+import type { CallerCounters } from '../caller/counters.js'
+import type { OperationContext } from '../caller/operation.js'
+import { toRefusal } from '../error-refusal.js'
+import { Refusal } from '../refusal.js'
+import type { TradingService } from '../trading/service.js'
+import { HUB_VERSION, NCM_VERSION } from '../version.js'
+import { listResources, readResource, RESOURCE_TEMPLATES } from './resources.js'
+import type { McpTool } from './tools.js'
+
+/** What the HTTP request that carried a message gives its handler (credential, logger, request id, body size). */
+export interface RequestBinding {
+  context: OperationContext
+  bodyBytes: number
+}
+
+export interface McpServerDeps {
+  config: Config
+  tools: readonly McpTool[]
+  trading: TradingService
+  counters: CallerCounters
+  /** The binding of the HTTP request a JSON-RPC message came in (the plugin puts it in the transport's authInfo). */
+  bindingOf(extra: { authInfo?: { extra?: Record<string, unknown> } }): RequestBinding
+}
+
+export const SERVER_INSTRUCTIONS =
+  'NCM Hub: honest compute. Every number is computed, measured or stored, never invented; what the hub cannot do it refuses ' +
+  'with a code and a reason (tool errors carry structuredContent.refuse). Tools are the caller operations of /api/v1 ' +
+  '(chat always refuses: the hub generates no text) and the trading research tools (trading_*, paper data only). ' +
+  'Heavy tools need scope run:heavy when the host has an ADMIN_TOKEN. Resources: skills.md, the lexicon, the OpenAPI documents, ' +
+  'datasets and pins.'
+
+/** structuredContent must be a JSON object; any other value is wrapped. */
+const asObject = (data: unknown): Record<string, unknown> =>
+  data !== null && typeof data === 'object' && !Array.isArray(data) ? (data as Record<string, unknown>) : { value: data }
+
+export function createMcpServer(deps: McpServerDeps): Server {
+  const { config, tools, trading, counters } = deps
+  const byName = new Map(tools.map((tool) => [tool.name, tool]))
+  const listing = tools.map((tool) => ({
+    name: tool.name,
+    title: tool.title,
+    description: tool.description,
+    inputSchema: tool.inputSchema,
+    annotations: { title: tool.title, readOnlyHint: tool.readOnly, openWorldHint: false },
+  }))
+
+  const server = new Server(
+    { name: 'ncm-hub', title: 'NCM Hub', version: HUB_VERSION },
+    { capabilities: { tools: { listChanged: false }, resources: { listChanged: false } }, instructions: `${SERVER_INSTRUCTIONS} Contract ${NCM_VERSION}.` },
+  )
+
+  server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: listing }))
+
+  server.setRequestHandler(CallToolRequestSchema, async (request, extra): Promise<CallToolResult> => {
+    const tool = byName.get(request.params.name)
+    if (!tool) {
+      throw new McpError(ErrorCode.InvalidParams, `no tool named ${request.params.name.slice(0, 100)}; tools/list names them`)
+    }
+    const { context, bodyBytes } = deps.bindingOf(extra)
+    counters.requests++
+    try {
+      // The same body limits as the routes: a tool whose route takes the default limit refuses a larger message.
+      if (tool.bodyLimit === 'default' && bodyBytes > config.bodyLimitBytes) {
+        throw new Refusal('payload_too_large', `the message is ${bodyBytes} bytes; ${tool.name} takes at most ${config.bodyLimitBytes} (BODY_LIMIT_BYTES)`)
+      }
+      const data = await tool.call(request.params.arguments ?? {}, { op: context, trading })
+      counters.completed++
+      const text = tool.renderText ? tool.renderText(data) : JSON.stringify(data, null, 2)
+      return { content: [{ type: 'text', text }], structuredContent: asObject(data) }
+    } catch (err) {
+      const refusal = toRefusal(err, context.requestId).forOp(tool.name)
+      counters.refused(refusal.code)
+      if (refusal.code === 'internal') context.log.error({ err, tool: tool.name }, 'internal error in an MCP tool')
+      else context.log.info({ refusal: refusal.code, reason: refusal.message, tool: tool.name }, 'refused')
+      const body = refusal.toBody()
+      return {
+        isError: true,
+        content: [{ type: 'text', text: `refused ${body.code} (${body.http_status}): ${body.reason}` }],
+        structuredContent: { refuse: body },
+      }
+    }
+  })
+
+  server.setRequestHandler(ListResourcesRequestSchema, (_request, extra) => ({
+    resources: listResources({ ctx: deps.bindingOf(extra).context, trading }),
+  }))
+  server.setRequestHandler(ListResourceTemplatesRequestSchema, () => ({ resourceTemplates: [...RESOURCE_TEMPLATES] }))
+  server.setRequestHandler(ReadResourceRequestSchema, async (request, extra) => {
+    const { context } = deps.bindingOf(extra)
+    try {
+      return { contents: [await readResource(request.params.uri, { ctx: context, trading })] }
+    } catch (err) {
+      const refusal = toRefusal(err, context.requestId)
+      counters.refused(refusal.code)
+      // -32002 is the spec's "resource not found"; the refusal rides along in `data`.
+      const code = refusal.code === 'not_found' ? -32002 : refusal.code === 'internal' ? ErrorCode.InternalError : ErrorCode.InvalidParams
+      throw new McpError(code, refusal.message, { refuse: refusal.toBody() })
+    }
+  })
+  return server
+}

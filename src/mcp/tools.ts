@@ -1,0 +1,153 @@
+// MCP tools: one more projection of the operation registry, plus the trading research tools (run in-process).
+import { z } from 'zod'
+import type { AnyOperation, OperationContext, Registry } from '../caller/operation.js'
+import { admitBeforeInput, parseInput, runParsed } from '../caller/gate.js'
+import { inputJsonSchema } from '../caller/projections.js'
+import { issuesFromZod, Refusal } from '../refusal.js'
+import { datasetView } from '../trading/datasets.js'
+import { backtestBody, simulateBody } from '../trading/schemas.js'
+import { maxEdgeBody, type TradingService } from '../trading/service.js'
+import { noInput } from '../caller/operation.js'
+
+type JsonSchema = Record<string, unknown>
+
+export interface ToolContext {
+  op: OperationContext
+  trading: TradingService
+}
+
+export interface McpTool {
+  name: string
+  title: string
+  description: string
+  /** JSON Schema of the arguments; MCP wants an object schema at the top. */
+  inputSchema: JsonSchema & { type: 'object' }
+  /** Runs in the mill: needs scope run:heavy when ADMIN_TOKEN is set, and is refused while the host sheds load. */
+  heavy: boolean
+  /** 'large' when the tool takes bodies up to LARGE_BODY_LIMIT_BYTES, as its HTTP route does. */
+  bodyLimit: 'default' | 'large'
+  readOnly: boolean
+  /** Validates, then runs; refusals are thrown as Refusal. */
+  call(args: unknown, ctx: ToolContext): Promise<unknown>
+  /** A human rendering of the data, when the operation has one (e.g. skills_md's Markdown). */
+  renderText?: (data: unknown) => string
+}
+
+/** MCP requires `type: "object"` at the top of an input schema; unions (run's two forms) get it added around their anyOf. */
+function asObjectSchema(schema: Readonly<JsonSchema>): McpTool['inputSchema'] {
+  return { ...schema, type: 'object' }
+}
+
+function jsonSchemaOf(schema: z.ZodType): McpTool['inputSchema'] {
+  const converted = z.toJSONSchema(schema, { io: 'input', unrepresentable: 'any' }) as JsonSchema
+  delete converted.$schema
+  return asObjectSchema(converted)
+}
+
+/** A registry operation as a tool: the same refuse-first gate as its route, /run and /cli. */
+function operationTool(op: AnyOperation): McpTool {
+  return {
+    name: op.name,
+    title: op.caption,
+    description: `${op.caption}. ${op.summary}`,
+    inputSchema: asObjectSchema(inputJsonSchema(op)),
+    heavy: op.heavy,
+    bodyLimit: op.bodyLimit,
+    readOnly: op.method === 'GET',
+    async call(args, { op: ctx }) {
+      // Nature (chat), admin and scope first; then run:heavy, as /run asks of heavy batches; then the input.
+      admitBeforeInput(op, args, ctx)
+      if (op.heavy) ctx.auth.require(ctx.credential, 'run:heavy', op.name)
+      return runParsed(op, parseInput(op, args), ctx)
+    },
+    ...(op.render ? { renderText: (data: unknown) => op.render!.body(data as never) } : {}),
+  }
+}
+
+function parseWith<S extends z.ZodType>(schema: S, args: unknown, name: string): z.output<S> {
+  const parsed = schema.safeParse(args ?? {})
+  if (!parsed.success) {
+    throw new Refusal('invalid_input', `the input of ${name} does not match its schema`, { op: name, issues: issuesFromZod(parsed.error) })
+  }
+  return parsed.data
+}
+
+interface TradingToolSpec<S extends z.ZodType> {
+  name: string
+  title: string
+  description: string
+  input: S
+  heavy: boolean
+  run(input: z.output<S>, trading: TradingService): Promise<unknown> | unknown
+}
+
+function tradingTool<S extends z.ZodType>(spec: TradingToolSpec<S>): McpTool {
+  return {
+    name: spec.name,
+    title: spec.title,
+    description: spec.description,
+    inputSchema: jsonSchemaOf(spec.input),
+    heavy: spec.heavy,
+    bodyLimit: 'default',
+    readOnly: !spec.heavy,
+    async call(args, { op: ctx, trading }) {
+      if (spec.heavy) ctx.auth.require(ctx.credential, 'run:heavy', spec.name)
+      const input = parseWith(spec.input, args, spec.name)
+      try {
+        return await spec.run(input, trading)
+      } catch (err) {
+        throw err instanceof Refusal ? err.forOp(spec.name) : err
+      }
+    },
+  }
+}
+
+/** The trading platform's research side (POST /api/v11/trading/* and GET /api/v11/datasets), called in-process. */
+export const TRADING_TOOLS: readonly McpTool[] = [
+  tradingTool({
+    name: 'trading_datasets',
+    title: 'Datasets of OHLCV bars with their metadata',
+    description: 'Datasets of OHLCV bars with their metadata (symbol, timeframe, source, rows, range, checksum, seed), as GET /api/v11/datasets.',
+    input: noInput,
+    heavy: false,
+    run: (_input, trading) => ({ datasets: trading.repo.datasets().map(datasetView) }),
+  }),
+  tradingTool({
+    name: 'trading_backtest',
+    title: 'Backtest a strategy on a dataset',
+    description: 'Backtest a strategy on a dataset with backtesting.py 0.6.6 semantics; the run is stored with its inputs\' digest. ' +
+      'As POST /api/v11/trading/backtest; runs in the mill.',
+    input: backtestBody,
+    heavy: true,
+    run: (input, trading) => trading.backtest(input),
+  }),
+  tradingTool({
+    name: 'trading_simulate',
+    title: 'Monte Carlo of a strategy',
+    description: 'Monte Carlo of a strategy (bootstrap or GBM paths): percentiles of return, drawdown and Sharpe, probability of loss, ' +
+      'VaR and CVaR, reproducible by seed. As POST /api/v11/trading/simulate; runs in the mill.',
+    input: simulateBody,
+    heavy: true,
+    run: (input, trading) => trading.simulate(input),
+  }),
+  tradingTool({
+    name: 'trading_max_edge_signal',
+    title: 'Walk-forward signal search',
+    description: 'Walk-forward search over strategies × parameter grids scored out of sample: the best configuration, its out-of-sample ' +
+      'statistics, the configurations tried, the deflated Sharpe ratio and the latest bar\'s signal. As POST /api/v11/trading/max-edge-signal; runs in the mill.',
+    input: maxEdgeBody,
+    heavy: true,
+    run: (input, trading) => trading.maxEdgeSignal(input),
+  }),
+]
+
+/** Every tool: exactly the registry's operations, then the trading tools. */
+export function mcpTools(registry: Registry): McpTool[] {
+  const tools = [...registry.operations.map(operationTool), ...TRADING_TOOLS]
+  const names = new Set<string>()
+  for (const tool of tools) {
+    if (names.has(tool.name)) throw new Error(`two MCP tools are named ${tool.name}`)
+    names.add(tool.name)
+  }
+  return tools
+}
