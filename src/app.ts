@@ -10,12 +10,14 @@ import { createMill, type Mill } from './mill/pool.js'
 import routeTablePlugin from './plugins/route-table.js'
 import storePlugin from './plugins/store.js'
 import millPlugin from './plugins/mill.js'
+import jobsPlugin from './plugins/jobs.js'
 import admissionPlugin from './plugins/admission.js'
 import limitsPlugin from './plugins/limits.js'
 import { frameworkErrorHandler } from './plugins/framework-errors.js'
 import corsPlugin from './plugins/cors.js'
 import docsPlugin from './plugins/docs.js'
 import jsonBodyPlugin from './plugins/json-body.js'
+import largeBodiesPlugin from './plugins/large-bodies.js'
 import callerPlugin, { CALLER_PREFIX } from './caller/index.js'
 import { createAuthenticator } from './access/auth.js'
 import { createCallerCounters, type CallerCounters } from './caller/counters.js'
@@ -38,6 +40,8 @@ declare module 'fastify' {
     callerCounters: CallerCounters
     clock: Clock
     config: Config
+    /** The caller's operations: listings and the admin's truth summary read them from here. */
+    registry: Registry
   }
 }
 
@@ -95,6 +99,7 @@ export async function buildApp(opts: BuildOptions): Promise<FastifyInstance> {
   app.decorate('config', config)
   app.decorate('clock', clock)
   app.decorate('callerCounters', counters)
+  app.decorate('registry', registry)
   // Outside /api/v1 (which envelopes its errors) the host answers errors as RFC 9457 problems, e.g. a wrong method on /health.
   app.setErrorHandler(problemErrorHandler)
   app.setNotFoundHandler(problemNotFoundHandler)
@@ -103,8 +108,10 @@ export async function buildApp(opts: BuildOptions): Promise<FastifyInstance> {
   await app.register(jsonBodyPlugin, { maxDepth: config.jsonMaxDepth })
   await app.register(storePlugin, { store })
   await app.register(millPlugin, { mill })
+  await app.register(jobsPlugin, { config, clock })
   await app.register(admissionPlugin, { maxEventLoopDelayMs: config.maxEventLoopDelayMs })
   await app.register(limitsPlugin, { rateLimitPerMin: config.rateLimitPerMin, exempt: isInternal })
+  await app.register(largeBodiesPlugin, { smallBodyBytes: config.bodyLimitBytes, concurrency: config.largeBodyConcurrency })
   await app.register(corsPlugin, { origins: config.corsOrigins })
   await app.register(metricsPlugin)
   await app.register(docsPlugin)

@@ -40,9 +40,13 @@ const envSchema = z.object({
   NODE_ENV: z.string().default('development'),
   TRUST_PROXY: z.enum(['true', 'false', '1', '0']).default('false'),
   CORS_ORIGINS: z.string().default(''),
+  JOB_RETENTION_H: z.coerce.number().min(0.001).max(24 * 365).default(24),
+  JOB_MAX_MS: intFrom(1000, 7 * 24 * 3_600_000).default(30 * 60_000),
   JSON_MAX_DEPTH: intFrom(16, 1_000_000).default(DEFAULT_JSON_MAX_DEPTH),
   DIFF_PATCH_MAX_WEIGHT: intFrom(1024, 1024 * MiB).default(2 * MiB),
   RUN_BATCH_MAX_WEIGHT: intFrom(1024, 1024 * MiB).default(16 * MiB),
+  VERIFY_CACHE_MS: intFrom(0, 86_400_000).default(30_000),
+  LARGE_BODY_CONCURRENCY: intFrom(1, 10_000).default(4),
 })
 
 export interface Config {
@@ -74,12 +78,20 @@ export interface Config {
   readonly trustProxy: boolean
   /** Exact origins (scheme://host[:port]) granted cross-origin access; empty = none. */
   readonly corsOrigins: readonly string[]
+  /** Hours a finished job's answer is kept before it is purged. */
+  readonly jobRetentionH: number
+  /** Longest a job may run (ms) before it is stopped and fails with `timeout`. */
+  readonly jobMaxMs: number
   /** Deepest nesting of arrays/objects a JSON body may have; counted before the body is parsed. */
   readonly jsonMaxDepth: number
   /** The most a /diff patch may produce: the patched document's weight (nodes × 8 + characters), counted as it is applied. */
   readonly diffPatchMaxWeight: number
   /** The most the answers of one /run batch may weigh together (nodes × 8 + characters), counted as jobs answer. */
   readonly runBatchMaxWeight: number
+  /** GET /api/v11/system/verify answers a run younger than this again instead of re-reading the database. */
+  readonly verifyCacheMs: number
+  /** Bodies over BODY_LIMIT_BYTES the host reads and answers at once; more are refused `occupied` before being read. */
+  readonly largeBodyConcurrency: number
   /** Aliases that were used to set a variable in this environment. */
   readonly aliasesUsed: ReadonlyArray<{ alias: string; canonical: string }>
 }
@@ -149,9 +161,13 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
     nodeEnv: e.NODE_ENV,
     trustProxy: e.TRUST_PROXY === 'true' || e.TRUST_PROXY === '1',
     corsOrigins: Object.freeze(corsOrigins),
+    jobRetentionH: e.JOB_RETENTION_H,
+    jobMaxMs: e.JOB_MAX_MS,
     jsonMaxDepth: e.JSON_MAX_DEPTH,
     diffPatchMaxWeight: e.DIFF_PATCH_MAX_WEIGHT,
     runBatchMaxWeight: e.RUN_BATCH_MAX_WEIGHT,
+    verifyCacheMs: e.VERIFY_CACHE_MS,
+    largeBodyConcurrency: e.LARGE_BODY_CONCURRENCY,
     aliasesUsed: Object.freeze(aliasesUsed),
   })
 }
@@ -191,9 +207,13 @@ export function redactedConfig(config: Config): Record<string, unknown> {
     NODE_ENV: config.nodeEnv,
     TRUST_PROXY: config.trustProxy,
     CORS_ORIGINS: config.corsOrigins,
+    JOB_RETENTION_H: config.jobRetentionH,
+    JOB_MAX_MS: config.jobMaxMs,
     JSON_MAX_DEPTH: config.jsonMaxDepth,
     DIFF_PATCH_MAX_WEIGHT: config.diffPatchMaxWeight,
     RUN_BATCH_MAX_WEIGHT: config.runBatchMaxWeight,
+    VERIFY_CACHE_MS: config.verifyCacheMs,
+    LARGE_BODY_CONCURRENCY: config.largeBodyConcurrency,
   }
 }
 

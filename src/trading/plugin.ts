@@ -9,6 +9,8 @@ import { useProblems } from '../plugins/problem.js'
 import { createRpcProber } from './rpc-prober.js'
 import { seedIfFirstStart, type SeedLevel } from './seed.js'
 import { createTradingService, type TradingService } from './service.js'
+import { defineTradingJobs } from './jobs.js'
+import jobRoutes from '../jobs/routes.js'
 import { createSystem, type PlatformRoute } from './system.js'
 import rootRoutes from './routes/root.js'
 import v11Routes from './routes/v11.js'
@@ -34,7 +36,7 @@ export default async function tradingPlugin(app: FastifyInstance, opts: TradingP
 
   const service = opts.service ?? createTradingService({ store, mill: app.mill, admission: app.admission, clock })
   const prober = createRpcProber({ endpoints: config.rpcEndpoints, publicEndpoints: config.rpcPublicEndpoints, intervalMs: config.rpcProbeIntervalMs })
-  const system = createSystem({ store, repo: service.repo, mill: app.mill, admission: app.admission, clock, prober, startedAt })
+  const system = createSystem({ store, repo: service.repo, mill: app.mill, admission: app.admission, clock, prober, startedAt, verifyCacheMs: config.verifyCacheMs })
   const ctx: TradingContext = {
     config,
     clock,
@@ -61,8 +63,10 @@ export default async function tradingPlugin(app: FastifyInstance, opts: TradingP
   useProblems(app, { notFound: false })
 
   await app.register(rootRoutes, ctx)
+  defineTradingJobs(app, service)
   await app.register(v11Routes, { ...ctx, prefix: '/api/v11' })
   await app.register(readbackRoutes, { ...ctx, prefix: '/api/v11' })
+  await app.register(jobRoutes, { prefix: '/api/v11/jobs', framing: 'trading' })
   await app.register(v10Routes, { ...ctx, prefix: '/api/v10' })
   await app.register(v6Routes, { ...ctx, prefix: '/api/v6' })
 }
