@@ -29,6 +29,7 @@ import { problemErrorHandler, problemNotFoundHandler } from './plugins/problem.j
 import metricsPlugin from './plugins/metrics.js'
 import adminPlugin from './admin/plugin.js'
 import adminApi, { type AdminApiOptions } from './admin/api.js'
+import accessApi from './access/api.js'
 import { isInternal } from './admin/internal.js'
 import type { SeedLevel } from './trading/seed.js'
 
@@ -37,6 +38,8 @@ declare module 'fastify' {
     callerCounters: CallerCounters
     clock: Clock
     config: Config
+    /** The caller's operations: listings and the admin's truth summary read them from here. */
+    registry: Registry
   }
 }
 
@@ -56,6 +59,8 @@ export interface BuildOptions {
   tradingSeed?: SeedLevel
   /** Options of the admin JSON routes (tests: a fake python3, another tree to analyse). */
   admin?: Pick<AdminApiOptions, 'pythonProbe' | 'rootDir'>
+  /** Set on the throwaway host the known-answer tests run in (it has no self-test host of its own). */
+  selfTestSandbox?: boolean
 }
 
 /** What a client may send as its x-request-id: a short plain token, since ids end up in logs, headers and bodies. */
@@ -92,6 +97,7 @@ export async function buildApp(opts: BuildOptions): Promise<FastifyInstance> {
   app.decorate('config', config)
   app.decorate('clock', clock)
   app.decorate('callerCounters', counters)
+  app.decorate('registry', registry)
   // Outside /api/v1 (which envelopes its errors) the host answers errors as RFC 9457 problems, e.g. a wrong method on /health.
   app.setErrorHandler(problemErrorHandler)
   app.setNotFoundHandler(problemNotFoundHandler)
@@ -117,10 +123,40 @@ export async function buildApp(opts: BuildOptions): Promise<FastifyInstance> {
     counters,
     auth,
     // The admin JSON routes live under /api/v1/admin and share the caller envelope and error handler.
-    children: [{ plugin: adminApi, prefix: '/admin', options: { ...opts.admin } }],
+    children: [{
+      plugin: adminApi,
+      prefix: '/admin',
+      options: { ...opts.admin, ...(opts.selfTestSandbox ? {} : { selfTestHost: () => buildSelfTestHost(opts, mill, clock, registry) }) },
+    }, { plugin: accessApi, prefix: '/admin' }],
   })
   await app.register(tradingPlugin, { config, clock, seed: opts.tradingSeed ?? 'full', service: trading })
   await app.register(mcpPlugin, { config, clock, registry, counters, auth, trading })
   await app.register(adminPlugin, { config, clock })
   return app as unknown as FastifyInstance
+}
+
+/**
+ * The host the known-answer tests run in: the same routes, built by this function, over a throwaway in-memory store
+ * (so a self-test never writes a dataset or a run into the user's data), borrowing this host's mill (closing the
+ * sandbox leaves it running), without rate limit, RPC probing or seeded data.
+ */
+async function buildSelfTestHost(opts: BuildOptions, mill: Mill, clock: Clock, registry: Registry): Promise<FastifyInstance> {
+  const borrowed: Mill = {
+    run: mill.run.bind(mill),
+    isSaturated: () => mill.isSaturated(),
+    agents: () => mill.agents(),
+    stats: () => mill.stats(),
+    close: async () => {},
+  }
+  const app = await buildApp({
+    config: { ...opts.config, databasePath: ':memory:', rateLimitPerMin: 0, rpcEndpoints: [] },
+    mill: borrowed,
+    clock,
+    registry,
+    logger: false,
+    tradingSeed: 'none',
+    selfTestSandbox: true,
+  })
+  await app.ready()
+  return app
 }

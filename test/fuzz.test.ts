@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import fc from 'fast-check'
 import type { FastifyInstance } from 'fastify'
 import { Client } from 'undici'
-import { anyEnvelope } from '../src/caller/envelope.js'
+import { anyEnvelope } from '../src/envelope.js'
 import { REFUSAL_STATUS } from '../src/refusal.js'
 import { buildTestApp } from './helper.js'
 

@@ -3,22 +3,21 @@ import type { FastifyInstance } from 'fastify'
 import { z } from 'zod'
 import type { Config } from '../config.js'
 import { createAuthenticator } from '../access/auth.js'
-import type { Registry } from '../caller/operation.js'
-import { registry as defaultRegistry } from '../caller/registry.js'
 import { createReadinessCollector } from './collect.js'
 import type { PythonProbe } from './dependencies/python-env.js'
 import { isInternal, isSmokeRequest } from './internal.js'
 import { commandPostSchema, readinessReportSchema, truthSummarySchema } from './schemas.js'
 import { createTruthRunner } from './truth.js'
-import { okEnvelope, refusalEnvelope } from '../caller/envelope.js'
+import { okEnvelope, refusalEnvelope } from '../envelope.js'
 
 export interface AdminApiOptions {
   config?: Config
-  registry?: Registry
   /** Replaces the host's python3 in the dependency analysis (tests). */
   pythonProbe?: (modules: readonly string[]) => Promise<PythonProbe>
   /** The tree the readiness report analyses; defaults to the repo root. */
   rootDir?: string
+  /** Builds the throwaway host the known-answer tests run in; without it they run against this host. */
+  selfTestHost?: () => Promise<FastifyInstance>
 }
 
 export const START_REPORT_DELAY_MS = 2000
@@ -31,14 +30,14 @@ const rerunQuery = z.object({
 
 export default async function adminApi(app: FastifyInstance, opts: AdminApiOptions) {
   const config = opts.config ?? app.config
-  const registry = opts.registry ?? defaultRegistry
   const now = () => (app.hasDecorator('clock') ? app.clock.now() : Date.now())
   const auth = createAuthenticator(config, app.store.db)
   const truth = createTruthRunner(app, {
-    registry,
+    operations: app.registry.operations,
     adminToken: config.adminToken,
     now,
     envelopesWithoutFlags: () => (app.hasDecorator('callerCounters') ? app.callerCounters.envelopesWithoutFlags : 0),
+    ...(opts.selfTestHost ? { sandbox: opts.selfTestHost } : {}),
   })
   const collector = createReadinessCollector(app, {
     config,

@@ -30,6 +30,7 @@ const truth = (overrides: Partial<TruthSummary> = {}): TruthSummary => ({
   passed: 1,
   failed: 0,
   skipped: 0,
+  sandbox: 'test',
   tests: [{ name: 't', route: 'POST /api/v1/digest', operation: 'digest', source: 's', status: 'pass', ms: 1, status_code: 200, detail: null }],
   provenance: [],
   envelopes_without_flags: 0,

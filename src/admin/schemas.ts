@@ -215,6 +215,7 @@ export const truthSummarySchema = z.object({
   passed: z.number().int(),
   failed: z.number().int(),
   skipped: z.number().int(),
+  sandbox: z.string().describe('where the tests ran: a throwaway host, so they leave no row in the user\'s data'),
   tests: z.array(z.object({
     name: z.string(),
     route: z.string(),

@@ -192,8 +192,8 @@ export const KNOWN_ANSWER_CASES: KnownAnswerCase[] = [
       'backtesting.py 0.6.6 semantics, worked by hand: next() first runs on the 2nd bar (Backtest.run starts after the ' +
       'warm-up, here none), a market order fills at the next bar\'s open (110), the default size is (1 − ε) of equity in ' +
       'whole units: int(10000·(1 − 2⁻⁵²) // 110) = 90; equity at the end 10000 − 90·110 + 90·130 = 11800 (+18 %); ' +
-      'buy & hold 100 → 130 = +30 %; 4 days. Imports the dataset NCM-TRUTH@1d first (idempotent: same CSV, same dataset) ' +
-      'and stores the run, as every backtest does.',
+      'buy & hold 100 → 130 = +30 %; 4 days. Imports the dataset NCM-TRUTH@1d first and stores the run, as every ' +
+      'backtest does — in the self-test host\'s throwaway store, never the user\'s.',
     prepare: [{ method: 'POST', url: '/api/v11/datasets', body: { ...TRUTH_DATASET, csv: TRUTH_CSV } }],
     body: { dataset: `${TRUTH_DATASET.symbol}@${TRUTH_DATASET.timeframe}`, strategy: 'buy_and_hold', cash: 10_000, commission: 0, include: ['trades'] },
     envelope: false,

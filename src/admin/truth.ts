@@ -1,12 +1,12 @@
 // The truth summary: known-answer tests run through the real routes (app.inject), per-operation provenance, and the
 // count of envelopes ever emitted without the contract flags.
 import type { FastifyInstance } from 'fastify'
-import type { Registry } from '../caller/operation.js'
 import { internalHeaders } from './internal.js'
 import type { TruthSummary, TruthTestResult } from './schemas.js'
 import { KNOWN_ANSWER_CASES, type KnownAnswerCase } from './truth-cases.js'
 
 export const TRUTH_ALGORITHM = 'known-answer-inject/1'
+export const SANDBOX_NOTE = 'a throwaway host (the same routes over an in-memory store) built for this run and closed after it: no self-test row reaches the user\'s data'
 
 export type { TruthSummary, TruthTestResult } from './schemas.js'
 
@@ -17,12 +17,27 @@ export interface TruthRunner {
   run(trigger: TruthSummary['trigger']): Promise<TruthSummary>
 }
 
+/** What the truth summary reads of each caller operation (the host hands over its registry's operations). */
+export interface OperationFacts {
+  name: string
+  method: string
+  path: string
+  lobe: string
+  provenance: readonly string[]
+  sources?: readonly string[] | undefined
+}
+
 export interface TruthOptions {
-  registry: Registry
+  operations: readonly OperationFacts[]
   /** Sent as the bearer so operations that need a scope admit the self-test. */
   adminToken: string | null
   now: () => number
   envelopesWithoutFlags: () => number
+  /**
+   * Builds a throwaway host (same routes, in-memory store) for one run, closed after it: the tests import a dataset
+   * and store a backtest, and none of that may land in the user's data. Without it the tests run against `app`.
+   */
+  sandbox?: () => Promise<FastifyInstance>
   cases?: readonly KnownAnswerCase[]
 }
 
@@ -35,7 +50,12 @@ export function createTruthRunner(app: FastifyInstance, options: TruthOptions): 
     const started = performance.now()
     const ranAt = new Date(options.now()).toISOString()
     const tests: TruthTestResult[] = []
-    for (const c of cases) tests.push(await runCase(app, c, options))
+    const sandbox = options.sandbox ? await options.sandbox() : null
+    try {
+      for (const c of cases) tests.push(await runCase(sandbox ?? app, c, options))
+    } finally {
+      await sandbox?.close()
+    }
     const summary: TruthSummary = {
       algorithm: TRUTH_ALGORITHM,
       ran_at: ranAt,
@@ -44,8 +64,9 @@ export function createTruthRunner(app: FastifyInstance, options: TruthOptions): 
       passed: tests.filter((t) => t.status === 'pass').length,
       failed: tests.filter((t) => t.status === 'fail').length,
       skipped: tests.filter((t) => t.status === 'skipped').length,
+      sandbox: sandbox ? SANDBOX_NOTE : 'this host (itself a throwaway self-test host)',
       tests,
-      provenance: options.registry.operations.map((op) => ({
+      provenance: options.operations.map((op) => ({
         operation: op.name,
         path: `/api/v1${op.path === '/' ? '' : op.path}`,
         lobe: op.lobe,
@@ -78,7 +99,7 @@ export function createTruthRunner(app: FastifyInstance, options: TruthOptions): 
 async function runCase(app: FastifyInstance, c: KnownAnswerCase, options: TruthOptions): Promise<TruthTestResult> {
   const base = { name: c.name, route: `${c.method} ${c.url}`, source: c.source }
   const path = c.url.startsWith('/api/v1/') ? c.url.slice('/api/v1'.length) : null
-  const op = path ? options.registry.operations.find((o) => o.path === path && o.method === c.method) : undefined
+  const op = path ? options.operations.find((o) => o.path === path && o.method === c.method) : undefined
   const needed = [{ method: c.method, url: c.url }, ...(c.prepare ?? [])]
   const unrouted = needed.find((r) => !app.routeTable.some((t) => t.method === r.method && t.url === r.url))
   if (unrouted) {

@@ -1,7 +1,7 @@
-// The statistics a parameter sweep ranks by, computed like computeStats (bit for bit) in two passes over
-// preallocated buffers: no trade objects, no drawdown periods, no beta — only what a grid row shows or sorts on.
+// The statistics a parameter sweep ranks by, computed like computeStats (bit for bit) in a few passes over
+// preallocated buffers: no trade objects, no beta, no durations — only what a grid row shows or sorts on.
 import type { Stats } from './types.js'
-import { calendarOf, type Calendar, type StatsConvention } from './stats.js'
+import { calendarOf, positiveDrawdowns, type Calendar, type StatsConvention } from './stats.js'
 
 export const LIGHT_STATS = [
   'equity_final', 'return_pct', 'max_drawdown_pct', 'sharpe_ratio', 'sortino_ratio', 'calmar_ratio', 'trades',
@@ -14,13 +14,14 @@ export const isLightStat = (key: keyof Stats): key is LightStatName => (LIGHT_ST
 
 /** Per-sweep state: the calendar of the timestamps and a buffer for the period returns. */
 export interface LightStatsScratch {
+  ts: Float64Array
   cal: Calendar
   periodReturns: Float64Array
 }
 
 export function lightStatsScratch(ts: Float64Array): LightStatsScratch {
   const cal = calendarOf(ts)
-  return { cal, periodReturns: new Float64Array(Math.max(0, cal.bucketEnds.length - 1)) }
+  return { ts, cal, periodReturns: new Float64Array(Math.max(0, cal.bucketEnds.length - 1)) }
 }
 
 /**
@@ -29,28 +30,8 @@ export function lightStatsScratch(ts: Float64Array): LightStatsScratch {
  */
 export function lightStats(equity: Float64Array, pnl: Float64Array, trades: number, s: LightStatsScratch, convention: StatsConvention = '0.6.6'): LightStats {
   const n = equity.length
-  // max drawdown: within a run under one peak the deepest point is the lowest equity, and 1 − e/peak is monotone
-  // in e, so one division per peak gives the same maximum as one per bar
-  let peak = -Infinity
-  let low = Infinity
-  let maxDd = 0
-  for (let i = 0; i < n; i++) {
-    const e = equity[i]!
-    if (e > peak) {
-      if (low < peak) {
-        const d = 1 - low / peak
-        if (d > maxDd) maxDd = d
-      }
-      peak = e
-      low = e
-    } else if (e < low) {
-      low = e
-    }
-  }
-  if (low < peak) {
-    const d = 1 - low / peak
-    if (d > maxDd) maxDd = d
-  }
+  // the lean broker's equity stays above 0 (it hands wipe-outs to the full broker), so the positive scan applies
+  const maxDd = positiveDrawdowns(s.ts, equity)!.maxDd
 
   const equityFirst = equity[0]!
   const equityLast = equity[n - 1]!

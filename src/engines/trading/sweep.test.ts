@@ -7,6 +7,7 @@ import { parseStrategyParams, strategyEvents, STRATEGY_NAMES } from './strategie
 import { LEAN_UNSUPPORTED, leanBroker, leanBuffers, leanExecute } from './lean-run.js'
 import { LIGHT_STATS, lightStats, lightStatsScratch } from './light-stats.js'
 import { WindowMoments } from './window-moments.js'
+import { drawdowns, positiveDrawdowns } from './stats.js'
 import { inSampleGrid } from './grid.js'
 import { barsFromSteps, barStep } from './test-bars.js'
 import type { BacktestOptions } from './types.js'
@@ -94,5 +95,19 @@ describe('WindowMoments', () => {
         })
       },
     ), { numRuns: 200 })
+  })
+})
+
+describe('positiveDrawdowns', () => {
+  it('finds the same depth, periods and peak as the per-bar scan on positive curves with ties and new peaks', () => {
+    fc.assert(fc.property(
+      fc.array(fc.oneof(fc.constantFrom(100, 101, 99.5), fc.double({ min: 1, max: 200, noNaN: true })), { minLength: 1, maxLength: 80 }),
+      (values) => {
+        const equity = Float64Array.from(values)
+        const ts = Float64Array.from(values, (_, i) => i * 86_400_000)
+        expect(positiveDrawdowns(ts, equity)).toEqual(drawdowns(ts, equity))
+      },
+    ), { numRuns: 400 })
+    expect(positiveDrawdowns(Float64Array.of(0, 1), Float64Array.of(1, 0))).toBeNull()
   })
 })

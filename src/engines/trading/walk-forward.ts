@@ -135,8 +135,9 @@ export function walkForward(bars: Bars, spec: WalkForwardSpec): WalkForwardResul
   const broker = leanBroker(spec.options)
   const buffers = leanBuffers(n)
   const r = new Float64Array(n)
+  const events = new Int8Array(n)
   const returnsInto = (config: Config, out: Float64Array): Float64Array => {
-    const ev = STRATEGIES[config.strategy].events(bars, config.params, cacheOf(config.strategy))
+    const ev = STRATEGIES[config.strategy].events(bars, config.params, cacheOf(config.strategy), events)
     const lean = broker ? leanExecute(bars, ev.events, ev.warmup, broker, buffers) : LEAN_UNSUPPORTED
     return barReturns(lean === LEAN_UNSUPPORTED ? executeEvents(bars, ev, spec.options).equity : buffers.equity, out)
   }
