@@ -43,6 +43,8 @@ const envSchema = z.object({
   JSON_MAX_DEPTH: intFrom(16, 1_000_000).default(DEFAULT_JSON_MAX_DEPTH),
   DIFF_PATCH_MAX_WEIGHT: intFrom(1024, 1024 * MiB).default(2 * MiB),
   RUN_BATCH_MAX_WEIGHT: intFrom(1024, 1024 * MiB).default(16 * MiB),
+  VERIFY_CACHE_MS: intFrom(0, 86_400_000).default(30_000),
+  LARGE_BODY_CONCURRENCY: intFrom(1, 10_000).default(4),
 })
 
 export interface Config {
@@ -80,6 +82,10 @@ export interface Config {
   readonly diffPatchMaxWeight: number
   /** The most the answers of one /run batch may weigh together (nodes × 8 + characters), counted as jobs answer. */
   readonly runBatchMaxWeight: number
+  /** GET /api/v11/system/verify answers a run younger than this again instead of re-reading the database. */
+  readonly verifyCacheMs: number
+  /** Bodies over BODY_LIMIT_BYTES the host reads and answers at once; more are refused `occupied` before being read. */
+  readonly largeBodyConcurrency: number
   /** Aliases that were used to set a variable in this environment. */
   readonly aliasesUsed: ReadonlyArray<{ alias: string; canonical: string }>
 }
@@ -152,6 +158,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
     jsonMaxDepth: e.JSON_MAX_DEPTH,
     diffPatchMaxWeight: e.DIFF_PATCH_MAX_WEIGHT,
     runBatchMaxWeight: e.RUN_BATCH_MAX_WEIGHT,
+    verifyCacheMs: e.VERIFY_CACHE_MS,
+    largeBodyConcurrency: e.LARGE_BODY_CONCURRENCY,
     aliasesUsed: Object.freeze(aliasesUsed),
   })
 }
@@ -194,6 +202,8 @@ export function redactedConfig(config: Config): Record<string, unknown> {
     JSON_MAX_DEPTH: config.jsonMaxDepth,
     DIFF_PATCH_MAX_WEIGHT: config.diffPatchMaxWeight,
     RUN_BATCH_MAX_WEIGHT: config.runBatchMaxWeight,
+    VERIFY_CACHE_MS: config.verifyCacheMs,
+    LARGE_BODY_CONCURRENCY: config.largeBodyConcurrency,
   }
 }
 

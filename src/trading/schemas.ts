@@ -250,6 +250,7 @@ export const verifyAnswer = z.object({
   checked_at: z.string(),
   summary: z.object({ passed: z.number().int(), failed: z.number().int() }),
   checks: z.array(checkSchema),
+  cached: z.boolean().describe('True when this is the answer of a verification run less than VERIFY_CACHE_MS ago (checked_at says when it ran)'),
 })
 
 export const dbStatsAnswer = z.object({

@@ -21,6 +21,8 @@ export interface SystemDeps {
   clock: Clock
   prober: RpcProber
   startedAt: number
+  /** A verification younger than this is answered again instead of re-reading the whole database (VERIFY_CACHE_MS). */
+  verifyCacheMs: number
 }
 
 export interface PlatformRoute {
@@ -36,7 +38,16 @@ export const MODE_REASON =
   'paper trading only: orders are filled against stored bars with modelled slippage and commission; no broker is connected and nothing is ever sent to a market'
 
 export function createSystem(deps: SystemDeps) {
-  const { store, repo, mill, admission, clock, prober, startedAt } = deps
+  const { store, repo, mill, admission, clock, prober, startedAt, verifyCacheMs } = deps
+  // /system/verify is public and reads every page of the database on the event loop (0.2–2.4 s): one run per
+  // VERIFY_CACHE_MS at most, whoever asks and however often.
+  let lastVerify: { at: number; answer: ReturnType<typeof verifyAll> } | null = null
+  function verify() {
+    const now = clock.now()
+    if (lastVerify && now - lastVerify.at < verifyCacheMs && now >= lastVerify.at) return { ...lastVerify.answer, cached: true }
+    lastVerify = { at: now, answer: verifyAll(store, repo, now) }
+    return { ...lastVerify.answer, cached: false }
+  }
   const uptimeS = () => Math.max(0, Math.round((clock.now() - startedAt) / 100) / 10)
 
   function databaseCheck() {
@@ -105,7 +116,7 @@ export function createSystem(deps: SystemDeps) {
 
     v11Health,
 
-    verify: () => verifyAll(store, repo, clock.now()),
+    verify,
 
     v10Health() {
       const database = databaseCheck()

@@ -49,5 +49,9 @@ export async function postRaw(base: string, path: string, body: string, type = '
   return { status: res.statusCode, body: parsed }
 }
 
-/** The loop is responsive: generous bound for a loaded, shared 2-core machine (the figures are printed, not asserted). */
-export const RESPONSIVE_MS = 1000
+/**
+ * No health check waits this long: a bound generous enough for a shared 2-core machine at load 15+ (where the client
+ * in the same process shares the loop), yet one the unbounded versions broke (13 s /cli, a killed process for /diff).
+ * The measured figures are printed beside it; speed targets live in `npm run bench:load`.
+ */
+export const RESPONSIVE_MS = 5000

@@ -13,11 +13,11 @@ import {
 } from '../schemas.js'
 import { maxEdgeBody } from '../service.js'
 import { MODE_REASON } from '../system.js'
-import { problemResponses, tradingNotFound } from './common.js'
+import { problemResponses, requireScope, tradingNotFound } from './common.js'
 
 export default async function v11Routes(parent: FastifyInstance, ctx: TradingContext) {
   const app = parent.withTypeProvider<ZodTypeProvider>()
-  const { service, system, cycles, auth, clock, config } = ctx
+  const { service, system, cycles, clock, config } = ctx
   app.setNotFoundHandler(tradingNotFound)
   // CSV bodies arrive as one string; the 16 MiB limit of imports applies (SPEC §1.5).
   app.addContentTypeParser('text/csv', { parseAs: 'string', bodyLimit: config.largeBodyLimitBytes }, (_req, body, done) => done(null, body))
@@ -55,10 +55,7 @@ export default async function v11Routes(parent: FastifyInstance, ctx: TradingCon
 
   app.post('/datasets', {
     bodyLimit: config.largeBodyLimitBytes,
-    // Refuse first: the credential is checked before a body of up to LARGE_BODY_LIMIT_BYTES is read.
-    onRequest: async (req) => {
-      auth.require(auth.identify(req.headers.authorization, clock.now()), 'trading:write', 'trading.datasets.import')
-    },
+    onRequest: requireScope(ctx, 'trading:write', 'trading.datasets.import'),
     schema: {
       tags,
       summary: 'Import OHLCV bars from CSV (all or nothing); needs scope trading:write',
@@ -114,9 +111,11 @@ export default async function v11Routes(parent: FastifyInstance, ctx: TradingCon
   }, async (req) => service.maxEdgeSignal(req.body))
 
   app.post('/trading/full-cycle', {
+    // It writes the paper ledger (orders, fills, cash): beyond a run's own record, so it needs the scope.
+    onRequest: requireScope(ctx, 'trading:write', 'trading.full-cycle'),
     schema: {
       tags,
-      summary: 'Paper full cycle: signal → ATR risk sizing → paper order → fill at the latest close with slippage → ledger, in one transaction',
+      summary: 'Paper full cycle: signal → ATR risk sizing → paper order → fill at the latest close with slippage → ledger, in one transaction; needs scope trading:write',
       description: 'With an `Idempotency-Key` header a repeat of the same body returns the first cycle (header `Idempotent-Replayed: true`) ' +
         'and never a second order; the same key with another body is refused with 409. `mode: "live"` is refused: paper only.',
       headers: z.looseObject({ 'idempotency-key': z.string().min(1).max(200).optional() }),
