@@ -69,9 +69,9 @@ describe('ncm against a live server', () => {
     expect(res.stderr).toMatch(/cannot reach/)
   })
   it('--human renders a list as a table, a backtest as its key figures, without colour off a terminal', () => {
-    const list = ncm('--human', 'datasets')
+    const list = ncm('--human', 'features')
     expect(list.code).toBe(0)
-    expect(list.stdout).toMatch(/^datasets \(\d+\)\n\s+id\s+symbol\s+timeframe\s+source\s+rows/)
+    expect(list.stdout).toMatch(/^features \(\d+\)\n\s+feature\s+lobe\s+status\s+operations/)
     const backtest = ncm('--human', 'backtest', '--dataset', '1', '--strategy', 'sma_cross', '--params.fast', '10', '--params.slow', '20',
       '--cash', '10000', '--commission', '0.002')
     expect(backtest.code, backtest.stderr).toBe(0)

@@ -116,12 +116,16 @@ function remoteCommand(op: AnyOperation, parsing: Registry, path: string) {
 for (const op of registry.operations.filter((o) => !LOCAL_COMMANDS.has(o.name))) remoteCommand(op, registry, fullPath(op))
 for (const command of TRADING_COMMANDS) remoteCommand(command.op, tradingCommandRegistry, command.path)
 
-/** The binary's own commands and the trading commands, for completion. */
+const operationCommandNames = new Set(registry.operations.map((op) => op.name.replaceAll('_', '-')))
+const tradingCommandNames = new Set(TRADING_COMMANDS.map((c) => c.op.name))
+/** Commands of this binary itself (ops, import, help, completion, and any added later), in registration order. */
+const ownCommands = () => program.commands.filter((c) => !tradingCommandNames.has(c.name()) && (!operationCommandNames.has(c.name()) || LOCAL_COMMANDS.has(c.name())))
+
+/** The binary's own commands and the trading commands, for completion (the operations come from the registry). */
 function localCommands() {
-  const own = ['ops', 'help', 'import', 'completion'].map((name) => {
-    const command = program.commands.find((c) => c.name() === name)!
-    return { name, caption: command.description(), flags: command.options.map((o) => o.long!).filter(Boolean) }
-  })
+  const own = ownCommands().map((command) => ({
+    name: command.name(), caption: command.description(), flags: command.options.map((o) => o.long).filter((f): f is string => Boolean(f)),
+  }))
   return [...own, ...TRADING_COMMANDS.map((c) => ({
     name: c.op.name,
     caption: c.op.caption,
@@ -145,7 +149,7 @@ function helpByLobe(style = PLAIN): string {
   out.push(style.bold('trading'))
   for (const c of TRADING_COMMANDS) out.push(line(c.op.name, c.op.caption))
   out.push('', style.bold('this binary'))
-  for (const name of ['ops', 'import', 'completion', 'help']) out.push(line(name, program.commands.find((c) => c.name() === name)!.description()))
+  for (const command of ownCommands()) out.push(line(command.name(), command.description()))
   out.push('', `\`ncm help <command>\` shows a command's fields; --json prints raw answers; NO_COLOR turns colour off.`, '')
   return out.join('\n')
 }

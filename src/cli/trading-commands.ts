@@ -2,7 +2,7 @@
 // grammar as the caller operations parses their flags (`--params.fast 10`, `--json '{…}'`).
 import { z } from 'zod'
 import { createRegistry } from '../caller/registry.js'
-import { defineOperation, noInput, type AnyOperation, type Registry } from '../caller/operation.js'
+import { defineOperation, type AnyOperation, type Registry } from '../caller/operation.js'
 import { backtestBody, simulateBody } from '../trading/schemas.js'
 import { maxEdgeBody } from '../trading/service.js'
 
@@ -26,7 +26,6 @@ function command(name: string, method: 'GET' | 'POST', path: string, caption: st
 const GOOG_SMA = { dataset: 'GOOG', strategy: 'sma_cross', params: { fast: 10, slow: 20 }, cash: 10_000, commission: 0.002 }
 
 export const TRADING_COMMANDS: readonly TradingCommand[] = [
-  command('datasets', 'GET', '/api/v11/datasets', 'List the trading datasets with their metadata', noInput, {}),
   command('backtest', 'POST', '/api/v11/trading/backtest', 'Backtest a strategy on a dataset (backtesting.py semantics)', backtestBody, GOOG_SMA),
   command('simulate', 'POST', '/api/v11/trading/simulate', 'Monte Carlo of a strategy: return, drawdown and Sharpe distributions', simulateBody,
     { ...GOOG_SMA, paths: 200, horizon: 252, method: 'bootstrap', seed: 1 }),
