@@ -63,7 +63,8 @@ describe('runs', () => {
     expect(before.length).toBeGreaterThanOrEqual(12)
     let added = 0
     const walked = await walk('/api/v11/runs', 'runs', 3, async () => {
-      if (added++ < 3) expect((await backtest({ dataset: 'SYN-15M', strategy: 'buy_and_hold' })).statusCode).toBe(200)
+      // Distinct inputs, so each is a new run even where identical runs are stored once.
+      if (added++ < 3) expect((await backtest({ dataset: 'SYN-15M', strategy: 'buy_and_hold', commission: added / 10_000 })).statusCode).toBe(200)
     })
     expect(walked.map((r) => r.id)).toEqual(before)
     expect([...before].sort((a, b) => b - a)).toEqual(before)
@@ -101,6 +102,15 @@ describe('runs', () => {
     const count = ok(await get('/api/v11/runs?limit=500')).runs.length
     await get(`/api/v11/runs/${first.run.id}?include=trades`)
     expect(ok(await get('/api/v11/runs?limit=500')).runs.length).toBe(count)
+  })
+
+  it('links every recent run, dataset and ledger list from the command center page, each link answering', async () => {
+    const page = await get('/command-center')
+    expect(page.statusCode).toBe(200)
+    const links = [...page.body.matchAll(/href="(\/api\/v11\/[^"]+)"/g)].map((m) => m[1]!.replaceAll('&amp;', '&'))
+    const recent = ok(await get('/api/v11/runs?limit=10')).runs.map((r: { href: string }) => r.href)
+    expect(links).toEqual(expect.arrayContaining([...recent, '/api/v11/runs', '/api/v11/datasets', '/api/v11/ledger/fills']))
+    for (const href of new Set(links)) expect((await get(href)).statusCode, href).toBe(200)
   })
 
   it('answers a run without an equity curve with equity null and the reason', async () => {
