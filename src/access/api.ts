@@ -2,9 +2,10 @@
 // tokens or hashes, pins listed and read. With ADMIN_TOKEN set they need the admin token or a grant with admin:read.
 import type { FastifyInstance } from 'fastify'
 import { z } from 'zod'
-import { okEnvelope, refusalEnvelope } from '../caller/envelope.js'
+import { okEnvelope, refusalEnvelope } from '../envelope.js'
 import { pageAnswer, pagedList, pageQueryFields, pageSchema, type PageQuery } from '../paging.js'
-import { createAuthenticator, SCOPES } from './auth.js'
+import { createAuthenticator } from './auth.js'
+import { SCOPES } from './tokens.js'
 import { grantRepository, type GrantListing } from './grants.js'
 import { PIN_DIGEST, PIN_MEDIA_TYPES, pinRepository, readPin, type PinRecord } from './pins.js'
 

@@ -5,6 +5,9 @@ import { Refusal } from '../refusal.js'
 import { grantRepository } from './grants.js'
 import { SCOPES, hashToken, secretsEqual, type Scope } from './tokens.js'
 
+// Kept importable from here too: most callers think of them as part of authentication.
+export { SCOPES, hashToken, secretsEqual, type Scope }
+
 export interface Credential {
   kind: 'admin' | 'grant'
   subject: string

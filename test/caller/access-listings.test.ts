@@ -2,7 +2,7 @@
 // admin:read scope, and the paging refusals as envelopes.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { FastifyInstance } from 'fastify'
-import { hashToken } from '../../src/access/auth.js'
+import { hashToken } from '../../src/access/tokens.js'
 import { buildTestApp, expectRefusal, json, manualClock, okData } from '../helper.js'
 
 const ADMIN = 'listings-test-admin-token'

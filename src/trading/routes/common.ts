@@ -1,7 +1,7 @@
 // Response entries shared by every trading route: errors are RFC 9457 problems.
 import type { FastifyRequest } from 'fastify'
 import { problemNotFound } from '../../plugins/problem.js'
-import type { Scope } from '../../access/auth.js'
+import type { Scope } from '../../access/tokens.js'
 import type { TradingContext } from '../context.js'
 import { problemSchema } from '../schemas.js'
 
