@@ -10,6 +10,7 @@ import { createMill, type Mill } from './mill/pool.js'
 import routeTablePlugin from './plugins/route-table.js'
 import storePlugin from './plugins/store.js'
 import millPlugin from './plugins/mill.js'
+import jobsPlugin from './plugins/jobs.js'
 import admissionPlugin from './plugins/admission.js'
 import limitsPlugin from './plugins/limits.js'
 import { frameworkErrorHandler } from './plugins/framework-errors.js'
@@ -107,6 +108,7 @@ export async function buildApp(opts: BuildOptions): Promise<FastifyInstance> {
   await app.register(jsonBodyPlugin, { maxDepth: config.jsonMaxDepth })
   await app.register(storePlugin, { store })
   await app.register(millPlugin, { mill })
+  await app.register(jobsPlugin, { config, clock })
   await app.register(admissionPlugin, { maxEventLoopDelayMs: config.maxEventLoopDelayMs })
   await app.register(limitsPlugin, { rateLimitPerMin: config.rateLimitPerMin, exempt: isInternal })
   await app.register(largeBodiesPlugin, { smallBodyBytes: config.bodyLimitBytes, concurrency: config.largeBodyConcurrency })

@@ -40,6 +40,8 @@ const envSchema = z.object({
   NODE_ENV: z.string().default('development'),
   TRUST_PROXY: z.enum(['true', 'false', '1', '0']).default('false'),
   CORS_ORIGINS: z.string().default(''),
+  JOB_RETENTION_H: z.coerce.number().min(0.001).max(24 * 365).default(24),
+  JOB_MAX_MS: intFrom(1000, 7 * 24 * 3_600_000).default(30 * 60_000),
   JSON_MAX_DEPTH: intFrom(16, 1_000_000).default(DEFAULT_JSON_MAX_DEPTH),
   DIFF_PATCH_MAX_WEIGHT: intFrom(1024, 1024 * MiB).default(2 * MiB),
   RUN_BATCH_MAX_WEIGHT: intFrom(1024, 1024 * MiB).default(16 * MiB),
@@ -76,6 +78,10 @@ export interface Config {
   readonly trustProxy: boolean
   /** Exact origins (scheme://host[:port]) granted cross-origin access; empty = none. */
   readonly corsOrigins: readonly string[]
+  /** Hours a finished job's answer is kept before it is purged. */
+  readonly jobRetentionH: number
+  /** Longest a job may run (ms) before it is stopped and fails with `timeout`. */
+  readonly jobMaxMs: number
   /** Deepest nesting of arrays/objects a JSON body may have; counted before the body is parsed. */
   readonly jsonMaxDepth: number
   /** The most a /diff patch may produce: the patched document's weight (nodes × 8 + characters), counted as it is applied. */
@@ -155,6 +161,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
     nodeEnv: e.NODE_ENV,
     trustProxy: e.TRUST_PROXY === 'true' || e.TRUST_PROXY === '1',
     corsOrigins: Object.freeze(corsOrigins),
+    jobRetentionH: e.JOB_RETENTION_H,
+    jobMaxMs: e.JOB_MAX_MS,
     jsonMaxDepth: e.JSON_MAX_DEPTH,
     diffPatchMaxWeight: e.DIFF_PATCH_MAX_WEIGHT,
     runBatchMaxWeight: e.RUN_BATCH_MAX_WEIGHT,
@@ -199,6 +207,8 @@ export function redactedConfig(config: Config): Record<string, unknown> {
     NODE_ENV: config.nodeEnv,
     TRUST_PROXY: config.trustProxy,
     CORS_ORIGINS: config.corsOrigins,
+    JOB_RETENTION_H: config.jobRetentionH,
+    JOB_MAX_MS: config.jobMaxMs,
     JSON_MAX_DEPTH: config.jsonMaxDepth,
     DIFF_PATCH_MAX_WEIGHT: config.diffPatchMaxWeight,
     RUN_BATCH_MAX_WEIGHT: config.runBatchMaxWeight,

@@ -74,3 +74,42 @@ describe('ncm against a live server', () => {
     expect(out.stdout).toMatch(/--dimacs/)
   })
 })
+
+describe('ncm reads back what the server stored', () => {
+  it('lists runs page by page or all at once, shows one run, and exits 2 on a bad cursor', async () => {
+    for (const strategy of ['buy_and_hold', 'sma_cross', 'rsi_reversion']) {
+      const res = await request(`${url}/api/v11/trading/backtest`, {
+        method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ dataset: 'SYN-DAILY', strategy }),
+      })
+      expect(res.statusCode).toBe(200)
+      await res.body.dump()
+    }
+    const first = ncm('runs', '--limit', '1', '--kind', 'backtest')
+    expect(first.code, first.stderr).toBe(0)
+    const page = JSON.parse(first.stdout)
+    expect(page.runs).toHaveLength(1)
+    expect(page.next_cursor).toEqual(expect.any(String))
+    const all = JSON.parse(ncm('runs', '--all', '--limit', '1', '--dataset', 'SYN-DAILY').stdout)
+    expect(all.runs.length).toBeGreaterThanOrEqual(3)
+    expect(all.pages).toBe(all.runs.length) // one run per page
+    expect(all.next_cursor).toBeNull()
+    const one = ncm('runs', String(page.runs[0].id))
+    expect(one.code, one.stderr).toBe(0)
+    expect(JSON.parse(one.stdout)).toMatchObject({ id: page.runs[0].id, kind: 'backtest', inputs: { dataset: 'SYN-DAILY' } })
+    const bad = ncm('runs', '--cursor', 'nonsense')
+    expect(bad.code).toBe(2)
+    expect(bad.stderr).toMatch(/cursor/)
+  })
+
+  it('shows a dataset with a page of its bars, the ledger lists, and pins', () => {
+    const dataset = JSON.parse(ncm('datasets', 'SYN-DAILY', '--limit', '3').stdout)
+    expect(dataset.dataset.symbol).toBe('SYN-DAILY')
+    expect(dataset.bars).toHaveLength(3)
+    expect(JSON.parse(ncm('ledger', 'fills').stdout)).toMatchObject({ fills: expect.any(Array), next_cursor: null })
+    expect(ncm('ledger', 'nonsense').code).toBe(2)
+    expect(ncm('pin', '--content', 'read me back').code).toBe(0)
+    const pins = JSON.parse(ncm('pins').stdout)
+    expect(pins.pins.length).toBeGreaterThanOrEqual(1)
+    expect(JSON.parse(ncm('pins', pins.pins[0].digest).stdout)).toMatchObject({ verified: true })
+  })
+})

@@ -8,6 +8,7 @@ import type { AnyOperation } from '../caller/operation.js'
 import { HUB_VERSION, NCM_VERSION } from '../version.js'
 import { parseArgv } from '../caller/grammar.js'
 import { callApi, type CallResult } from './client.js'
+import { addListCommands } from './lists.js'
 import { isRefusal } from '../refusal.js'
 
 export const EXIT = { ok: 0, error: 1, refused: 2 } as const
@@ -47,6 +48,15 @@ program
       callApi(global.url, { method: 'POST', path: `/api/v11/datasets?${query}`, body: csv, contentType: 'text/csv', token: global.token }))
     finish(result, global, 'import')
   })
+
+addListCommands(program, {
+  global: () => program.opts<GlobalOptions>(),
+  send: async (label, request) => {
+    const global = program.opts<GlobalOptions>()
+    finish(await withSpinner(label, () => callApi(global.url, { token: global.token, ...request })), global, label)
+  },
+  print: (result, label) => finish(result, program.opts<GlobalOptions>(), label),
+})
 
 // `ops` and `help` are local commands here (`ncm help sat` shows the generated help of sat).
 const LOCAL_COMMANDS = new Set(['ops', 'help'])

@@ -2,7 +2,7 @@
 import { request } from 'undici'
 
 export interface CallRequest {
-  method: 'GET' | 'POST'
+  method: 'GET' | 'POST' | 'DELETE'
   path: string
   body?: string
   contentType?: string

@@ -3,6 +3,8 @@ import { extname } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { Piscina } from 'piscina'
 import { Refusal } from '../refusal.js'
+import { createControl, readProgress, requestCancel } from './progress.js'
+import { CANCEL_GRACE_MS, PROGRESS_POLL_MS, TaskCancelled, taskScope, type TaskScope } from './scope.js'
 import {
   F_BUSY, F_DONE, F_FAILURES, F_TASK, F_THREAD, SLOT_COUNT, SLOT_FIELDS,
   type SharedSlots, type TaskMessage,
@@ -123,7 +125,47 @@ export function createMill({ threads, maxQueue, nice = 10 }: MillOptions): Mill 
       else timer = setTimeout(check, remaining)
     }
     timer = setTimeout(check, timeoutMs + HARD_STOP_GRACE_MS)
-    return { signal: controller.signal, disarm: () => clearTimeout(timer) }
+    return { signal: controller.signal, abort: () => controller.abort(), disarm: () => clearTimeout(timer) }
+  }
+
+  /**
+   * While a job's task runs: hands its progress to the job every PROGRESS_POLL_MS when it changed, and on cancel
+   * raises the task's flag, then terminates the worker (piscina replaces it) if the task has not ended in CANCEL_GRACE_MS.
+   */
+  function watchTask(control: SharedArrayBuffer, scope: TaskScope, terminate: () => void) {
+    let seen = 0
+    let cancelled = false
+    let terminated = false
+    let escalation: NodeJS.Timeout | undefined
+    const poll = setInterval(() => {
+      const snapshot = readProgress(control)
+      if (snapshot.writes !== seen) {
+        seen = snapshot.writes
+        scope.onProgress(snapshot)
+      }
+    }, PROGRESS_POLL_MS)
+    const onAbort = () => {
+      cancelled = true
+      requestCancel(control)
+      escalation = setTimeout(() => {
+        terminated = true
+        terminate()
+      }, CANCEL_GRACE_MS)
+    }
+    if (scope.signal.aborted) onAbort()
+    else scope.signal.addEventListener('abort', onAbort, { once: true })
+    return {
+      cancelled: () => cancelled,
+      terminated: () => terminated,
+      stop() {
+        clearInterval(poll)
+        clearTimeout(escalation)
+        scope.signal.removeEventListener('abort', onAbort)
+        // The last numbers, so a finished task's progress ends at its final count.
+        const snapshot = readProgress(control)
+        if (snapshot.writes !== seen) scope.onProgress(snapshot)
+      },
+    }
   }
 
   /** Busy time of every worker slot over the capacity since the mill started: 0..1. */
@@ -145,19 +187,28 @@ export function createMill({ threads, maxQueue, nice = 10 }: MillOptions): Mill 
           retryAfterS: Math.max(1, Math.ceil(timeoutMs / 1000)),
         })
       }
+      const scope = taskScope.getStore()
+      if (scope?.signal.aborted) throw new TaskCancelled(false)
       lastTaskId = lastTaskId >= 0x7fffffff ? 1 : lastTaskId + 1
-      const message: TaskMessage = { id: lastTaskId, task, payload, timeoutMs }
-      const hardStop = armHardStop(message.id, timeoutMs)
+      const budget = timeoutMs
+      const message: TaskMessage = { id: lastTaskId, task, payload, timeoutMs: budget, control: createControl() }
+      const hardStop = armHardStop(message.id, budget)
+      const watch = scope ? watchTask(message.control, scope, hardStop.abort) : null
       running++
       try {
-        return await pool.run(message, { signal: hardStop.signal })
+        const result = await pool.run(message, { signal: hardStop.signal })
+        // A task that stopped early on its flag returns a partial answer: it must not be taken for the answer.
+        if (watch?.cancelled()) throw new TaskCancelled(false)
+        return result
       } catch (err) {
+        if (watch?.cancelled()) throw err instanceof TaskCancelled ? err : new TaskCancelled(watch.terminated())
         if (hardStop.signal.aborted) {
           timeouts++
-          throw new Refusal('timeout', `the task ran past its budget of ${timeoutMs} ms (+${HARD_STOP_GRACE_MS} ms grace); its worker was stopped`, { op })
+          throw new Refusal('timeout', `the task ran past its budget of ${budget} ms (+${HARD_STOP_GRACE_MS} ms grace); its worker was stopped`, { op })
         }
         throw err
       } finally {
+        watch?.stop()
         hardStop.disarm()
         running--
       }

@@ -3,6 +3,7 @@ import { getPriority, setPriority } from 'node:os'
 import { threadId } from 'node:worker_threads'
 import { workerData } from 'piscina'
 import { TASKS } from './tasks/index.js'
+import { cancelFlag, progressSink } from './progress.js'
 import {
   F_BUSY, F_DONE, F_FAILURES, F_TASK, F_THREAD, SLOT_COUNT, SLOT_FIELDS, type AnyMillTask, type SharedSlots, type TaskMessage,
 } from './types.js'
@@ -42,7 +43,11 @@ export default function runTask(message: TaskMessage): unknown {
   Atomics.store(counters, base + F_TASK, message.id)
   Atomics.store(counters, base + F_BUSY, 1)
   try {
-    const result = task(message.payload, { deadline: start + message.timeoutMs })
+    const result = task(message.payload, {
+      deadline: start + message.timeoutMs,
+      progress: progressSink(message.control),
+      cancelled: cancelFlag(message.control),
+    })
     Atomics.add(counters, base + F_DONE, 1)
     return result
   } catch (err) {

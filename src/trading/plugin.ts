@@ -9,6 +9,8 @@ import { useProblems } from '../plugins/problem.js'
 import { createRpcProber } from './rpc-prober.js'
 import { seedIfFirstStart, type SeedLevel } from './seed.js'
 import { createTradingService, type TradingService } from './service.js'
+import { defineTradingJobs } from './jobs.js'
+import jobRoutes from '../jobs/routes.js'
 import { createSystem, type PlatformRoute } from './system.js'
 import rootRoutes from './routes/root.js'
 import v11Routes from './routes/v11.js'
@@ -61,8 +63,10 @@ export default async function tradingPlugin(app: FastifyInstance, opts: TradingP
   useProblems(app, { notFound: false })
 
   await app.register(rootRoutes, ctx)
+  defineTradingJobs(app, service)
   await app.register(v11Routes, { ...ctx, prefix: '/api/v11' })
   await app.register(readbackRoutes, { ...ctx, prefix: '/api/v11' })
+  await app.register(jobRoutes, { prefix: '/api/v11/jobs', framing: 'trading' })
   await app.register(v10Routes, { ...ctx, prefix: '/api/v10' })
   await app.register(v6Routes, { ...ctx, prefix: '/api/v6' })
 }

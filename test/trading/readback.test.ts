@@ -103,6 +103,15 @@ describe('runs', () => {
     expect(ok(await get('/api/v11/runs?limit=500')).runs.length).toBe(count)
   })
 
+  it('links every recent run, dataset and ledger list from the command center page, each link answering', async () => {
+    const page = await get('/command-center')
+    expect(page.statusCode).toBe(200)
+    const links = [...page.body.matchAll(/href="(\/api\/v11\/[^"]+)"/g)].map((m) => m[1]!.replaceAll('&amp;', '&'))
+    const recent = ok(await get('/api/v11/runs?limit=10')).runs.map((r: { href: string }) => r.href)
+    expect(links).toEqual(expect.arrayContaining([...recent, '/api/v11/runs', '/api/v11/datasets', '/api/v11/ledger/fills']))
+    for (const href of new Set(links)) expect((await get(href)).statusCode, href).toBe(200)
+  })
+
   it('answers a run without an equity curve with equity null and the reason', async () => {
     const sim = ok(await get('/api/v11/runs?kind=simulate&limit=1')).runs[0]
     const run = ok(await get(sim.href))

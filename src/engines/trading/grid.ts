@@ -46,6 +46,8 @@ export function inSampleGrid(
   options: BacktestOptions,
   maximize: keyof Stats = 'sharpe_ratio',
   shouldStop?: () => boolean,
+  /** Called after each pair with the pairs tried (optional; jobs show it as progress). */
+  onProgress?: (pairsDone: number) => void,
 ): GridResult {
   const n = bars.close.length
   const fasts = [...new Set(grid.fast)].sort((a, b) => a - b)
@@ -82,6 +84,7 @@ export function inSampleGrid(
       stats ??= fullStats(bars, ev, options).stats
       const raw = (stats as Partial<Stats>)[maximize]
       const score = typeof raw === 'number' && Number.isFinite(raw) ? raw : null
+      onProgress?.(rows.length + 1)
       rows.push({
         fast, slow, score,
         return_pct: stats.return_pct,

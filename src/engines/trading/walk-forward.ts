@@ -22,6 +22,8 @@ export interface WalkForwardSpec {
   /** Refuse (RangeError) grids larger than this (default 5000 configurations). */
   maxConfigs?: number
   shouldStop?: () => boolean
+  /** Called after each configuration and after the folds (optional; jobs show it as progress). */
+  onProgress?: (progress: { configsDone: number; configs: number; foldsDone: number; folds: number }) => void
 }
 
 export interface ConfigScore {
@@ -175,6 +177,7 @@ export function walkForward(bars: Bars, spec: WalkForwardSpec): WalkForwardResul
       oos_sharpe: Number.isFinite(perBar) ? perBar * annualise : null,
       oos_return_pct: compound(r, oosSpanFrom, oosSpanTo) * 100,
     })
+    spec.onProgress?.({ configsDone: scores.length, configs: configs.length, foldsDone: 0, folds: windows.length })
   }
   const evaluated = scores.length
 
@@ -208,6 +211,8 @@ export function walkForward(bars: Bars, spec: WalkForwardSpec): WalkForwardResul
       oos_return_pct: oosReturnPerFold[pick * folds_ + f]! * 100,
     })
   }
+
+  spec.onProgress?.({ configsDone: evaluated, configs: configs.length, foldsDone: folds.length, folds: windows.length })
 
   // the highest out-of-sample edge, deflated for the number of configurations searched
   let bestIdx = -1

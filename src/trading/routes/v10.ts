@@ -1,4 +1,6 @@
 // /api/v10: the previous API kept for old clients, marked deprecated with a successor link on every answer.
+import { tradingJob } from '../jobs.js'
+import { jobViewSchema } from '../../jobs/types.js'
 import type { FastifyInstance } from 'fastify'
 import type { ZodTypeProvider } from 'fastify-type-provider-zod'
 import { z } from 'zod'
@@ -44,11 +46,11 @@ export default async function v10Routes(parent: FastifyInstance, ctx: TradingCon
       tags, deprecated,
       summary: 'v10 signal: in-sample grid over sma_cross only (deprecated: use /api/v11/trading/max-edge-signal)',
       description: 'Every (fast, slow) pair with fast < slow is backtested on all bars and the best by `maximize` gives the signal. ' +
-        'In-sample only: the figures are optimistic by construction.',
+        'In-sample only: the figures are optimistic by construction. With `Prefer: respond-async` it runs as a job (202, Location: /api/v11/jobs/{id}).',
       body: maxEdgeV10Body,
-      response: { 200: z.record(z.string(), z.unknown()), ...problemResponses },
+      response: { 200: z.record(z.string(), z.unknown()), 202: jobViewSchema, ...problemResponses },
     },
-  }, async (req) => service.maxEdgeSignalV10(req.body))
+  }, async (req, reply) => tradingJob(parent, req, reply, 'trading.max-edge-signal.v10', req.body) as Promise<Record<string, unknown>>)
 
   app.get('/datasets', {
     schema: { tags, deprecated, summary: 'Datasets with their metadata (deprecated: use GET /api/v11/datasets)', response: { 200: datasetListAnswer } },

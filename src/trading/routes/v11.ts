@@ -12,8 +12,13 @@ import {
   simulateAnswer, simulateBody, v11HealthAnswer, verifyAnswer,
 } from '../schemas.js'
 import { maxEdgeBody } from '../service.js'
+import { tradingJob } from '../jobs.js'
+import { jobViewSchema } from '../../jobs/types.js'
 import { MODE_REASON } from '../system.js'
 import { problemResponses, requireScope, tradingNotFound } from './common.js'
+
+const JOB_NOTE = ' Runs as a job: with `Prefer: respond-async` the answer is 202 with the job (Location: /api/v11/jobs/{id}) to poll, ' +
+  'watch (…/events, Server-Sent Events) or cancel (DELETE); without it the call waits for the job. An Idempotency-Key returns the same job.'
 
 export default async function v11Routes(parent: FastifyInstance, ctx: TradingContext) {
   const app = parent.withTypeProvider<ZodTypeProvider>()
@@ -85,18 +90,19 @@ export default async function v11Routes(parent: FastifyInstance, ctx: TradingCon
     schema: {
       tags, summary: 'Backtest a strategy on a dataset (backtesting.py 0.6.6 semantics); the run is stored with its inputs\' digest',
       body: backtestBody,
-      response: { 200: backtestAnswer, ...problemResponses },
+      description: JOB_NOTE,
+      response: { 200: backtestAnswer, 202: jobViewSchema, ...problemResponses },
     },
-  }, async (req) => service.backtest(req.body) as Promise<z.infer<typeof backtestAnswer>>)
+  }, async (req, reply) => tradingJob(parent, req, reply, 'trading.backtest', req.body) as Promise<z.infer<typeof backtestAnswer>>)
 
   app.post('/trading/simulate', {
     schema: {
       tags, summary: 'Monte Carlo of a strategy: bootstrap or GBM paths; percentiles of return, drawdown and Sharpe, loss probability, VaR, CVaR',
-      description: 'Reproducible: the same body (seed included) gives the same numbers.',
+      description: 'Reproducible: the same body (seed included) gives the same numbers.' + JOB_NOTE,
       body: simulateBody,
-      response: { 200: simulateAnswer, ...problemResponses },
+      response: { 200: simulateAnswer, 202: jobViewSchema, ...problemResponses },
     },
-  }, async (req) => service.simulate(req.body) as Promise<z.infer<typeof simulateAnswer>>)
+  }, async (req, reply) => tradingJob(parent, req, reply, 'trading.simulate', req.body) as Promise<z.infer<typeof simulateAnswer>>)
 
   app.post('/trading/max-edge-signal', {
     schema: {
@@ -104,11 +110,11 @@ export default async function v11Routes(parent: FastifyInstance, ctx: TradingCon
       summary: 'Walk-forward search over strategies × parameter grids, scored out of sample; the best configuration and its latest signal',
       description: 'Each configuration is chosen on rolling in-sample windows and scored on the following out-of-sample window, net of costs. ' +
         'Answers the configuration with the highest out-of-sample edge, its out-of-sample statistics, the number of configurations tried, ' +
-        'the deflated Sharpe ratio (multiple-testing aware) and the signal for the latest bar.',
+        'the deflated Sharpe ratio (multiple-testing aware) and the signal for the latest bar.' + JOB_NOTE,
       body: maxEdgeBody,
-      response: { 200: z.record(z.string(), z.unknown()), ...problemResponses },
+      response: { 200: z.record(z.string(), z.unknown()), 202: jobViewSchema, ...problemResponses },
     },
-  }, async (req) => service.maxEdgeSignal(req.body))
+  }, async (req, reply) => tradingJob(parent, req, reply, 'trading.max-edge-signal', req.body) as Promise<Record<string, unknown>>)
 
   app.post('/trading/full-cycle', {
     // It writes the paper ledger (orders, fills, cash): beyond a run's own record, so it needs the scope.
