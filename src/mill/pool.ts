@@ -64,6 +64,9 @@ export interface Mill {
   close(): Promise<void>
 }
 
+/** How long a mill worker beyond the first may sit idle before it exits. */
+const IDLE_WORKER_MS = 60_000
+
 export function createMill({ threads, maxQueue, nice = 10 }: MillOptions): Mill {
   const slots: SharedSlots = {
     counters: new SharedArrayBuffer(4 * (1 + SLOT_COUNT * SLOT_FIELDS)),
@@ -95,10 +98,12 @@ export function createMill({ threads, maxQueue, nice = 10 }: MillOptions): Mill 
   const fromSource = extname(fileURLToPath(import.meta.url)) === '.ts'
   const pool = new Piscina({
     filename: fileURLToPath(new URL(fromSource ? './worker.ts' : './worker.js', import.meta.url)),
-    minThreads: threads,
+    // One worker kept warm; the others start when tasks queue and leave after a minute idle, so an idle host does
+    // not hold a V8 heap and every engine's modules per thread (tens of MiB each).
+    minThreads: 1,
     maxThreads: threads,
     maxQueue,
-    idleTimeout: Number.POSITIVE_INFINITY,
+    idleTimeout: threads > 1 ? IDLE_WORKER_MS : Number.POSITIVE_INFINITY,
     // piscina's run-time histogram makes its `utilization` getter cost ~0.5 ms per read; ours is a few additions.
     recordTiming: false,
     workerData: slots,
