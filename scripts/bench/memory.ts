@@ -7,6 +7,7 @@ import { loadavg, tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { request } from 'undici'
 import { load, median, rssMiB, stop } from './lib.js'
+import type { MemoryBudget } from '../../src/plugins/metrics.js'
 
 const ROUNDS = Math.max(3, Number(process.env.BENCH_ROUNDS ?? 3))
 const REQUESTS = Number(process.env.BENCH_REQUESTS ?? 20_000)
@@ -62,9 +63,14 @@ async function measure(kind: 'server' | 'bare', dbPath: string, report?: (port: 
 
 async function printBudget(port: number): Promise<void> {
   const res = await request(`http://127.0.0.1:${port}/api/v1/admin/command-post/summary`)
-  const body = (await res.body.json()) as { data?: { memory?: unknown } }
-  console.log('\nthe server\'s own account after the requests (/api/v1/admin/command-post/summary → data.memory):')
-  console.log(JSON.stringify(body.data?.memory ?? body, null, 1).slice(0, 4000))
+  const body = (await res.body.json()) as { data?: { memory_budget?: MemoryBudget } }
+  const budget = body.data?.memory_budget
+  if (!budget) throw new Error('the command post has no memory_budget')
+  const mib = (b: number | null) => (b === null ? '   n/a' : (b / 1048576).toFixed(1).padStart(6))
+  console.log('\nthe server\'s own account after the requests (/api/v1/admin/command-post/summary → data.memory_budget):')
+  console.log(`  RSS ${mib(budget.rss_bytes)} MiB of a ${mib(budget.budget_bytes)} MiB budget, ${mib(budget.remaining_bytes)} MiB left`)
+  for (const c of budget.components) console.log(`  ${c.component.padEnd(16)} ${mib(c.bytes)} MiB  ${c.note}`)
+  console.log(`  main heap spaces (used/committed MiB): ${budget.heap_spaces.map((s) => `${s.space} ${mib(s.used_bytes).trim()}/${mib(s.committed_bytes).trim()}`).join(', ')}`)
 }
 
 async function main() {
