@@ -9,6 +9,8 @@ import { HUB_VERSION, NCM_VERSION } from '../version.js'
 import { parseArgv } from '../caller/grammar.js'
 import { callApi, type CallResult } from './client.js'
 import { addListCommands } from './lists.js'
+import { addJobCommands, followJob, jobOf } from './jobs.js'
+import type { CallRequest } from './client.js'
 import { isRefusal } from '../refusal.js'
 
 export const EXIT = { ok: 0, error: 1, refused: 2 } as const
@@ -17,6 +19,7 @@ interface GlobalOptions {
   url: string
   json?: boolean
   token?: string
+  async?: boolean
 }
 
 const program = new Command('ncm')
@@ -25,6 +28,7 @@ const program = new Command('ncm')
   .addOption(new Option('--url <url>', 'server base URL').env('NCM_URL').default('http://127.0.0.1:8000'))
   .addOption(new Option('--token <token>', 'bearer credential (admin token or grant)').env('NCM_TOKEN'))
   .option('--json', 'print the raw envelope instead of readable output')
+  .option('--async', 'run heavy operations as jobs: progress on stderr, Ctrl-C cancels, the answer printed at the end')
   .showHelpAfterError()
 
 program
@@ -49,14 +53,44 @@ program
     finish(result, global, 'import')
   })
 
-addListCommands(program, {
+// What the list and job commands share: one call with a spinner, printed as every command prints.
+const commandDeps = {
   global: () => program.opts<GlobalOptions>(),
-  send: async (label, request) => {
+  send: async (label: string, request: CallRequest) => {
     const global = program.opts<GlobalOptions>()
     finish(await withSpinner(label, () => callApi(global.url, { token: global.token, ...request })), global, label)
   },
-  print: (result, label) => finish(result, program.opts<GlobalOptions>(), label),
-})
+  print: (result: CallResult, label: string) => finish(result, program.opts<GlobalOptions>(), label),
+}
+addListCommands(program, commandDeps)
+addJobCommands(program, commandDeps)
+
+// Trading research: long searches, so they run as jobs unless --sync is given.
+const RESEARCH = [
+  { name: 'backtest', path: '/api/v11/trading/backtest', caption: 'backtest a strategy on a dataset' },
+  { name: 'simulate', path: '/api/v11/trading/simulate', caption: 'Monte Carlo of a strategy (bootstrap or GBM paths)' },
+  { name: 'max-edge-signal', path: '/api/v11/trading/max-edge-signal', caption: 'walk-forward search over strategies × grids, scored out of sample' },
+] as const
+for (const research of RESEARCH) {
+  program
+    .command(`${research.name} <body>`)
+    .description(`${research.caption} (POST ${research.path}); <body> is the JSON request or @file; runs as a job with a progress bar`)
+    .option('--sync', 'wait in the request instead of running as a job')
+    .action(async (body: string, opts: { sync?: boolean }) => {
+      const global = program.opts<GlobalOptions>()
+      const text = body.startsWith('@') ? readFileSync(body.slice(1), 'utf8') : body
+      await callMaybeAsync(research.name, { method: 'POST', path: research.path, body: text, contentType: 'application/json' }, !opts.sync)
+    })
+}
+
+/** Sends a heavy call; as a job (followed with progress) when asked, else waiting in the request with a spinner. */
+async function callMaybeAsync(label: string, request: CallRequest, asJob: boolean): Promise<void> {
+  const global = program.opts<GlobalOptions>()
+  if (!asJob) return finish(await withSpinner(label, () => callApi(global.url, { token: global.token, ...request })), global, label)
+  const submitted = await callApi(global.url, { token: global.token, prefer: 'respond-async', ...request })
+  const job = jobOf(submitted)
+  finish(job ? await followJob(job, { baseUrl: global.url, token: global.token }) : submitted, global, label)
+}
 
 // `ops` and `help` are local commands here (`ncm help sat` shows the generated help of sat).
 const LOCAL_COMMANDS = new Set(['ops', 'help'])
@@ -74,16 +108,13 @@ for (const op of registry.operations.filter((o) => !LOCAL_COMMANDS.has(o.name)))
       const global = program.opts<GlobalOptions>()
       const parsed = parseArgv([op.name, ...command.args], registry, { readFile: (path) => readFileSync(path, 'utf8') })
       const query = op.method === 'GET' ? new URLSearchParams(parsed.input as Record<string, string>).toString() : ''
-      const result = await withSpinner(op.name, () =>
-        callApi(global.url, {
-          method: op.method,
-          path: fullPath(op) + (query ? `?${query}` : ''),
-          body: op.method === 'POST' ? JSON.stringify(parsed.input) : undefined,
-          contentType: 'application/json',
-          accept: 'application/json',
-          token: global.token,
-        }))
-      finish(result, global, op.name)
+      await callMaybeAsync(op.name, {
+        method: op.method,
+        path: fullPath(op) + (query ? `?${query}` : ''),
+        body: op.method === 'POST' ? JSON.stringify(parsed.input) : undefined,
+        contentType: 'application/json',
+        accept: 'application/json',
+      }, op.heavy && Boolean(global.async))
     })
 }
 
