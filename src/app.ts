@@ -113,7 +113,7 @@ export async function buildApp(opts: BuildOptions): Promise<FastifyInstance> {
   await app.register(limitsPlugin, { rateLimitPerMin: config.rateLimitPerMin, exempt: isInternal })
   await app.register(largeBodiesPlugin, { smallBodyBytes: config.bodyLimitBytes, concurrency: config.largeBodyConcurrency })
   await app.register(corsPlugin, { origins: config.corsOrigins })
-  await app.register(metricsPlugin)
+  await app.register(metricsPlugin, { memoryBudgetBytes: config.memoryBudgetBytes })
   await app.register(docsPlugin)
 
   const auth = createAuthenticator(config, store.db)
@@ -150,6 +150,7 @@ async function buildSelfTestHost(opts: BuildOptions, mill: Mill, clock: Clock, r
     isSaturated: () => mill.isSaturated(),
     agents: () => mill.agents(),
     stats: () => mill.stats(),
+    memory: () => mill.memory?.() ?? { workers: 0, heap_bytes: 0 },
     close: async () => {},
   }
   const app = await buildApp({

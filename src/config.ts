@@ -35,6 +35,7 @@ const envSchema = z.object({
   MILL_THREADS: intFrom(1, 64).default(defaultMillThreads),
   MILL_QUEUE: intFrom(0, 10_000).default(32),
   MILL_NICE: intFrom(0, 19).default(10),
+  MEMORY_BUDGET_MIB: intFrom(16, 1_048_576).default(120),
   MAX_EVENT_LOOP_DELAY_MS: intFrom(10, 60_000).default(200),
   SHUTDOWN_GRACE_MS: intFrom(100, 120_000).default(10_000),
   NODE_ENV: z.string().default('development'),
@@ -71,6 +72,8 @@ export interface Config {
   readonly millQueue: number
   /** Scheduling niceness of mill workers: heavy work yields the CPU to the event loop serving light requests. */
   readonly millNice: number
+  /** Resident memory the host aims to stay within; the command post reports what is left of it by component. */
+  readonly memoryBudgetBytes: number
   readonly maxEventLoopDelayMs: number
   readonly shutdownGraceMs: number
   readonly nodeEnv: string
@@ -156,6 +159,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
     millThreads: e.MILL_THREADS,
     millQueue: e.MILL_QUEUE,
     millNice: e.MILL_NICE,
+    memoryBudgetBytes: e.MEMORY_BUDGET_MIB * MiB,
     maxEventLoopDelayMs: e.MAX_EVENT_LOOP_DELAY_MS,
     shutdownGraceMs: e.SHUTDOWN_GRACE_MS,
     nodeEnv: e.NODE_ENV,
@@ -202,6 +206,7 @@ export function redactedConfig(config: Config): Record<string, unknown> {
     MILL_THREADS: config.millThreads,
     MILL_QUEUE: config.millQueue,
     MILL_NICE: config.millNice,
+    MEMORY_BUDGET_MIB: config.memoryBudgetBytes / MiB,
     MAX_EVENT_LOOP_DELAY_MS: config.maxEventLoopDelayMs,
     SHUTDOWN_GRACE_MS: config.shutdownGraceMs,
     NODE_ENV: config.nodeEnv,

@@ -68,6 +68,46 @@ describe('ncm against a live server', () => {
     expect(res.status).toBe(1)
     expect(res.stderr).toMatch(/cannot reach/)
   })
+  it('--human renders a list as a table, a backtest as its key figures, without colour off a terminal', () => {
+    const list = ncm('--human', 'features')
+    expect(list.code).toBe(0)
+    expect(list.stdout).toMatch(/^features \(\d+\)\n\s+feature\s+lobe\s+status\s+operations/)
+    const backtest = ncm('--human', 'backtest', '--dataset', '1', '--strategy', 'sma_cross', '--params.fast', '10', '--params.slow', '20',
+      '--cash', '10000', '--commission', '0.002')
+    expect(backtest.code, backtest.stderr).toBe(0)
+    expect(backtest.stdout).toMatch(/^strategy\s+sma_cross \(fast=10 slow=20\)$/m)
+    expect(backtest.stdout).toMatch(/^Sharpe ratio\s+-?\d+\.\d\d$/m)
+    expect(list.stdout + backtest.stdout).not.toContain('\x1b[')
+    const refused = ncm('--human', 'kv', '--tokens', '-3')
+    expect(refused.code).toBe(2)
+    expect(refused.stdout).toBe('')
+    expect(refused.stderr).toMatch(/^ncm kv: refused invalid_input \(400\)\n/)
+  })
+  it('--json prints exactly what the server answered', async () => {
+    const out = ncm('--json', 'captions')
+    const res = await request(`${url}/api/v1/captions`, { headers: { accept: 'application/json' } })
+    expect(JSON.parse(out.stdout)).toEqual(await res.body.json())
+  })
+  it('ncm help lists the commands by lobe', () => {
+    const out = ncm('help')
+    expect(out.code).toBe(0)
+    for (const heading of ['discovery', 'logic', 'capacity', 'text', 'access', 'orchestration', 'runtime', 'trading']) {
+      expect(out.stdout).toMatch(new RegExp(`^${heading}$`, 'm'))
+    }
+    expect(out.stdout).toMatch(/^logic\n {2}sat\s+Solve a DIMACS CNF/m)
+  })
+  it('ncm completion bash completes commands and each command\'s flags', () => {
+    const script = ncm('completion', 'bash').stdout
+    const complete = (words: string[]) => spawnSync('bash', ['-c',
+      `${script}\nCOMP_WORDS=(${words.map((w) => `'${w}'`).join(' ')}); COMP_CWORD=${words.length - 1}; _ncm; echo "\${COMPREPLY[*]}"`,
+    ], { encoding: 'utf8' }).stdout.trim().split(' ')
+    expect(complete(['ncm', 'ba'])).toEqual(['backtest'])
+    expect(complete(['ncm', 'sat', '--d'])).toEqual(['--dimacs'])
+    expect(complete(['ncm', '--url', 'http://x', 'jsons'])).toEqual(['jsonsat'])
+    const zsh = ncm('completion', 'zsh').stdout
+    expect(zsh).toMatch(/^#compdef ncm/)
+    expect(zsh).toContain("'max-edge-signal:Walk-forward signal search scored out of sample'")
+  })
   it('generates help for an operation from the registry', () => {
     const out = ncm('help', 'sat')
     expect(out.stdout).toMatch(/POST \/api\/v1\/sat/)

@@ -285,6 +285,13 @@ export const commandPostSchema = z.object({
     external_bytes: z.number(),
     array_buffers_bytes: z.number(),
   }),
+  memory_budget: z.object({
+    budget_bytes: z.number().describe('MEMORY_BUDGET_MIB in bytes'),
+    rss_bytes: z.number(),
+    remaining_bytes: z.number().describe('budget − RSS; negative when over'),
+    components: z.array(z.object({ component: z.string(), bytes: z.number().nullable(), note: z.string() })),
+    heap_spaces: z.array(z.object({ space: z.string(), used_bytes: z.number(), committed_bytes: z.number() })),
+  }).describe('resident memory against the budget, by component'),
   mill: z.object({
     threads: z.number().int(),
     max_queue: z.number().int(),

@@ -13,6 +13,7 @@ import type { TradingService } from '../trading/service.js'
 import { HUB_VERSION, NCM_VERSION } from '../version.js'
 import { listResources, readResource, RESOURCE_TEMPLATES } from './resources.js'
 import type { McpTool } from './tools.js'
+import { PLAIN, renderData } from '../cli/render.js'
 
 /** What the HTTP request that carried a message gives its handler (credential, logger, request id, body size). */
 export interface RequestBinding {
@@ -72,7 +73,8 @@ export function createMcpServer(deps: McpServerDeps): Server {
       }
       const data = await tool.call(request.params.arguments ?? {}, { op: context, trading })
       counters.completed++
-      const text = tool.renderText ? tool.renderText(data) : JSON.stringify(data, null, 2)
+      // The text is the CLI's human rendering (a table, a record, a backtest's key figures); the data is in structuredContent.
+      const text = tool.renderText ? tool.renderText(data) : renderData(data, PLAIN)
       return { content: [{ type: 'text', text }], structuredContent: asObject(data) }
     } catch (err) {
       const refusal = toRefusal(err, context.requestId).forOp(tool.name)

@@ -54,6 +54,12 @@ export interface MillStats {
   rejected_full: number
 }
 
+/** What the live workers hold: their count and the sum of their committed V8 heaps (as last written by each). */
+export interface MillMemory {
+  workers: number
+  heap_bytes: number
+}
+
 export interface Mill {
   /** Runs a named task in a worker: its input and answer types come from the task table. */
   run<K extends TaskName>(task: K, input: In<K>, options: RunOptions): Promise<Out<K>>
@@ -61,8 +67,13 @@ export interface Mill {
   isSaturated(): boolean
   agents(): MillAgent[]
   stats(): MillStats
+  /** Memory of the live workers (optional: a borrowed or fake mill may not know it). */
+  memory?(): MillMemory
   close(): Promise<void>
 }
+
+/** How long a mill worker beyond the first may sit idle before it exits. */
+const IDLE_WORKER_MS = 60_000
 
 export function createMill({ threads, maxQueue, nice = 10 }: MillOptions): Mill {
   const slots: SharedSlots = {
@@ -70,12 +81,14 @@ export function createMill({ threads, maxQueue, nice = 10 }: MillOptions): Mill 
     since: new SharedArrayBuffer(8 * SLOT_COUNT),
     taskStarted: new SharedArrayBuffer(8 * SLOT_COUNT),
     busyMs: new SharedArrayBuffer(8 * SLOT_COUNT),
+    heapBytes: new SharedArrayBuffer(8 * SLOT_COUNT),
     nice,
   }
   const counters = new Int32Array(slots.counters)
   const since = new Float64Array(slots.since)
   const taskStarted = new Float64Array(slots.taskStarted)
   const busyMs = new Float64Array(slots.busyMs)
+  const heapBytes = new Float64Array(slots.heapBytes)
   const createdAt = Date.now()
   let lastTaskId = 0
   const claimedSlots = () => Math.min(Atomics.load(counters, 0), SLOT_COUNT)
@@ -95,10 +108,12 @@ export function createMill({ threads, maxQueue, nice = 10 }: MillOptions): Mill 
   const fromSource = extname(fileURLToPath(import.meta.url)) === '.ts'
   const pool = new Piscina({
     filename: fileURLToPath(new URL(fromSource ? './worker.ts' : './worker.js', import.meta.url)),
-    minThreads: threads,
+    // One worker kept warm; the others start when tasks queue and leave after a minute idle, so an idle host does
+    // not hold a V8 heap and every engine's modules per thread (tens of MiB each).
+    minThreads: 1,
     maxThreads: threads,
     maxQueue,
-    idleTimeout: Number.POSITIVE_INFINITY,
+    idleTimeout: threads > 1 ? IDLE_WORKER_MS : Number.POSITIVE_INFINITY,
     // piscina's run-time histogram makes its `utilization` getter cost ~0.5 ms per read; ours is a few additions.
     recordTiming: false,
     workerData: slots,
@@ -234,6 +249,17 @@ export function createMill({ threads, maxQueue, nice = 10 }: MillOptions): Mill 
         })
       }
       return out
+    },
+    memory: () => {
+      const live = new Set(pool.threads.map((w) => w.threadId))
+      let workers = 0
+      let bytes = 0
+      for (let slot = 0; slot < claimedSlots(); slot++) {
+        if (!live.has(Atomics.load(counters, 1 + slot * SLOT_FIELDS + F_THREAD))) continue
+        workers++
+        bytes += heapBytes[slot]!
+      }
+      return { workers, heap_bytes: bytes }
     },
     stats: () => ({
       threads,

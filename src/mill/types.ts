@@ -52,6 +52,8 @@ export interface SharedSlots {
   taskStarted: SharedArrayBuffer
   /** Float64: SLOT_COUNT sums of finished task run times (ms); each slot is written only by its own worker. */
   busyMs: SharedArrayBuffer
+  /** Float64: SLOT_COUNT committed V8 heap sizes (bytes) of each worker, written at start and after each task. */
+  heapBytes: SharedArrayBuffer
   /** Niceness each worker gives its own thread at start (Linux schedules threads, so only the worker is lowered). */
   nice: number
 }

@@ -1,5 +1,6 @@
 // A mill worker: claims a counter slot in shared memory, then runs named tasks from the task table.
 import { getPriority, setPriority } from 'node:os'
+import { getHeapStatistics } from 'node:v8'
 import { threadId } from 'node:worker_threads'
 import { workerData } from 'piscina'
 import { TASKS } from './tasks/index.js'
@@ -13,6 +14,7 @@ const counters = new Int32Array(shared.counters)
 const since = new Float64Array(shared.since)
 const taskStarted = new Float64Array(shared.taskStarted)
 const busyMs = new Float64Array(shared.busyMs)
+const heapBytes = new Float64Array(shared.heapBytes)
 const slot = Atomics.add(counters, 0, 1) % SLOT_COUNT
 const base = 1 + slot * SLOT_FIELDS
 Atomics.store(counters, base + F_THREAD, threadId)
@@ -31,6 +33,7 @@ if (process.platform === 'linux' && shared.nice > 0) {
   }
 }
 since[slot] = Date.now()
+heapBytes[slot] = getHeapStatistics().total_heap_size
 
 /** The task table by name; messages come from `Mill.run`, whose signature matched each payload to its task. */
 const byName = new Map<string, AnyMillTask>(Object.entries(TASKS))
@@ -55,6 +58,8 @@ export default function runTask(message: TaskMessage): unknown {
     throw err
   } finally {
     busyMs[slot] = busyMs[slot]! + (Date.now() - start)
+    // a few µs a task, so the host can account for each worker's memory without asking it
+    heapBytes[slot] = getHeapStatistics().total_heap_size
     Atomics.store(counters, base + F_BUSY, 0)
     Atomics.store(counters, base + F_TASK, 0)
   }

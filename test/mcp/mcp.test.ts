@@ -102,6 +102,7 @@ describe('/mcp (Streamable HTTP, SDK client)', () => {
       method: 'POST', url: '/api/v11/trading/backtest',
       payload: { dataset: datasets[0]!.id, strategy: 'sma_cross', params: { fast: 5, slow: 20 }, cash: 10_000, commission: 0.002 },
     })
+    expect(viaRoute.statusCode, viaRoute.body.slice(0, 300)).toBe(200)
     expect((result.structuredContent as any).stats).toEqual(JSON.parse(viaRoute.body).stats)
   })
 

@@ -63,7 +63,8 @@ describe('runs', () => {
     expect(before.length).toBeGreaterThanOrEqual(12)
     let added = 0
     const walked = await walk('/api/v11/runs', 'runs', 3, async () => {
-      if (added++ < 3) expect((await backtest({ dataset: 'SYN-15M', strategy: 'buy_and_hold' })).statusCode).toBe(200)
+      // Distinct inputs, so each is a new run even where identical runs are stored once.
+      if (added++ < 3) expect((await backtest({ dataset: 'SYN-15M', strategy: 'buy_and_hold', commission: added / 10_000 })).statusCode).toBe(200)
     })
     expect(walked.map((r) => r.id)).toEqual(before)
     expect([...before].sort((a, b) => b - a)).toEqual(before)
@@ -117,6 +118,12 @@ describe('runs', () => {
     const run = ok(await get(sim.href))
     expect(run).toMatchObject({ equity: null, trades: null })
     expect(run.equity_note).toMatch(/no equity curve/)
+    // A backtest stored without its curve (retention may keep equity only on request) says so too.
+    const bt = json(await backtest({ dataset: 'SYN-15M', strategy: 'ema_cross', commission: 0.0005 }))
+    app.store.db.prepare('UPDATE runs SET equity = NULL WHERE id = ?').run(bt.run.id)
+    const bare = ok(await get(`/api/v11/runs/${bt.run.id}`))
+    expect(bare).toMatchObject({ equity: null, equity_note: 'this backtest was stored without its equity curve', stats: bt.stats })
+    expect(ok(await get('/api/v11/runs?limit=1')).runs[0]).toMatchObject({ id: bt.run.id, equity_stored: false })
     problem(await get('/api/v11/runs/999999'), 404, 'not_found')
     problem(await get('/api/v11/runs/abc'), 400, 'invalid_input')
   })

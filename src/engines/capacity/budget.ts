@@ -1,19 +1,24 @@
 // Token budget of a context window with a real BPE tokenizer (js-tiktoken's bundled ranks), and a truncation plan.
-import { Tiktoken } from 'js-tiktoken/lite'
-import cl100kBase from 'js-tiktoken/ranks/cl100k_base'
-import o200kBase from 'js-tiktoken/ranks/o200k_base'
+import { createRequire } from 'node:module'
+import { Tiktoken, type TiktokenBPE } from 'js-tiktoken/lite'
 import type { BudgetInput, BudgetMessage, BudgetResult, EncodingName, KeepSide, MessageCount, TruncationAction } from './budget-spec.js'
 
 export * from './budget-spec.js'
 
-const RANKS = { cl100k_base: cl100kBase, o200k_base: o200kBase } as const
+// The rank tables are 1 MB and 2.3 MB of source each: loaded on the first count that needs them, not at start, so a
+// process (or mill worker) that never counts tokens never holds them. The CommonJS build loads synchronously.
+const require = createRequire(import.meta.url)
+const RANKS: Record<EncodingName, () => TiktokenBPE> = {
+  cl100k_base: () => require('js-tiktoken/ranks/cl100k_base') as TiktokenBPE,
+  o200k_base: () => require('js-tiktoken/ranks/o200k_base') as TiktokenBPE,
+}
 const built = new Map<EncodingName, Tiktoken>()
 
 /** Building an encoder parses its whole rank table (hundreds of ms), so each is built once, on first use. */
 export function encoder(name: EncodingName): Tiktoken {
   let enc = built.get(name)
   if (!enc) {
-    enc = new Tiktoken(RANKS[name])
+    enc = new Tiktoken(RANKS[name]())
     built.set(name, enc)
   }
   return enc
