@@ -6,7 +6,8 @@ import { inputJsonSchema } from '../caller/projections.js'
 import { issuesFromZod, Refusal } from '../refusal.js'
 import { datasetView } from '../trading/datasets.js'
 import { backtestBody, simulateBody } from '../trading/schemas.js'
-import { maxEdgeBody, type TradingService } from '../trading/service.js'
+import { maxEdgeBody } from '../trading/schemas.js'
+import type { TradingService } from '../trading/service.js'
 import { noInput } from '../caller/operation.js'
 
 type JsonSchema = Record<string, unknown>
