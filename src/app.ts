@@ -118,7 +118,7 @@ export async function buildApp(opts: BuildOptions): Promise<FastifyInstance> {
 
   const auth = createAuthenticator(config, store.db)
   // One research service (and its bars cache) for the trading routes and the MCP tools.
-  const trading = createTradingService({ store, mill: app.mill, admission: app.admission, clock })
+  const trading = createTradingService({ store, mill: app.mill, admission: app.admission, clock, runRetention: config.runRetention })
   await app.register(callerPlugin, {
     prefix: CALLER_PREFIX,
     config,

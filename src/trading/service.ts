@@ -32,6 +32,8 @@ export interface ServiceDeps {
   mill: Mill
   admission: Admission
   clock: Clock
+  /** Stored runs kept (count, age in days; 0 = no limit of that kind); default: no limit. */
+  runRetention?: { maxRuns: number; maxAgeDays: number }
 }
 
 export interface StoredRunRef {
@@ -40,12 +42,15 @@ export interface StoredRunRef {
   same_inputs_as_run: number | null
   created_at: string
   elapsed_ms: number
+  /** false: an identical run was stored before, and id and created_at are that run's. */
+  stored: boolean
 }
 
 export type TradingService = ReturnType<typeof createTradingService>
 
 export function createTradingService(deps: ServiceDeps) {
   const { store, mill, admission, clock } = deps
+  const retention = deps.runRetention ?? { maxRuns: 0, maxAgeDays: 0 }
   const repo = createTradingRepository(store.db)
   const cache = createBarsCache(repo, BARS_CACHE_LIMIT)
 
@@ -74,26 +79,32 @@ export function createTradingService(deps: ServiceDeps) {
     elapsedMs: number
   }): StoredRunRef {
     const digest = digestOf({ kind, engine: PLATFORM_VERSION, dataset: { id: dataset.id, sha256: dataset.sha256 }, ...fields.inputs })
-    const createdAt = iso(clock.now())
-    const id = repo.insertRun({
-      kind,
-      dataset_id: dataset.id,
-      strategy: fields.strategy,
-      params: JSON.stringify(fields.params),
-      request: JSON.stringify(fields.request),
-      inputs_digest: digest,
-      stats: JSON.stringify(fields.stats),
-      equity: fields.equity ? JSON.stringify(fields.equity) : null,
-      elapsed_ms: fields.elapsedMs,
-      created_at: createdAt,
+    const equity = fields.equity ? JSON.stringify(fields.equity) : null
+    const elapsedMs = round(fields.elapsedMs, 3)
+    return store.transaction(() => {
+      // Identical inputs give an identical answer: store it once (a repeat only adds a curve the first lacked).
+      const first = repo.firstRunWithDigest(digest)
+      if (first) {
+        if (equity && !first.has_equity) repo.setMissingRunEquity(first.id, equity)
+        return { id: first.id, inputs_digest: digest, same_inputs_as_run: first.id, created_at: first.created_at, elapsed_ms: elapsedMs, stored: false }
+      }
+      const now = clock.now()
+      const createdAt = iso(now)
+      const id = repo.insertRun({
+        kind,
+        dataset_id: dataset.id,
+        strategy: fields.strategy,
+        params: JSON.stringify(fields.params),
+        request: JSON.stringify(fields.request),
+        inputs_digest: digest,
+        stats: JSON.stringify(fields.stats),
+        equity,
+        elapsed_ms: fields.elapsedMs,
+        created_at: createdAt,
+      })
+      repo.pruneRuns(id, retention, now)
+      return { id, inputs_digest: digest, same_inputs_as_run: null, created_at: createdAt, elapsed_ms: elapsedMs, stored: true }
     })
-    return {
-      id,
-      inputs_digest: digest,
-      same_inputs_as_run: repo.earlierRunWithDigest(digest, id),
-      created_at: createdAt,
-      elapsed_ms: round(fields.elapsedMs, 3),
-    }
   }
 
   return {
@@ -122,7 +133,8 @@ export function createTradingService(deps: ServiceDeps) {
         request: { ...body, params },
         inputs: { strategy: body.strategy, params, settings, from: bars.ts[0], to: bars.ts[bars.ts.length - 1] },
         stats,
-        equity: downsample(bars.ts, result.equity, STORED_EQUITY_POINTS),
+        // The curve is most of a run's bytes: kept only when the caller asks for it.
+        equity: body.include.includes('equity') ? downsample(bars.ts, result.equity, STORED_EQUITY_POINTS) : null,
         elapsedMs,
       })
       const answer: Record<string, unknown> = {
