@@ -19,7 +19,7 @@ import docsPlugin from './plugins/docs.js'
 import jsonBodyPlugin from './plugins/json-body.js'
 import largeBodiesPlugin from './plugins/large-bodies.js'
 import callerPlugin, { CALLER_PREFIX } from './caller/index.js'
-import { createAuthenticator } from './access/auth.js'
+import authPlugin from './plugins/auth.js'
 import { createCallerCounters, type CallerCounters } from './caller/counters.js'
 import { systemClock, type Clock } from './clock.js'
 import { registry as defaultRegistry } from './caller/registry.js'
@@ -107,6 +107,7 @@ export async function buildApp(opts: BuildOptions): Promise<FastifyInstance> {
   await app.register(routeTablePlugin)
   await app.register(jsonBodyPlugin, { maxDepth: config.jsonMaxDepth })
   await app.register(storePlugin, { store })
+  await app.register(authPlugin)
   await app.register(millPlugin, { mill })
   await app.register(jobsPlugin, { config, clock })
   await app.register(admissionPlugin, { maxEventLoopDelayMs: config.maxEventLoopDelayMs })
@@ -116,7 +117,7 @@ export async function buildApp(opts: BuildOptions): Promise<FastifyInstance> {
   await app.register(metricsPlugin, { memoryBudgetBytes: config.memoryBudgetBytes })
   await app.register(docsPlugin)
 
-  const auth = createAuthenticator(config, store.db)
+  const auth = app.auth
   // One research service (and its bars cache) for the trading routes and the MCP tools.
   const trading = createTradingService({ store, mill: app.mill, admission: app.admission, clock, runRetention: config.runRetention })
   await app.register(callerPlugin, {

@@ -4,7 +4,6 @@ import type { FastifyInstance } from 'fastify'
 import { z } from 'zod'
 import { okEnvelope, refusalEnvelope } from '../envelope.js'
 import { pageAnswer, pagedList, pageQueryFields, pageSchema, type PageQuery } from '../paging.js'
-import { createAuthenticator } from './auth.js'
 import { SCOPES } from './tokens.js'
 import { grantRepository, type GrantListing } from './grants.js'
 import { PIN_DIGEST, PIN_MEDIA_TYPES, pinRepository, readPin, type PinRecord } from './pins.js'
@@ -41,7 +40,7 @@ const pageQuery = z.object({ ...pageQueryFields })
 
 // Handlers return `data`; the caller plugin wraps it in the envelope the response schemas describe (so no type provider here).
 export default async function accessApi(app: FastifyInstance) {
-  const auth = createAuthenticator(app.config, app.store.db)
+  const auth = app.auth
   const grants = grantRepository(app.store.db)
   const pins = pinRepository(app.store.db)
   const now = () => app.clock.now()

@@ -2,7 +2,6 @@
 import type { FastifyInstance } from 'fastify'
 import { z } from 'zod'
 import type { Config } from '../config.js'
-import { createAuthenticator } from '../access/auth.js'
 import { createReadinessCollector } from './collect.js'
 import type { PythonProbe } from './dependencies/python-env.js'
 import { isInternal, isSmokeRequest } from './internal.js'
@@ -31,7 +30,7 @@ const rerunQuery = z.object({
 export default async function adminApi(app: FastifyInstance, opts: AdminApiOptions) {
   const config = opts.config ?? app.config
   const now = () => (app.hasDecorator('clock') ? app.clock.now() : Date.now())
-  const auth = createAuthenticator(config, app.store.db)
+  const auth = app.auth
   const truth = createTruthRunner(app, {
     operations: app.registry.operations,
     adminToken: config.adminToken,

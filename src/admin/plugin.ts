@@ -3,7 +3,7 @@
 // client of those routes would see; the request's own credential decides whether it may see it at all.
 import type { FastifyInstance, FastifyRequest } from 'fastify'
 import type { Config } from '../config.js'
-import { createAuthenticator, type Authenticator } from '../access/auth.js'
+import type { Authenticator } from '../access/auth.js'
 import type { Clock } from '../clock.js'
 import { Refusal } from '../refusal.js'
 import { HUB_VERSION, NCM_VERSION } from '../version.js'
@@ -16,7 +16,7 @@ export interface AdminPluginOptions {
 }
 
 export default async function adminPlugin(app: FastifyInstance, opts: AdminPluginOptions) {
-  const auth = createAuthenticator(opts.config, app.store.db)
+  const auth = app.auth
 
   app.get('/admin', {
     schema: {

@@ -9,6 +9,8 @@ import { HUB_VERSION, NCM_VERSION } from '../version.js'
 import { parseArgv } from '../caller/grammar.js'
 import { callApi, type CallResult } from './client.js'
 import { addListCommands } from './lists.js'
+import { addJobCommands, followJob, jobOf } from './jobs.js'
+import type { CallRequest } from './client.js'
 import { isRefusal } from '../refusal.js'
 import type { Registry } from '../caller/operation.js'
 import { LOBES } from '../caller/operation.js'
@@ -24,6 +26,8 @@ interface GlobalOptions {
   json?: boolean
   human?: boolean
   token?: string
+  async?: boolean
+  sync?: boolean
 }
 
 /** Readable output on a terminal (or with --human); --json always prints the raw answer. */
@@ -38,6 +42,8 @@ const program = new Command('ncm')
   .addOption(new Option('--token <token>', 'bearer credential (admin token or grant)').env('NCM_TOKEN'))
   .option('--json', 'print the raw envelope instead of readable output')
   .option('--human', 'readable tables and blocks even when stdout is not a terminal')
+  .option('--async', 'run heavy operations as jobs: progress on stderr, Ctrl-C cancels, the answer printed at the end')
+  .option('--sync', 'wait in the request even for the trading research commands (they run as jobs by default)')
   .helpCommand(false)
   .showHelpAfterError()
 
@@ -84,14 +90,26 @@ program
     finish(result, global, 'import')
   })
 
-addListCommands(program, {
+// What the list and job commands share: one call with a spinner, printed as every command prints.
+const commandDeps = {
   global: () => program.opts<GlobalOptions>(),
-  send: async (label, request) => {
+  send: async (label: string, request: CallRequest) => {
     const global = program.opts<GlobalOptions>()
     finish(await withSpinner(label, () => callApi(global.url, { token: global.token, ...request })), global, label)
   },
-  print: (result, label) => finish(result, program.opts<GlobalOptions>(), label),
-})
+  print: (result: CallResult, label: string) => finish(result, program.opts<GlobalOptions>(), label),
+}
+addListCommands(program, commandDeps)
+addJobCommands(program, commandDeps)
+
+/** Sends a heavy call; as a job (followed with progress) when asked, else waiting in the request with a spinner. */
+async function callMaybeAsync(label: string, request: CallRequest, asJob: boolean): Promise<void> {
+  const global = program.opts<GlobalOptions>()
+  if (!asJob) return finish(await withSpinner(label, () => callApi(global.url, { token: global.token, ...request })), global, label)
+  const submitted = await callApi(global.url, { token: global.token, prefer: 'respond-async', ...request })
+  const job = jobOf(submitted)
+  finish(job ? await followJob(job, { baseUrl: global.url, token: global.token }) : submitted, global, label)
+}
 
 // `ops` and `help` are local commands here (`ncm help sat` shows the generated help of sat).
 const LOCAL_COMMANDS = new Set(['ops', 'help'])
@@ -110,16 +128,15 @@ function remoteCommand(op: AnyOperation, parsing: Registry, path: string) {
       const global = program.opts<GlobalOptions>()
       const parsed = parseArgv([op.name, ...command.args], parsing, { readFile: (file) => readFileSync(file, 'utf8') })
       const query = op.method === 'GET' ? new URLSearchParams(parsed.input as Record<string, string>).toString() : ''
-      const result = await withSpinner(op.name, () =>
-        callApi(global.url, {
-          method: op.method,
-          path: path + (query ? `?${query}` : ''),
-          body: op.method === 'POST' ? JSON.stringify(parsed.input) : undefined,
-          contentType: 'application/json',
-          accept: 'application/json',
-          token: global.token,
-        }))
-      finish(result, global, op.name)
+      // Trading research runs as a job by default (minutes-long searches); caller heavy ops with --async.
+      const research = path.startsWith('/api/v11/trading/')
+      await callMaybeAsync(op.name, {
+        method: op.method,
+        path: path + (query ? `?${query}` : ''),
+        body: op.method === 'POST' ? JSON.stringify(parsed.input) : undefined,
+        contentType: 'application/json',
+        accept: 'application/json',
+      }, research ? !global.sync : op.heavy && Boolean(global.async))
     })
 }
 

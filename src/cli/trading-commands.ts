@@ -4,7 +4,7 @@ import { z } from 'zod'
 import { createRegistry } from '../caller/registry.js'
 import { defineOperation, type AnyOperation, type Registry } from '../caller/operation.js'
 import { backtestBody, simulateBody } from '../trading/schemas.js'
-import { maxEdgeBody } from '../trading/service.js'
+import { maxEdgeBody } from '../trading/schemas.js'
 
 export interface TradingCommand {
   /** Its description for the flag grammar (never run here: the server answers). */

@@ -153,7 +153,11 @@ async function metricsPlugin(app: FastifyInstance, opts: MetricsOptions) {
   const now = opts.now ?? Date.now
   const startedAt = now()
   const bySurface = new Map<SurfaceName, Tally>(SURFACES.map((s) => [s, newTally()]))
-  const routes = new Map<string, RouteCell>()
+  const routes: RouteCell[] = []
+  /** Cells by route pattern, then method, then status: found without building a key string per request. */
+  const cells = new Map<string, Map<string, Map<number, RouteCell>>>()
+  /** The surface of each registered route pattern, worked out once. */
+  const surfaces = new Map<string, SurfaceName>()
   const byStatus = new Map<number, number>()
 
   // A synchronous callback: it runs after every response, and an async hook would cost a promise each time.
@@ -161,14 +165,22 @@ async function metricsPlugin(app: FastifyInstance, opts: MetricsOptions) {
     const ms = reply.elapsedTime
     const route = req.routeOptions.url ?? UNMATCHED_ROUTE
     // Labels come from the registered route pattern, never the raw URL, so the set of series stays bounded.
-    const surface = surfaceOf(route === UNMATCHED_ROUTE ? req.url.split('?')[0]! : route)
+    let surface = route === UNMATCHED_ROUTE ? surfaceOf(req.url.split('?')[0]!) : surfaces.get(route)
+    if (surface === undefined) surfaces.set(route, (surface = surfaceOf(route)))
     const status = reply.statusCode
     const micros = Math.max(1, Math.min(MAX_TRACKED_MICROS, Math.round(ms * 1000)))
     count(bySurface.get(surface)!, micros, status)
     byStatus.set(status, (byStatus.get(status) ?? 0) + 1)
-    const key = `${req.method} ${route} ${status}`
-    let cell = routes.get(key)
-    if (!cell) routes.set(key, (cell = { surface, method: req.method, route, status, count: 0, totalMs: 0, maxMs: 0 }))
+    let byMethod = cells.get(route)
+    if (!byMethod) cells.set(route, (byMethod = new Map()))
+    let byCode = byMethod.get(req.method)
+    if (!byCode) byMethod.set(req.method, (byCode = new Map()))
+    let cell = byCode.get(status)
+    if (!cell) {
+      cell = { surface, method: req.method, route, status, count: 0, totalMs: 0, maxMs: 0 }
+      byCode.set(status, cell)
+      routes.push(cell)
+    }
     cell.count++
     cell.totalMs += ms
     if (ms > cell.maxMs) cell.maxMs = ms
@@ -204,7 +216,7 @@ async function metricsPlugin(app: FastifyInstance, opts: MetricsOptions) {
           }),
         ) as MetricsSnapshot['requests']['by_surface'],
         by_status: Object.fromEntries([...byStatus.entries()].sort((a, b) => a[0] - b[0]).map(([k, v]) => [String(k), v])),
-        by_route: [...routes.values()]
+        by_route: [...routes]
           .sort((a, b) => b.count - a.count || (a.route < b.route ? -1 : 1))
           .map((c) => ({
             surface: c.surface,

@@ -4,8 +4,8 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { z } from 'zod'
 import { submitOrWait } from '../jobs/submit.js'
 import { projector } from '../jobs/view.js'
-import { backtestAnswer, simulateAnswer, type BacktestBody, type SimulateBody } from './schemas.js'
-import type { MaxEdgeBody, MaxEdgeV10Body, TradingService } from './service.js'
+import { backtestAnswer, simulateAnswer, type BacktestBody, type MaxEdgeBody, type MaxEdgeV10Body, type SimulateBody } from './schemas.js'
+import type { TradingService } from './service.js'
 
 const anyAnswer = z.record(z.string(), z.unknown())
 

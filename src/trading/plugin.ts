@@ -1,6 +1,5 @@
 // The trading platform as one encapsulated plugin: /health, /api/v11, /api/v10, /api/v6 and /command-center.
 import type { FastifyInstance } from 'fastify'
-import { createAuthenticator } from '../access/auth.js'
 import type { Clock } from '../clock.js'
 import type { Config } from '../config.js'
 import type { TradingContext } from './context.js'
@@ -45,7 +44,7 @@ export default async function tradingPlugin(app: FastifyInstance, opts: TradingP
     cycles: createCycleRunner({ store, repo: service.repo, service, clock }),
     system,
     prober,
-    auth: createAuthenticator(config, store.db),
+    auth: app.auth,
     routes: [],
   }
 

@@ -11,7 +11,7 @@ import type { RunRow, TradingRepository } from './repository.js'
 import type { RpcProber } from './rpc-prober.js'
 import { PLATFORM_VERSION } from './schemas.js'
 import { verifyAll } from './verify.js'
-import { MAX_CONFIG_BARS, MAX_CONFIGS, MAX_V10_PAIRS, SIMULATE_MAX_BAR_STEPS } from './service.js'
+import { MAX_CONFIG_BARS, MAX_CONFIGS, MAX_V10_PAIRS, SIMULATE_MAX_BAR_STEPS } from './research/limits.js'
 
 export interface SystemDeps {
   store: Store
@@ -101,36 +101,13 @@ export function createSystem(deps: SystemDeps) {
 
   return {
     uptimeS,
-
-    rootHealth() {
-      const database = databaseCheck()
-      return {
-        status: (database.ok ? 'ok' : 'down') as Status,
-        version: PLATFORM_VERSION,
-        mode: 'paper' as const,
-        uptime_s: uptimeS(),
-        started_at: iso(startedAt),
-        checks: { database },
-      }
-    },
+    startedAt,
+    /** `SELECT 1` with its latency: every health mapping (root, v10, v11) starts from it. */
+    databaseCheck,
 
     v11Health,
 
     verify,
-
-    v10Health() {
-      const database = databaseCheck()
-      return {
-        status: (database.ok ? 'ok' : 'down') as Status,
-        version: '10.9.0',
-        api: 'v10' as const,
-        uptime: uptimeS(),
-        db: (database.ok ? 'ok' : 'error') as 'ok' | 'error',
-        datasets: database.ok ? repo.datasetCount() : 0,
-        deprecated: true as const,
-        successor: '/api/v11/system/health',
-      }
-    },
 
     inventory(routes: PlatformRoute[]) {
       const counts = repo.tableCounts()

@@ -9,6 +9,7 @@ import { registry } from '../../src/caller/registry.js'
 import { TRADING_TOOLS } from '../../src/mcp/tools.js'
 
 const ADMIN_TOKEN = 'mcp-test-admin-token-0123456789'
+const SIMULATE = { dataset: 'SYN-DAILY', strategy: 'sma_cross', params: { fast: 10, slow: 30 }, horizon: 252, method: 'bootstrap', seed: 7 }
 
 describe('/mcp (Streamable HTTP, SDK client)', () => {
   let app: FastifyInstance
@@ -36,6 +37,9 @@ describe('/mcp (Streamable HTTP, SDK client)', () => {
   beforeAll(async () => {
     app = await buildTestApp({ env: { ADMIN_TOKEN } })
     base = await app.listen({ host: '127.0.0.1', port: 0 })
+    // On the shared machine a stalled sampling window reads as an infinite event-loop delay and sheds heavy work;
+    // these tests are about the protocol, not admission.
+    app.admission.override('live-bound')
   })
   afterAll(async () => {
     for (const client of clients) await client.close().catch(() => undefined)
@@ -104,6 +108,43 @@ describe('/mcp (Streamable HTTP, SDK client)', () => {
     })
     expect(viaRoute.statusCode, viaRoute.body.slice(0, 300)).toBe(200)
     expect((result.structuredContent as any).stats).toEqual(JSON.parse(viaRoute.body).stats)
+  })
+
+  it('a heavy tool runs as a job: its progress arrives as notifications/progress, its job id in _meta', async () => {
+    const client = await connect(ADMIN_TOKEN)
+    const progress: Array<{ progress: number; total?: number; message?: string }> = []
+    const result = await client.callTool(
+      { name: 'trading_simulate', arguments: { ...SIMULATE, paths: 3000 } },
+      undefined,
+      { onprogress: (p) => { progress.push(p) }, timeout: 120_000 },
+    )
+    expect(result.isError, JSON.stringify(result.structuredContent)).toBeFalsy()
+    const jobId = (result._meta as Record<string, string>)['ncm/job']!
+    const job = await app.jobs.get(jobId)
+    expect(job).toMatchObject({ op: 'trading.simulate', state: 'succeeded' })
+    expect(progress.length).toBeGreaterThan(0)
+    for (let i = 1; i < progress.length; i++) expect(progress[i]!.progress).toBeGreaterThan(progress[i - 1]!.progress)
+    expect(progress.at(-1)!.total).toBe(3000)
+    expect(progress.at(-1)!.message).toMatch(/\d+\/3000/)
+    // The job's stored answer is what the tool returned (and what the route would answer).
+    const stored = await app.jobs.settled(jobId)
+    expect(stored.ok && stored.result).toEqual(result.structuredContent)
+  })
+
+  it('notifications/cancelled cancels the job', async () => {
+    const client = await connect(ADMIN_TOKEN)
+    const controller = new AbortController()
+    const call = client.callTool(
+      { name: 'trading_simulate', arguments: { ...SIMULATE, paths: 6000 } },
+      undefined,
+      { signal: controller.signal, onprogress: () => controller.abort('enough'), timeout: 120_000 },
+    )
+    await expect(call).rejects.toThrow()
+    const page = await app.jobs.list({ op: 'trading.simulate', limit: 1 })
+    const job = page.rows[0]!
+    expect((job.input as { paths: number }).paths).toBe(6000)
+    const settled = await app.jobs.settled(job.id)
+    expect(settled.job.state).toBe('cancelled')
   })
 
   it('refusals are tool errors with the refusal code and reason: chat by nature, bad input with issues', async () => {

@@ -65,9 +65,13 @@ function cutContent(name: EncodingName, content: string, limit: number, keep: Ke
   return ''
 }
 
-export function tokenBudget(input: BudgetInput): BudgetResult {
+/** `onProgress` (optional) hears the UTF-16 characters counted so far after each message, of the total. */
+export function tokenBudget(input: BudgetInput, onProgress?: (done: number, total: number) => void): BudgetResult {
+  const totalChars = onProgress ? input.messages.reduce((n, m) => n + m.content.length, 0) : 0
+  let doneChars = 0
   const perMessage: MessageCount[] = input.messages.map((m, index) => {
     const content = countTokens(input.encoding, m.content)
+    if (onProgress) onProgress((doneChars += m.content.length), totalChars)
     const framing = framingTokens(input, m)
     return { index, role: m.role, content_tokens: content, framing_tokens: framing, tokens: content + framing, protected: isProtected(m) }
   })

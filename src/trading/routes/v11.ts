@@ -5,13 +5,13 @@ import { z } from 'zod'
 import { Refusal } from '../../refusal.js'
 import type { TradingContext } from '../context.js'
 import { TAGS } from '../context.js'
-import { fullCycleBody } from '../cycle.js'
+import { fullCycleBody } from '../schemas.js'
 import { importCsvText } from '../datasets.js'
 import {
   backtestAnswer, backtestBody, dbStatsAnswer, importAnswer, importBody, importQuery, modeAnswer,
   simulateAnswer, simulateBody, v11HealthAnswer, verifyAnswer,
 } from '../schemas.js'
-import { maxEdgeBody } from '../service.js'
+import { maxEdgeBody } from '../schemas.js'
 import { tradingJob } from '../jobs.js'
 import { jobViewSchema } from '../../jobs/types.js'
 import { MODE_REASON } from '../system.js'
