@@ -50,6 +50,8 @@ const envSchema = z.object({
   RUN_BATCH_MAX_WEIGHT: intFrom(1024, 1024 * MiB).default(16 * MiB),
   VERIFY_CACHE_MS: intFrom(0, 86_400_000).default(30_000),
   LARGE_BODY_CONCURRENCY: intFrom(1, 10_000).default(4),
+  BARS_CACHE_BYTES: intFrom(0, 64 * 1024 * MiB).default(256 * MiB),
+  CSV_MAX_ROWS: intFrom(1, 100_000_000).default(250_000),
 })
 
 export interface Config {
@@ -99,6 +101,10 @@ export interface Config {
   readonly verifyCacheMs: number
   /** Bodies over BODY_LIMIT_BYTES the host reads and answers at once; more are refused `occupied` before being read. */
   readonly largeBodyConcurrency: number
+  /** Bytes of dataset bars the trading service keeps in memory (least recently used out). */
+  readonly barsCacheBytes: number
+  /** Rows a CSV import over HTTP may have; counted before parsing (the ncm CLI's import is not bounded by it). */
+  readonly csvMaxRows: number
   /** Aliases that were used to set a variable in this environment. */
   readonly aliasesUsed: ReadonlyArray<{ alias: string; canonical: string }>
 }
@@ -177,6 +183,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
     runBatchMaxWeight: e.RUN_BATCH_MAX_WEIGHT,
     verifyCacheMs: e.VERIFY_CACHE_MS,
     largeBodyConcurrency: e.LARGE_BODY_CONCURRENCY,
+    barsCacheBytes: e.BARS_CACHE_BYTES,
+    csvMaxRows: e.CSV_MAX_ROWS,
     aliasesUsed: Object.freeze(aliasesUsed),
   })
 }
@@ -226,6 +234,8 @@ export function redactedConfig(config: Config): Record<string, unknown> {
     RUN_BATCH_MAX_WEIGHT: config.runBatchMaxWeight,
     VERIFY_CACHE_MS: config.verifyCacheMs,
     LARGE_BODY_CONCURRENCY: config.largeBodyConcurrency,
+    BARS_CACHE_BYTES: config.barsCacheBytes,
+    CSV_MAX_ROWS: config.csvMaxRows,
   }
 }
 
