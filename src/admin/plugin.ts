@@ -1,6 +1,7 @@
 // The admin pages at the root: GET /admin (the go-live page) and GET /metrics (Prometheus text).
 // The page reads the admin JSON routes in-process (app.inject with the internal marker), so it shows exactly what a
 // client of those routes would see; the request's own credential decides whether it may see it at all.
+import { renderJobMetrics } from '../jobs/metrics.js'
 import type { FastifyInstance, FastifyRequest } from 'fastify'
 import type { Config } from '../config.js'
 import type { Authenticator } from '../access/auth.js'
@@ -49,7 +50,8 @@ export default async function adminPlugin(app: FastifyInstance, opts: AdminPlugi
     if (access !== 'allowed') {
       return reply.code(access === 'forbidden' ? 403 : 401).header('www-authenticate', 'Bearer').type('text/plain; charset=utf-8').send(`${access}\n`)
     }
-    return reply.type('text/plain; version=0.0.4; charset=utf-8').header('cache-control', 'no-store').send(app.metrics.prometheus())
+    const text = app.metrics.prometheus() + renderJobMetrics(await app.jobs.stats())
+    return reply.type('text/plain; version=0.0.4; charset=utf-8').header('cache-control', 'no-store').send(text)
   })
 }
 
@@ -69,13 +71,14 @@ function accessOf(req: FastifyRequest, auth: Authenticator, clock: Clock): Acces
 }
 
 async function loadPanel(app: FastifyInstance, smoke: boolean): Promise<PanelData> {
-  const [report, truth, metrics] = await Promise.all([
+  const [report, truth, metrics, jobs] = await Promise.all([
     // A smoke check of /admin reads the smoke variant of the report: no smoke checks inside smoke checks.
     read<PanelData['report']>(app, '/api/v1/admin/go-live/overview', smoke),
     read<PanelData['truth']>(app, '/api/v1/admin/truth/summary', smoke),
     read<PanelData['metrics']>(app, '/api/v1/admin/command-post/summary', smoke),
+    app.jobs.stats().then((data) => ({ ok: true as const, data }), (err: Error) => ({ ok: false as const, error: err.message })),
   ])
-  return { report, truth, metrics }
+  return { report, truth, metrics, jobs }
 }
 
 async function read<T extends Loaded<unknown>>(app: FastifyInstance, url: string, smoke: boolean): Promise<T> {
