@@ -119,7 +119,7 @@ export async function buildApp(opts: BuildOptions): Promise<FastifyInstance> {
 
   const auth = app.auth
   // One research service (and its bars cache) for the trading routes and the MCP tools.
-  const trading = createTradingService({ store, mill: app.mill, admission: app.admission, clock })
+  const trading = createTradingService({ store, mill: app.mill, admission: app.admission, clock, barsCacheBytes: config.barsCacheBytes, runRetention: config.runRetention })
   await app.register(callerPlugin, {
     prefix: CALLER_PREFIX,
     config,

@@ -31,6 +31,8 @@ const envSchema = z.object({
   LARGE_BODY_LIMIT_BYTES: intFrom(1024, 1024 * MiB).default(16 * MiB),
   RPC_ENDPOINTS: z.string().default(''),
   RPC_PUBLIC_ENDPOINTS: z.string().default(''),
+  RUN_RETENTION_MAX_RUNS: intFrom(0, 100_000_000).default(10_000),
+  RUN_RETENTION_MAX_AGE_DAYS: intFrom(0, 36_500).default(90),
   RPC_PROBE_INTERVAL_MS: intFrom(100, 3_600_000).default(5000),
   MILL_THREADS: intFrom(1, 64).default(defaultMillThreads),
   MILL_QUEUE: intFrom(0, 10_000).default(32),
@@ -48,6 +50,8 @@ const envSchema = z.object({
   RUN_BATCH_MAX_WEIGHT: intFrom(1024, 1024 * MiB).default(16 * MiB),
   VERIFY_CACHE_MS: intFrom(0, 86_400_000).default(30_000),
   LARGE_BODY_CONCURRENCY: intFrom(1, 10_000).default(4),
+  BARS_CACHE_BYTES: intFrom(0, 64 * 1024 * MiB).default(256 * MiB),
+  CSV_MAX_ROWS: intFrom(1, 100_000_000).default(250_000),
 })
 
 export interface Config {
@@ -67,6 +71,8 @@ export interface Config {
   readonly rpcEndpoints: readonly string[]
   /** Upstream RPC URLs the operator declares free of secrets: probed like rpcEndpoints and shown in full. */
   readonly rpcPublicEndpoints: readonly string[]
+  /** How many stored trading runs are kept, and for how long; 0 = no limit of that kind. Oldest go first. */
+  readonly runRetention: { readonly maxRuns: number; readonly maxAgeDays: number }
   readonly rpcProbeIntervalMs: number
   readonly millThreads: number
   readonly millQueue: number
@@ -95,6 +101,10 @@ export interface Config {
   readonly verifyCacheMs: number
   /** Bodies over BODY_LIMIT_BYTES the host reads and answers at once; more are refused `occupied` before being read. */
   readonly largeBodyConcurrency: number
+  /** Bytes of dataset bars the trading service keeps in memory (least recently used out). */
+  readonly barsCacheBytes: number
+  /** Rows a CSV import over HTTP may have; counted before parsing (the ncm CLI's import is not bounded by it). */
+  readonly csvMaxRows: number
   /** Aliases that were used to set a variable in this environment. */
   readonly aliasesUsed: ReadonlyArray<{ alias: string; canonical: string }>
 }
@@ -155,6 +165,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
     largeBodyLimitBytes: e.LARGE_BODY_LIMIT_BYTES,
     rpcEndpoints: Object.freeze(rpcEndpoints),
     rpcPublicEndpoints: Object.freeze(rpcPublicEndpoints),
+    runRetention: Object.freeze({ maxRuns: e.RUN_RETENTION_MAX_RUNS, maxAgeDays: e.RUN_RETENTION_MAX_AGE_DAYS }),
     rpcProbeIntervalMs: e.RPC_PROBE_INTERVAL_MS,
     millThreads: e.MILL_THREADS,
     millQueue: e.MILL_QUEUE,
@@ -172,6 +183,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
     runBatchMaxWeight: e.RUN_BATCH_MAX_WEIGHT,
     verifyCacheMs: e.VERIFY_CACHE_MS,
     largeBodyConcurrency: e.LARGE_BODY_CONCURRENCY,
+    barsCacheBytes: e.BARS_CACHE_BYTES,
+    csvMaxRows: e.CSV_MAX_ROWS,
     aliasesUsed: Object.freeze(aliasesUsed),
   })
 }
@@ -202,6 +215,8 @@ export function redactedConfig(config: Config): Record<string, unknown> {
     LARGE_BODY_LIMIT_BYTES: config.largeBodyLimitBytes,
     RPC_ENDPOINTS: config.rpcEndpoints.map((url) => redactEndpointUrl(url)),
     RPC_PUBLIC_ENDPOINTS: config.rpcPublicEndpoints.map((url) => publicEndpointUrl(url)),
+    RUN_RETENTION_MAX_RUNS: config.runRetention.maxRuns,
+    RUN_RETENTION_MAX_AGE_DAYS: config.runRetention.maxAgeDays,
     RPC_PROBE_INTERVAL_MS: config.rpcProbeIntervalMs,
     MILL_THREADS: config.millThreads,
     MILL_QUEUE: config.millQueue,
@@ -219,6 +234,8 @@ export function redactedConfig(config: Config): Record<string, unknown> {
     RUN_BATCH_MAX_WEIGHT: config.runBatchMaxWeight,
     VERIFY_CACHE_MS: config.verifyCacheMs,
     LARGE_BODY_CONCURRENCY: config.largeBodyConcurrency,
+    BARS_CACHE_BYTES: config.barsCacheBytes,
+    CSV_MAX_ROWS: config.csvMaxRows,
   }
 }
 

@@ -33,7 +33,7 @@ export default async function tradingPlugin(app: FastifyInstance, opts: TradingP
   const seeded = seedIfFirstStart(store, opts.seed ?? 'full', startedAt)
   if (seeded.length) app.log.info({ datasets: seeded }, 'seeded synthetic datasets')
 
-  const service = opts.service ?? createTradingService({ store, mill: app.mill, admission: app.admission, clock })
+  const service = opts.service ?? createTradingService({ store, mill: app.mill, admission: app.admission, clock, barsCacheBytes: config.barsCacheBytes, runRetention: config.runRetention })
   const prober = createRpcProber({ endpoints: config.rpcEndpoints, publicEndpoints: config.rpcPublicEndpoints, intervalMs: config.rpcProbeIntervalMs })
   const system = createSystem({ store, repo: service.repo, mill: app.mill, admission: app.admission, clock, prober, startedAt, verifyCacheMs: config.verifyCacheMs })
   const ctx: TradingContext = {

@@ -5,7 +5,7 @@ import type { Mill } from '../mill/pool.js'
 import type { Admission } from '../plugins/admission.js'
 import type { Store } from '../store/index.js'
 import type { Bars } from '../engines/trading/types.js'
-import { BARS_CACHE_LIMIT, createBarsCache } from './bars-cache.js'
+import { createBarsCache } from './bars-cache.js'
 import { resolveDataset } from './datasets.js'
 import { createTradingRepository, type DatasetRow, type TradingRepository } from './repository.js'
 import { backtest, recomputeBacktest } from './research/backtest.js'
@@ -13,7 +13,7 @@ import { createHeavyRunner, type ResearchDeps } from './research/deps.js'
 import { strategyParamsOf } from './research/inputs.js'
 import { maxEdgeSignal, maxEdgeSignalV10 } from './research/search.js'
 import { simulate } from './research/simulate.js'
-import { createRunRecorder } from './runs.js'
+import { createRunRecorder, type RunRetention } from './runs.js'
 import type { BacktestBody, MaxEdgeBody, MaxEdgeV10Body, SimulateBody } from './schemas.js'
 
 export interface ServiceDeps {
@@ -21,16 +21,20 @@ export interface ServiceDeps {
   mill: Mill
   admission: Admission
   clock: Clock
+  /** Bytes of bars kept in memory (BARS_CACHE_BYTES); default 256 MiB. */
+  barsCacheBytes?: number
+  /** Stored runs kept; default: no limit. */
+  runRetention?: RunRetention
 }
 
 export type TradingService = ReturnType<typeof createTradingService>
 
-export function createTradingService({ store, mill, admission, clock }: ServiceDeps) {
+export function createTradingService({ store, mill, admission, clock, barsCacheBytes = 256 * 2 ** 20, runRetention }: ServiceDeps) {
   const repo = createTradingRepository(store.db)
   const deps: ResearchDeps = {
     repo,
-    bars: createBarsCache(repo, BARS_CACHE_LIMIT),
-    runs: createRunRecorder(repo, clock),
+    bars: createBarsCache(repo, barsCacheBytes),
+    runs: createRunRecorder(repo, clock, runRetention),
     heavy: createHeavyRunner(mill, admission),
     clock,
   }

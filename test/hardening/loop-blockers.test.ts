@@ -47,4 +47,19 @@ describe('event-loop blockers are bounded', () => {
     expect(new Set(answers.map((a) => a.checked_at)).size).toBe(1)
     expect(health.failures).toBe(0)
   })
+
+  it('an 880k-row CSV import is refused over_limit by counting its lines, before parsing (1.3 s on the loop before)', async () => {
+    const rows = ['Date,Open,High,Low,Close,Volume']
+    for (let i = 0; i < 880_000; i++) rows.push(`${946684800 + i * 60},1,1,1,1`)
+    const monitor = monitorHealth(base)
+    const res = await postRaw(base, '/api/v11/datasets?symbol=HUGE&timeframe=1m', rows.join('\n') + '\n', 'text/csv')
+    const health = await monitor.stop()
+    console.log(`880k-row CSV: health max ${health.max.toFixed(1)} ms, p99 ${health.p99.toFixed(1)} ms over ${health.latencies.length} checks`)
+    expect(res.status).toBe(422)
+    expect(res.body.detail ?? res.body.title).toMatch(/CSV_MAX_ROWS|250000/)
+    expect(health.failures).toBe(0)
+    const fewer = ['Date,Open,High,Low,Close,Volume', ...Array.from({ length: 1000 }, (_, i) => `${946684800 + i * 60},1,2,0.5,1.5,1`)]
+    const small = await postRaw(base, '/api/v11/datasets?symbol=SMALL&timeframe=1m', fewer.join('\n') + '\n', 'text/csv')
+    expect(small.status, JSON.stringify(small.body)).toBe(201)
+  })
 })

@@ -82,7 +82,9 @@ export default async function v11Routes(parent: FastifyInstance, ctx: TradingCon
         issues: [{ path: 'querystring.symbol', message: 'required' }],
       })
     }
-    const result = importCsvText(ctx.store, fromJson ? body.csv : body, { symbol, timeframe, origin: 'http', now: clock.now() })
+    const csv = fromJson ? body.csv : body
+    refuseOverRows(csv, config.csvMaxRows)
+    const result = importCsvText(ctx.store, csv, { symbol, timeframe, origin: 'http', now: clock.now() })
     return reply.code(result.created ? 201 : 200).send({ id: result.dataset.id, created: result.created, dataset: result.dataset })
   })
 
@@ -134,4 +136,19 @@ export default async function v11Routes(parent: FastifyInstance, ctx: TradingCon
     if (answer.replayed) reply.header('idempotent-replayed', 'true')
     return reply.code(answer.status).send(answer.body)
   })
+}
+
+/**
+ * Parsing and storing a CSV runs on the event loop (the store's connection lives there): 880k rows held it 1.3 s. The
+ * rows are counted first, by line ends alone, and an import over CSV_MAX_ROWS is refused before any parsing.
+ */
+function refuseOverRows(csv: string, maxRows: number): void {
+  let lines = 0
+  for (let at = csv.indexOf('\n'); at !== -1; at = csv.indexOf('\n', at + 1)) {
+    if (++lines > maxRows + 1) {
+      throw new Refusal('over_limit', `the CSV has more than ${maxRows} rows (CSV_MAX_ROWS); import larger files with the ncm CLI`, {
+        hints: { limit: 'CSV_MAX_ROWS', value: maxRows },
+      })
+    }
+  }
 }
