@@ -1,6 +1,7 @@
 // The admin pages at the root: GET /admin (the go-live page) and GET /metrics (Prometheus text).
-// The page calls the same collectors the admin JSON routes answer from (app.adminCollectors, app.metrics); the
-// request's own credential decides whether it may see them at all.
+// The page calls the same collectors the admin JSON routes answer from (app.adminCollectors, app.metrics, app.jobs);
+// the request's own credential decides whether it may see them at all.
+import { renderJobMetrics } from '../jobs/metrics.js'
 import type { FastifyInstance, FastifyRequest } from 'fastify'
 import type { Config } from '../config.js'
 import type { Authenticator } from '../access/auth.js'
@@ -49,7 +50,8 @@ export default async function adminPlugin(app: FastifyInstance, opts: AdminPlugi
     if (access !== 'allowed') {
       return reply.code(access === 'forbidden' ? 403 : 401).header('www-authenticate', 'Bearer').type('text/plain; charset=utf-8').send(`${access}\n`)
     }
-    return reply.type('text/plain; version=0.0.4; charset=utf-8').header('cache-control', 'no-store').send(app.metrics.prometheus())
+    const text = app.metrics.prometheus() + renderJobMetrics(await app.jobs.stats())
+    return reply.type('text/plain; version=0.0.4; charset=utf-8').header('cache-control', 'no-store').send(text)
   })
 }
 
@@ -70,13 +72,14 @@ function accessOf(req: FastifyRequest, auth: Authenticator, clock: Clock): Acces
 
 async function loadPanel(app: FastifyInstance, smoke: boolean): Promise<PanelData> {
   const { truth, readiness } = app.adminCollectors
-  const [report, truthSummary, metrics] = await Promise.all([
+  const [report, truthSummary, metrics, jobs] = await Promise.all([
     // A smoke check of /admin shows the report without running the smoke checks again.
     settle(app, 'readiness', () => readiness.report({ smoke })),
     settle(app, 'truth', () => truth.latest()),
     settle(app, 'metrics', async () => app.metrics.snapshot()),
+    settle(app, 'jobs', () => app.jobs.stats()),
   ])
-  return { report, truth: truthSummary, metrics }
+  return { report, truth: truthSummary, metrics, jobs }
 }
 
 /** A collector's answer, or why there is none (the page shows each panel it can; the failure is logged). */
