@@ -81,6 +81,7 @@ export function createTradingRepository(db: Db) {
       'SELECT id, created_at, equity IS NOT NULL AS has_equity FROM runs WHERE inputs_digest = ? ORDER BY id LIMIT 1',
     ),
     setMissingRunEquity: db.prepare<[string, number]>('UPDATE runs SET equity = ? WHERE id = ? AND equity IS NULL'),
+    oldestRunAt: db.prepare<[], { created_at: string }>('SELECT created_at FROM runs ORDER BY id LIMIT 1'),
     // Ids grow with time, so "oldest" is "lowest id": the last stale run among the oldest thousand bounds the work per call.
     lastStaleRun: db.prepare<[string], { id: number | null }>(
       'SELECT max(id) AS id FROM (SELECT id, created_at FROM runs ORDER BY id LIMIT 1000) WHERE created_at < ?',
@@ -214,8 +215,10 @@ export function createTradingRepository(db: Db) {
     pruneRuns(newestId: number, policy: { maxRuns: number; maxAgeDays: number }, now: number): number {
       let upTo = policy.maxRuns > 0 ? newestId - policy.maxRuns : 0
       if (policy.maxAgeDays > 0) {
-        const stale = s.lastStaleRun.get(new Date(now - policy.maxAgeDays * 86_400_000).toISOString())?.id ?? 0
-        upTo = Math.max(upTo, stale)
+        const cutoff = new Date(now - policy.maxAgeDays * 86_400_000).toISOString()
+        // One index step when the oldest run is young enough, which is the usual case.
+        const oldest = s.oldestRunAt.get()?.created_at
+        if (oldest !== undefined && oldest < cutoff) upTo = Math.max(upTo, s.lastStaleRun.get(cutoff)?.id ?? 0)
       }
       upTo = Math.min(upTo, newestId - 1)
       if (upTo <= 0) return 0
