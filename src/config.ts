@@ -43,9 +43,15 @@ const envSchema = z.object({
   JSON_MAX_DEPTH: intFrom(16, 1_000_000).default(DEFAULT_JSON_MAX_DEPTH),
   DIFF_PATCH_MAX_WEIGHT: intFrom(1024, 1024 * MiB).default(2 * MiB),
   RUN_BATCH_MAX_WEIGHT: intFrom(1024, 1024 * MiB).default(16 * MiB),
+  PUBLIC_URL: z.string().optional(),
 })
 
+/** Variables whose value is a secret: a message about a bad value says how long it is, never what it is. */
+const SECRET_VARIABLES = new Set(['ADMIN_TOKEN'])
+
 export interface Config {
+  /** The address clients reach this host at (PUBLIC_URL, no trailing slash), for the curl lines of /help; null = the request's own. */
+  readonly publicUrl: string | null
   readonly host: string
   readonly port: number
   /** Absolute path of DATA_DIR. */
@@ -107,7 +113,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
   if (!parsed.success) {
     const lines = parsed.error.issues.map((issue) => {
       const name = String(issue.path[0] ?? '?')
-      return `${name}=${JSON.stringify(merged[name] ?? null)}: ${issue.message}`
+      const value = merged[name]
+      const shown = SECRET_VARIABLES.has(name) && value !== undefined ? `<${value.length} characters, not shown>` : JSON.stringify(value ?? null)
+      return `${name}=${shown}: ${issue.message}`
     })
     throw new ConfigError(`invalid configuration:\n  ${lines.join('\n  ')}`)
   }
@@ -129,6 +137,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
     }
   }
   return Object.freeze({
+    publicUrl: publicUrlOf(e.PUBLIC_URL),
     host: e.HOST,
     port: e.PORT,
     dataDir,
@@ -154,6 +163,16 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
     runBatchMaxWeight: e.RUN_BATCH_MAX_WEIGHT,
     aliasesUsed: Object.freeze(aliasesUsed),
   })
+}
+
+/** PUBLIC_URL: an http(s) URL without query or fragment (a path prefix is kept, e.g. behind a proxy), no trailing slash. */
+function publicUrlOf(value: string | undefined): string | null {
+  if (value === undefined) return null
+  const url = URL.canParse(value) ? new URL(value) : null
+  if (!url || !/^https?:$/.test(url.protocol) || url.search || url.hash || url.username || url.password) {
+    throw new ConfigError(`invalid configuration:\n  PUBLIC_URL=${JSON.stringify(value)}: must be an http(s) URL without credentials, query or fragment (e.g. https://ncm.example)`)
+  }
+  return `${url.origin}${url.pathname}`.replace(/\/+$/, '')
 }
 
 /** A comma-separated list of http(s) URLs; a ConfigError names the variable and the first URL that is not one. */

@@ -10,6 +10,7 @@ import type { PythonProbe } from './dependencies/python-env.js'
 import { isInternal, isSmokeRequest } from './internal.js'
 import { commandPostSchema, readinessReportSchema, truthSummarySchema } from './schemas.js'
 import { createTruthRunner } from './truth.js'
+import { ADMISSION_SAMPLE_MS } from '../plugins/admission.js'
 import { okEnvelope, refusalEnvelope } from '../caller/envelope.js'
 
 export interface AdminApiOptions {
@@ -21,9 +22,16 @@ export interface AdminApiOptions {
   rootDir?: string
   /** Builds the throwaway host the known-answer tests run in; without it they run against this host. */
   selfTestHost?: () => Promise<FastifyInstance>
+  /**
+   * Build that host while this one gets ready rather than at the first self-test: compiling its routes blocks the
+   * event loop for a second or more, which a listening host must not do (the server sets it; tests build lazily).
+   */
+  prepareSelfTestHost?: boolean
 }
 
 export const START_REPORT_DELAY_MS = 2000
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
 
 const responses = <T extends z.ZodType>(data: T) => ({ 200: okEnvelope(data), '4xx': refusalEnvelope, '5xx': refusalEnvelope })
 
@@ -36,12 +44,37 @@ export default async function adminApi(app: FastifyInstance, opts: AdminApiOptio
   const registry = opts.registry ?? defaultRegistry
   const now = () => (app.hasDecorator('clock') ? app.clock.now() : Date.now())
   const auth = createAuthenticator(config, app.store.db)
+  // The self-test host: built once (before listening when prepareSelfTestHost), closed with this host.
+  let sandbox: Promise<FastifyInstance> | null = null
+  const selfTestHost = opts.selfTestHost
+    ? async () => {
+      const build = opts.selfTestHost!
+      const fresh = sandbox === null
+      sandbox ??= build().catch((err: unknown) => {
+        sandbox = null
+        throw err
+      })
+      const host = await sandbox
+      // Built just now, lazily: the build blocked the event loop, and the occupancy sampler reads its next window as
+      // overload. Let it take that sample, then wait (bounded) for it to settle, so the heavy known answers are not
+      // refused as `occupied` because of our own build.
+      if (fresh && !opts.prepareSelfTestHost) {
+        await sleep(ADMISSION_SAMPLE_MS + 100)
+        for (let waited = 0; app.admission.state() !== 'live-bound' && waited < 3000; waited += 100) await sleep(100)
+      }
+      return host
+    }
+    : null
+  if (selfTestHost && opts.prepareSelfTestHost) app.addHook('onReady', async () => void (await selfTestHost()))
+  app.addHook('onClose', async () => {
+    if (sandbox) await (await sandbox.catch(() => null))?.close()
+  })
   const truth = createTruthRunner(app, {
     registry,
     adminToken: config.adminToken,
     now,
     envelopesWithoutFlags: () => (app.hasDecorator('callerCounters') ? app.callerCounters.envelopesWithoutFlags : 0),
-    ...(opts.selfTestHost ? { sandbox: opts.selfTestHost } : {}),
+    ...(selfTestHost ? { sandbox: selfTestHost } : {}),
   })
   const collector = createReadinessCollector(app, {
     config,

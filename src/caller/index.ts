@@ -2,6 +2,8 @@
 import type { FastifyInstance, FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify'
 import type { Config } from '../config.js'
 import { Refusal } from '../refusal.js'
+import { baseUrlOf } from '../base-url.js'
+import { wrongMethod } from '../plugins/route-table.js'
 import { shortUrl } from '../redact.js'
 import type { Authenticator, Credential } from '../access/auth.js'
 import type { CallerCounters } from './counters.js'
@@ -55,7 +57,9 @@ export default async function callerPlugin(app: FastifyInstance, opts: CallerPlu
     done(null, envelope(payload, app.admission.state()))
   })
   app.setErrorHandler(createCallerErrorHandler(counters))
-  app.setNotFoundHandler(async (req) => {
+  app.setNotFoundHandler(async (req, reply) => {
+    const wrong = wrongMethod(req, reply)
+    if (wrong) throw wrong
     throw new Refusal('not_found', `no operation answers ${req.method} ${shortUrl(req.url.split('?')[0]!)}`, {
       hints: { index: `${CALLER_PREFIX}/ops`, help: `${CALLER_PREFIX}/help` },
     })
@@ -73,6 +77,7 @@ export default async function callerPlugin(app: FastifyInstance, opts: CallerPlu
     auth,
     credential: req.credential,
     requestId: req.id,
+    baseUrl: baseUrlOf(req, config),
     log: req.log,
   })
 
@@ -102,6 +107,13 @@ function routeOperation(
       ...(op.method === 'GET' ? { querystring: op.input } : { body: op.input }),
       response: { 200: okEnvelope(op.output), '4xx': refusalEnvelope, '5xx': refusalEnvelope },
     },
+    // An operation refused by its nature refuses before the body is even read: invalid JSON, an empty body or a
+    // foreign content type all get the same 501.
+    ...(op.refuses
+      ? {
+          onRequest: (_req: FastifyRequest, _reply: FastifyReply, done: (err?: Error) => void) => done(op.refuses!().forOp(op.name)),
+        }
+      : {}),
     // Nature and credential come before the input schema (SPEC §2.6); validation runs after this hook.
     ...(checksBeforeInput(op)
       ? {
