@@ -13,14 +13,16 @@ import { createMill, type Mill } from './mill/pool.js'
 import routeTablePlugin from './plugins/route-table.js'
 import storePlugin from './plugins/store.js'
 import millPlugin from './plugins/mill.js'
+import jobsPlugin from './plugins/jobs.js'
 import admissionPlugin, { type Admission } from './plugins/admission.js'
 import limitsPlugin from './plugins/limits.js'
 import { frameworkErrorHandler } from './plugins/framework-errors.js'
 import corsPlugin from './plugins/cors.js'
 import docsPlugin from './plugins/docs.js'
 import jsonBodyPlugin from './plugins/json-body.js'
+import largeBodiesPlugin from './plugins/large-bodies.js'
 import callerPlugin, { CALLER_PREFIX } from './caller/index.js'
-import { createAuthenticator } from './access/auth.js'
+import authPlugin from './plugins/auth.js'
 import { createCallerCounters, type CallerCounters } from './caller/counters.js'
 import { systemClock, type Clock } from './clock.js'
 import { registry as defaultRegistry } from './caller/registry.js'
@@ -31,7 +33,9 @@ import mcpPlugin from './mcp/plugin.js'
 import { problemErrorHandler, problemNotFoundHandler } from './plugins/problem.js'
 import metricsPlugin from './plugins/metrics.js'
 import adminPlugin from './admin/plugin.js'
-import adminApi, { type AdminApiOptions } from './admin/api.js'
+import adminApi from './admin/api.js'
+import adminCollectorsPlugin, { type AdminCollectorOptions } from './admin/collectors.js'
+import accessApi from './access/api.js'
 import { isInternal } from './admin/internal.js'
 import type { SeedLevel } from './trading/seed.js'
 
@@ -40,6 +44,8 @@ declare module 'fastify' {
     callerCounters: CallerCounters
     clock: Clock
     config: Config
+    /** The caller's operations: listings and the admin's truth summary read them from here. */
+    registry: Registry
   }
 }
 
@@ -58,7 +64,7 @@ export interface BuildOptions {
   /** How much synthetic market data a first start seeds (tests use 'small'). */
   tradingSeed?: SeedLevel
   /** Options of the admin JSON routes (tests: a fake python3, another tree to analyse). */
-  admin?: Pick<AdminApiOptions, 'pythonProbe' | 'rootDir' | 'prepareSelfTestHost'>
+  admin?: Pick<AdminCollectorOptions, 'pythonProbe' | 'rootDir' | 'prepareSelfTestHost'>
   /** Set on the throwaway host the known-answer tests run in (it has no self-test host of its own). */
   selfTestSandbox?: boolean
   /** The occupancy of another host to answer with instead of measuring one (the self-test host borrows its parent's). */
@@ -100,6 +106,7 @@ export async function buildApp(opts: BuildOptions): Promise<FastifyInstance> {
   app.decorate('config', config)
   app.decorate('clock', clock)
   app.decorate('callerCounters', counters)
+  app.decorate('registry', registry)
   // Outside /api/v1 (which envelopes its errors) the host answers errors as RFC 9457 problems, e.g. a wrong method on /health.
   app.setErrorHandler(problemErrorHandler)
   app.setNotFoundHandler(problemNotFoundHandler)
@@ -107,7 +114,9 @@ export async function buildApp(opts: BuildOptions): Promise<FastifyInstance> {
   await app.register(routeTablePlugin)
   await app.register(jsonBodyPlugin, { maxDepth: config.jsonMaxDepth })
   await app.register(storePlugin, { store })
+  await app.register(authPlugin)
   await app.register(millPlugin, { mill })
+  await app.register(jobsPlugin, { config, clock })
   if (opts.admission) {
     // A self-test host measures nothing of its own: it answers with the occupancy of the host it runs inside.
     const borrowed = opts.admission
@@ -116,13 +125,18 @@ export async function buildApp(opts: BuildOptions): Promise<FastifyInstance> {
     await app.register(admissionPlugin, { maxEventLoopDelayMs: config.maxEventLoopDelayMs })
   }
   await app.register(limitsPlugin, { rateLimitPerMin: config.rateLimitPerMin, exempt: isInternal })
+  await app.register(largeBodiesPlugin, { smallBodyBytes: config.bodyLimitBytes, concurrency: config.largeBodyConcurrency })
   await app.register(corsPlugin, { origins: config.corsOrigins })
-  await app.register(metricsPlugin)
+  await app.register(metricsPlugin, { memoryBudgetBytes: config.memoryBudgetBytes })
   await app.register(docsPlugin)
+  await app.register(adminCollectorsPlugin, {
+    ...opts.admin,
+    ...(opts.selfTestSandbox ? {} : { selfTestHost: () => buildSelfTestHost(opts, app, clock, registry) }),
+  })
 
-  const auth = createAuthenticator(config, store.db)
+  const auth = app.auth
   // One research service (and its bars cache) for the trading routes and the MCP tools.
-  const trading = createTradingService({ store, mill: app.mill, admission: app.admission, clock })
+  const trading = createTradingService({ store, mill: app.mill, admission: app.admission, clock, barsCacheBytes: config.barsCacheBytes, runRetention: config.runRetention })
   await app.register(callerPlugin, {
     prefix: CALLER_PREFIX,
     config,
@@ -131,11 +145,7 @@ export async function buildApp(opts: BuildOptions): Promise<FastifyInstance> {
     counters,
     auth,
     // The admin JSON routes live under /api/v1/admin and share the caller envelope and error handler.
-    children: [{
-      plugin: adminApi,
-      prefix: '/admin',
-      options: { ...opts.admin, ...(opts.selfTestSandbox ? {} : { selfTestHost: () => buildSelfTestHost(opts, app, clock, registry) }) },
-    }],
+    children: [{ plugin: adminApi, prefix: '/admin' }, { plugin: accessApi, prefix: '/admin' }],
   })
   await app.register(tradingPlugin, { config, clock, seed: opts.tradingSeed ?? 'full', service: trading })
   await app.register(mcpPlugin, { config, clock, registry, counters, auth, trading })
@@ -155,6 +165,7 @@ async function buildSelfTestHost(opts: BuildOptions, parent: FastifyInstance, cl
     isSaturated: () => mill.isSaturated(),
     agents: () => mill.agents(),
     stats: () => mill.stats(),
+    memory: () => mill.memory?.() ?? { workers: 0, heap_bytes: 0 },
     close: async () => {},
   }
   const app = await buildApp({

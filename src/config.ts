@@ -31,18 +31,27 @@ const envSchema = z.object({
   LARGE_BODY_LIMIT_BYTES: intFrom(1024, 1024 * MiB).default(16 * MiB),
   RPC_ENDPOINTS: z.string().default(''),
   RPC_PUBLIC_ENDPOINTS: z.string().default(''),
+  RUN_RETENTION_MAX_RUNS: intFrom(0, 100_000_000).default(10_000),
+  RUN_RETENTION_MAX_AGE_DAYS: intFrom(0, 36_500).default(90),
   RPC_PROBE_INTERVAL_MS: intFrom(100, 3_600_000).default(5000),
   MILL_THREADS: intFrom(1, 64).default(defaultMillThreads),
   MILL_QUEUE: intFrom(0, 10_000).default(32),
   MILL_NICE: intFrom(0, 19).default(10),
+  MEMORY_BUDGET_MIB: intFrom(16, 1_048_576).default(120),
   MAX_EVENT_LOOP_DELAY_MS: intFrom(10, 60_000).default(200),
   SHUTDOWN_GRACE_MS: intFrom(100, 120_000).default(10_000),
   NODE_ENV: z.string().default('development'),
   TRUST_PROXY: z.enum(['true', 'false', '1', '0']).default('false'),
   CORS_ORIGINS: z.string().default(''),
+  JOB_RETENTION_H: z.coerce.number().min(0.001).max(24 * 365).default(24),
+  JOB_MAX_MS: intFrom(1000, 7 * 24 * 3_600_000).default(30 * 60_000),
   JSON_MAX_DEPTH: intFrom(16, 1_000_000).default(DEFAULT_JSON_MAX_DEPTH),
   DIFF_PATCH_MAX_WEIGHT: intFrom(1024, 1024 * MiB).default(2 * MiB),
   RUN_BATCH_MAX_WEIGHT: intFrom(1024, 1024 * MiB).default(16 * MiB),
+  VERIFY_CACHE_MS: intFrom(0, 86_400_000).default(30_000),
+  LARGE_BODY_CONCURRENCY: intFrom(1, 10_000).default(4),
+  BARS_CACHE_BYTES: intFrom(0, 64 * 1024 * MiB).default(256 * MiB),
+  CSV_MAX_ROWS: intFrom(1, 100_000_000).default(250_000),
   PUBLIC_URL: z.string().optional(),
 })
 
@@ -68,11 +77,15 @@ export interface Config {
   readonly rpcEndpoints: readonly string[]
   /** Upstream RPC URLs the operator declares free of secrets: probed like rpcEndpoints and shown in full. */
   readonly rpcPublicEndpoints: readonly string[]
+  /** How many stored trading runs are kept, and for how long; 0 = no limit of that kind. Oldest go first. */
+  readonly runRetention: { readonly maxRuns: number; readonly maxAgeDays: number }
   readonly rpcProbeIntervalMs: number
   readonly millThreads: number
   readonly millQueue: number
   /** Scheduling niceness of mill workers: heavy work yields the CPU to the event loop serving light requests. */
   readonly millNice: number
+  /** Resident memory the host aims to stay within; the command post reports what is left of it by component. */
+  readonly memoryBudgetBytes: number
   readonly maxEventLoopDelayMs: number
   readonly shutdownGraceMs: number
   readonly nodeEnv: string
@@ -80,12 +93,24 @@ export interface Config {
   readonly trustProxy: boolean
   /** Exact origins (scheme://host[:port]) granted cross-origin access; empty = none. */
   readonly corsOrigins: readonly string[]
+  /** Hours a finished job's answer is kept before it is purged. */
+  readonly jobRetentionH: number
+  /** Longest a job may run (ms) before it is stopped and fails with `timeout`. */
+  readonly jobMaxMs: number
   /** Deepest nesting of arrays/objects a JSON body may have; counted before the body is parsed. */
   readonly jsonMaxDepth: number
   /** The most a /diff patch may produce: the patched document's weight (nodes × 8 + characters), counted as it is applied. */
   readonly diffPatchMaxWeight: number
   /** The most the answers of one /run batch may weigh together (nodes × 8 + characters), counted as jobs answer. */
   readonly runBatchMaxWeight: number
+  /** GET /api/v11/system/verify answers a run younger than this again instead of re-reading the database. */
+  readonly verifyCacheMs: number
+  /** Bodies over BODY_LIMIT_BYTES the host reads and answers at once; more are refused `occupied` before being read. */
+  readonly largeBodyConcurrency: number
+  /** Bytes of dataset bars the trading service keeps in memory (least recently used out). */
+  readonly barsCacheBytes: number
+  /** Rows a CSV import over HTTP may have; counted before parsing (the ncm CLI's import is not bounded by it). */
+  readonly csvMaxRows: number
   /** Aliases that were used to set a variable in this environment. */
   readonly aliasesUsed: ReadonlyArray<{ alias: string; canonical: string }>
 }
@@ -149,18 +174,26 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
     largeBodyLimitBytes: e.LARGE_BODY_LIMIT_BYTES,
     rpcEndpoints: Object.freeze(rpcEndpoints),
     rpcPublicEndpoints: Object.freeze(rpcPublicEndpoints),
+    runRetention: Object.freeze({ maxRuns: e.RUN_RETENTION_MAX_RUNS, maxAgeDays: e.RUN_RETENTION_MAX_AGE_DAYS }),
     rpcProbeIntervalMs: e.RPC_PROBE_INTERVAL_MS,
     millThreads: e.MILL_THREADS,
     millQueue: e.MILL_QUEUE,
     millNice: e.MILL_NICE,
+    memoryBudgetBytes: e.MEMORY_BUDGET_MIB * MiB,
     maxEventLoopDelayMs: e.MAX_EVENT_LOOP_DELAY_MS,
     shutdownGraceMs: e.SHUTDOWN_GRACE_MS,
     nodeEnv: e.NODE_ENV,
     trustProxy: e.TRUST_PROXY === 'true' || e.TRUST_PROXY === '1',
     corsOrigins: Object.freeze(corsOrigins),
+    jobRetentionH: e.JOB_RETENTION_H,
+    jobMaxMs: e.JOB_MAX_MS,
     jsonMaxDepth: e.JSON_MAX_DEPTH,
     diffPatchMaxWeight: e.DIFF_PATCH_MAX_WEIGHT,
     runBatchMaxWeight: e.RUN_BATCH_MAX_WEIGHT,
+    verifyCacheMs: e.VERIFY_CACHE_MS,
+    largeBodyConcurrency: e.LARGE_BODY_CONCURRENCY,
+    barsCacheBytes: e.BARS_CACHE_BYTES,
+    csvMaxRows: e.CSV_MAX_ROWS,
     aliasesUsed: Object.freeze(aliasesUsed),
   })
 }
@@ -201,18 +234,27 @@ export function redactedConfig(config: Config): Record<string, unknown> {
     LARGE_BODY_LIMIT_BYTES: config.largeBodyLimitBytes,
     RPC_ENDPOINTS: config.rpcEndpoints.map((url) => redactEndpointUrl(url)),
     RPC_PUBLIC_ENDPOINTS: config.rpcPublicEndpoints.map((url) => publicEndpointUrl(url)),
+    RUN_RETENTION_MAX_RUNS: config.runRetention.maxRuns,
+    RUN_RETENTION_MAX_AGE_DAYS: config.runRetention.maxAgeDays,
     RPC_PROBE_INTERVAL_MS: config.rpcProbeIntervalMs,
     MILL_THREADS: config.millThreads,
     MILL_QUEUE: config.millQueue,
     MILL_NICE: config.millNice,
+    MEMORY_BUDGET_MIB: config.memoryBudgetBytes / MiB,
     MAX_EVENT_LOOP_DELAY_MS: config.maxEventLoopDelayMs,
     SHUTDOWN_GRACE_MS: config.shutdownGraceMs,
     NODE_ENV: config.nodeEnv,
     TRUST_PROXY: config.trustProxy,
     CORS_ORIGINS: config.corsOrigins,
+    JOB_RETENTION_H: config.jobRetentionH,
+    JOB_MAX_MS: config.jobMaxMs,
     JSON_MAX_DEPTH: config.jsonMaxDepth,
     DIFF_PATCH_MAX_WEIGHT: config.diffPatchMaxWeight,
     RUN_BATCH_MAX_WEIGHT: config.runBatchMaxWeight,
+    VERIFY_CACHE_MS: config.verifyCacheMs,
+    LARGE_BODY_CONCURRENCY: config.largeBodyConcurrency,
+    BARS_CACHE_BYTES: config.barsCacheBytes,
+    CSV_MAX_ROWS: config.csvMaxRows,
   }
 }
 

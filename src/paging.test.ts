@@ -1,8 +1,8 @@
 // The paging module: cursor codec round trips and refusals, limits, and keyset walks over SQLite stable under inserts.
-import Database from 'better-sqlite3'
 import { describe, expect, it } from 'vitest'
 import { decodeCursor, encodeCursor, PAGE_LIMIT_DEFAULT, PAGE_LIMIT_MAX, pagedList, type PageQuery } from './paging.js'
 import { Refusal } from './refusal.js'
+import { openStore } from './store/index.js'
 import { keysetQuery } from './store/keyset.js'
 
 const refusalOf = (fn: () => unknown): Refusal => {
@@ -61,7 +61,8 @@ describe('pagedList', () => {
 
 describe('keyset walk over SQLite', () => {
   function setup() {
-    const db = new Database(':memory:')
+    // Through the store (the one module that opens databases): a migrated in-memory database plus a scratch table.
+    const db = openStore({ path: ':memory:' }).db
     db.exec('CREATE TABLE items (id INTEGER PRIMARY KEY, created_at TEXT NOT NULL, tag TEXT NOT NULL)')
     const insert = db.prepare('INSERT INTO items (created_at, tag) VALUES (?, ?)')
     return { db, insert: (createdAt: string, tag: string) => Number(insert.run(createdAt, tag).lastInsertRowid) }

@@ -68,9 +68,90 @@ describe('ncm against a live server', () => {
     expect(res.status).toBe(1)
     expect(res.stderr).toMatch(/cannot reach/)
   })
+  it('--human renders a list as a table, a backtest as its key figures, without colour off a terminal', () => {
+    const list = ncm('--human', 'features')
+    expect(list.code).toBe(0)
+    expect(list.stdout).toMatch(/^features \(\d+\)\n\s+feature\s+lobe\s+status\s+operations/)
+    const backtest = ncm('--human', 'backtest', '--dataset', '1', '--strategy', 'sma_cross', '--params.fast', '10', '--params.slow', '20',
+      '--cash', '10000', '--commission', '0.002')
+    expect(backtest.code, backtest.stderr).toBe(0)
+    expect(backtest.stdout).toMatch(/^strategy\s+sma_cross \(fast=10 slow=20\)$/m)
+    expect(backtest.stdout).toMatch(/^Sharpe ratio\s+-?\d+\.\d\d$/m)
+    expect(list.stdout + backtest.stdout).not.toContain('\x1b[')
+    const refused = ncm('--human', 'kv', '--tokens', '-3')
+    expect(refused.code).toBe(2)
+    expect(refused.stdout).toBe('')
+    expect(refused.stderr).toMatch(/^ncm kv: refused invalid_input \(400\)\n/)
+  })
+  it('--json prints exactly what the server answered', async () => {
+    const out = ncm('--json', 'captions')
+    const res = await request(`${url}/api/v1/captions`, { headers: { accept: 'application/json' } })
+    expect(JSON.parse(out.stdout)).toEqual(await res.body.json())
+  })
+  it('ncm help lists the commands by lobe', () => {
+    const out = ncm('help')
+    expect(out.code).toBe(0)
+    for (const heading of ['discovery', 'logic', 'capacity', 'text', 'access', 'orchestration', 'runtime', 'trading']) {
+      expect(out.stdout).toMatch(new RegExp(`^${heading}$`, 'm'))
+    }
+    expect(out.stdout).toMatch(/^logic\n {2}sat\s+Solve a DIMACS CNF/m)
+  })
+  it('ncm completion bash completes commands and each command\'s flags', () => {
+    const script = ncm('completion', 'bash').stdout
+    const complete = (words: string[]) => spawnSync('bash', ['-c',
+      `${script}\nCOMP_WORDS=(${words.map((w) => `'${w}'`).join(' ')}); COMP_CWORD=${words.length - 1}; _ncm; echo "\${COMPREPLY[*]}"`,
+    ], { encoding: 'utf8' }).stdout.trim().split(' ')
+    expect(complete(['ncm', 'ba'])).toEqual(['backtest'])
+    expect(complete(['ncm', 'sat', '--d'])).toEqual(['--dimacs'])
+    expect(complete(['ncm', '--url', 'http://x', 'jsons'])).toEqual(['jsonsat'])
+    const zsh = ncm('completion', 'zsh').stdout
+    expect(zsh).toMatch(/^#compdef ncm/)
+    expect(zsh).toContain("'max-edge-signal:Walk-forward signal search scored out of sample'")
+    // Where zsh is installed: the script parses, and sourcing it after compinit registers _ncm for ncm.
+    if (spawnSync('sh', ['-c', 'command -v zsh']).status === 0) {
+      const registered = spawnSync('zsh', ['-c', `autoload -Uz compinit && compinit -u 2>/dev/null; ${zsh}\necho \${_comps[ncm]}`], { encoding: 'utf8' })
+      expect(registered.stdout.trim(), registered.stderr).toBe('_ncm')
+    }
+  })
   it('generates help for an operation from the registry', () => {
     const out = ncm('help', 'sat')
     expect(out.stdout).toMatch(/POST \/api\/v1\/sat/)
     expect(out.stdout).toMatch(/--dimacs/)
   })
+})
+
+describe('ncm reads back what the server stored', () => {
+  it('lists runs page by page or all at once, shows one run, and exits 2 on a bad cursor', () => {
+    for (const strategy of ['buy_and_hold', 'sma_cross', 'rsi_reversion']) {
+      const run = ncm('--json', 'backtest', '--dataset', 'SYN-DAILY', '--strategy', strategy)
+      expect(run.code, run.stderr).toBe(0)
+    }
+    const first = ncm('runs', '--limit', '1', '--kind', 'backtest')
+    expect(first.code, first.stderr).toBe(0)
+    const page = JSON.parse(first.stdout)
+    expect(page.runs).toHaveLength(1)
+    expect(page.next_cursor).toEqual(expect.any(String))
+    const all = JSON.parse(ncm('runs', '--all', '--limit', '1', '--dataset', 'SYN-DAILY').stdout)
+    expect(all.runs.length).toBeGreaterThanOrEqual(3)
+    expect(all.pages).toBe(all.runs.length) // one run per page
+    expect(all.next_cursor).toBeNull()
+    const one = ncm('runs', String(page.runs[0].id))
+    expect(one.code, one.stderr).toBe(0)
+    expect(JSON.parse(one.stdout)).toMatchObject({ id: page.runs[0].id, kind: 'backtest', inputs: { dataset: 'SYN-DAILY' } })
+    const bad = ncm('runs', '--cursor', 'nonsense')
+    expect(bad.code).toBe(2)
+    expect(bad.stderr).toMatch(/cursor/)
+  }, 240_000) // a dozen spawns of the binary on a loaded machine
+
+  it('shows a dataset with a page of its bars, the ledger lists, and pins', () => {
+    const dataset = JSON.parse(ncm('datasets', 'SYN-DAILY', '--limit', '3').stdout)
+    expect(dataset.dataset.symbol).toBe('SYN-DAILY')
+    expect(dataset.bars).toHaveLength(3)
+    expect(JSON.parse(ncm('ledger', 'fills').stdout)).toMatchObject({ fills: expect.any(Array), next_cursor: null })
+    expect(ncm('ledger', 'nonsense').code).toBe(2)
+    expect(ncm('pin', '--content', 'read me back').code).toBe(0)
+    const pins = JSON.parse(ncm('pins').stdout)
+    expect(pins.pins.length).toBeGreaterThanOrEqual(1)
+    expect(JSON.parse(ncm('pins', pins.pins[0].digest).stdout)).toMatchObject({ verified: true })
+  }, 240_000)
 })

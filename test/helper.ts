@@ -1,7 +1,7 @@
 // Builds the app the way tests want it: in-memory SQLite, a small mill, no logger, a fixed or injected clock.
 import { expect } from 'vitest'
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify'
-import { anyEnvelope } from '../src/caller/envelope.js'
+import { anyEnvelope } from '../src/envelope.js'
 import { buildApp, type BuildOptions } from '../src/app.js'
 import { loadConfig, type Config } from '../src/config.js'
 import type { Clock } from '../src/clock.js'

@@ -8,7 +8,7 @@ import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fas
 import { request } from 'undici'
 import { z } from 'zod'
 import { buildTestApp, json, manualClock, testConfig } from './helper.js'
-import { hashToken, secretsEqual } from '../src/access/auth.js'
+import { hashToken, secretsEqual } from '../src/access/tokens.js'
 import { requestIdOf } from '../src/app.js'
 import { ConfigError } from '../src/config.js'
 import { publicEndpointUrl, REDACTION_CENSOR, redactEndpointUrl, redactUrl } from '../src/redact.js'

@@ -3,6 +3,10 @@
 //     but 429 and the `occupied` refusal of heavy work beyond the mill's queue), RSS;
 //  2. 15 s with the mill flooded by long SAT jobs beyond its queue: heavy requests past the queue are refused with
 //     `occupied`, none hangs, and GET /api/v1/health from a monitoring-style probe keeps p99 < 50 ms.
+//  3. hostile (issue #13): the phase-1 mix again, plus one client sending the worst inputs of items 1–3 in a loop;
+//     health p99 and the mix's throughput printed beside phase 1's;
+//  4. burst (issue #13 item 11): 150 concurrent 15.5 MB /digest bodies; RSS before, at the peak, at the end and after
+//     settling, with the answers (admitted ones hashed, the rest refused `occupied` before their body is read).
 // In phase 1 the event loop itself is saturated by 100 connections, so a health request waits its turn behind them
 // (≈ connections ÷ throughput); its latency there is printed for the record, not held to the 50 ms target.
 import autocannon from 'autocannon'
@@ -10,6 +14,7 @@ import { request } from 'undici'
 import { HARD_STOP_GRACE_MS } from '../../src/mill/pool.js'
 import { rssMiB, spawnServer, stop } from './lib.js'
 import { probeHealth, report, saturateMill } from './saturate.js'
+import { attack, digestBurst } from './hostile.js'
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 60)
 const PROBE_SECONDS = Number(process.env.BENCH_PROBE_SECONDS ?? 15)
@@ -17,6 +22,8 @@ const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 100)
 const THREADS = 1
 const QUEUE = 32
 const PROBE_INTERVAL_MS = 50
+const HOSTILE_SECONDS = Number(process.env.BENCH_HOSTILE_SECONDS ?? 30)
+const BURST = Number(process.env.BENCH_BURST ?? 150)
 
 const json = { 'content-type': 'application/json' }
 /** Refusal codes of the non-2xx answers, by status (e.g. `503 occupied`), read from the envelopes and problem bodies. */
@@ -102,7 +109,7 @@ async function main() {
     console.log(`  RSS before ${rssBefore?.toFixed(1)} MiB, after ${rssAfter?.toFixed(1)} MiB`)
     console.log(`  host memory before: ${memoryBefore}`)
     console.log(`  host memory after:  ${memoryAfter}`)
-    report('  health probe behind 100 connections (for the record)', loadedProbe, null)
+    const calmP99 = report('  health probe behind 100 connections (for the record)', loadedProbe, null)
 
     const flooders = THREADS + QUEUE + 8
     console.log(`\nphase 2: ${PROBE_SECONDS} s, the mill flooded by ${flooders} long SAT jobs at a time (threads + queue = ${THREADS + QUEUE})`)
@@ -122,6 +129,26 @@ async function main() {
     const occupied = Object.entries(mill.outcomes).filter(([k]) => k.endsWith('occupied')).reduce((n, [, c]) => n + c, 0)
     console.log(`  mill flood outcomes: ${sat}; unanswered ${mill.hung()}`)
     console.log(`  saturated: ${occupied > 0 ? 'yes' : 'NO'} (${occupied} refused with occupied beyond the queue); every heavy request answered: ${mill.hung() === 0 ? 'yes' : 'NO'}`)
+
+    console.log(`\nphase 3 (hostile): ${HOSTILE_SECONDS} s of the phase-1 mix at ${CONNECTIONS} connections, plus one client looping over the worst inputs of issue #13 items 1–3`)
+    const hostileSignal = { stopping: false }
+    const attacker = attack(base, hostileSignal)
+    const hostileProbe = probeHealth(base, hostileSignal, PROBE_INTERVAL_MS)
+    const hostile = await autocannon({ url: base, connections: CONNECTIONS, duration: HOSTILE_SECONDS, requests: MIX_ROUTES, timeout: 30 })
+    hostileSignal.stopping = true
+    await Promise.all([attacker.done, hostileProbe.done])
+    const hostileP99 = report('  health probe behind the mix and the hostile client', hostileProbe, null)
+    console.log(`  mix throughput: calm ${result.requests.average.toFixed(0)} req/s, hostile ${hostile.requests.average.toFixed(0)} req/s (${(hostile.requests.average / result.requests.average).toFixed(2)}×); ` +
+      `health p99: calm ${calmP99.toFixed(1)} ms, hostile ${hostileP99.toFixed(1)} ms; mix errors ${hostile.errors + hostile.timeouts}`)
+    console.log('  hostile answers:')
+    for (const [key, n] of Object.entries(attacker.outcomes).sort()) console.log(`    ${key} × ${n}`)
+
+    console.log(`\nphase 4 (burst): ${BURST} concurrent 15.5 MB /digest bodies, nothing else running`)
+    const burst = await digestBurst(base, info.pid, BURST, 10_000)
+    const f = (n: number | null) => (n === null ? '?' : n.toFixed(0))
+    console.log(`  ${burst.seconds.toFixed(1)} s; answers: ${Object.entries(burst.outcomes).map(([k, n]) => `${k} × ${n}`).join(', ')}`)
+    console.log(`  RSS before ${f(burst.before)} MiB, peak ${f(burst.peak)} MiB, at the end ${f(burst.atEnd)} MiB, 10 s later ${f(burst.settled)} MiB`)
+    console.log(`  host memory after the burst: ${await memoryOf(base)}`)
     if (errors + unexpected > 0 || mill.hung() > 0 || probe.failures() > 0 || occupied === 0 || !(p99 < 50)) process.exitCode = 1
   } finally {
     await stop(child)

@@ -1,16 +1,22 @@
-// Bench fixture for bench:http: the full app, the same health handler on bare routes of the same host (outside the caller
-// surface: no envelope, no caller hooks, no response schema), and a bare Fastify process-mate with no plugins at all.
-import Fastify from 'fastify'
-import { buildApp } from '../../src/app.js'
+// Bench fixture for bench:http: the full app, and variants of it built up one host feature at a time around the same
+// health handler (a bisection of the per-request cost), each a Fastify instance in this process on its own port.
+import type { IncomingMessage } from 'node:http'
+import Fastify, { type FastifyInstance } from 'fastify'
+import fp from 'fastify-plugin'
+import { buildApp, requestIdOf } from '../../src/app.js'
 import { loadConfig } from '../../src/config.js'
 import { health } from '../../src/caller/ops/discovery/health.js'
 import type { OperationContext } from '../../src/caller/operation.js'
+import limitsPlugin from '../../src/plugins/limits.js'
+import metricsPlugin from '../../src/plugins/metrics.js'
 
 const HOST_BARE_PATH = '/api/bench/bare-health'
 /** An identical twin of the host's bare route: measuring both tells the run's noise (an A/A control). */
 const HOST_TWIN_PATH = '/api/bench/bare-health-twin'
+/** The limiter's quota for the bench: high enough that no request is refused, so its bookkeeping is what is measured. */
+const BENCH_QUOTA = 10_000_000
 
-const config = loadConfig({ ...process.env, PORT: '0', DATABASE_PATH: ':memory:', RATE_LIMIT_PER_MIN: '0', LOG_LEVEL: 'silent' })
+const config = loadConfig({ ...process.env, PORT: '0', DATABASE_PATH: ':memory:', RATE_LIMIT_PER_MIN: String(BENCH_QUOTA), LOG_LEVEL: 'silent' })
 const app = await buildApp({ config })
 
 // The same handler with the same inputs as GET /api/v1/health.
@@ -22,20 +28,44 @@ const bareHealth = async () => health.handler({}, ctx)
 app.get(HOST_BARE_PATH, bareHealth)
 app.get(HOST_TWIN_PATH, bareHealth)
 await app.listen({ host: '127.0.0.1', port: 0 })
+// /health's answer as the platform route gives it, for a bare route that serialises the same document
+const platformAnswer = JSON.parse((await app.inject({ method: 'GET', url: '/health' })).body) as unknown
 
-const bare = Fastify({ logger: false })
-bare.get('/health', bareHealth)
-await bare.listen({ host: '127.0.0.1', port: 0 })
+/** A bare Fastify with the host's features up to `level` (0 none … 4 all host-wide ones), serving the health handler. */
+async function variant(level: number): Promise<FastifyInstance> {
+  const v = level >= 1
+    ? Fastify({ logger: false, requestIdHeader: false, genReqId: (req: IncomingMessage) => requestIdOf(req.headers['x-request-id']) })
+    : Fastify({ logger: false })
+  if (level >= 2) await v.register(limitsPlugin, { rateLimitPerMin: level >= 4 ? BENCH_QUOTA : 0 })
+  if (level >= 3) {
+    // the metrics plugin reads the store, mill and admission only for its snapshots: the host's own, by name
+    await v.register(fp(async (a) => { a.decorate('store', app.store) }, { name: 'ncm-store' }))
+    await v.register(fp(async (a) => { a.decorate('mill', app.mill) }, { name: 'ncm-mill' }))
+    await v.register(fp(async (a) => { a.decorate('admission', app.admission) }, { name: 'ncm-admission' }))
+    await v.register(metricsPlugin)
+  }
+  v.get('/api/v1/health', bareHealth)
+  v.get('/health', async () => platformAnswer)
+  await v.listen({ host: '127.0.0.1', port: 0 })
+  return v
+}
+const variants = [await variant(0), await variant(1), await variant(2), await variant(3), await variant(4)]
 
 const base = (server: { server: { address(): unknown } }) => `http://127.0.0.1:${(server.server.address() as { port: number }).port}`
 process.stdout.write(JSON.stringify({
   full: `${base(app)}/api/v1/health`,
+  platform: `${base(app)}/health`,
   hostBare: base(app) + HOST_BARE_PATH,
   hostTwin: base(app) + HOST_TWIN_PATH,
-  bare: `${base(bare)}/health`,
+  bare: `${base(variants[0]!)}/api/v1/health`,
+  barePlatform: `${base(variants[0]!)}/health`,
+  plusRequestId: `${base(variants[1]!)}/api/v1/health`,
+  plusHeaders: `${base(variants[2]!)}/api/v1/health`,
+  plusMetrics: `${base(variants[3]!)}/api/v1/health`,
+  plusLimiter: `${base(variants[4]!)}/api/v1/health`,
 }) + '\n')
 process.on('SIGTERM', async () => {
-  await bare.close()
+  for (const v of variants) await v.close()
   await app.close()
   process.exit(0)
 })

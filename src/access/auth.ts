@@ -1,25 +1,18 @@
 // Credentials: the admin token or a stored grant, parsed from `Authorization: Bearer …` and compared in constant time.
-import { createHash, timingSafeEqual } from 'node:crypto'
 import type { Config } from '../config.js'
 import type { Db } from '../store/index.js'
 import { Refusal } from '../refusal.js'
 import { grantRepository } from './grants.js'
+import { SCOPES, hashToken, secretsEqual, type Scope } from './tokens.js'
 
-export const SCOPES = ['pin:write', 'run:heavy', 'admin:read', 'trading:write'] as const
-export type Scope = (typeof SCOPES)[number]
+// Kept importable from here too: most callers think of them as part of authentication.
+export { SCOPES, hashToken, secretsEqual, type Scope }
 
 export interface Credential {
   kind: 'admin' | 'grant'
   subject: string
   scopes: readonly Scope[]
   grantId?: string
-}
-
-export const hashToken = (token: string): string => createHash('sha256').update(token, 'utf8').digest('hex')
-
-/** Constant-time equality of two secrets of any length (hashing first equalises the lengths). */
-export function secretsEqual(a: string, b: string): boolean {
-  return timingSafeEqual(createHash('sha256').update(a).digest(), createHash('sha256').update(b).digest())
 }
 
 interface GrantRow {

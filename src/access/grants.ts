@@ -2,7 +2,7 @@
 import { randomBytes, randomUUID } from 'node:crypto'
 import type { Db } from '../store/index.js'
 import { keysetQuery } from '../store/keyset.js'
-import { hashToken, type Scope } from './auth.js'
+import { hashToken, type Scope } from './tokens.js'
 
 export interface GrantRecord {
   id: string

@@ -1,5 +1,6 @@
 // The pins table: content-addressed, immutable blobs. The digest is SHA-256 of the stored bytes and is re-checked on read.
 import { createHash } from 'node:crypto'
+import { Refusal } from '../refusal.js'
 import type { Db } from '../store/index.js'
 import { keysetQuery } from '../store/keyset.js'
 
@@ -81,5 +82,25 @@ function createPinRepository(db: Db): PinRepository {
     },
     count: () => count.get()!.n,
     page: (after, limit) => listed({}, after, limit),
+  }
+}
+
+/** A pin's content, its stored bytes hashed again: unknown is not_found, bytes that no longer match are withheld (conflict). */
+export function readPin(repo: PinRepository, digest: string) {
+  const found = repo.get(digest)
+  if (!found) throw new Refusal('not_found', `nothing is pinned under ${digest}`)
+  if (found.actualDigest !== digest) {
+    throw new Refusal(
+      'conflict',
+      `the bytes stored under ${digest} now hash to ${found.actualDigest}: the pin is corrupt and its content is withheld`,
+      { hints: { digest, actual_digest: found.actualDigest, verified: false } },
+    )
+  }
+  const content = found.content.toString('utf8')
+  return {
+    ...found.record,
+    verified: true as const,
+    content,
+    ...(found.record.media_type === 'application/json' ? { json: JSON.parse(content) as unknown } : {}),
   }
 }

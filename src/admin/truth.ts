@@ -1,7 +1,6 @@
 // The truth summary: known-answer tests run through the real routes (app.inject), per-operation provenance, and the
 // count of envelopes ever emitted without the contract flags.
 import type { FastifyInstance } from 'fastify'
-import type { Registry } from '../caller/operation.js'
 import { internalHeaders } from './internal.js'
 import type { TruthSummary, TruthTestResult } from './schemas.js'
 import { KNOWN_ANSWER_CASES, type KnownAnswerCase } from './truth-cases.js'
@@ -18,8 +17,18 @@ export interface TruthRunner {
   run(trigger: TruthSummary['trigger']): Promise<TruthSummary>
 }
 
+/** What the truth summary reads of each caller operation (the host hands over its registry's operations). */
+export interface OperationFacts {
+  name: string
+  method: string
+  path: string
+  lobe: string
+  provenance: readonly string[]
+  sources?: readonly string[] | undefined
+}
+
 export interface TruthOptions {
-  registry: Registry
+  operations: readonly OperationFacts[]
   /** Sent as the bearer so operations that need a scope admit the self-test. */
   adminToken: string | null
   now: () => number
@@ -62,7 +71,7 @@ export function createTruthRunner(app: FastifyInstance, options: TruthOptions): 
       skipped: tests.filter((t) => t.status === 'skipped').length,
       sandbox: sandbox ? SANDBOX_NOTE : 'this host (itself a throwaway self-test host)',
       tests,
-      provenance: options.registry.operations.map((op) => ({
+      provenance: options.operations.map((op) => ({
         operation: op.name,
         path: `/api/v1${op.path === '/' ? '' : op.path}`,
         lobe: op.lobe,
@@ -95,7 +104,7 @@ export function createTruthRunner(app: FastifyInstance, options: TruthOptions): 
 async function runCase(app: FastifyInstance, c: KnownAnswerCase, options: TruthOptions): Promise<TruthTestResult> {
   const base = { name: c.name, route: `${c.method} ${c.url}`, source: c.source }
   const path = c.url.startsWith('/api/v1/') ? c.url.slice('/api/v1'.length) : null
-  const op = path ? options.registry.operations.find((o) => o.path === path && o.method === c.method) : undefined
+  const op = path ? options.operations.find((o) => o.path === path && o.method === c.method) : undefined
   const needed = [{ method: c.method, url: c.url }, ...(c.prepare ?? [])]
   const unrouted = needed.find((r) => !app.routeTable.some((t) => t.method === r.method && t.url === r.url))
   if (unrouted) {

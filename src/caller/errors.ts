@@ -1,7 +1,7 @@
 // The caller error handler: every error under /api/v1 becomes one refusal envelope (SPEC §1.2).
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import { toRefusal } from '../error-refusal.js'
-import { RefusalPayload } from './envelope.js'
+import { RefusalPayload } from '../envelope.js'
 import type { CallerCounters } from './counters.js'
 import { redactUrl } from '../redact.js'
 

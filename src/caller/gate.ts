@@ -39,6 +39,17 @@ export async function runParsed(op: AnyOperation, input: unknown, ctx: Operation
   }
 }
 
+/** The handler alone (limits and admission were checked at submission): what a job runs. */
+export async function runHandler(op: AnyOperation, input: unknown, ctx: OperationContext): Promise<unknown> {
+  try {
+    const data = await op.handler(input, ctx)
+    if (op.provenance.includes('stored')) ctx.counters.storeTouched++
+    return data
+  } catch (err) {
+    throw err instanceof Refusal ? err.forOp(op.name) : err
+  }
+}
+
 /** The whole gate, as /run and /cli use it. */
 export async function runOperation(op: AnyOperation, raw: unknown, ctx: OperationContext): Promise<unknown> {
   admitBeforeInput(op, raw, ctx)

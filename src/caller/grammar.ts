@@ -4,42 +4,67 @@ import { parseJsonText } from '../json-text.js'
 import type { AnyOperation, Registry } from './operation.js'
 import { inputJsonSchema } from './projections.js'
 
-/** Splits a line like a POSIX shell would: single quotes literal, double quotes with \-escapes, backslash escapes. */
+const SINGLE = 0x27
+const DOUBLE = 0x22
+const BACKSLASH = 0x5c
+const isSpace = (c: number): boolean => c === 32 || (c >= 9 && c <= 13) || (c >= 0xa0 && /\s/.test(String.fromCharCode(c)))
+/** Where a run of plain characters ends: a quote, a backslash or white space. */
+const PLAIN_END = /['"\\\s]/g
+const unterminated = (quote: 'single' | 'double') => new Refusal('invalid_input', `unterminated ${quote} quote in the command line`)
+
+/**
+ * Splits a line like a POSIX shell would: single quotes literal, double quotes with \-escapes, backslash escapes.
+ * Runs of plain characters are taken as slices, so a 15 MB line costs one pass (appending it character by character
+ * took 12 s).
+ */
 export function tokenize(line: string): string[] {
   const out: string[] = []
-  let current = ''
+  let parts: string[] = []
   let inToken = false
-  let quote: "'" | '"' | null = null
-  for (let i = 0; i < line.length; i++) {
-    const ch = line[i]!
-    if (quote === "'") {
-      if (ch === "'") quote = null
-      else current += ch
-      continue
-    }
-    if (quote === '"') {
-      if (ch === '"') quote = null
-      else if (ch === '\\' && i + 1 < line.length && '"\\$`'.includes(line[i + 1]!)) current += line[++i]
-      else current += ch
-      continue
-    }
-    if (ch === "'" || ch === '"') {
-      quote = ch
+  const n = line.length
+  let i = 0
+  while (i < n) {
+    const c = line.charCodeAt(i)
+    if (c === SINGLE) {
+      const end = line.indexOf("'", i + 1)
+      if (end < 0) throw unterminated('single')
+      parts.push(line.slice(i + 1, end))
       inToken = true
-    } else if (ch === '\\' && i + 1 < line.length) {
-      current += line[++i]
+      i = end + 1
+    } else if (c === DOUBLE) {
+      let from = ++i
+      for (;;) {
+        if (i >= n) throw unterminated('double')
+        const d = line.charCodeAt(i)
+        if (d === DOUBLE) break
+        if (d === BACKSLASH && i + 1 < n && '"\\$`'.includes(line[i + 1]!)) {
+          parts.push(line.slice(from, i), line[i + 1]!)
+          i += 2
+          from = i
+        } else i++
+      }
+      parts.push(line.slice(from, i))
       inToken = true
-    } else if (/\s/.test(ch)) {
-      if (inToken) out.push(current)
-      current = ''
+      i++
+    } else if (c === BACKSLASH && i + 1 < n) {
+      parts.push(line[i + 1]!)
+      inToken = true
+      i += 2
+    } else if (isSpace(c)) {
+      if (inToken) out.push(parts.join(''))
+      parts = []
       inToken = false
+      i++
     } else {
-      current += ch
+      const from = i
+      PLAIN_END.lastIndex = i + 1
+      i = PLAIN_END.exec(line)?.index ?? n
+      if (i === n - 1 && line.charCodeAt(i) === BACKSLASH) i = n // a final backslash is itself
+      parts.push(line.slice(from, i))
       inToken = true
     }
   }
-  if (quote) throw new Refusal('invalid_input', `unterminated ${quote === '"' ? 'double' : 'single'} quote in the command line`)
-  if (inToken) out.push(current)
+  if (inToken) out.push(parts.join(''))
   return out
 }
 
@@ -58,9 +83,13 @@ export function editDistance(a: string, b: string): number {
   return prev[b.length]!
 }
 
+/** Operation names are short: longer words are cut to this before they are compared (the distance is O(n·m)). */
+const COMPARED_CHARS = 64
+
 export function closestNames(name: string, registry: Registry, count = 3): string[] {
+  const word = name.slice(0, COMPARED_CHARS).toLowerCase()
   return registry.operations
-    .map((op) => ({ name: op.name, d: editDistance(name.toLowerCase(), op.name) }))
+    .map((op) => ({ name: op.name, d: editDistance(word, op.name) }))
     .sort((x, y) => x.d - y.d || x.name.localeCompare(y.name))
     .slice(0, count)
     .map((x) => x.name)
@@ -68,16 +97,18 @@ export function closestNames(name: string, registry: Registry, count = 3): strin
 
 /** Finds an operation by name, by path ('/sat', 'skills.md') or by name with dashes. */
 export function findOperation(word: string, registry: Registry): AnyOperation {
-  const bare = word.replace(/^\/+/, '')
+  // No operation name or path is longer than this: a longer word is only compared (cut) for the closest names.
+  const bare = word.slice(0, 1024).replace(/^\/+/, '')
   const lower = bare.toLowerCase()
-  const op =
+  const op = word.length > 1024 ? undefined :
     registry.byName(bare) ??
     registry.byName(bare.replaceAll('-', '_')) ??
     registry.operations.find((o) => o.path === `/${bare}`) ??
     registry.byName(lower.replaceAll('-', '_')) ??
     registry.operations.find((o) => o.path.toLowerCase() === `/${lower}`)
   if (!op) {
-    throw new Refusal('not_found', `no operation named ${JSON.stringify(word)}`, {
+    const shown = word.length > COMPARED_CHARS ? `${word.slice(0, COMPARED_CHARS)}… (${word.length} characters)` : word
+    throw new Refusal('not_found', `no operation named ${JSON.stringify(shown)}`, {
       hints: { closest: closestNames(bare, registry) },
     })
   }

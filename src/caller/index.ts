@@ -7,9 +7,13 @@ import { wrongMethod } from '../plugins/route-table.js'
 import { shortUrl } from '../redact.js'
 import type { Authenticator, Credential } from '../access/auth.js'
 import type { CallerCounters } from './counters.js'
-import { envelope, okEnvelope, refusalEnvelope } from './envelope.js'
+import { envelope, okEnvelope, refusalEnvelope } from '../envelope.js'
 import { createCallerErrorHandler } from './errors.js'
-import { admitBeforeInput, checksBeforeInput, runParsed } from './gate.js'
+import { admitBeforeInput, checksBeforeInput, runParsed, runHandler } from './gate.js'
+import jobRoutes from '../jobs/routes.js'
+import { submitOrWait } from '../jobs/submit.js'
+import { jobViewSchema } from '../jobs/types.js'
+import { projector } from '../jobs/view.js'
 import type { AnyOperation, OperationContext, Registry } from './operation.js'
 import type { Clock } from '../clock.js'
 
@@ -65,7 +69,7 @@ export default async function callerPlugin(app: FastifyInstance, opts: CallerPlu
     })
   })
 
-  const contextOf = (req: FastifyRequest): OperationContext => ({
+  const contextFor = (who: Pick<OperationContext, 'credential' | 'requestId' | 'log' | 'baseUrl'>): OperationContext => ({
     config,
     store: app.store,
     mill: app.mill,
@@ -75,18 +79,30 @@ export default async function callerPlugin(app: FastifyInstance, opts: CallerPlu
     host: app,
     registry,
     auth,
-    credential: req.credential,
-    requestId: req.id,
-    baseUrl: baseUrlOf(req, config),
-    log: req.log,
+    ...who,
   })
+  const contextOf = (req: FastifyRequest): OperationContext =>
+    contextFor({ credential: req.credential, requestId: req.id, log: req.log, baseUrl: baseUrlOf(req, config) })
+
+  // Heavy operations run as jobs: submitted by their route, re-run from the stored input after a restart. The answer
+  // is stored as the route would send it (its response schema applied), so …/jobs/{id}/result equals the sync answer.
+  for (const op of registry.operations) {
+    if (!op.heavy) continue
+    const project = projector(op.output)
+    app.jobs.define(op.name, async (input, run) =>
+      project(await runHandler(op, input, contextFor({ credential: null, requestId: run.jobId, log: app.log.child({ job: run.jobId }), baseUrl: baseUrlOf(null, config) }))))
+  }
 
   for (const op of registry.operations) routeOperation(app, op, config, contextOf)
 
+  await app.register(jobRoutes, { prefix: '/jobs', framing: 'caller' })
   for (const child of opts.children ?? []) {
     await app.register(child.plugin, { prefix: child.prefix, ...(child.options ?? {}) })
   }
 }
+
+const JOB_NOTE = ' Runs as a job: with `Prefer: respond-async` the answer is 202 with the job (Location: /api/v1/jobs/{id}); ' +
+  'without it the call waits for the job and answers as usual. An Idempotency-Key returns the same job.'
 
 function routeOperation(
   app: FastifyInstance,
@@ -102,10 +118,16 @@ function routeOperation(
     schema: {
       operationId: op.name,
       summary: CALLER_PREFIX + (op.path === '/' ? '/' : op.path),
-      description: `${op.caption}. ${op.summary}`,
+      description: `${op.caption}. ${op.summary}` + (op.heavy ? JOB_NOTE : ''),
       tags: [op.lobe],
       ...(op.method === 'GET' ? { querystring: op.input } : { body: op.input }),
-      response: { 200: okEnvelope(op.output), '4xx': refusalEnvelope, '5xx': refusalEnvelope },
+      response: {
+        200: okEnvelope(op.output),
+        ...(op.heavy ? { 202: okEnvelope(jobViewSchema) } : {}),
+        '4xx': refusalEnvelope,
+        '5xx': refusalEnvelope,
+      },
+
     },
     // An operation refused by its nature refuses before the body is even read: invalid JSON, an empty body or a
     // foreign content type all get the same 501.
@@ -129,13 +151,26 @@ function routeOperation(
       : {}),
     handler: async (req: FastifyRequest, reply: FastifyReply) => {
       const input = op.method === 'GET' ? req.query : req.body
-      const data = await runParsed(op, input, contextOf(req))
+      const data = op.heavy ? await submitHeavy(app, op, input, req, reply, contextOf(req)) : await runParsed(op, input, contextOf(req))
+      if (reply.statusCode === 202) return data
       if (op.render && !wantsJson(req)) {
         return reply.type(op.render.contentType).send(op.render.body(data))
       }
       return data
     },
   })
+}
+
+/** Refuse first (limits, admission), then the job: 202 with its resource, or its answer once it is final. */
+async function submitHeavy(app: FastifyInstance, op: AnyOperation, input: unknown, req: FastifyRequest, reply: FastifyReply, ctx: OperationContext) {
+  try {
+    op.checkLimits?.(input, ctx)
+    ctx.admission.admitHeavy(op.name)
+  } catch (err) {
+    throw err instanceof Refusal ? err.forOp(op.name) : err
+  }
+  const submitted = await submitOrWait(app.jobs, req, reply, { op: op.name, surface: 'caller', input })
+  return submitted.async ? submitted.view : submitted.result
 }
 
 function wantsJson(req: FastifyRequest): boolean {

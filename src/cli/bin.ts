@@ -8,15 +8,32 @@ import type { AnyOperation } from '../caller/operation.js'
 import { HUB_VERSION, NCM_VERSION } from '../version.js'
 import { parseArgv } from '../caller/grammar.js'
 import { callApi, type CallResult } from './client.js'
+import { addListCommands } from './lists.js'
+import { addJobCommands, followJob, jobOf } from './jobs.js'
+import type { CallRequest } from './client.js'
 import { isRefusal } from '../refusal.js'
+import type { Registry } from '../caller/operation.js'
+import { LOBES } from '../caller/operation.js'
+import { byLobe } from '../caller/projections.js'
+import { PLAIN, renderData, renderProblem, renderRefusal, renderTable, styleFor, type RefusalView } from './render.js'
+import { completionCommands, completionScript, SHELLS, type Shell } from './completion.js'
+import { TRADING_COMMANDS, tradingCommandRegistry } from './trading-commands.js'
 
 export const EXIT = { ok: 0, error: 1, refused: 2 } as const
 
 interface GlobalOptions {
   url: string
   json?: boolean
+  human?: boolean
   token?: string
+  async?: boolean
+  sync?: boolean
 }
+
+/** Readable output on a terminal (or with --human); --json always prints the raw answer. */
+const humanOutput = (global: GlobalOptions) => !global.json && (global.human === true || process.stdout.isTTY === true)
+const stdoutStyle = () => styleFor(process.stdout, process.env)
+const stderrStyle = () => styleFor(process.stderr, process.env)
 
 const program = new Command('ncm')
   .description(`NCM Hub caller API from the command line (contract ${NCM_VERSION}, hub ${HUB_VERSION}).\nEvery operation of the server is a command; flags are the fields of its input.`)
@@ -24,14 +41,39 @@ const program = new Command('ncm')
   .addOption(new Option('--url <url>', 'server base URL').env('NCM_URL').default('http://127.0.0.1:8000'))
   .addOption(new Option('--token <token>', 'bearer credential (admin token or grant)').env('NCM_TOKEN'))
   .option('--json', 'print the raw envelope instead of readable output')
+  .option('--human', 'readable tables and blocks even when stdout is not a terminal')
+  .option('--async', 'run heavy operations as jobs: progress on stderr, Ctrl-C cancels, the answer printed at the end')
+  .option('--sync', 'wait in the request even for the trading research commands (they run as jobs by default)')
+  .helpCommand(false)
   .showHelpAfterError()
 
 program
   .command('ops')
   .description('list the operations (from this binary\'s registry)')
   .action(() => {
-    const width = Math.max(...registry.operations.map((op) => op.name.length))
-    for (const op of registry.operations) process.stdout.write(`${op.name.padEnd(width)}  ${op.method.padEnd(4)} ${fullPath(op).padEnd(26)} ${op.caption}\n`)
+    const rows = registry.operations.map((op) => ({ name: op.name, method: op.method, path: fullPath(op), lobe: op.lobe, caption: op.caption }))
+    process.stdout.write(renderTable(rows, humanOutput(program.opts<GlobalOptions>()) ? stdoutStyle() : PLAIN) + '\n')
+  })
+
+program
+  .command('help [command]')
+  .description('list the commands by lobe, or show the help of one')
+  .action((name: string | undefined) => {
+    if (!name) {
+      process.stdout.write(helpByLobe(humanOutput(program.opts<GlobalOptions>()) ? stdoutStyle() : PLAIN))
+      return
+    }
+    const command = program.commands.find((c) => c.name() === name || c.name() === name.replaceAll('_', '-'))
+    if (!command) throw new Error(`no command ${name}: \`ncm help\` lists them`)
+    command.outputHelp()
+  })
+
+program
+  .command('completion <shell>')
+  .description(`print a completion script (${SHELLS.join(' or ')}): source <(ncm completion bash)`)
+  .action((shell: string) => {
+    if (!(SHELLS as readonly string[]).includes(shell)) throw new Error(`completion for ${shell} is not generated; choose ${SHELLS.join(' or ')}`)
+    process.stdout.write(completionScript(shell as Shell, completionCommands(registry, localCommands())))
   })
 
 program
@@ -48,10 +90,32 @@ program
     finish(result, global, 'import')
   })
 
+// What the list and job commands share: one call with a spinner, printed as every command prints.
+const commandDeps = {
+  global: () => program.opts<GlobalOptions>(),
+  send: async (label: string, request: CallRequest) => {
+    const global = program.opts<GlobalOptions>()
+    finish(await withSpinner(label, () => callApi(global.url, { token: global.token, ...request })), global, label)
+  },
+  print: (result: CallResult, label: string) => finish(result, program.opts<GlobalOptions>(), label),
+}
+addListCommands(program, commandDeps)
+addJobCommands(program, commandDeps)
+
+/** Sends a heavy call; as a job (followed with progress) when asked, else waiting in the request with a spinner. */
+async function callMaybeAsync(label: string, request: CallRequest, asJob: boolean): Promise<void> {
+  const global = program.opts<GlobalOptions>()
+  if (!asJob) return finish(await withSpinner(label, () => callApi(global.url, { token: global.token, ...request })), global, label)
+  const submitted = await callApi(global.url, { token: global.token, prefer: 'respond-async', ...request })
+  const job = jobOf(submitted)
+  finish(job ? await followJob(job, { baseUrl: global.url, token: global.token }) : submitted, global, label)
+}
+
 // `ops` and `help` are local commands here (`ncm help sat` shows the generated help of sat).
 const LOCAL_COMMANDS = new Set(['ops', 'help'])
 
-for (const op of registry.operations.filter((o) => !LOCAL_COMMANDS.has(o.name))) {
+/** A server command: flags parsed by the registry's grammar, sent to its route, the answer rendered. */
+function remoteCommand(op: AnyOperation, parsing: Registry, path: string) {
   program
     .command(op.name.replaceAll('_', '-'))
     .description(op.caption)
@@ -59,27 +123,68 @@ for (const op of registry.operations.filter((o) => !LOCAL_COMMANDS.has(o.name)))
     .allowUnknownOption()
     .allowExcessArguments()
     .helpOption('-h, --help', 'show the fields of this operation')
-    .addHelpText('after', '\n' + operationHelp(op))
+    .addHelpText('after', '\n' + operationHelp(op, path))
     .action(async (_args: string[], _opts: unknown, command: Command) => {
       const global = program.opts<GlobalOptions>()
-      const parsed = parseArgv([op.name, ...command.args], registry, { readFile: (path) => readFileSync(path, 'utf8') })
+      const parsed = parseArgv([op.name, ...command.args], parsing, { readFile: (file) => readFileSync(file, 'utf8') })
       const query = op.method === 'GET' ? new URLSearchParams(parsed.input as Record<string, string>).toString() : ''
-      const result = await withSpinner(op.name, () =>
-        callApi(global.url, {
-          method: op.method,
-          path: fullPath(op) + (query ? `?${query}` : ''),
-          body: op.method === 'POST' ? JSON.stringify(parsed.input) : undefined,
-          contentType: 'application/json',
-          accept: 'application/json',
-          token: global.token,
-        }))
-      finish(result, global, op.name)
+      // Trading research runs as a job by default (minutes-long searches); caller heavy ops with --async.
+      const research = path.startsWith('/api/v11/trading/')
+      await callMaybeAsync(op.name, {
+        method: op.method,
+        path: path + (query ? `?${query}` : ''),
+        body: op.method === 'POST' ? JSON.stringify(parsed.input) : undefined,
+        contentType: 'application/json',
+        accept: 'application/json',
+      }, research ? !global.sync : op.heavy && Boolean(global.async))
     })
 }
 
-function operationHelp(op: AnyOperation): string {
+for (const op of registry.operations.filter((o) => !LOCAL_COMMANDS.has(o.name))) remoteCommand(op, registry, fullPath(op))
+for (const command of TRADING_COMMANDS) remoteCommand(command.op, tradingCommandRegistry, command.path)
+
+const operationCommandNames = new Set(registry.operations.map((op) => op.name.replaceAll('_', '-')))
+const tradingCommandNames = new Set(TRADING_COMMANDS.map((c) => c.op.name))
+/** Commands of this binary itself (ops, import, help, completion, and any added later), in registration order. */
+const ownCommands = () => program.commands.filter((c) => !tradingCommandNames.has(c.name()) && (!operationCommandNames.has(c.name()) || LOCAL_COMMANDS.has(c.name())))
+
+/** The binary's own commands and the trading commands, for completion (the operations come from the registry). */
+function localCommands() {
+  const own = ownCommands().map((command) => ({
+    name: command.name(), caption: command.description(), flags: command.options.map((o) => o.long).filter((f): f is string => Boolean(f)),
+  }))
+  return [...own, ...TRADING_COMMANDS.map((c) => ({
+    name: c.op.name,
+    caption: c.op.caption,
+    flags: Object.keys((inputJsonSchema(c.op) as { properties?: object }).properties ?? {}).map((f) => `--${f.replaceAll('_', '-')}`),
+  }))]
+}
+
+/** `ncm help`: the commands grouped by lobe, then the trading and local commands. */
+function helpByLobe(style = PLAIN): string {
+  const groups = byLobe(registry.operations)
+  const out = [`${style.bold('ncm')} — NCM Hub from the command line (contract ${NCM_VERSION}, hub ${HUB_VERSION})`, '',
+    `Usage: ncm [--url URL] [--token TOKEN] [--json | --human] <command> [--field value …]`, '']
+  const width = Math.max(...program.commands.map((c) => c.name().length))
+  const line = (name: string, caption: string) => `  ${style.cyan(name.padEnd(width))}  ${caption}`
+  for (const lobe of LOBES) {
+    if (groups[lobe].length === 0) continue
+    out.push(style.bold(lobe))
+    for (const op of groups[lobe].filter((o) => !LOCAL_COMMANDS.has(o.name))) out.push(line(op.name.replaceAll('_', '-'), op.caption))
+    out.push('')
+  }
+  out.push(style.bold('trading'))
+  for (const c of TRADING_COMMANDS) out.push(line(c.op.name, c.op.caption))
+  out.push('', style.bold('this binary'))
+  for (const command of ownCommands()) out.push(line(command.name(), command.description()))
+  out.push('', `\`ncm help <command>\` shows a command's fields; --json prints raw answers; NO_COLOR turns colour off.`, '')
+  return out.join('\n')
+}
+program.helpInformation = () => helpByLobe(stdoutStyle())
+
+function operationHelp(op: AnyOperation, path: string): string {
   const schema = inputJsonSchema(op) as { properties?: Record<string, { type?: unknown; description?: string }>; required?: string[] }
-  const lines = [`${op.method} ${fullPath(op)} — ${op.caption}`, '', op.summary, '']
+  const lines = [`${op.method} ${path} — ${op.caption}`, '', op.summary, '']
   const properties = Object.entries(schema.properties ?? {})
   if (properties.length > 0) {
     lines.push('Fields:')
@@ -113,34 +218,30 @@ async function withSpinner<T>(label: string, call: () => Promise<T>): Promise<T>
 }
 
 function finish(result: CallResult, global: GlobalOptions, label: string): void {
+  const human = humanOutput(global)
+  const show = (data: unknown) => process.stdout.write((human ? renderData(data, stdoutStyle()) : JSON.stringify(data, null, 2)) + '\n')
   if (global.json) {
     process.stdout.write(result.text + (result.text.endsWith('\n') ? '' : '\n'))
   } else if (result.envelope) {
     const env = result.envelope
-    if (env.ok) process.stdout.write(JSON.stringify(env.data, null, 2) + '\n')
-    else printRefusal(env.refuse as Record<string, unknown>, label)
+    if (env.ok) show(env.data)
+    else printRefusal(env.refuse as RefusalView, label)
   } else if (result.problem) {
-    if (result.status < 400) process.stdout.write(JSON.stringify(result.problem, null, 2) + '\n')
-    else process.stderr.write(`ncm ${label}: ${result.status} ${String(result.problem.title ?? '')}: ${String(result.problem.detail ?? '')}\n`)
+    if (result.status < 400) show(result.problem)
+    else process.stderr.write(renderProblem(result.problem, result.status, label, stderrStyle()) + '\n')
   } else {
     process.stdout.write(result.text + '\n')
   }
   process.exitCode = result.status < 400 ? EXIT.ok : EXIT.refused
 }
 
-function printRefusal(refuse: Record<string, unknown>, label: string) {
-  process.stderr.write(`ncm ${label}: refused ${String(refuse.code)} (${String(refuse.http_status)}): ${String(refuse.reason)}\n`)
-  for (const issue of (refuse.issues as Array<{ path: string; message: string }> | undefined) ?? []) {
-    process.stderr.write(`  ${issue.path}: ${issue.message}\n`)
-  }
-  const closest = (refuse.hints as { closest?: string[] } | undefined)?.closest
-  if (closest) process.stderr.write(`  did you mean: ${closest.join(', ')}\n`)
-  if (refuse.retry_after_s !== undefined) process.stderr.write(`  retry after ${String(refuse.retry_after_s)} s\n`)
+function printRefusal(refuse: RefusalView, label: string) {
+  process.stderr.write(renderRefusal(refuse, label, stderrStyle()) + '\n')
 }
 
 program.parseAsync(process.argv).catch((err: unknown) => {
   if (isRefusal(err)) {
-    printRefusal(err.toBody() as unknown as Record<string, unknown>, 'ncm')
+    printRefusal(err.toBody(), 'ncm')
     process.exitCode = EXIT.refused
     return
   }

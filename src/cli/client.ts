@@ -2,12 +2,14 @@
 import { request } from 'undici'
 
 export interface CallRequest {
-  method: 'GET' | 'POST'
+  method: 'GET' | 'POST' | 'DELETE'
   path: string
   body?: string
   contentType?: string
   accept?: string
   token?: string
+  /** RFC 7240 preferences, e.g. 'respond-async' to get a job instead of waiting. */
+  prefer?: string
 }
 
 export interface CallResult {
@@ -23,6 +25,7 @@ export async function callApi(baseUrl: string, req: CallRequest): Promise<CallRe
   if (req.body !== undefined) headers['content-type'] = req.contentType ?? 'application/json'
   if (req.accept) headers.accept = req.accept
   if (req.token) headers.authorization = `Bearer ${req.token}`
+  if (req.prefer) headers.prefer = req.prefer
   let res
   try {
     res = await request(url, { method: req.method, headers, body: req.body, headersTimeout: 120_000, bodyTimeout: 120_000 })

@@ -52,6 +52,7 @@ export default async function mcpPlugin(app: FastifyInstance, opts: McpPluginOpt
     tools,
     trading,
     counters,
+    jobs: app.jobs,
     bindingOf: (extra) => {
       const binding = extra.authInfo?.extra?.[BINDING] as RequestBinding | undefined
       if (!binding) throw new Error('an MCP message arrived without its HTTP request')

@@ -13,6 +13,9 @@ import type { TradingService } from '../trading/service.js'
 import { HUB_VERSION, NCM_VERSION } from '../version.js'
 import { listResources, readResource, RESOURCE_TEMPLATES } from './resources.js'
 import type { McpTool } from './tools.js'
+import { runAsJob } from './job-runner.js'
+import type { JobQueue } from '../jobs/types.js'
+import { PLAIN, renderData } from '../cli/render.js'
 
 /** What the HTTP request that carried a message gives its handler (credential, logger, request id, body size). */
 export interface RequestBinding {
@@ -24,6 +27,8 @@ export interface McpServerDeps {
   config: Config
   tools: readonly McpTool[]
   trading: TradingService
+  /** Heavy tools run as jobs here, like their routes. */
+  jobs: JobQueue
   counters: CallerCounters
   /** The binding of the HTTP request a JSON-RPC message came in (the plugin puts it in the transport's authInfo). */
   bindingOf(extra: { authInfo?: { extra?: Record<string, unknown> } }): RequestBinding
@@ -41,7 +46,7 @@ const asObject = (data: unknown): Record<string, unknown> =>
   data !== null && typeof data === 'object' && !Array.isArray(data) ? (data as Record<string, unknown>) : { value: data }
 
 export function createMcpServer(deps: McpServerDeps): Server {
-  const { config, tools, trading, counters } = deps
+  const { config, tools, trading, counters, jobs } = deps
   const byName = new Map(tools.map((tool) => [tool.name, tool]))
   const listing = tools.map((tool) => ({
     name: tool.name,
@@ -70,10 +75,21 @@ export function createMcpServer(deps: McpServerDeps): Server {
       if (tool.bodyLimit === 'default' && bodyBytes > config.bodyLimitBytes) {
         throw new Refusal('payload_too_large', `the message is ${bodyBytes} bytes; ${tool.name} takes at most ${config.bodyLimitBytes} (BODY_LIMIT_BYTES)`)
       }
-      const data = await tool.call(request.params.arguments ?? {}, { op: context, trading })
+      const toolContext = { op: context, trading }
+      const input = tool.admit(request.params.arguments ?? {}, toolContext)
+      let data: unknown
+      let meta: Record<string, unknown> | undefined
+      if (tool.job) {
+        const ran = await runAsJob(jobs, tool.job, input, extra)
+        data = ran.result
+        meta = { 'ncm/job': ran.id }
+      } else {
+        data = await tool.run(input, toolContext)
+      }
       counters.completed++
-      const text = tool.renderText ? tool.renderText(data) : JSON.stringify(data, null, 2)
-      return { content: [{ type: 'text', text }], structuredContent: asObject(data) }
+      // The text is the CLI's human rendering (a table, a record, a backtest's key figures); the data is in structuredContent.
+      const text = tool.renderText ? tool.renderText(data) : renderData(data, PLAIN)
+      return { content: [{ type: 'text', text }], structuredContent: asObject(data), ...(meta ? { _meta: meta } : {}) }
     } catch (err) {
       const refusal = toRefusal(err, context.requestId).forOp(tool.name)
       counters.refused(refusal.code)

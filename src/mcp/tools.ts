@@ -1,12 +1,15 @@
 // MCP tools: one more projection of the operation registry, plus the trading research tools (run in-process).
 import { z } from 'zod'
 import type { AnyOperation, OperationContext, Registry } from '../caller/operation.js'
-import { admitBeforeInput, parseInput, runParsed } from '../caller/gate.js'
+import { admitBeforeInput, parseInput, runHandler } from '../caller/gate.js'
+import type { JobSurface } from '../jobs/types.js'
+import type { TradingJobOp } from '../trading/jobs.js'
 import { inputJsonSchema } from '../caller/projections.js'
 import { issuesFromZod, Refusal } from '../refusal.js'
 import { datasetView } from '../trading/datasets.js'
 import { backtestBody, simulateBody } from '../trading/schemas.js'
-import { maxEdgeBody, type TradingService } from '../trading/service.js'
+import { maxEdgeBody } from '../trading/schemas.js'
+import type { TradingService } from '../trading/service.js'
 import { noInput } from '../caller/operation.js'
 
 type JsonSchema = Record<string, unknown>
@@ -14,6 +17,12 @@ type JsonSchema = Record<string, unknown>
 export interface ToolContext {
   op: OperationContext
   trading: TradingService
+}
+
+/** The job a heavy tool runs as (the same executor its HTTP route submits to). */
+export interface ToolJob {
+  op: string
+  surface: JobSurface
 }
 
 export interface McpTool {
@@ -27,8 +36,11 @@ export interface McpTool {
   /** 'large' when the tool takes bodies up to LARGE_BODY_LIMIT_BYTES, as its HTTP route does. */
   bodyLimit: 'default' | 'large'
   readOnly: boolean
-  /** Validates, then runs; refusals are thrown as Refusal. */
-  call(args: unknown, ctx: ToolContext): Promise<unknown>
+  /** Every check that can refuse, in the gate's order; answers the parsed input. Refusals are thrown as Refusal. */
+  admit(args: unknown, ctx: ToolContext): unknown
+  /** Heavy tools run as this job (progress and cancellation come from it); the others run in the request. */
+  job?: ToolJob
+  run(input: unknown, ctx: ToolContext): Promise<unknown>
   /** A human rendering of the data, when the operation has one (e.g. skills_md's Markdown). */
   renderText?: (data: unknown) => string
 }
@@ -44,7 +56,7 @@ function jsonSchemaOf(schema: z.ZodType): McpTool['inputSchema'] {
   return asObjectSchema(converted)
 }
 
-/** A registry operation as a tool: the same refuse-first gate as its route, /run and /cli. */
+/** A registry operation as a tool: the same refuse-first gate as its route, /run and /cli, and the same job when heavy. */
 function operationTool(op: AnyOperation): McpTool {
   return {
     name: op.name,
@@ -54,12 +66,21 @@ function operationTool(op: AnyOperation): McpTool {
     heavy: op.heavy,
     bodyLimit: op.bodyLimit,
     readOnly: op.method === 'GET',
-    async call(args, { op: ctx }) {
-      // Nature (chat), admin and scope first; then run:heavy, as /run asks of heavy batches; then the input.
-      admitBeforeInput(op, args, ctx)
-      if (op.heavy) ctx.auth.require(ctx.credential, 'run:heavy', op.name)
-      return runParsed(op, parseInput(op, args), ctx)
+    admit(args, { op: ctx }) {
+      try {
+        // Nature (chat), admin and scope first; then run:heavy, as /run asks of heavy batches; then input, limits, admission.
+        admitBeforeInput(op, args, ctx)
+        if (op.heavy) ctx.auth.require(ctx.credential, 'run:heavy', op.name)
+        const input = parseInput(op, args)
+        op.checkLimits?.(input, ctx)
+        if (op.heavy) ctx.admission.admitHeavy(op.name)
+        return input
+      } catch (err) {
+        throw err instanceof Refusal ? err.forOp(op.name) : err
+      }
     },
+    ...(op.heavy ? { job: { op: op.name, surface: 'caller' as const } } : {}),
+    run: (input, { op: ctx }) => runHandler(op, input, ctx),
     ...(op.render ? { renderText: (data: unknown) => op.render!.body(data as never) } : {}),
   }
 }
@@ -77,24 +98,31 @@ interface TradingToolSpec<S extends z.ZodType> {
   title: string
   description: string
   input: S
-  heavy: boolean
+  /** The job of its route (POST /api/v11/trading/*); absent for light reads. */
+  job?: TradingJobOp
   run(input: z.output<S>, trading: TradingService): Promise<unknown> | unknown
 }
 
 function tradingTool<S extends z.ZodType>(spec: TradingToolSpec<S>): McpTool {
+  const heavy = spec.job !== undefined
   return {
     name: spec.name,
     title: spec.title,
     description: spec.description,
     inputSchema: jsonSchemaOf(spec.input),
-    heavy: spec.heavy,
+    heavy,
     bodyLimit: 'default',
-    readOnly: !spec.heavy,
-    async call(args, { op: ctx, trading }) {
-      if (spec.heavy) ctx.auth.require(ctx.credential, 'run:heavy', spec.name)
+    readOnly: !heavy,
+    admit(args, { op: ctx }) {
+      if (heavy) ctx.auth.require(ctx.credential, 'run:heavy', spec.name)
       const input = parseWith(spec.input, args, spec.name)
+      if (heavy) ctx.admission.admitHeavy(spec.name)
+      return input
+    },
+    ...(spec.job ? { job: { op: spec.job, surface: 'trading' as const } } : {}),
+    async run(input, { trading }) {
       try {
-        return await spec.run(input, trading)
+        return await spec.run(input as z.output<S>, trading)
       } catch (err) {
         throw err instanceof Refusal ? err.forOp(spec.name) : err
       }
@@ -109,7 +137,6 @@ export const TRADING_TOOLS: readonly McpTool[] = [
     title: 'Datasets of OHLCV bars with their metadata',
     description: 'Datasets of OHLCV bars with their metadata (symbol, timeframe, source, rows, range, checksum, seed), as GET /api/v11/datasets.',
     input: noInput,
-    heavy: false,
     run: (_input, trading) => ({ datasets: trading.repo.datasets().map(datasetView) }),
   }),
   tradingTool({
@@ -118,7 +145,7 @@ export const TRADING_TOOLS: readonly McpTool[] = [
     description: 'Backtest a strategy on a dataset with backtesting.py 0.6.6 semantics; the run is stored with its inputs\' digest. ' +
       'As POST /api/v11/trading/backtest; runs in the mill.',
     input: backtestBody,
-    heavy: true,
+    job: 'trading.backtest',
     run: (input, trading) => trading.backtest(input),
   }),
   tradingTool({
@@ -127,7 +154,7 @@ export const TRADING_TOOLS: readonly McpTool[] = [
     description: 'Monte Carlo of a strategy (bootstrap or GBM paths): percentiles of return, drawdown and Sharpe, probability of loss, ' +
       'VaR and CVaR, reproducible by seed. As POST /api/v11/trading/simulate; runs in the mill.',
     input: simulateBody,
-    heavy: true,
+    job: 'trading.simulate',
     run: (input, trading) => trading.simulate(input),
   }),
   tradingTool({
@@ -136,7 +163,7 @@ export const TRADING_TOOLS: readonly McpTool[] = [
     description: 'Walk-forward search over strategies × parameter grids scored out of sample: the best configuration, its out-of-sample ' +
       'statistics, the configurations tried, the deflated Sharpe ratio and the latest bar\'s signal. As POST /api/v11/trading/max-edge-signal; runs in the mill.',
     input: maxEdgeBody,
-    heavy: true,
+    job: 'trading.max-edge-signal',
     run: (input, trading) => trading.maxEdgeSignal(input),
   }),
 ]

@@ -3,6 +3,8 @@ import { extname } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { Piscina } from 'piscina'
 import { Refusal } from '../refusal.js'
+import { createControl, readProgress, requestCancel } from './progress.js'
+import { CANCEL_GRACE_MS, PROGRESS_POLL_MS, TaskCancelled, taskScope, type TaskScope } from './scope.js'
 import {
   F_BUSY, F_DONE, F_FAILURES, F_TASK, F_THREAD, SLOT_COUNT, SLOT_FIELDS,
   type SharedSlots, type TaskMessage,
@@ -52,6 +54,12 @@ export interface MillStats {
   rejected_full: number
 }
 
+/** What the live workers hold: their count and the sum of their committed V8 heaps (as last written by each). */
+export interface MillMemory {
+  workers: number
+  heap_bytes: number
+}
+
 export interface Mill {
   /** Runs a named task in a worker: its input and answer types come from the task table. */
   run<K extends TaskName>(task: K, input: In<K>, options: RunOptions): Promise<Out<K>>
@@ -59,8 +67,13 @@ export interface Mill {
   isSaturated(): boolean
   agents(): MillAgent[]
   stats(): MillStats
+  /** Memory of the live workers (optional: a borrowed or fake mill may not know it). */
+  memory?(): MillMemory
   close(): Promise<void>
 }
+
+/** How long a mill worker beyond the first may sit idle before it exits. */
+const IDLE_WORKER_MS = 60_000
 
 export function createMill({ threads, maxQueue, nice = 10 }: MillOptions): Mill {
   const slots: SharedSlots = {
@@ -68,12 +81,14 @@ export function createMill({ threads, maxQueue, nice = 10 }: MillOptions): Mill 
     since: new SharedArrayBuffer(8 * SLOT_COUNT),
     taskStarted: new SharedArrayBuffer(8 * SLOT_COUNT),
     busyMs: new SharedArrayBuffer(8 * SLOT_COUNT),
+    heapBytes: new SharedArrayBuffer(8 * SLOT_COUNT),
     nice,
   }
   const counters = new Int32Array(slots.counters)
   const since = new Float64Array(slots.since)
   const taskStarted = new Float64Array(slots.taskStarted)
   const busyMs = new Float64Array(slots.busyMs)
+  const heapBytes = new Float64Array(slots.heapBytes)
   const createdAt = Date.now()
   let lastTaskId = 0
   const claimedSlots = () => Math.min(Atomics.load(counters, 0), SLOT_COUNT)
@@ -93,10 +108,12 @@ export function createMill({ threads, maxQueue, nice = 10 }: MillOptions): Mill 
   const fromSource = extname(fileURLToPath(import.meta.url)) === '.ts'
   const pool = new Piscina({
     filename: fileURLToPath(new URL(fromSource ? './worker.ts' : './worker.js', import.meta.url)),
-    minThreads: threads,
+    // One worker kept warm; the others start when tasks queue and leave after a minute idle, so an idle host does
+    // not hold a V8 heap and every engine's modules per thread (tens of MiB each).
+    minThreads: 1,
     maxThreads: threads,
     maxQueue,
-    idleTimeout: Number.POSITIVE_INFINITY,
+    idleTimeout: threads > 1 ? IDLE_WORKER_MS : Number.POSITIVE_INFINITY,
     // piscina's run-time histogram makes its `utilization` getter cost ~0.5 ms per read; ours is a few additions.
     recordTiming: false,
     workerData: slots,
@@ -123,7 +140,47 @@ export function createMill({ threads, maxQueue, nice = 10 }: MillOptions): Mill 
       else timer = setTimeout(check, remaining)
     }
     timer = setTimeout(check, timeoutMs + HARD_STOP_GRACE_MS)
-    return { signal: controller.signal, disarm: () => clearTimeout(timer) }
+    return { signal: controller.signal, abort: () => controller.abort(), disarm: () => clearTimeout(timer) }
+  }
+
+  /**
+   * While a job's task runs: hands its progress to the job every PROGRESS_POLL_MS when it changed, and on cancel
+   * raises the task's flag, then terminates the worker (piscina replaces it) if the task has not ended in CANCEL_GRACE_MS.
+   */
+  function watchTask(control: SharedArrayBuffer, scope: TaskScope, terminate: () => void) {
+    let seen = 0
+    let cancelled = false
+    let terminated = false
+    let escalation: NodeJS.Timeout | undefined
+    const poll = setInterval(() => {
+      const snapshot = readProgress(control)
+      if (snapshot.writes !== seen) {
+        seen = snapshot.writes
+        scope.onProgress(snapshot)
+      }
+    }, PROGRESS_POLL_MS)
+    const onAbort = () => {
+      cancelled = true
+      requestCancel(control)
+      escalation = setTimeout(() => {
+        terminated = true
+        terminate()
+      }, CANCEL_GRACE_MS)
+    }
+    if (scope.signal.aborted) onAbort()
+    else scope.signal.addEventListener('abort', onAbort, { once: true })
+    return {
+      cancelled: () => cancelled,
+      terminated: () => terminated,
+      stop() {
+        clearInterval(poll)
+        clearTimeout(escalation)
+        scope.signal.removeEventListener('abort', onAbort)
+        // The last numbers, so a finished task's progress ends at its final count.
+        const snapshot = readProgress(control)
+        if (snapshot.writes !== seen) scope.onProgress(snapshot)
+      },
+    }
   }
 
   /** Busy time of every worker slot over the capacity since the mill started: 0..1. */
@@ -145,19 +202,28 @@ export function createMill({ threads, maxQueue, nice = 10 }: MillOptions): Mill 
           retryAfterS: Math.max(1, Math.ceil(timeoutMs / 1000)),
         })
       }
+      const scope = taskScope.getStore()
+      if (scope?.signal.aborted) throw new TaskCancelled(false)
       lastTaskId = lastTaskId >= 0x7fffffff ? 1 : lastTaskId + 1
-      const message: TaskMessage = { id: lastTaskId, task, payload, timeoutMs }
-      const hardStop = armHardStop(message.id, timeoutMs)
+      const budget = timeoutMs
+      const message: TaskMessage = { id: lastTaskId, task, payload, timeoutMs: budget, control: createControl() }
+      const hardStop = armHardStop(message.id, budget)
+      const watch = scope ? watchTask(message.control, scope, hardStop.abort) : null
       running++
       try {
-        return await pool.run(message, { signal: hardStop.signal })
+        const result = await pool.run(message, { signal: hardStop.signal })
+        // A task that stopped early on its flag returns a partial answer: it must not be taken for the answer.
+        if (watch?.cancelled()) throw new TaskCancelled(false)
+        return result
       } catch (err) {
+        if (watch?.cancelled()) throw err instanceof TaskCancelled ? err : new TaskCancelled(watch.terminated())
         if (hardStop.signal.aborted) {
           timeouts++
-          throw new Refusal('timeout', `the task ran past its budget of ${timeoutMs} ms (+${HARD_STOP_GRACE_MS} ms grace); its worker was stopped`, { op })
+          throw new Refusal('timeout', `the task ran past its budget of ${budget} ms (+${HARD_STOP_GRACE_MS} ms grace); its worker was stopped`, { op })
         }
         throw err
       } finally {
+        watch?.stop()
         hardStop.disarm()
         running--
       }
@@ -183,6 +249,17 @@ export function createMill({ threads, maxQueue, nice = 10 }: MillOptions): Mill 
         })
       }
       return out
+    },
+    memory: () => {
+      const live = new Set(pool.threads.map((w) => w.threadId))
+      let workers = 0
+      let bytes = 0
+      for (let slot = 0; slot < claimedSlots(); slot++) {
+        if (!live.has(Atomics.load(counters, 1 + slot * SLOT_FIELDS + F_THREAD))) continue
+        workers++
+        bytes += heapBytes[slot]!
+      }
+      return { workers, heap_bytes: bytes }
     },
     stats: () => ({
       threads,

@@ -1,8 +1,14 @@
 // Shapes shared by the mill's pool (main thread) and its workers.
 
+import type { ProgressSink } from './progress.js'
+
 export interface TaskContext {
   /** Epoch ms by which the task should stop by itself and report a partial answer. */
   deadline: number
+  /** Where engines report how far they are (a few stores into shared memory; free to ignore). */
+  progress: ProgressSink
+  /** True once the task's job was cancelled: engines that poll a stop condition poll this too. */
+  cancelled: () => boolean
 }
 
 /** A task: a pure function of its input, run in a worker (input and answer cross the thread by structured clone). */
@@ -24,6 +30,8 @@ export interface TaskMessage {
   payload: unknown
   /** The budget; the soft deadline is counted from the moment a worker starts the task, not from enqueueing. */
   timeoutMs: number
+  /** Progress counters and the cancel flag (see progress.ts). */
+  control: SharedArrayBuffer
 }
 
 /** Per-worker counters live in shared memory so the main thread can show them without asking the worker. */
@@ -44,6 +52,8 @@ export interface SharedSlots {
   taskStarted: SharedArrayBuffer
   /** Float64: SLOT_COUNT sums of finished task run times (ms); each slot is written only by its own worker. */
   busyMs: SharedArrayBuffer
+  /** Float64: SLOT_COUNT committed V8 heap sizes (bytes) of each worker, written at start and after each task. */
+  heapBytes: SharedArrayBuffer
   /** Niceness each worker gives its own thread at start (Linux schedules threads, so only the worker is lowered). */
   nice: number
 }

@@ -1,8 +1,10 @@
 // A mill worker: claims a counter slot in shared memory, then runs named tasks from the task table.
 import { getPriority, setPriority } from 'node:os'
+import { getHeapStatistics } from 'node:v8'
 import { threadId } from 'node:worker_threads'
 import { workerData } from 'piscina'
 import { TASKS } from './tasks/index.js'
+import { cancelFlag, progressSink } from './progress.js'
 import {
   F_BUSY, F_DONE, F_FAILURES, F_TASK, F_THREAD, SLOT_COUNT, SLOT_FIELDS, type AnyMillTask, type SharedSlots, type TaskMessage,
 } from './types.js'
@@ -12,6 +14,7 @@ const counters = new Int32Array(shared.counters)
 const since = new Float64Array(shared.since)
 const taskStarted = new Float64Array(shared.taskStarted)
 const busyMs = new Float64Array(shared.busyMs)
+const heapBytes = new Float64Array(shared.heapBytes)
 const slot = Atomics.add(counters, 0, 1) % SLOT_COUNT
 const base = 1 + slot * SLOT_FIELDS
 Atomics.store(counters, base + F_THREAD, threadId)
@@ -30,6 +33,7 @@ if (process.platform === 'linux' && shared.nice > 0) {
   }
 }
 since[slot] = Date.now()
+heapBytes[slot] = getHeapStatistics().total_heap_size
 
 /** The task table by name; messages come from `Mill.run`, whose signature matched each payload to its task. */
 const byName = new Map<string, AnyMillTask>(Object.entries(TASKS))
@@ -42,7 +46,11 @@ export default function runTask(message: TaskMessage): unknown {
   Atomics.store(counters, base + F_TASK, message.id)
   Atomics.store(counters, base + F_BUSY, 1)
   try {
-    const result = task(message.payload, { deadline: start + message.timeoutMs })
+    const result = task(message.payload, {
+      deadline: start + message.timeoutMs,
+      progress: progressSink(message.control),
+      cancelled: cancelFlag(message.control),
+    })
     Atomics.add(counters, base + F_DONE, 1)
     return result
   } catch (err) {
@@ -50,6 +58,8 @@ export default function runTask(message: TaskMessage): unknown {
     throw err
   } finally {
     busyMs[slot] = busyMs[slot]! + (Date.now() - start)
+    // a few µs a task, so the host can account for each worker's memory without asking it
+    heapBytes[slot] = getHeapStatistics().total_heap_size
     Atomics.store(counters, base + F_BUSY, 0)
     Atomics.store(counters, base + F_TASK, 0)
   }

@@ -3,7 +3,7 @@
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify'
 import { Refusal } from '../refusal.js'
 import { toRefusal } from '../error-refusal.js'
-import { envelope, RefusalPayload } from '../caller/envelope.js'
+import { envelope, RefusalPayload } from '../envelope.js'
 import { sendProblem } from './problem.js'
 import { setSecurityHeaders } from './limits.js'
 import { CALLER_PREFIX } from '../caller/index.js'

@@ -1,7 +1,7 @@
 import Fastify, { type FastifyInstance } from 'fastify'
 import fp from 'fastify-plugin'
 import { afterEach, describe, expect, it } from 'vitest'
-import metricsPlugin, { escapeLabel, UNMATCHED_ROUTE } from './metrics.js'
+import metricsPlugin, { escapeLabel, memoryBudget, UNMATCHED_ROUTE } from './metrics.js'
 
 /** The plugin needs store, mill and admission: stand-ins with fixed figures, so every number below is known. */
 async function appWithMetrics(): Promise<FastifyInstance> {
@@ -126,5 +126,19 @@ describe('metrics plugin', () => {
       expect(latency.p95_ms!).toBeLessThanOrEqual(latency.p99_ms!)
       expect(latency.p99_ms!).toBeLessThanOrEqual(latency.max_ms!)
     }
+  })
+})
+
+describe('memoryBudget', () => {
+  it('splits RSS by component: the parts add up to RSS, and what is left is the budget less RSS', () => {
+    const b = memoryBudget(120 * 1024 * 1024, { memory: () => ({ workers: 2, heap_bytes: 1_000_000 }) })
+    const sum = b.components.reduce((s, c) => s + (c.bytes ?? 0), 0)
+    expect(b.remaining_bytes).toBe(b.budget_bytes - b.rss_bytes)
+    expect(b.components.find((c) => c.component === 'mill_workers')!.bytes).toBe(1_000_000)
+    expect(Math.abs(sum - b.rss_bytes)).toBeLessThan(b.rss_bytes * 0.001 + 1) // native is the remainder
+    expect(b.heap_spaces.some((s) => s.space === 'old_space' && s.used_bytes > 0)).toBe(true)
+    const unknown = memoryBudget(1, {})
+    expect(unknown.components.find((c) => c.component === 'mill_workers')!.bytes).toBeNull()
+    expect(unknown.remaining_bytes).toBeLessThan(0)
   })
 })

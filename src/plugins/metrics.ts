@@ -4,6 +4,7 @@
 // text is rendered here from the same figures (a `summary` with quantiles), so /metrics and the JSON never disagree.
 import fp from 'fastify-plugin'
 import * as hdr from 'hdr-histogram-js'
+import { getHeapSpaceStatistics } from 'node:v8'
 import type { FastifyInstance } from 'fastify'
 import { surfaceOf, type SurfaceName } from './route-table.js'
 import type { MillStats } from '../mill/pool.js'
@@ -49,9 +50,47 @@ export interface MetricsSnapshot {
   refusal_rate: number | null
   event_loop: { delay_ms: number; utilization: number }
   memory: { rss_bytes: number; heap_used_bytes: number; heap_total_bytes: number; external_bytes: number; array_buffers_bytes: number }
+  memory_budget: MemoryBudget
   mill: MillStats
   database: { file_bytes: number | null; wal_bytes: number | null; note: string | null }
   notes: string[]
+}
+
+/** The resident memory against MEMORY_BUDGET_MIB, split by who holds it. */
+export interface MemoryBudget {
+  budget_bytes: number
+  rss_bytes: number
+  /** budget − RSS; negative when over. */
+  remaining_bytes: number
+  components: Array<{ component: string; bytes: number | null; note: string }>
+  /** The event-loop thread's V8 heap by space (new, old, code, large objects…). */
+  heap_spaces: Array<{ space: string; used_bytes: number; committed_bytes: number }>
+}
+
+/** RSS by component: the main V8 heap, off-heap buffers, the mill workers' heaps, and what remains native. */
+export function memoryBudget(budgetBytes: number, mill: { memory?(): { workers: number; heap_bytes: number } }): MemoryBudget {
+  const m = process.memoryUsage()
+  const workers = mill.memory?.() ?? null
+  const native = m.rss - m.heapTotal - m.external - (workers?.heap_bytes ?? 0)
+  return {
+    budget_bytes: budgetBytes,
+    rss_bytes: m.rss,
+    remaining_bytes: budgetBytes - m.rss,
+    components: [
+      { component: 'main_heap_used', bytes: m.heapUsed, note: 'live objects on the event-loop thread\'s V8 heap (routes, schemas, caches)' },
+      { component: 'main_heap_free', bytes: m.heapTotal - m.heapUsed, note: 'V8 heap committed but not in use (garbage not yet collected, headroom)' },
+      { component: 'external', bytes: m.external, note: `off-heap memory V8 tracks: Buffers and typed arrays (${m.arrayBuffers} bytes of array buffers)` },
+      workers
+        ? { component: 'mill_workers', bytes: workers.heap_bytes, note: `committed V8 heaps of ${workers.workers} live mill worker(s), as each last wrote it` }
+        : { component: 'mill_workers', bytes: null, note: 'this mill does not report its workers\' memory' },
+      {
+        component: 'native',
+        bytes: Math.max(0, native),
+        note: 'the rest of RSS: Node and V8 code, thread stacks, malloc arenas (SQLite page cache, HTTP parsers), mapped files',
+      },
+    ],
+    heap_spaces: getHeapSpaceStatistics().map((s) => ({ space: s.space_name, used_bytes: s.space_used_size, committed_bytes: s.space_size })),
+  }
 }
 
 export interface Metrics {
@@ -112,13 +151,19 @@ interface RouteCell {
 export interface MetricsOptions {
   /** Wall clock for `started_at` (ms since epoch); defaults to Date.now. */
   now?: () => number
+  /** MEMORY_BUDGET_MIB in bytes; defaults to 120 MiB. */
+  memoryBudgetBytes?: number
 }
 
 async function metricsPlugin(app: FastifyInstance, opts: MetricsOptions) {
   const now = opts.now ?? Date.now
   const startedAt = now()
   const bySurface = new Map<SurfaceName, Tally>(SURFACES.map((s) => [s, newTally()]))
-  const routes = new Map<string, RouteCell>()
+  const routes: RouteCell[] = []
+  /** Cells by route pattern, then method, then status: found without building a key string per request. */
+  const cells = new Map<string, Map<string, Map<number, RouteCell>>>()
+  /** The surface of each registered route pattern, worked out once. */
+  const surfaces = new Map<string, SurfaceName>()
   const byStatus = new Map<number, number>()
 
   // A synchronous callback: it runs after every response, and an async hook would cost a promise each time.
@@ -126,14 +171,22 @@ async function metricsPlugin(app: FastifyInstance, opts: MetricsOptions) {
     const ms = reply.elapsedTime
     const route = req.routeOptions.url ?? UNMATCHED_ROUTE
     // Labels come from the registered route pattern, never the raw URL, so the set of series stays bounded.
-    const surface = surfaceOf(route === UNMATCHED_ROUTE ? req.url.split('?')[0]! : route)
+    let surface = route === UNMATCHED_ROUTE ? surfaceOf(req.url.split('?')[0]!) : surfaces.get(route)
+    if (surface === undefined) surfaces.set(route, (surface = surfaceOf(route)))
     const status = reply.statusCode
     const micros = Math.max(1, Math.min(MAX_TRACKED_MICROS, Math.round(ms * 1000)))
     count(bySurface.get(surface)!, micros, status)
     byStatus.set(status, (byStatus.get(status) ?? 0) + 1)
-    const key = `${req.method} ${route} ${status}`
-    let cell = routes.get(key)
-    if (!cell) routes.set(key, (cell = { surface, method: req.method, route, status, count: 0, totalMs: 0, maxMs: 0 }))
+    let byMethod = cells.get(route)
+    if (!byMethod) cells.set(route, (byMethod = new Map()))
+    let byCode = byMethod.get(req.method)
+    if (!byCode) byMethod.set(req.method, (byCode = new Map()))
+    let cell = byCode.get(status)
+    if (!cell) {
+      cell = { surface, method: req.method, route, status, count: 0, totalMs: 0, maxMs: 0 }
+      byCode.set(status, cell)
+      routes.push(cell)
+    }
     cell.count++
     cell.totalMs += ms
     if (ms > cell.maxMs) cell.maxMs = ms
@@ -169,7 +222,7 @@ async function metricsPlugin(app: FastifyInstance, opts: MetricsOptions) {
           }),
         ) as MetricsSnapshot['requests']['by_surface'],
         by_status: Object.fromEntries([...byStatus.entries()].sort((a, b) => a[0] - b[0]).map(([k, v]) => [String(k), v])),
-        by_route: [...routes.values()]
+        by_route: [...routes]
           .sort((a, b) => b.count - a.count || (a.route < b.route ? -1 : 1))
           .map((c) => ({
             surface: c.surface,
@@ -195,6 +248,7 @@ async function metricsPlugin(app: FastifyInstance, opts: MetricsOptions) {
         external_bytes: memory.external,
         array_buffers_bytes: memory.arrayBuffers,
       },
+      memory_budget: memoryBudget(opts.memoryBudgetBytes ?? 120 * 1024 * 1024, app.mill),
       mill: app.mill.stats(),
       database: {
         file_bytes: sizes.file,

@@ -1,48 +1,18 @@
 // The paper full cycle: signal → ATR risk sizing → paper order → fill at the latest close → ledger, in one transaction.
-import { z } from 'zod'
 import type { Clock } from '../clock.js'
 import { Refusal } from '../refusal.js'
 import type { Store } from '../store/index.js'
-import { atr, signalOf, STRATEGY_NAMES } from '../engines/trading/index.js'
+import { atr, signalOf } from '../engines/trading/index.js'
 import type { Bars, Signal, StrategyName } from '../engines/trading/types.js'
 import { digestOf } from './checksum.js'
 import { resolveDataset } from './datasets.js'
 import { iso } from './present.js'
 import type { AccountRow, DatasetRow, TradingRepository } from './repository.js'
-import { datasetRef, strategyName, strategyParams } from './schemas.js'
+import { PAPER_CURRENCY, PAPER_INITIAL_CASH, type FullCycleBody } from './schemas.js'
 import type { TradingService } from './service.js'
 import { applyFill, cashFlowOf, fillPrice, sizeOrder, type RiskSettings } from './sizing.js'
 
-export const PAPER_ACCOUNT = 'paper'
-export const PAPER_CURRENCY = 'USD'
-/** The opening deposit of a paper account, made when its first cycle runs. */
-export const PAPER_INITIAL_CASH = 100_000
 export const FULL_CYCLE_ROUTE = 'POST /api/v11/trading/full-cycle'
-
-export const fullCycleBody = z.object({
-  dataset: datasetRef,
-  strategy: strategyName.optional().describe('omit it to let a walk-forward search pick the strategy (heavy: runs in the mill)'),
-  params: strategyParams.optional(),
-  search: z.object({
-    strategies: z.array(z.enum(STRATEGY_NAMES as [StrategyName, ...StrategyName[]])).min(1).optional(),
-    in_sample: z.number().int().min(20).max(1_000_000).optional(),
-    out_of_sample: z.number().int().min(5).max(1_000_000).optional(),
-  }).strict().optional().describe('options of the search when no strategy is given'),
-  account: z.string().regex(/^[a-z0-9][a-z0-9_-]{0,31}$/).default(PAPER_ACCOUNT)
-    .describe(`paper account; created with ${PAPER_INITIAL_CASH} ${PAPER_CURRENCY} on its first cycle`),
-  mode: z.enum(['paper', 'live']).default('paper').describe('only paper is served; live is refused'),
-  risk: z.object({
-    fraction: z.number().gt(0).max(0.1).default(0.01).describe('share of equity at risk against the ATR stop'),
-    atr_period: z.number().int().min(2).max(500).default(14),
-    atr_multiple: z.number().gt(0).max(20).default(2).describe('stop distance in ATRs'),
-    max_position_pct: z.number().gt(0).max(100).default(25).describe('cap on the position value, % of equity'),
-  }).strict().prefault({}),
-  commission: z.number().min(0).max(0.1).default(0.001),
-  slippage_bps: z.number().min(0).max(1000).default(5).describe('fill = latest close moved against the order by this'),
-  allow_short: z.boolean().default(false),
-  timeout_ms: z.number().int().min(1).max(60_000).optional(),
-}).strict()
-export type FullCycleBody = z.infer<typeof fullCycleBody>
 
 export const IDEMPOTENCY_KEY_PATTERN = /^[\x21-\x7e]{1,200}$/
 

@@ -1,4 +1,5 @@
 // The command center page: server-rendered HTML of the panels with an SVG equity chart; no CDN, no build step.
+import { runHref } from './readback.js'
 import type { createSystem } from './system.js'
 
 type Panels = ReturnType<ReturnType<typeof createSystem>['panels']>
@@ -29,6 +30,12 @@ function table(headers: string[], rows: string[][], empty: string): string {
 }
 
 const td = (text: string, cls = ''): string => `<td${cls ? ` class="${cls}"` : ''}>${text}</td>`
+
+const link = (href: string, text: string): string => `<a href="${esc(href)}">${esc(text)}</a>`
+
+/** A panel's footer: where the whole list is read back (JSON, paged). */
+const more = (links: Array<[string, string]>): string =>
+  `<p class="more">${links.map(([href, text]) => link(href, text)).join(' · ')}</p>`
 
 /** The equity curve as an SVG polyline over a light grid; the points are already downsampled when stored. */
 export function equityChartSvg(equity: Panels['panels']['equity']): string {
@@ -94,7 +101,8 @@ export function renderCommandCenter(data: Panels): string {
       td(esc(signed(p.realized_pnl)), `n ${tone(p.realized_pnl)}`),
     ]),
     'No positions.',
-  )
+  ) + more([['/api/v11/ledger/orders', 'orders'], ['/api/v11/ledger/fills', 'fills'], ['/api/v11/ledger/cycles', 'cycles'],
+    ['/api/v11/ledger/positions', 'all positions'], ['/api/v11/ledger/accounts', 'accounts']])
   const signals = table(
     ['When', 'Symbol', 'Strategy', 'Params', 'Signal', 'Origin'],
     panels.signals.map((s) => [
@@ -106,19 +114,19 @@ export function renderCommandCenter(data: Panels): string {
   const runs = table(
     ['#', 'Kind', 'Symbol', 'Strategy', 'Headline', 'ms'],
     panels.runs.map((r) => [
-      td(String(r.id), 'n'), td(esc(r.kind)), td(esc(r.symbol ?? r.dataset_id)), td(esc(r.strategy ?? '—')),
+      td(link(runHref(r.id), `#${r.id}`), 'n'), td(esc(r.kind)), td(esc(r.symbol ?? r.dataset_id)), td(esc(r.strategy ?? '—')),
       td(esc(Object.entries(r.headline).map(([k, v]) => `${k} ${num(v, Number.isInteger(v) ? 0 : 2)}`).join(' · ')), 'small'), td(esc(num(r.elapsed_ms, 0)), 'n'),
     ]),
     'No runs yet.',
-  )
+  ) + more([['/api/v11/runs', 'all runs'], ['/api/v11/runs?kind=backtest', 'backtests'], ['/api/v11/runs?kind=simulate', 'simulations']])
   const datasets = table(
     ['#', 'Symbol', 'TF', 'Source', 'Bars', 'From', 'To'],
     panels.datasets.map((d) => [
-      td(String(d.id), 'n'), td(esc(d.symbol)), td(esc(d.timeframe)), td(`<span class="badge ${esc(d.source)}">${esc(d.source)}</span>`),
+      td(link(`/api/v11/datasets/${d.id}`, `#${d.id}`), 'n'), td(esc(d.symbol)), td(esc(d.timeframe)), td(`<span class="badge ${esc(d.source)}">${esc(d.source)}</span>`),
       td(esc(num(d.rows, 0)), 'n'), td(esc(day(d.first_ts).slice(0, 10))), td(esc(day(d.last_ts).slice(0, 10))),
     ]),
     'No datasets.',
-  )
+  ) + more([['/api/v11/datasets', 'all datasets']])
   const health = `<p class="status ${esc(panels.health.status)}">Platform ${esc(panels.health.status)} · v${esc(panels.health.version)} · up ${esc(num(panels.health.uptime_s, 0))} s</p>` +
     `<ul class="components">${panels.health.components.map((c) =>
       `<li><span class="dot ${esc(c.status)}"></span><b>${esc(c.name)}</b> ${esc(c.detail)}</li>`).join('')}</ul>`
@@ -135,7 +143,7 @@ export function renderCommandCenter(data: Panels): string {
     )
     : '<p class="empty">No RPC endpoints configured (RPC_ENDPOINTS).</p>'
   const chartCaption = equity
-    ? `Run #${esc(equity.run_id)} · ${esc(equity.strategy ?? '?')} on ${esc(equity.symbol ?? equity.dataset_id)} · return ${esc(signed(equity.return_pct))} %`
+    ? `Run ${link(runHref(equity.run_id), `#${equity.run_id}`)} · ${esc(equity.strategy ?? '?')} on ${esc(equity.symbol ?? equity.dataset_id)} · return ${esc(signed(equity.return_pct))} %`
     : 'The latest backtest is drawn here.'
 
   return `<!doctype html>
@@ -177,6 +185,8 @@ export function renderCommandCenter(data: Panels): string {
   .dot.ok { background: var(--up); } .dot.degraded { background: var(--warn); } .dot.down { background: var(--down); }
   .status { font-weight: 600; margin: 0 0 8px; }
   .caption { color: var(--muted); font-size: 13px; margin: 0 0 6px; }
+  .more { font-size: 12px; color: var(--muted); margin: 8px 0 0; }
+  .panel a { color: var(--accent); }
   #equity-chart { width: 100%; height: auto; max-height: 340px; display: block; }
   #equity-chart .line { fill: none; stroke: var(--accent); stroke-width: 2; vector-effect: non-scaling-stroke; }
   #equity-chart .area { fill: rgba(36, 88, 214, .08); stroke: none; }

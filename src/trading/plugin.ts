@@ -1,6 +1,5 @@
 // The trading platform as one encapsulated plugin: /health, /api/v11, /api/v10, /api/v6 and /command-center.
 import type { FastifyInstance } from 'fastify'
-import { createAuthenticator } from '../access/auth.js'
 import type { Clock } from '../clock.js'
 import type { Config } from '../config.js'
 import type { TradingContext } from './context.js'
@@ -9,7 +8,9 @@ import { useProblems } from '../plugins/problem.js'
 import { createRpcProber } from './rpc-prober.js'
 import { seedIfFirstStart, type SeedLevel } from './seed.js'
 import { createTradingService, type TradingService } from './service.js'
-import { createSystem, type PlatformRoute } from './system.js'
+import { defineTradingJobs } from './jobs.js'
+import jobRoutes from '../jobs/routes.js'
+import { createSystem } from './system.js'
 import rootRoutes from './routes/root.js'
 import v11Routes from './routes/v11.js'
 import readbackRoutes from './routes/readback.js'
@@ -32,9 +33,9 @@ export default async function tradingPlugin(app: FastifyInstance, opts: TradingP
   const seeded = seedIfFirstStart(store, opts.seed ?? 'full', startedAt)
   if (seeded.length) app.log.info({ datasets: seeded }, 'seeded synthetic datasets')
 
-  const service = opts.service ?? createTradingService({ store, mill: app.mill, admission: app.admission, clock })
+  const service = opts.service ?? createTradingService({ store, mill: app.mill, admission: app.admission, clock, barsCacheBytes: config.barsCacheBytes, runRetention: config.runRetention })
   const prober = createRpcProber({ endpoints: config.rpcEndpoints, publicEndpoints: config.rpcPublicEndpoints, intervalMs: config.rpcProbeIntervalMs })
-  const system = createSystem({ store, repo: service.repo, mill: app.mill, admission: app.admission, clock, prober, startedAt })
+  const system = createSystem({ store, repo: service.repo, mill: app.mill, admission: app.admission, clock, prober, startedAt, verifyCacheMs: config.verifyCacheMs })
   const ctx: TradingContext = {
     config,
     clock,
@@ -43,26 +44,18 @@ export default async function tradingPlugin(app: FastifyInstance, opts: TradingP
     cycles: createCycleRunner({ store, repo: service.repo, service, clock }),
     system,
     prober,
-    auth: createAuthenticator(config, store.db),
-    routes: [],
+    auth: app.auth,
   }
 
   app.addHook('onReady', async () => prober.start())
   app.addHook('onClose', async () => prober.stop())
-  app.addHook('onRoute', (route) => {
-    const methods = Array.isArray(route.method) ? route.method : [route.method]
-    for (const method of methods) {
-      if (method === 'HEAD' || method === 'OPTIONS') continue
-      const schema = route.schema as { summary?: string; deprecated?: boolean } | undefined
-      const entry: PlatformRoute = { method, url: route.url, summary: schema?.summary ?? '', deprecated: schema?.deprecated === true }
-      ctx.routes.push(entry)
-    }
-  })
   useProblems(app, { notFound: false })
 
   await app.register(rootRoutes, ctx)
+  defineTradingJobs(app, service)
   await app.register(v11Routes, { ...ctx, prefix: '/api/v11' })
   await app.register(readbackRoutes, { ...ctx, prefix: '/api/v11' })
+  await app.register(jobRoutes, { prefix: '/api/v11/jobs', framing: 'trading' })
   await app.register(v10Routes, { ...ctx, prefix: '/api/v10' })
   await app.register(v6Routes, { ...ctx, prefix: '/api/v6' })
 }

@@ -165,7 +165,7 @@ async function tradesOf(service: TradingService, row: RunRow, dataset: DatasetRo
   if (!wanted) return { trades: null, trades_note: 'trades are not stored with a run; ?include=trades recomputes them from its inputs' }
   const { include: _include, equity_points: _points, ...request } = JSON.parse(row.request) as BacktestBody
   // Pinned to the run's dataset by id: its symbol might name another dataset by now.
-  const answer = await service.backtest({ ...request, dataset: dataset.id, include: ['trades'] }, { persist: false })
+  const answer = await service.recomputeBacktest({ ...request, dataset: dataset.id, include: ['trades'] })
   const same = JSON.stringify(answer.stats) === JSON.stringify(stats)
   return {
     trades: answer.trades as Array<ReturnType<typeof tradeView>>,

@@ -2,7 +2,7 @@
 // trading repository, prepared once per database.
 import type { Db } from '../store/index.js'
 import { keysetQuery } from '../store/keyset.js'
-import type { AccountRow, CycleRow, DatasetRow, FillRow, OrderRow, PositionRow, RunKind, RunRow } from './repository.js'
+import type { AccountRow, CycleRow, DatasetRow, FillRow, OrderRow, PositionRow, RunKind, RunRow } from './rows.js'
 
 type After = readonly (string | number)[] | null
 

@@ -42,7 +42,7 @@ beforeAll(async () => {
     })
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
     servers.push(server)
-    url[name] = `http://127.0.0.1:${(server.address() as AddressInfo).port}/rpc`
+    url[name] = `http://127.0.0.1:${(server.address() as AddressInfo).port}/`
   }
 })
 
@@ -150,7 +150,7 @@ describe('rpc prober against loopback servers', () => {
       await prober.probeOnce()
       const [rpc, get] = prober.snapshot().endpoints
       expect(seenMethods).toEqual(['getblockcount'])
-      expect(rpc!.url).toBe(`${url.fast!}?apikey=***`)
+      expect(rpc!.url).toBe(`${url.fast!}***`) // scheme, host and port only: the query and fragment are hidden
       expect(rpc).toMatchObject({ method: 'getblockcount', healthy: true })
       expect(rpc!.last_result).toMatchObject({ block_height: 42 })
       expect(get).toMatchObject({ mode: 'http-get', healthy: true })

@@ -1,28 +1,43 @@
 // Zod schemas of the trading surface's requests and answers; the routes and the OpenAPI document are built from them.
 import { z } from 'zod'
+import { DEFAULT_TIMEOUT_MS, MAX_TIMEOUT_MS } from '../mill/pool.js'
 import { STRATEGY_NAMES } from '../engines/trading/index.js'
 import type { StrategyName } from '../engines/trading/types.js'
+import { MAX_CONFIGS } from './research/limits.js'
 
 export const PLATFORM_VERSION = '11.0.0' as const
 
 // ---- shared atoms ----------------------------------------------------------------------------------------------
 
-export const datasetRef = z.union([z.number().int().positive(), z.string().min(1).max(64)])
+/** A dataset id or symbol, as every research body names its dataset. */
+const datasetId = z.union([z.number().int().positive(), z.string().min(1).max(64)])
+export const datasetRef = datasetId
   .describe('a dataset id, a symbol, or symbol@timeframe when a symbol has several timeframes')
 export const strategyName = z.enum(STRATEGY_NAMES as [StrategyName, ...StrategyName[]])
 export const strategyParams = z.record(z.string(), z.number())
   .describe('strategy parameters; omitted ones take their defaults (see /api/v11/system/inventory)')
 const timeBound = z.union([z.number().int(), z.string().min(4).max(40)])
   .describe('an ISO 8601 date/time (UTC when no offset) or epoch milliseconds; inclusive')
-const timeoutMs = z.number().int().min(1).max(60_000).optional()
-  .describe('time budget of the heavy work in ms (default 10000, max 60000)')
+/** The budget of heavy work, bounded by the mill's own limit. */
+const timeoutBudget = z.number().int().min(1).max(MAX_TIMEOUT_MS).optional()
+const timeoutMs = timeoutBudget
+  .describe(`time budget of the heavy work in ms (default ${DEFAULT_TIMEOUT_MS}, max ${MAX_TIMEOUT_MS})`)
+
+/** Trading costs and cash: ranges shared by every body; each route picks its defaults. */
+const cost = {
+  cash: z.number().positive().max(1e12),
+  commission: z.number().min(0).max(0.1),
+  spread: z.number().min(0).max(0.1),
+  slippage_bps: z.number().min(0).max(1000),
+  allow_short: z.boolean(),
+}
 
 const costFields = {
-  cash: z.number().positive().max(1e12).default(10_000).describe('starting cash'),
-  commission: z.number().min(0).max(0.1).default(0).describe('fraction of traded value, at entry and at exit'),
-  spread: z.number().min(0).max(0.1).optional().describe('bid-ask spread as a fraction; moves the entry price'),
-  slippage_bps: z.number().min(0).max(1000).optional().describe('extra adverse slippage in basis points'),
-  allow_short: z.boolean().default(false).describe('short on sell signals instead of going flat'),
+  cash: cost.cash.default(10_000).describe('starting cash'),
+  commission: cost.commission.default(0).describe('fraction of traded value, at entry and at exit'),
+  spread: cost.spread.optional().describe('bid-ask spread as a fraction; moves the entry price'),
+  slippage_bps: cost.slippage_bps.optional().describe('extra adverse slippage in basis points'),
+  allow_short: cost.allow_short.default(false).describe('short on sell signals instead of going flat'),
 }
 
 export const problemSchema = z.object({
@@ -161,6 +176,7 @@ const runRef = z.object({
   same_inputs_as_run: z.number().int().nullable().describe('an earlier run with the same inputs digest, if any'),
   created_at: z.string(),
   elapsed_ms: z.number(),
+  stored: z.boolean().describe('false: an identical run was stored before (identical runs are stored once); id and created_at are that run\'s'),
 })
 
 export const backtestAnswer = z.object({
@@ -182,8 +198,6 @@ export const backtestAnswer = z.object({
   equity: equitySeries.optional(),
 })
 
-// ---- simulate ---------------------------------------------------------------------------------------------------
-
 export const simulateBody = z.object({
   dataset: datasetRef,
   strategy: strategyName,
@@ -202,6 +216,10 @@ const distribution = z.object({
   p5: nullableNumber, p25: nullableNumber, p50: nullableNumber, p75: nullableNumber, p95: nullableNumber,
   mean: nullableNumber, min: nullableNumber, max: nullableNumber,
 })
+
+export type BacktestAnswer = z.infer<typeof backtestAnswer>
+
+// ---- simulate ---------------------------------------------------------------------------------------------------
 
 export const simulateAnswer = z.object({
   run: runRef,
@@ -227,6 +245,75 @@ export const simulateAnswer = z.object({
   cvar99_pct: nullableNumber,
   model: z.object({ mu_per_bar: nullableNumber, sigma_per_bar: nullableNumber }),
 })
+export type SimulateAnswer = z.infer<typeof simulateAnswer>
+
+// ---- signal searches --------------------------------------------------------------------------------------------
+
+const gridSchema = z.record(z.string(), z.record(z.string(), z.array(z.number()).min(1).max(200)))
+  .describe('values to try per strategy and parameter, e.g. {"sma_cross": {"fast": [5,10], "slow": [20,50]}}; strategies left out use their default grid')
+
+export const maxEdgeBody = z.object({
+  dataset: datasetId,
+  strategies: z.array(strategyName).min(1).max(STRATEGY_NAMES.length).optional()
+    .describe('default: every strategy'),
+  grid: gridSchema.optional(),
+  in_sample: z.number().int().min(20).max(1_000_000).optional().describe('in-sample window in bars (default: a fifth of the bars, 50..2520)'),
+  out_of_sample: z.number().int().min(5).max(1_000_000).optional().describe('out-of-sample window in bars (default: in_sample / 4)'),
+  step: z.number().int().min(1).max(1_000_000).optional().describe('bars between window starts (default: out_of_sample)'),
+  max_configs: z.number().int().min(1).max(MAX_CONFIGS).optional().describe(`refuse grids with more configurations (≤ ${MAX_CONFIGS})`),
+  cash: cost.cash.default(10_000),
+  commission: cost.commission.default(0.001),
+  spread: cost.spread.optional(),
+  slippage_bps: cost.slippage_bps.optional(),
+  allow_short: cost.allow_short.default(false),
+  timeout_ms: timeoutBudget,
+}).strict()
+export type MaxEdgeBody = z.infer<typeof maxEdgeBody>
+
+const V10_MAXIMIZE = ['sharpe_ratio', 'return_pct', 'sortino_ratio', 'calmar_ratio', 'equity_final', 'sqn', 'win_rate_pct'] as const
+
+export const maxEdgeV10Body = z.object({
+  dataset: datasetId,
+  fast: z.array(z.number().int().min(1).max(1000)).min(1).max(200).optional(),
+  slow: z.array(z.number().int().min(2).max(1000)).min(1).max(200).optional(),
+  maximize: z.enum(V10_MAXIMIZE).default('sharpe_ratio'),
+  cash: cost.cash.default(10_000),
+  commission: cost.commission.default(0.002),
+  timeout_ms: timeoutBudget,
+}).strict()
+export type MaxEdgeV10Body = z.infer<typeof maxEdgeV10Body>
+
+// ---- paper full cycle -------------------------------------------------------------------------------------------
+
+export const PAPER_ACCOUNT = 'paper'
+export const PAPER_CURRENCY = 'USD'
+/** The opening deposit of a paper account, made when its first cycle runs. */
+export const PAPER_INITIAL_CASH = 100_000
+
+export const fullCycleBody = z.object({
+  dataset: datasetRef,
+  strategy: strategyName.optional().describe('omit it to let a walk-forward search pick the strategy (heavy: runs in the mill)'),
+  params: strategyParams.optional(),
+  search: z.object({
+    strategies: z.array(strategyName).min(1).optional(),
+    in_sample: z.number().int().min(20).max(1_000_000).optional(),
+    out_of_sample: z.number().int().min(5).max(1_000_000).optional(),
+  }).strict().optional().describe('options of the search when no strategy is given'),
+  account: z.string().regex(/^[a-z0-9][a-z0-9_-]{0,31}$/).default(PAPER_ACCOUNT)
+    .describe(`paper account; created with ${PAPER_INITIAL_CASH} ${PAPER_CURRENCY} on its first cycle`),
+  mode: z.enum(['paper', 'live']).default('paper').describe('only paper is served; live is refused'),
+  risk: z.object({
+    fraction: z.number().gt(0).max(0.1).default(0.01).describe('share of equity at risk against the ATR stop'),
+    atr_period: z.number().int().min(2).max(500).default(14),
+    atr_multiple: z.number().gt(0).max(20).default(2).describe('stop distance in ATRs'),
+    max_position_pct: z.number().gt(0).max(100).default(25).describe('cap on the position value, % of equity'),
+  }).strict().prefault({}),
+  commission: cost.commission.default(0.001),
+  slippage_bps: cost.slippage_bps.default(5).describe('fill = latest close moved against the order by this'),
+  allow_short: cost.allow_short.default(false),
+  timeout_ms: timeoutBudget,
+}).strict()
+export type FullCycleBody = z.infer<typeof fullCycleBody>
 
 // ---- system -----------------------------------------------------------------------------------------------------
 
@@ -250,6 +337,7 @@ export const verifyAnswer = z.object({
   checked_at: z.string(),
   summary: z.object({ passed: z.number().int(), failed: z.number().int() }),
   checks: z.array(checkSchema),
+  cached: z.boolean().describe('True when this is the answer of a verification run less than VERIFY_CACHE_MS ago (checked_at says when it ran)'),
 })
 
 export const dbStatsAnswer = z.object({

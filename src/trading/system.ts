@@ -1,6 +1,7 @@
 // Platform state read from storage and live components: health, inventory, database statistics, command-center panels.
 import { z } from 'zod'
 import type { Clock } from '../clock.js'
+import type { RouteEntry } from '../plugins/route-table.js'
 import type { Mill } from '../mill/pool.js'
 import type { Admission } from '../plugins/admission.js'
 import type { Store } from '../store/index.js'
@@ -11,7 +12,7 @@ import type { RunRow, TradingRepository } from './repository.js'
 import type { RpcProber } from './rpc-prober.js'
 import { PLATFORM_VERSION } from './schemas.js'
 import { verifyAll } from './verify.js'
-import { MAX_CONFIG_BARS, MAX_CONFIGS, MAX_V10_PAIRS, SIMULATE_MAX_BAR_STEPS } from './service.js'
+import { MAX_CONFIG_BARS, MAX_CONFIGS, MAX_V10_PAIRS, SIMULATE_MAX_BAR_STEPS } from './research/limits.js'
 
 export interface SystemDeps {
   store: Store
@@ -21,13 +22,8 @@ export interface SystemDeps {
   clock: Clock
   prober: RpcProber
   startedAt: number
-}
-
-export interface PlatformRoute {
-  method: string
-  url: string
-  summary: string
-  deprecated: boolean
+  /** A verification younger than this is answered again instead of re-reading the whole database (VERIFY_CACHE_MS). */
+  verifyCacheMs: number
 }
 
 type Status = 'ok' | 'degraded' | 'down'
@@ -36,7 +32,16 @@ export const MODE_REASON =
   'paper trading only: orders are filled against stored bars with modelled slippage and commission; no broker is connected and nothing is ever sent to a market'
 
 export function createSystem(deps: SystemDeps) {
-  const { store, repo, mill, admission, clock, prober, startedAt } = deps
+  const { store, repo, mill, admission, clock, prober, startedAt, verifyCacheMs } = deps
+  // /system/verify is public and reads every page of the database on the event loop (0.2–2.4 s): one run per
+  // VERIFY_CACHE_MS at most, whoever asks and however often.
+  let lastVerify: { at: number; answer: ReturnType<typeof verifyAll> } | null = null
+  function verify() {
+    const now = clock.now()
+    if (lastVerify && now - lastVerify.at < verifyCacheMs && now >= lastVerify.at) return { ...lastVerify.answer, cached: true }
+    lastVerify = { at: now, answer: verifyAll(store, repo, now) }
+    return { ...lastVerify.answer, cached: false }
+  }
   const uptimeS = () => Math.max(0, Math.round((clock.now() - startedAt) / 100) / 10)
 
   function databaseCheck() {
@@ -90,38 +95,16 @@ export function createSystem(deps: SystemDeps) {
 
   return {
     uptimeS,
-
-    rootHealth() {
-      const database = databaseCheck()
-      return {
-        status: (database.ok ? 'ok' : 'down') as Status,
-        version: PLATFORM_VERSION,
-        mode: 'paper' as const,
-        uptime_s: uptimeS(),
-        started_at: iso(startedAt),
-        checks: { database },
-      }
-    },
+    startedAt,
+    /** `SELECT 1` with its latency: every health mapping (root, v10, v11) starts from it. */
+    databaseCheck,
 
     v11Health,
 
-    verify: () => verifyAll(store, repo, clock.now()),
+    verify,
 
-    v10Health() {
-      const database = databaseCheck()
-      return {
-        status: (database.ok ? 'ok' : 'down') as Status,
-        version: '10.9.0',
-        api: 'v10' as const,
-        uptime: uptimeS(),
-        db: (database.ok ? 'ok' : 'error') as 'ok' | 'error',
-        datasets: database.ok ? repo.datasetCount() : 0,
-        deprecated: true as const,
-        successor: '/api/v11/system/health',
-      }
-    },
-
-    inventory(routes: PlatformRoute[]) {
+    /** `routes`: the platform's rows of the host's route table. */
+    inventory(routes: ReadonlyArray<Pick<RouteEntry, 'method' | 'url' | 'summary' | 'deprecated'>>) {
       const counts = repo.tableCounts()
       return {
         version: PLATFORM_VERSION,
@@ -137,7 +120,7 @@ export function createSystem(deps: SystemDeps) {
             grid: spec.grid,
           }
         }),
-        routes,
+        routes: routes.map(({ method, url, summary, deprecated }) => ({ method, url, summary, deprecated })),
         counts: {
           datasets: counts.datasets,
           bars: counts.bars,

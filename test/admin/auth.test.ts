@@ -3,7 +3,7 @@ import { randomBytes } from 'node:crypto'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { FastifyInstance } from 'fastify'
 import { buildTestApp, json } from '../helper.js'
-import { hashToken } from '../../src/access/auth.js'
+import { hashToken } from '../../src/access/tokens.js'
 import { INTERNAL_HEADER, SMOKE_HEADER } from '../../src/admin/internal.js'
 
 const ADMIN_TOKEN = 'admin-token-for-tests-0123456789'

@@ -2,7 +2,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { FastifyInstance } from 'fastify'
 import { registry } from '../../src/caller/registry.js'
-import { anyEnvelope } from '../../src/caller/envelope.js'
+import { anyEnvelope } from '../../src/envelope.js'
 import { fullPath } from '../../src/caller/projections.js'
 import { buildTestApp, json } from '../helper.js'
 

@@ -2,7 +2,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { FastifyInstance } from 'fastify'
 import { buildTestApp } from '../helper.js'
-import { monitorHealth, postRaw, RESPONSIVE_MS } from './monitor.js'
+import { monitorHealth, postRaw } from './monitor.js'
 
 let app: FastifyInstance
 let base: string
@@ -60,7 +60,6 @@ describe('deep nesting', () => {
       expect(res.body.refuse.reason).toMatch(/JSON_MAX_DEPTH/)
     }
     expect(health.failures).toBe(0)
-    expect(health.max).toBeLessThan(RESPONSIVE_MS)
   })
 
   it('counts depth outside strings only', async () => {

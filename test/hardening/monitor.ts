@@ -1,4 +1,7 @@
 // A health-latency monitor for real-socket hardening tests: a loop of GET /api/v1/health beside a hostile request.
+// Tests assert that every health check is answered and print the latencies; they do not bound them, because on the
+// shared 2-core machine (load 15+, the client in the same process) a bound loose enough to hold is not a check.
+// The 50 ms target is held by `npm run bench:load` (hostile phase).
 import { request } from 'undici'
 
 export interface HealthMonitor {
@@ -48,6 +51,3 @@ export async function postRaw(base: string, path: string, body: string, type = '
   }
   return { status: res.statusCode, body: parsed }
 }
-
-/** The loop is responsive: generous bound for a loaded, shared 2-core machine (the figures are printed, not asserted). */
-export const RESPONSIVE_MS = 1000

@@ -9,6 +9,7 @@ import { registry } from '../../src/caller/registry.js'
 import { TRADING_TOOLS } from '../../src/mcp/tools.js'
 
 const ADMIN_TOKEN = 'mcp-test-admin-token-0123456789'
+const SIMULATE = { dataset: 'SYN-DAILY', strategy: 'sma_cross', params: { fast: 10, slow: 30 }, horizon: 252, method: 'bootstrap', seed: 7 }
 
 describe('/mcp (Streamable HTTP, SDK client)', () => {
   let app: FastifyInstance
@@ -36,6 +37,9 @@ describe('/mcp (Streamable HTTP, SDK client)', () => {
   beforeAll(async () => {
     app = await buildTestApp({ env: { ADMIN_TOKEN } })
     base = await app.listen({ host: '127.0.0.1', port: 0 })
+    // On the shared machine a stalled sampling window reads as an infinite event-loop delay and sheds heavy work;
+    // these tests are about the protocol, not admission.
+    app.admission.override('live-bound')
   })
   afterAll(async () => {
     for (const client of clients) await client.close().catch(() => undefined)
@@ -102,7 +106,45 @@ describe('/mcp (Streamable HTTP, SDK client)', () => {
       method: 'POST', url: '/api/v11/trading/backtest',
       payload: { dataset: datasets[0]!.id, strategy: 'sma_cross', params: { fast: 5, slow: 20 }, cash: 10_000, commission: 0.002 },
     })
+    expect(viaRoute.statusCode, viaRoute.body.slice(0, 300)).toBe(200)
     expect((result.structuredContent as any).stats).toEqual(JSON.parse(viaRoute.body).stats)
+  })
+
+  it('a heavy tool runs as a job: its progress arrives as notifications/progress, its job id in _meta', async () => {
+    const client = await connect(ADMIN_TOKEN)
+    const progress: Array<{ progress: number; total?: number; message?: string }> = []
+    const result = await client.callTool(
+      { name: 'trading_simulate', arguments: { ...SIMULATE, paths: 3000 } },
+      undefined,
+      { onprogress: (p) => { progress.push(p) }, timeout: 120_000 },
+    )
+    expect(result.isError, JSON.stringify(result.structuredContent)).toBeFalsy()
+    const jobId = (result._meta as Record<string, string>)['ncm/job']!
+    const job = await app.jobs.get(jobId)
+    expect(job).toMatchObject({ op: 'trading.simulate', state: 'succeeded' })
+    expect(progress.length).toBeGreaterThan(0)
+    for (let i = 1; i < progress.length; i++) expect(progress[i]!.progress).toBeGreaterThan(progress[i - 1]!.progress)
+    expect(progress.at(-1)!.total).toBe(3000)
+    expect(progress.at(-1)!.message).toMatch(/\d+\/3000/)
+    // The job's stored answer is what the tool returned (and what the route would answer).
+    const stored = await app.jobs.settled(jobId)
+    expect(stored.ok && stored.result).toEqual(result.structuredContent)
+  })
+
+  it('notifications/cancelled cancels the job', async () => {
+    const client = await connect(ADMIN_TOKEN)
+    const controller = new AbortController()
+    const call = client.callTool(
+      { name: 'trading_simulate', arguments: { ...SIMULATE, paths: 6000 } },
+      undefined,
+      { signal: controller.signal, onprogress: () => controller.abort('enough'), timeout: 120_000 },
+    )
+    await expect(call).rejects.toThrow()
+    const page = await app.jobs.list({ op: 'trading.simulate', limit: 1 })
+    const job = page.rows[0]!
+    expect((job.input as { paths: number }).paths).toBe(6000)
+    const settled = await app.jobs.settled(job.id)
+    expect(settled.job.state).toBe('cancelled')
   })
 
   it('refusals are tool errors with the refusal code and reason: chat by nature, bad input with issues', async () => {
@@ -192,5 +234,20 @@ describe('/mcp (Streamable HTTP, SDK client)', () => {
       method: 'POST', headers: { ...headers, 'mcp-session-id': 'nope' }, body: JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/list' }),
     })
     expect(unknownSession.status).toBe(404)
+    // Malformed messages are answered (4xx), never left hanging.
+    for (const body of ['{"jsonrpc":"2.0"}', '{"method":"tools/call","id":1}', '"x"']) {
+      const res = await fetch(new URL('/mcp', base), { method: 'POST', headers, body })
+      expect(res.status, body).toBeGreaterThanOrEqual(400)
+      expect(res.status, body).toBeLessThan(500)
+    }
+    // DELETE ends a session: the next message on it is refused.
+    const opened = await fetch(new URL('/mcp', base), { method: 'POST', headers, body: JSON.stringify(init) })
+    const session = opened.headers.get('mcp-session-id')!
+    await opened.body?.cancel()
+    expect((await fetch(new URL('/mcp', base), { method: 'DELETE', headers: { 'mcp-session-id': session } })).status).toBe(200)
+    const after = await fetch(new URL('/mcp', base), {
+      method: 'POST', headers: { ...headers, 'mcp-session-id': session }, body: JSON.stringify({ jsonrpc: '2.0', id: 3, method: 'ping' }),
+    })
+    expect(after.status).toBe(404)
   })
 })

@@ -54,7 +54,7 @@ describe('runs', () => {
     for (const strategy of strategies) {
       for (const dataset of ['SYN-DAILY', 'SYN-15M']) expect((await backtest({ dataset, strategy })).statusCode).toBe(200)
     }
-    first = json(await backtest({ dataset: 'SYN-DAILY', strategy: 'sma_cross', params: { fast: 5, slow: 20 }, commission: 0.001 }))
+    first = json(await backtest({ dataset: 'SYN-DAILY', strategy: 'sma_cross', params: { fast: 5, slow: 20 }, commission: 0.001, include: ['equity'] }))
     expect((await post('/api/v11/trading/simulate', { dataset: 'SYN-DAILY', strategy: 'buy_and_hold', paths: 20, horizon: 20, seed: 1 })).statusCode).toBe(200)
   })
 
@@ -63,7 +63,8 @@ describe('runs', () => {
     expect(before.length).toBeGreaterThanOrEqual(12)
     let added = 0
     const walked = await walk('/api/v11/runs', 'runs', 3, async () => {
-      if (added++ < 3) expect((await backtest({ dataset: 'SYN-15M', strategy: 'buy_and_hold' })).statusCode).toBe(200)
+      // Distinct inputs, so each is a new run even where identical runs are stored once.
+      if (added++ < 3) expect((await backtest({ dataset: 'SYN-15M', strategy: 'buy_and_hold', commission: added / 10_000 })).statusCode).toBe(200)
     })
     expect(walked.map((r) => r.id)).toEqual(before)
     expect([...before].sort((a, b) => b - a)).toEqual(before)
@@ -103,11 +104,26 @@ describe('runs', () => {
     expect(ok(await get('/api/v11/runs?limit=500')).runs.length).toBe(count)
   })
 
+  it('links every recent run, dataset and ledger list from the command center page, each link answering', async () => {
+    const page = await get('/command-center')
+    expect(page.statusCode).toBe(200)
+    const links = [...page.body.matchAll(/href="(\/api\/v11\/[^"]+)"/g)].map((m) => m[1]!.replaceAll('&amp;', '&'))
+    const recent = ok(await get('/api/v11/runs?limit=10')).runs.map((r: { href: string }) => r.href)
+    expect(links).toEqual(expect.arrayContaining([...recent, '/api/v11/runs', '/api/v11/datasets', '/api/v11/ledger/fills']))
+    for (const href of new Set(links)) expect((await get(href)).statusCode, href).toBe(200)
+  })
+
   it('answers a run without an equity curve with equity null and the reason', async () => {
     const sim = ok(await get('/api/v11/runs?kind=simulate&limit=1')).runs[0]
     const run = ok(await get(sim.href))
     expect(run).toMatchObject({ equity: null, trades: null })
     expect(run.equity_note).toMatch(/no equity curve/)
+    // A backtest stored without its curve (retention may keep equity only on request) says so too.
+    const bt = json(await backtest({ dataset: 'SYN-15M', strategy: 'ema_cross', commission: 0.0005 }))
+    app.store.db.prepare('UPDATE runs SET equity = NULL WHERE id = ?').run(bt.run.id)
+    const bare = ok(await get(`/api/v11/runs/${bt.run.id}`))
+    expect(bare).toMatchObject({ equity: null, equity_note: 'this backtest was stored without its equity curve', stats: bt.stats })
+    expect(ok(await get('/api/v11/runs?limit=1')).runs[0]).toMatchObject({ id: bt.run.id, equity_stored: false })
     problem(await get('/api/v11/runs/999999'), 404, 'not_found')
     problem(await get('/api/v11/runs/abc'), 400, 'invalid_input')
   })

@@ -1,19 +1,24 @@
 // Token budget of a context window with a real BPE tokenizer (js-tiktoken's bundled ranks), and a truncation plan.
-import { Tiktoken } from 'js-tiktoken/lite'
-import cl100kBase from 'js-tiktoken/ranks/cl100k_base'
-import o200kBase from 'js-tiktoken/ranks/o200k_base'
+import { createRequire } from 'node:module'
+import { Tiktoken, type TiktokenBPE } from 'js-tiktoken/lite'
 import type { BudgetInput, BudgetMessage, BudgetResult, EncodingName, KeepSide, MessageCount, TruncationAction } from './budget-spec.js'
 
 export * from './budget-spec.js'
 
-const RANKS = { cl100k_base: cl100kBase, o200k_base: o200kBase } as const
+// The rank tables are 1 MB and 2.3 MB of source each: loaded on the first count that needs them, not at start, so a
+// process (or mill worker) that never counts tokens never holds them. The CommonJS build loads synchronously.
+const require = createRequire(import.meta.url)
+const RANKS: Record<EncodingName, () => TiktokenBPE> = {
+  cl100k_base: () => require('js-tiktoken/ranks/cl100k_base') as TiktokenBPE,
+  o200k_base: () => require('js-tiktoken/ranks/o200k_base') as TiktokenBPE,
+}
 const built = new Map<EncodingName, Tiktoken>()
 
 /** Building an encoder parses its whole rank table (hundreds of ms), so each is built once, on first use. */
 export function encoder(name: EncodingName): Tiktoken {
   let enc = built.get(name)
   if (!enc) {
-    enc = new Tiktoken(RANKS[name])
+    enc = new Tiktoken(RANKS[name]())
     built.set(name, enc)
   }
   return enc
@@ -60,9 +65,13 @@ function cutContent(name: EncodingName, content: string, limit: number, keep: Ke
   return ''
 }
 
-export function tokenBudget(input: BudgetInput): BudgetResult {
+/** `onProgress` (optional) hears the UTF-16 characters counted so far after each message, of the total. */
+export function tokenBudget(input: BudgetInput, onProgress?: (done: number, total: number) => void): BudgetResult {
+  const totalChars = onProgress ? input.messages.reduce((n, m) => n + m.content.length, 0) : 0
+  let doneChars = 0
   const perMessage: MessageCount[] = input.messages.map((m, index) => {
     const content = countTokens(input.encoding, m.content)
+    if (onProgress) onProgress((doneChars += m.content.length), totalChars)
     const framing = framingTokens(input, m)
     return { index, role: m.role, content_tokens: content, framing_tokens: framing, tokens: content + framing, protected: isProtected(m) }
   })

@@ -1,11 +1,21 @@
 // Strict base64 (RFC 4648 §4: standard alphabet, padded, no whitespace) — Buffer.from alone skips junk silently.
 
 export type Base64Check = { ok: true; bytes: Buffer } | { ok: false; problem: string }
+export type Base64Problem = { ok: true } | { ok: false; problem: string }
 
 const ALPHABET = /[^A-Za-z0-9+/=]/
 
 /** Decodes `text` only if it is canonical base64; otherwise says what is wrong and where. */
 export function decodeStrictBase64(text: string): Base64Check {
+  const check = checkStrictBase64(text)
+  return check.ok ? { ok: true, bytes: Buffer.from(text, 'base64') } : check
+}
+
+/**
+ * Whether `text` is canonical base64, without decoding it: only the last quantum can hold padding or unused bits,
+ * so only it is decoded and re-encoded (a 15 MB body no longer costs two full copies to check).
+ */
+export function checkStrictBase64(text: string): Base64Problem {
   const bad = ALPHABET.exec(text)
   if (bad) {
     const shown = bad[0] === ' ' ? 'a space' : /\s/.test(bad[0]) ? 'whitespace' : JSON.stringify(bad[0])
@@ -18,10 +28,30 @@ export function decodeStrictBase64(text: string): Base64Check {
   if (padAt !== -1 && padAt < text.length - 2) {
     return { ok: false, problem: `"=" at offset ${padAt} is padding and may only end the text` }
   }
-  const bytes = Buffer.from(text, 'base64')
+  const last = text.slice(-4)
   // Re-encoding catches what the checks above let through: "=" inside the last quantum, non-zero unused bits.
-  if (bytes.toString('base64') !== text) {
+  if (Buffer.from(last, 'base64').toString('base64') !== last) {
     return { ok: false, problem: 'not canonical base64 (misplaced padding or non-zero unused bits in the last character)' }
   }
-  return { ok: true, bytes }
+  return { ok: true }
+}
+
+/** Chunk size of streamed decoding and hashing: large inputs are never copied whole. */
+const CHUNK = 1 << 20
+
+/** The bytes of canonical base64 `text`, decoded 1 MiB of text at a time. */
+export function* base64Chunks(text: string): Generator<Buffer> {
+  for (let i = 0; i < text.length; i += CHUNK) yield Buffer.from(text.slice(i, i + CHUNK), 'base64')
+}
+
+/** The UTF-8 bytes of `text`, encoded about 1 MiB of text at a time, never splitting a surrogate pair. */
+export function* utf8Chunks(text: string): Generator<Buffer> {
+  let i = 0
+  while (i < text.length) {
+    let end = Math.min(text.length, i + CHUNK)
+    const lastUnit = text.charCodeAt(end - 1)
+    if (end < text.length && lastUnit >= 0xd800 && lastUnit <= 0xdbff) end-- // keep the pair together
+    yield Buffer.from(text.slice(i, end), 'utf8')
+    i = end
+  }
 }

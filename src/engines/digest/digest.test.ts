@@ -102,3 +102,15 @@ describe('strict base64', () => {
     if (!result.ok) expect(result.problem).toMatch(problem)
   })
 })
+
+describe('streamed digests', () => {
+  it('equal the digest of the whole bytes, also when a surrogate pair straddles a chunk boundary', async () => {
+    const { utf8Chunks, base64Chunks } = await import('./base64.js')
+    const { digestChunks } = await import('./digest.js')
+    const text = 'a'.repeat((1 << 20) - 1) + '😀' + 'é'.repeat(1000)
+    const whole = digestBytes(Buffer.from(text, 'utf8'), ['sha256', 'md5'], Buffer.from('k'))
+    expect(digestChunks(utf8Chunks(text), ['sha256', 'md5'], Buffer.from('k'))).toEqual(whole)
+    const b64 = Buffer.from(text, 'utf8').toString('base64')
+    expect(digestChunks(base64Chunks(b64), ['sha256', 'md5'], Buffer.from('k'))).toEqual(whole)
+  })
+})

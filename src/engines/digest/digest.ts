@@ -30,14 +30,21 @@ const encode = (digest: Buffer): EncodedDigest => ({ hex: digest.toString('hex')
 
 /** Digests (and, given a key, HMACs) of `bytes` for each distinct algorithm, in the order asked. */
 export function digestBytes(bytes: Uint8Array, algorithms: readonly DigestAlgorithm[], hmacKey?: Uint8Array): DigestReport {
+  return digestChunks([bytes], algorithms, hmacKey)
+}
+
+/** The same over a byte string given in chunks: every hash is fed chunk by chunk, so no chunk outlives its turn. */
+export function digestChunks(chunks: Iterable<Uint8Array>, algorithms: readonly DigestAlgorithm[], hmacKey?: Uint8Array): DigestReport {
   const unique = [...new Set(algorithms)]
-  const digests: DigestReport['digests'] = {}
-  for (const name of unique) digests[name] = encode(createHash(DIGEST_ALGORITHMS[name]).update(bytes).digest())
-  const report: DigestReport = { bytes: bytes.byteLength, digests }
-  if (hmacKey) {
-    const hmacs: NonNullable<DigestReport['hmacs']> = {}
-    for (const name of unique) hmacs[name] = encode(createHmac(DIGEST_ALGORITHMS[name], hmacKey).update(bytes).digest())
-    report.hmacs = hmacs
+  const hashes = unique.map((name) => createHash(DIGEST_ALGORITHMS[name]))
+  const hmacs = hmacKey ? unique.map((name) => createHmac(DIGEST_ALGORITHMS[name], hmacKey)) : []
+  let bytes = 0
+  for (const chunk of chunks) {
+    bytes += chunk.byteLength
+    for (const h of hashes) h.update(chunk)
+    for (const h of hmacs) h.update(chunk)
   }
+  const report: DigestReport = { bytes, digests: Object.fromEntries(unique.map((name, i) => [name, encode(hashes[i]!.digest())])) }
+  if (hmacKey) report.hmacs = Object.fromEntries(unique.map((name, i) => [name, encode(hmacs[i]!.digest())]))
   return report
 }

@@ -1,5 +1,5 @@
 // From input to answer: parse (DIMACS or a flat formula), solve, check the model against the input, shape the result.
-import { CdclSolver, type SatStatus, type SolverStats } from './cdcl.js'
+import { CdclSolver, type SatStatus, type SolveOptions, type SolverStats } from './cdcl.js'
 import { parseDimacs, type DimacsLimits } from './dimacs.js'
 import { evaluateFormula, type FlatFormula } from './formula.js'
 import { tseitin } from './tseitin.js'
@@ -32,13 +32,20 @@ export interface RunOptions {
   wantModel: boolean
   deadline: number
   now: () => number
+  /** Progress and cancellation hooks handed to the solver (see SolveOptions). */
+  onProgress?: SolveOptions['onProgress']
+  shouldStop?: SolveOptions['shouldStop']
 }
+
+const solveOptionsOf = (o: RunOptions): SolveOptions => ({
+  deadline: o.deadline, now: o.now, ...(o.onProgress ? { onProgress: o.onProgress } : {}), ...(o.shouldStop ? { shouldStop: o.shouldStop } : {}),
+})
 
 export function solveDimacs(text: string, limits: DimacsLimits, options: RunOptions): SatAnswer {
   const started = options.now()
   const parsed = parseDimacs(text, limits)
   const { cnf } = parsed
-  const outcome = new CdclSolver(cnf).solve({ deadline: options.deadline, now: options.now })
+  const outcome = new CdclSolver(cnf).solve(solveOptionsOf(options))
   let verified = false
   if (outcome.model) {
     assertModel(cnf, outcome.model)
@@ -59,7 +66,7 @@ export function solveDimacs(text: string, limits: DimacsLimits, options: RunOpti
 export function solveFormula(formula: FlatFormula, options: RunOptions): JsonSatAnswer {
   const started = options.now()
   const { cnf, namedVars } = tseitin(formula)
-  const outcome = new CdclSolver(cnf).solve({ deadline: options.deadline, now: options.now })
+  const outcome = new CdclSolver(cnf).solve(solveOptionsOf(options))
   let verified = false
   let assignment: Record<string, boolean> | null = null
   let model: number[] | null = null

@@ -22,6 +22,10 @@ export interface SolveOptions {
   now?: () => number
   /** Stops with UNKNOWN after this many conflicts (a deterministic budget). */
   maxConflicts?: number
+  /** Called with the counters at the clock's cadence (about every millisecond of search); optional. */
+  onProgress?: (stats: Readonly<SolverStats>) => void
+  /** Polled at the same cadence: true stops the search with UNKNOWN (stoppedBy 'cancelled'). */
+  shouldStop?: () => boolean
 }
 
 export interface SolveOutcome {
@@ -30,7 +34,7 @@ export interface SolveOutcome {
   model: Int8Array | null
   stats: SolverStats
   /** Why the search stopped early, for UNKNOWN. */
-  stoppedBy: 'deadline' | 'conflict_budget' | null
+  stoppedBy: 'deadline' | 'conflict_budget' | 'cancelled' | null
 }
 
 // Literal code: 2v for v, 2v + 1 for ¬v; `lit ^ 1` negates, `lit >> 1` is the variable.
@@ -141,8 +145,10 @@ export class CdclSolver {
   }
 
   solve(options: SolveOptions = {}): SolveOutcome {
-    const { deadline, now, maxConflicts } = options
+    const { deadline, now, maxConflicts, onProgress, shouldStop } = options
     const watchClock = deadline !== undefined && now !== undefined
+    const watchWork = watchClock || onProgress !== undefined || shouldStop !== undefined
+    let cancelled = false
     const stats = this.stats
     const finish = (status: SatStatus, stoppedBy: SolveOutcome['stoppedBy'] = null): SolveOutcome => ({
       status,
@@ -155,12 +161,15 @@ export class CdclSolver {
     // Work-based, not count-based: on a huge formula one conflict can cost milliseconds.
     let nextClockReading = CLOCK_WORK_INTERVAL
     const timeIsUp = (): boolean => {
-      if (!watchClock) return false
+      if (!watchWork) return false
       const work = stats.propagations + 16 * stats.conflicts
       if (work < nextClockReading) return false
       nextClockReading = work + CLOCK_WORK_INTERVAL
-      return now() > deadline
+      onProgress?.(stats)
+      if (shouldStop?.()) return (cancelled = true)
+      return watchClock && now() > deadline
     }
+    const stopReason = (): SolveOutcome['stoppedBy'] => (cancelled ? 'cancelled' : 'deadline')
 
     for (;;) {
       const conflict = this.propagate()
@@ -172,7 +181,7 @@ export class CdclSolver {
         this.order.decayAll()
         this.restarts.onConflict(lbd)
         if (maxConflicts !== undefined && stats.conflicts >= maxConflicts) return finish('UNKNOWN', 'conflict_budget')
-        if (timeIsUp()) return finish('UNKNOWN', 'deadline')
+        if (timeIsUp()) return finish('UNKNOWN', stopReason())
         continue
       }
       if (this.decisionLevel > 0 && this.restarts.shouldRestart(stats.conflicts)) {
@@ -188,7 +197,7 @@ export class CdclSolver {
       const next = this.pickBranchLiteral()
       if (next < 0) return finish('SAT')
       stats.decisions++
-      if (timeIsUp()) return finish('UNKNOWN', 'deadline')
+      if (timeIsUp()) return finish('UNKNOWN', stopReason())
       this.trailLim[this.decisionLevel++] = this.trailLen
       this.assign(next, NO_REASON)
     }

@@ -73,7 +73,7 @@ describe('parseOhlcvCsv', () => {
     expect(err.issues[4]!.message).toMatch(/unreadable date/)
     expect(err.issues[5]!.message).toMatch(/expected 6 fields, found 4/)
     expect(err.issues[6]!.message).toMatch(/volume/)
-    expect(err.issues[7]!.message).toMatch(/close is not a number/)
+    expect(err.issues[7]!.message).toMatch(/close "abc" is not a decimal number/)
     expect(err.message).toMatch(/^line 4: /)
   })
 
@@ -116,5 +116,43 @@ describe('parseOhlcvCsv', () => {
       expect(rows).toBe(5000)
       expect(bars.ts[0]).toBe(Date.UTC(2017, 3, 19, 9))
     })
+  })
+})
+
+describe('strict dates and numbers (issue #13 item 8)', () => {
+  const utc = (year: number, month = 1, day = 1) => {
+    const d = new Date(0)
+    d.setUTCFullYear(year, month - 1, day)
+    return d.getTime()
+  }
+
+  it('keeps years 0000–0099 as written instead of shifting them to 1900–1999', () => {
+    expect(parseTimestamp('0050-03-01')).toBe(utc(50, 3, 1))
+    expect(new Date(parseTimestamp('0000-01-01')!).getUTCFullYear()).toBe(0)
+    expect(new Date(parseTimestamp('0099-12-31T23:59:59Z')!).getUTCFullYear()).toBe(99)
+    expect(parseTimestamp('0004-02-29')).toBe(utc(4, 2, 29))
+    expect(parseTimestamp('0000-02-29')).toBe(utc(0, 2, 29)) // year 0 is a leap year, 1900 is not
+    expect(parseTimestamp('0001-02-29')).toBeNull()
+  })
+
+  it('refuses impossible offsets, leap seconds and sub-millisecond fractions; accepts real ones', () => {
+    for (const cell of ['2024-01-01T00:00:00+99:99', '2024-01-01T00:00:00+14:01', '2024-01-01T00:00:00-05:60', '2024-06-30T23:59:60Z', '2024-01-01T00:00:00.0001Z', '1700000000.0001', '1700000000000.5']) {
+      expect(parseTimestamp(cell), cell).toBeNull()
+    }
+    expect(parseTimestamp('2024-01-01T00:00:00+14:00')).toBe(Date.parse('2024-01-01T00:00:00+14:00'))
+    expect(parseTimestamp('2024-01-01T05:30:00+0530')).toBe(Date.parse('2024-01-01T00:00:00Z'))
+    expect(parseTimestamp('2024-01-01T00:00:00.123000Z')).toBe(Date.parse('2024-01-01T00:00:00.123Z'))
+    expect(parseTimestamp('1700000000.5')).toBe(1_700_000_000_500)
+  })
+
+  it('refuses hex, binary, Infinity and values a double cannot hold as written, naming the line', () => {
+    const csv = (price: string) => `Date,Open,High,Low,Close,Volume\n2024-01-01,1,2,0.5,1.5,10\n2024-01-02,${price},2,0.5,1.5,10\n`
+    for (const price of ['0x10', '0b1', '0o7', 'Infinity', '1_0', '1e400', '1.00000000000000000001', '9007199254740993']) {
+      const err = errorOf(csv(price))
+      expect(err.issues[0]!.line, price).toBe(3)
+      expect(err.issues[0]!.message, price).toMatch(/^open .*(not a decimal number|cannot be represented exactly)/)
+    }
+    // Plain decimals with an exponent or trailing zeros are exact as written.
+    for (const price of ['1.50', '1.5e0', '0.000001e6', '+1']) expect(parseOhlcvCsv(csv(price)).bars.open[1], price).toBe(Number(price))
   })
 })

@@ -81,15 +81,16 @@ export function parseOhlcvCsv(text: string): ParsedCsv {
       report(lineNo, `unreadable date ${JSON.stringify(cells[dateCol]!.trim())}`)
       continue
     }
-    const o = num(cells[oCol]!), h = num(cells[hCol]!), l = num(cells[lCol]!), c = num(cells[cCol]!)
-    const v = vCol >= 0 ? num(cells[vCol]!) : 0
     const bad: string[] = []
+    const o = numberCell(cells, oCol, 'open', bad), h = numberCell(cells, hCol, 'high', bad)
+    const l = numberCell(cells, lCol, 'low', bad), c = numberCell(cells, cCol, 'close', bad)
+    const v = vCol >= 0 ? numberCell(cells, vCol, 'volume', bad) : 0
     for (const [name, value] of [['open', o], ['high', h], ['low', l], ['close', c]] as const) {
-      if (!Number.isFinite(value)) bad.push(`${name} is not a number`)
-      else if (value <= 0) bad.push(`${name} must be positive (got ${value})`)
+      if (value <= 0) bad.push(`${name} must be positive (got ${value})`)
     }
-    if (!Number.isFinite(v) || v < 0) bad.push(`volume must be a non-negative number (got ${cells[vCol] ?? ''})`)
+    if (v < 0) bad.push(`volume must not be negative (got ${v})`)
     if (!bad.length) {
+      // (NaN fields were reported above: these comparisons only run on readable numbers)
       if (l > Math.min(o, c)) bad.push(`low ${l} is above min(open, close) ${Math.min(o, c)}`)
       if (h < Math.max(o, c)) bad.push(`high ${h} is below max(open, close) ${Math.max(o, c)}`)
     }
@@ -139,32 +140,90 @@ function splitRow(line: string): string[] {
   return out
 }
 
-function num(cell: string): number {
-  const s = cell.trim()
-  return s === '' ? NaN : Number(s)
+/** A plain decimal: optional sign, digits with an optional fraction, optional exponent. No hex, binary, `Infinity`, `_`. */
+const DECIMAL_RE = /^[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?$/
+/** Digits with an optional fraction; at most 15 characters long, so at most 15 significant digits, which every double keeps. */
+const SHORT_DECIMAL_RE = /^\d+(?:\.\d+)?$/
+
+/** The number in cells[index], or NaN with the reason added to `bad`. */
+function numberCell(cells: string[], index: number, name: string, bad: string[]): number {
+  const value = decimal(cells[index]!)
+  if (typeof value === 'number') return value
+  bad.push(`${name} ${value}`)
+  return NaN
+}
+
+/**
+ * A number cell, or why it is refused: not a plain decimal (`0x10`, `1_000`, `Infinity`, empty), or a value a double
+ * cannot hold exactly as written (more significant digits than it keeps, overflow, underflow): silently rounding a
+ * price would change the data.
+ */
+export function decimal(cell: string): number | string {
+  const text = cell.trim()
+  if (text.length <= 15 && SHORT_DECIMAL_RE.test(text)) return Number(text)
+  if (!DECIMAL_RE.test(text)) return `${JSON.stringify(text.length > 40 ? text.slice(0, 40) + '…' : text)} is not a decimal number`
+  const value = Number(text)
+  if (!Number.isFinite(value) || canonicalDecimal(text) !== canonicalDecimal(String(value))) {
+    return `${text.length > 40 ? text.slice(0, 40) + '…' : text} cannot be represented exactly (nearest double: ${value})`
+  }
+  return value
+}
+
+/** Sign, significant digits and exponent of a decimal string: equal for equal values however they are written. */
+function canonicalDecimal(text: string): string {
+  const m = /^([+-]?)(\d*)(?:\.(\d*))?(?:[eE]([+-]?\d+))?$/.exec(text)!
+  const fraction = m[3] ?? ''
+  let digits = (m[2] ?? '') + fraction
+  let exponent = Number(m[4] ?? 0) - fraction.length
+  digits = digits.replace(/^0+/, '')
+  if (digits === '') return '0'
+  const trailing = digits.length - digits.replace(/0+$/, '').length
+  digits = digits.slice(0, digits.length - trailing)
+  exponent += trailing
+  return `${m[1] === '-' ? '-' : ''}${digits}e${exponent}`
 }
 
 const DATE_RE = /^(\d{4})-(\d{2})-(\d{2})(?:[ T](\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,9}))?)?)?(Z|[+-]\d{2}:?\d{2})?$/
+/** Widest UTC offset in use (UTC+14, Line Islands); anything wider is a typo, not a zone. */
+const MAX_OFFSET_MINUTES = 14 * 60
 
-/** Epoch ms of a date cell, or null when it is not a date this parser accepts. */
+/** Date.UTC maps years 0–99 to 1900–1999; setUTCFullYear takes them as written (0000-02-29 exists, 1900-02-29 does not). */
+function utcBeforeYear100(year: number, month: number, day: number, hour: number, minute: number, second: number, ms: number): number {
+  const date = new Date(0)
+  date.setUTCFullYear(year, month - 1, day)
+  return date.setUTCHours(hour, minute, second, ms)
+}
+
+/**
+ * Epoch ms of a date cell, or null when it is not a date this parser accepts exactly: no two-digit-year shift (year 0050
+ * is 0050), no leap second, no offset beyond ±14:00 or with minutes over 59, no fraction finer than a millisecond.
+ */
 export function parseTimestamp(cell: string): number | null {
   const m = DATE_RE.exec(cell)
   if (m) {
     const [, y, mo, d, hh, mi, ss, frac, zone] = m
     const month = Number(mo), day = Number(d), hour = Number(hh ?? 0), minute = Number(mi ?? 0), second = Number(ss ?? 0)
-    if (month < 1 || month > 12 || day < 1 || day > 31 || hour > 23 || minute > 59 || second > 60) return null
-    let t = Date.UTC(Number(y), month - 1, day, hour, minute, second, frac ? Math.floor(Number(`0.${frac}`) * 1000) : 0)
+    if (month < 1 || month > 12 || day < 1 || day > 31 || hour > 23 || minute > 59 || second > 59) return null
+    if (frac && /[1-9]/.test(frac.slice(3))) return null // below a millisecond: bars are stored in whole ms
+    const year = Number(y), ms = frac ? Number(frac.slice(0, 3).padEnd(3, '0')) : 0
+    let t = year >= 100 ? Date.UTC(year, month - 1, day, hour, minute, second, ms) : utcBeforeYear100(year, month, day, hour, minute, second, ms)
     if (new Date(t).getUTCDate() !== day) return null // e.g. 2021-02-30
     if (zone && zone !== 'Z') {
       const sign = zone[0] === '-' ? -1 : 1
       const digits = zone.slice(1).replace(':', '')
-      t -= sign * (Number(digits.slice(0, 2)) * 60 + Number(digits.slice(2))) * 60_000
+      const offsetHours = Number(digits.slice(0, 2)), offsetMinutes = Number(digits.slice(2))
+      if (offsetMinutes > 59 || offsetHours * 60 + offsetMinutes > MAX_OFFSET_MINUTES) return null
+      t -= sign * (offsetHours * 60 + offsetMinutes) * 60_000
     }
     return t
   }
-  if (/^\d{9,13}(\.\d+)?$/.test(cell)) {
-    const v = Number(cell)
-    return v < 1e11 ? Math.round(v * 1000) : Math.round(v) // epoch seconds below 1e11, else milliseconds
+  const epoch = /^(\d{9,13})(?:\.(\d+))?$/.exec(cell)
+  if (epoch) {
+    const [, whole, fraction = ''] = epoch
+    const seconds = Number(whole) < 1e11 // epoch seconds below 1e11, else milliseconds
+    // Exactly whole milliseconds: seconds with up to 3 decimals, milliseconds with none (trailing zeros aside).
+    if (/[1-9]/.test(fraction.slice(seconds ? 3 : 0))) return null
+    return seconds ? Number(whole) * 1000 + Number(fraction.slice(0, 3).padEnd(3, '0')) : Number(whole)
   }
   return null
 }

@@ -1,7 +1,8 @@
-// The statistics a parameter sweep ranks by, computed like computeStats (bit for bit) in two passes over
-// preallocated buffers: no trade objects, no drawdown periods, no beta — only what a grid row shows or sorts on.
+// The statistics a parameter sweep ranks by, computed like computeStats (bit for bit) in a few passes over
+// preallocated buffers: no trade objects, no beta, no durations — only what a grid row shows or sorts on.
 import type { Stats } from './types.js'
 import { calendarOf, type Calendar, type StatsConvention } from './stats.js'
+import type { LeanBuffers } from './lean-run.js'
 
 export const LIGHT_STATS = [
   'equity_final', 'return_pct', 'max_drawdown_pct', 'sharpe_ratio', 'sortino_ratio', 'calmar_ratio', 'trades',
@@ -24,33 +25,12 @@ export function lightStatsScratch(ts: Float64Array): LightStatsScratch {
 }
 
 /**
- * computeStats' figures of LIGHT_STATS from the equity curve and the closed trades' P&L (`pnl[0..trades)`), with
- * the same operations in the same order so every figure is identical; the 0.6.6 convention.
+ * computeStats' figures of LIGHT_STATS from a lean run (its equity curve, the closed trades' P&L `pnl[0..trades)` and
+ * the deepest drawdown it tracked), with the same operations in the same order so every figure is identical.
  */
-export function lightStats(equity: Float64Array, pnl: Float64Array, trades: number, s: LightStatsScratch, convention: StatsConvention = '0.6.6'): LightStats {
+export function lightStats(run: LeanBuffers, trades: number, s: LightStatsScratch, convention: StatsConvention = '0.6.6'): LightStats {
+  const { equity, pnl, maxDrawdown: maxDd } = run
   const n = equity.length
-  // max drawdown: within a run under one peak the deepest point is the lowest equity, and 1 − e/peak is monotone
-  // in e, so one division per peak gives the same maximum as one per bar
-  let peak = -Infinity
-  let low = Infinity
-  let maxDd = 0
-  for (let i = 0; i < n; i++) {
-    const e = equity[i]!
-    if (e > peak) {
-      if (low < peak) {
-        const d = 1 - low / peak
-        if (d > maxDd) maxDd = d
-      }
-      peak = e
-      low = e
-    } else if (e < low) {
-      low = e
-    }
-  }
-  if (low < peak) {
-    const d = 1 - low / peak
-    if (d > maxDd) maxDd = d
-  }
 
   const equityFirst = equity[0]!
   const equityLast = equity[n - 1]!

@@ -15,6 +15,8 @@ export interface SimulateSpec {
   block?: number
   seed: number
   shouldStop?: () => boolean
+  /** Called after each path with the paths done (optional; jobs show it as progress). */
+  onProgress?: (pathsDone: number, paths: number) => void
 }
 
 /** Percentiles by linear interpolation (numpy's default), plus mean, min and max. */
@@ -132,6 +134,7 @@ export function simulate(
     returns.push(m.returnPct)
     drawdowns.push(m.maxDrawdownPct)
     sharpes.push(m.sharpe)
+    spec.onProgress?.(returns.length, spec.paths)
   }
 
   const sorted = [...returns].sort((a, b) => a - b)

@@ -71,30 +71,7 @@ export function computeStats(input: StatsInput): Stats {
     return (Math.ceil(ms / unit - 1e-12) * unit) / DAY_MS
   }
 
-  // drawdowns and their periods, in one pass: a period runs between consecutive bars at dd = 0 (or the last bar)
-  // that are more than one bar apart; its depth is the largest dd within it
-  let peak = -Infinity
-  let maxDd = 0
-  let sawDd = false
-  let lastZero = -1
-  let segmentMax = 0
-  const periods: DrawdownPeriod[] = []
-  for (let i = 0; i < n; i++) {
-    const e = equity[i]!
-    if (e > peak) peak = e
-    const d = 1 - e / peak
-    if (d === d) {
-      if (!sawDd || d > maxDd) maxDd = d
-      sawDd = true
-    }
-    if (d > segmentMax) segmentMax = d
-    if (d === 0 || i === n - 1) {
-      if (lastZero >= 0 && i > lastZero + 1) periods.push({ duration: ts[i]! - ts[lastZero]!, peak: segmentMax })
-      lastZero = i
-      segmentMax = d === d ? d : 0
-    }
-  }
-  const equityPeak = peak
+  const { maxDd, sawDd, periods, peak: equityPeak } = positiveDrawdowns(ts, equity) ?? drawdowns(ts, equity)
 
   // exposure: bars from each closed trade's entry to its exit, inclusive, counted once
   let heldBars = 0
@@ -190,6 +167,80 @@ export function computeStats(input: StatsInput): Stats {
 export function barsPerYear(ts: Float64Array): number {
   const spacing = medianSpacing(ts)
   return (hasWeekends(ts) ? 365 : 252) * Math.max(1, DAY_MS / spacing)
+}
+
+interface Drawdowns {
+  maxDd: number
+  sawDd: boolean
+  periods: DrawdownPeriod[]
+  peak: number
+}
+
+/**
+ * Drawdowns and their periods, in one pass: dd = 1 − equity / running peak; a period runs between consecutive
+ * bars at dd = 0 (or the last bar) that are more than one bar apart; its depth is the largest dd within it.
+ */
+export function drawdowns(ts: Float64Array, equity: Float64Array): Drawdowns {
+  const n = equity.length
+  let peak = -Infinity
+  let maxDd = 0
+  let sawDd = false
+  let lastZero = -1
+  let segmentMax = 0
+  const periods: DrawdownPeriod[] = []
+  for (let i = 0; i < n; i++) {
+    const e = equity[i]!
+    if (e > peak) peak = e
+    const d = 1 - e / peak
+    if (d === d) {
+      if (!sawDd || d > maxDd) maxDd = d
+      sawDd = true
+    }
+    if (d > segmentMax) segmentMax = d
+    if (d === 0 || i === n - 1) {
+      if (lastZero >= 0 && i > lastZero + 1) periods.push({ duration: ts[i]! - ts[lastZero]!, peak: segmentMax })
+      lastZero = i
+      segmentMax = d === d ? d : 0
+    }
+  }
+  return { maxDd, sawDd, periods, peak }
+}
+
+/**
+ * `drawdowns` for an all-positive equity curve (null otherwise), with one division per period instead of one per
+ * bar: dd is 0 exactly at equity = peak, the peak stays put within a period, and 1 − e/peak falls as e rises, so
+ * a period's depth is 1 − (its lowest equity) / peak — the same number the per-bar maximum finds.
+ */
+export function positiveDrawdowns(ts: Float64Array, equity: Float64Array): Drawdowns | null {
+  const n = equity.length
+  let peak = -Infinity
+  let maxDd = 0
+  let lastZero = -1
+  let low = Infinity
+  const periods: DrawdownPeriod[] = []
+  for (let i = 0; i < n; i++) {
+    const e = equity[i]!
+    if (!(e > 0 && e < Infinity)) return null
+    if (e >= peak) {
+      if (lastZero >= 0 && i > lastZero + 1) {
+        const depth = 1 - low / peak
+        periods.push({ duration: ts[i]! - ts[lastZero]!, peak: depth })
+        if (depth > maxDd) maxDd = depth
+      }
+      peak = e
+      lastZero = i
+      low = Infinity
+    } else if (e < low) {
+      low = e
+    }
+  }
+  if (low < Infinity) {
+    // the period still open at the last bar
+    const depth = 1 - low / peak
+    if (lastZero >= 0 && n - 1 > lastZero + 1) periods.push({ duration: ts[n - 1]! - ts[lastZero]!, peak: depth })
+    if (depth > maxDd) maxDd = depth
+  }
+  return { maxDd, sawDd: n > 0, periods, peak }
 }
 
 interface DrawdownPeriod {

@@ -24,7 +24,8 @@ export interface StrategySpec {
   defaults: Record<string, number>
   /** Default walk-forward / grid search values for each parameter. */
   grid: Record<string, number[]>
-  events(bars: Bars, params: Record<string, number>, cache?: IndicatorCache): StrategyEvents
+  /** `into`: a buffer of the bars' length to write the events into (sweeps reuse one); a fresh array without it. */
+  events(bars: Bars, params: Record<string, number>, cache?: IndicatorCache, into?: Int8Array): StrategyEvents
 }
 
 const period = (def: number, max = 1000) => z.number().int().min(1).max(max).default(def)
@@ -45,10 +46,10 @@ export const STRATEGIES: Record<StrategyName, StrategySpec> = {
     params: fastSlow(10, 20),
     defaults: { fast: 10, slow: 20 },
     grid: { fast: range(5, 50, 5), slow: range(20, 200, 20) },
-    events: (bars, p, cache) => {
+    events: (bars, p, cache, into) => {
       const a = cached(cache, `sma:${p.fast}`, () => sma(bars.close, p.fast!))
       const b = cached(cache, `sma:${p.slow}`, () => sma(bars.close, p.slow!))
-      return crossEvents(a, b)
+      return crossEvents(a, b, into)
     },
   },
   ema_cross: {
@@ -56,10 +57,10 @@ export const STRATEGIES: Record<StrategyName, StrategySpec> = {
     params: fastSlow(12, 26),
     defaults: { fast: 12, slow: 26 },
     grid: { fast: range(5, 50, 5), slow: range(20, 200, 20) },
-    events: (bars, p, cache) => {
+    events: (bars, p, cache, into) => {
       const a = cached(cache, `ema:${p.fast}`, () => ema(bars.close, p.fast!))
       const b = cached(cache, `ema:${p.slow}`, () => ema(bars.close, p.slow!))
-      return crossEvents(a, b)
+      return crossEvents(a, b, into)
     },
   },
   rsi_reversion: {
@@ -71,9 +72,9 @@ export const STRATEGIES: Record<StrategyName, StrategySpec> = {
     }).strict().refine((p) => p.low < p.high, { message: 'low must be smaller than high', path: ['low'] }),
     defaults: { period: 14, low: 30, high: 70 },
     grid: { period: range(7, 28, 7), low: range(20, 35, 5), high: range(65, 80, 5) },
-    events: (bars, p, cache) => {
+    events: (bars, p, cache, into) => {
       const r = cached(cache, `rsi:${p.period}`, () => rsi(bars.close, p.period!))
-      return levelCrossEvents(r, p.low!, p.high!)
+      return levelCrossEvents(r, p.low!, p.high!, into)
     },
   },
   donchian_breakout: {
@@ -81,12 +82,12 @@ export const STRATEGIES: Record<StrategyName, StrategySpec> = {
     params: z.object({ period: period(20, 1000) }).strict(),
     defaults: { period: 20 },
     grid: { period: range(10, 100, 10) },
-    events: (bars, p, cache) => {
+    events: (bars, p, cache, into) => {
       const n = p.period!
       const upper = cached(cache, `donchian_upper:${n}`, () => donchian(bars.high, bars.low, n).upper)
       const lower = cached(cache, `donchian_lower:${n}`, () => donchian(bars.high, bars.low, n).lower)
       const len = bars.close.length
-      const events = new Int8Array(len)
+      const events = eventsBuffer(len, into)
       // compares with the channel of the bars before this one, so the breakout bar is not in its own channel
       const warmup = Math.max(0, Math.min(n - 1, len - 1))
       let wasAbove = false
@@ -111,13 +112,13 @@ export const STRATEGIES: Record<StrategyName, StrategySpec> = {
     }).strict(),
     defaults: { period: 20, k: 2 },
     grid: { period: range(10, 50, 10), k: range(1.5, 3, 0.5) },
-    events: (bars, p, cache) => {
+    events: (bars, p, cache, into) => {
       const key = `bollinger:${p.period}:${p.k}`
       const lower = cached(cache, `${key}:lower`, () => bollinger(bars.close, p.period!, p.k!).lower)
       const upper = cached(cache, `${key}:upper`, () => bollinger(bars.close, p.period!, p.k!).upper)
       const close = bars.close
       const len = close.length
-      const events = new Int8Array(len)
+      const events = eventsBuffer(len, into)
       for (let i = 1; i < len; i++) {
         if (close[i - 1]! > lower[i - 1]! && close[i]! < lower[i]!) events[i] = 1
         else if (close[i - 1]! < upper[i - 1]! && close[i]! > upper[i]!) events[i] = -1
@@ -132,12 +133,12 @@ export const STRATEGIES: Record<StrategyName, StrategySpec> = {
       .refine((p) => p.fast < p.slow, { message: 'fast must be smaller than slow', path: ['fast'] }),
     defaults: { fast: 12, slow: 26, signal: 9 },
     grid: { fast: range(8, 16, 4), slow: range(20, 40, 10), signal: range(5, 13, 4) },
-    events: (bars, p, cache) => {
+    events: (bars, p, cache, into) => {
       const key = `macd:${p.fast}:${p.slow}:${p.signal}`
       const lines = () => macd(bars.close, p.fast!, p.slow!, p.signal!)
       const line = cached(cache, `${key}:line`, () => lines().macd)
       const signal = cached(cache, `${key}:signal`, () => lines().signal)
-      return crossEvents(line, signal)
+      return crossEvents(line, signal, into)
     },
   },
   buy_and_hold: {
@@ -145,8 +146,8 @@ export const STRATEGIES: Record<StrategyName, StrategySpec> = {
     params: z.object({}).strict(),
     defaults: {},
     grid: {},
-    events: (bars) => {
-      const events = new Int8Array(bars.close.length)
+    events: (bars, _p, _cache, into) => {
+      const events = eventsBuffer(bars.close.length, into)
       if (events.length > 1) events[1] = 1
       return { events, warmup: 0 }
     },
@@ -163,8 +164,8 @@ export function parseStrategyParams(strategy: StrategyName, raw: Record<string, 
 }
 
 /** The events of a strategy for validated parameters. */
-export function strategyEvents(bars: Bars, strategy: StrategyName, params: Record<string, number>, cache?: IndicatorCache): StrategyEvents {
-  return STRATEGIES[strategy].events(bars, params, cache)
+export function strategyEvents(bars: Bars, strategy: StrategyName, params: Record<string, number>, cache?: IndicatorCache, into?: Int8Array): StrategyEvents {
+  return STRATEGIES[strategy].events(bars, params, cache, into)
 }
 
 /**
@@ -211,15 +212,20 @@ export function crossEvents(a: Float64Array, b: Float64Array, into?: Int8Array):
 }
 
 /** +1 where x crosses below `low`, −1 where it crosses above `high` (strict on both sides). */
-function levelCrossEvents(x: Float64Array, low: number, high: number): StrategyEvents {
+function levelCrossEvents(x: Float64Array, low: number, high: number, into?: Int8Array): StrategyEvents {
   const len = x.length
-  const events = new Int8Array(len)
+  const events = eventsBuffer(len, into)
   for (let i = 1; i < len; i++) {
     const x0 = x[i - 1]!, x1 = x[i]!
     if (x0 > low && x1 < low) events[i] = 1
     else if (x0 < high && x1 > high) events[i] = -1
   }
   return { events, warmup: firstDefined(x) }
+}
+
+/** A zeroed events array: `into` cleared, or a new one. */
+function eventsBuffer(len: number, into: Int8Array | undefined): Int8Array {
+  return into ? into.fill(0) : new Int8Array(len)
 }
 
 /** Index of the first non-NaN value (the reference's warm-up count: numpy's argmin of isnan, so 0 when all NaN). */

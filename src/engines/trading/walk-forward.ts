@@ -22,6 +22,8 @@ export interface WalkForwardSpec {
   /** Refuse (RangeError) grids larger than this (default 5000 configurations). */
   maxConfigs?: number
   shouldStop?: () => boolean
+  /** Called after each configuration and after the folds (optional; jobs show it as progress). */
+  onProgress?: (progress: { configsDone: number; configs: number; foldsDone: number; folds: number }) => void
 }
 
 export interface ConfigScore {
@@ -135,8 +137,9 @@ export function walkForward(bars: Bars, spec: WalkForwardSpec): WalkForwardResul
   const broker = leanBroker(spec.options)
   const buffers = leanBuffers(n)
   const r = new Float64Array(n)
+  const events = new Int8Array(n)
   const returnsInto = (config: Config, out: Float64Array): Float64Array => {
-    const ev = STRATEGIES[config.strategy].events(bars, config.params, cacheOf(config.strategy))
+    const ev = STRATEGIES[config.strategy].events(bars, config.params, cacheOf(config.strategy), events)
     const lean = broker ? leanExecute(bars, ev.events, ev.warmup, broker, buffers) : LEAN_UNSUPPORTED
     return barReturns(lean === LEAN_UNSUPPORTED ? executeEvents(bars, ev, spec.options).equity : buffers.equity, out)
   }
@@ -174,6 +177,7 @@ export function walkForward(bars: Bars, spec: WalkForwardSpec): WalkForwardResul
       oos_sharpe: Number.isFinite(perBar) ? perBar * annualise : null,
       oos_return_pct: compound(r, oosSpanFrom, oosSpanTo) * 100,
     })
+    spec.onProgress?.({ configsDone: scores.length, configs: configs.length, foldsDone: 0, folds: windows.length })
   }
   const evaluated = scores.length
 
@@ -207,6 +211,8 @@ export function walkForward(bars: Bars, spec: WalkForwardSpec): WalkForwardResul
       oos_return_pct: oosReturnPerFold[pick * folds_ + f]! * 100,
     })
   }
+
+  spec.onProgress?.({ configsDone: evaluated, configs: configs.length, foldsDone: folds.length, folds: windows.length })
 
   // the highest out-of-sample edge, deflated for the number of configurations searched
   let bestIdx = -1

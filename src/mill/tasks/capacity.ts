@@ -17,5 +17,8 @@ export const capacityTasks = {
    * Token counting off the event loop: building a BPE encoder parses its whole rank table (a second or more, once per
    * worker and encoding) and encoding runs at about a MiB per second.
    */
-  'capacity.token_budget': (payload: BudgetInput) => tokenBudget(payload),
+  'capacity.token_budget': (payload: BudgetInput, { progress }: TaskContext) => {
+    progress.phase('tokenizing')
+    return tokenBudget(payload, (done, total) => progress.advance(done, total))
+  },
 } satisfies TaskTable

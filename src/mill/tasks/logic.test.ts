@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import { clausesWork, logicTasks, quizWork, satWork } from './logic.js'
 import { parseFormula } from '../../engines/sat/formula.js'
+import { NO_PROGRESS } from '../progress.js'
 
 const limits = { maxVars: 100, maxClauses: 100, maxLiterals: 1000 }
 const far = Date.now() + 60_000
@@ -23,7 +24,7 @@ describe('logic mill tasks', () => {
 
   it('results survive a structured clone (they cross a thread boundary)', () => {
     const payload = { formula: parseFormula({ or: [{ var: 'a' }, { var: 'b' }] }), wantModel: true }
-    const result = logicTasks['logic.jsonsat']!(structuredClone(payload), { deadline: far })
+    const result = logicTasks['logic.jsonsat']!(structuredClone(payload), { deadline: far, progress: NO_PROGRESS, cancelled: () => false })
     expect(structuredClone(result)).toMatchObject({ ok: true, value: { status: 'SAT', verified: true } })
   })
 

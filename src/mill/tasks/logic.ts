@@ -3,6 +3,7 @@
 import type { TaskContext, TaskTable } from '../types.js'
 import { solveDimacs, solveFormula, type JsonSatAnswer, type SatAnswer } from '../../engines/sat/answer.js'
 import type { Cnf } from '../../engines/sat/cnf.js'
+import type { SolverStats } from '../../engines/sat/cdcl.js'
 import { DimacsLimitError, DimacsSyntaxError, parseDimacs, type DimacsLimits } from '../../engines/sat/dimacs.js'
 import type { FlatFormula } from '../../engines/sat/formula.js'
 import { analyzeClauses, type ClauseAnalysis, type SimplifyOptions } from '../../engines/sat/simplify.js'
@@ -75,15 +76,31 @@ function readSource(source: CnfSource): { cnf: Cnf; warnings: string[] } {
   return { cnf: parsed.cnf, warnings: parsed.warnings }
 }
 
-export function satWork({ dimacs, wantModel, limits }: SatTaskPayload, deadline: number): TaskResult<SatAnswer> {
+/** The solver's counters as job progress (a search has no known total: fraction stays null) and the cancel flag. */
+export function solverHooks(context: Pick<TaskContext, 'progress' | 'cancelled'> | undefined) {
+  if (!context) return {}
+  const { progress, cancelled } = context
+  progress.phase('solving')
+  return {
+    onProgress: (stats: Readonly<SolverStats>) => {
+      progress.counter('conflicts', stats.conflicts)
+      progress.counter('decisions', stats.decisions)
+      progress.counter('restarts', stats.restarts)
+      progress.counter('learned', stats.learned)
+    },
+    shouldStop: cancelled,
+  }
+}
+
+export function satWork({ dimacs, wantModel, limits }: SatTaskPayload, deadline: number, context?: Pick<TaskContext, 'progress' | 'cancelled'>): TaskResult<SatAnswer> {
   return guarded(() => {
-    const answer = solveDimacs(dimacs, limits, { wantModel, deadline, now: Date.now })
+    const answer = solveDimacs(dimacs, limits, { wantModel, deadline, now: Date.now, ...solverHooks(context) })
     return { value: answer, warnings: answer.warnings }
   })
 }
 
-export function jsonSatWork({ formula, wantModel }: JsonSatTaskPayload, deadline: number): TaskResult<JsonSatAnswer> {
-  return guarded(() => ({ value: solveFormula(formula, { wantModel, deadline, now: Date.now }), warnings: [] }))
+export function jsonSatWork({ formula, wantModel }: JsonSatTaskPayload, deadline: number, context?: Pick<TaskContext, 'progress' | 'cancelled'>): TaskResult<JsonSatAnswer> {
+  return guarded(() => ({ value: solveFormula(formula, { wantModel, deadline, now: Date.now, ...solverHooks(context) }), warnings: [] }))
 }
 
 export function clausesWork({ source, options }: ClausesTaskPayload): TaskResult<ClauseAnalysis> {
@@ -101,8 +118,8 @@ export function quizWork({ source, assignment, maxListed }: QuizTaskPayload): Ta
 }
 
 export const logicTasks = {
-  'logic.sat': (payload: SatTaskPayload, { deadline }: TaskContext) => satWork(payload, deadline),
-  'logic.jsonsat': (payload: JsonSatTaskPayload, { deadline }: TaskContext) => jsonSatWork(payload, deadline),
+  'logic.sat': (payload: SatTaskPayload, context: TaskContext) => satWork(payload, context.deadline, context),
+  'logic.jsonsat': (payload: JsonSatTaskPayload, context: TaskContext) => jsonSatWork(payload, context.deadline, context),
   'logic.clauses': clausesWork,
   'logic.quiz': quizWork,
 } satisfies TaskTable

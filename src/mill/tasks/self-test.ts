@@ -1,14 +1,13 @@
-// Tasks that exist to test the mill itself: a cooperative spin that honours its deadline and one that ignores it.
+// Tasks that exist to test the mill itself: a cooperative spin that honours its deadline and cancel flag, and one that ignores both.
 import type { TaskContext, TaskTable } from '../types.js'
 
 export const selfTestTasks = {
-  /** Busy-waits for `ms` or until the soft deadline, whichever comes first; reports which. */
-  'mill.spin': ({ ms }: { ms: number }, { deadline }: TaskContext) => {
+  /** Busy-waits for `ms` or until the soft deadline or a cancel, whichever comes first; reports progress in ms. */
+  'mill.spin': ({ ms }: { ms: number }, { deadline, progress, cancelled }: TaskContext) => {
     const start = Date.now()
     const until = Math.min(start + ms, deadline)
-    while (Date.now() < until) {
-      // spin
-    }
+    progress.phase('searching')
+    for (let now = start; now < until && !cancelled(); now = Date.now()) progress.advance(now - start, ms)
     return { spun_ms: Date.now() - start, stopped_by_deadline: start + ms > deadline }
   },
   /** Ignores the soft deadline: only the hard stop (worker termination) ends it. */

@@ -12,12 +12,12 @@ export interface BacktestPayload {
 }
 
 export interface SimulatePayload extends BacktestPayload {
-  spec: Omit<SimulateSpec, 'shouldStop'>
+  spec: Omit<SimulateSpec, 'shouldStop' | 'onProgress'>
 }
 
 export interface WalkForwardPayload {
   bars: Bars
-  spec: Omit<WalkForwardSpec, 'shouldStop'>
+  spec: Omit<WalkForwardSpec, 'shouldStop' | 'onProgress'>
 }
 
 export interface GridPayload {
@@ -27,21 +27,47 @@ export interface GridPayload {
   maximize: keyof Stats
 }
 
-const pastDeadline = (deadline: number) => () => Date.now() > deadline
+/** The engines' stop condition: past the soft deadline, or the job was cancelled. */
+const stopWhen = (deadline: number, cancelled: () => boolean) => () => cancelled() || Date.now() > deadline
 
 export const tradingTasks = {
-  // One backtest is linear in the bars (milliseconds even for 100k bars): no need to check the deadline inside.
-  'trading.backtest': ({ bars, strategy, params, options }: BacktestPayload) => {
+  // One backtest is linear in the bars (milliseconds even for 100k bars): progress is reported at its start and end.
+  'trading.backtest': ({ bars, strategy, params, options }: BacktestPayload, { progress }: TaskContext) => {
+    progress.phase('backtesting')
+    progress.advance(0, bars.close.length)
     const result = runBacktest(bars, strategy, params, options)
+    progress.advance(bars.close.length, bars.close.length)
     return { stats: result.stats, trades: result.trades, equity: result.equity, startBar: result.startBar }
   },
-  'trading.simulate': ({ bars, strategy, params, options, spec }: SimulatePayload, { deadline }: TaskContext) => {
-    return simulate(bars, strategy, params, options, { ...spec, shouldStop: pastDeadline(deadline) })
+  'trading.simulate': ({ bars, strategy, params, options, spec }: SimulatePayload, { deadline, progress, cancelled }: TaskContext) => {
+    progress.phase('simulating')
+    progress.advance(0, spec.paths)
+    return simulate(bars, strategy, params, options, {
+      ...spec,
+      shouldStop: stopWhen(deadline, cancelled),
+      onProgress: (done, total) => progress.advance(done, total),
+    })
   },
-  'trading.walkForward': ({ bars, spec }: WalkForwardPayload, { deadline }: TaskContext) => {
-    return walkForward(bars, { ...spec, shouldStop: pastDeadline(deadline) })
+  'trading.walkForward': ({ bars, spec }: WalkForwardPayload, { deadline, progress, cancelled }: TaskContext) => {
+    progress.phase('searching')
+    return walkForward(bars, {
+      ...spec,
+      shouldStop: stopWhen(deadline, cancelled),
+      onProgress: ({ configsDone, configs, foldsDone, folds }) => {
+        progress.advance(configsDone, configs)
+        progress.counter('configs_done', configsDone)
+        progress.counter('configs_total', configs)
+        progress.counter('folds_done', foldsDone)
+        progress.counter('folds_total', folds)
+      },
+    })
   },
-  'trading.inSampleGrid': ({ bars, grid, options, maximize }: GridPayload, { deadline }: TaskContext) => {
-    return inSampleGrid(bars, grid, options, maximize, pastDeadline(deadline))
+  'trading.inSampleGrid': ({ bars, grid, options, maximize }: GridPayload, { deadline, progress, cancelled }: TaskContext) => {
+    const fasts = [...new Set(grid.fast)]
+    const slows = [...new Set(grid.slow)]
+    const pairs = fasts.reduce((n, f) => n + slows.filter((s) => f < s).length, 0)
+    progress.phase('searching')
+    progress.advance(0, pairs)
+    return inSampleGrid(bars, grid, options, maximize, stopWhen(deadline, cancelled), (done) => progress.advance(done, pairs))
   },
 } satisfies TaskTable

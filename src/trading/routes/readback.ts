@@ -8,14 +8,13 @@ import {
   accountPage, accountQuery, cyclePage, datasetDeleted, datasetDeleteQuery, datasetDetail, datasetListQuery, datasetPage,
   datasetParams, fillPage, ledgerQuery, orderPage, positionPage, runDetail, runListQuery, runPage, runParams, runQuery,
 } from '../readback-schemas.js'
-import { problemResponses } from './common.js'
+import { problemResponses, requireScope } from './common.js'
 
 const PAGING = 'Paged: `limit` (1–500, default 50) and `cursor` (the `next_cursor` of the previous page); `next_cursor` is null on the last page. ' +
   'Pages are keyset positions, so rows added while you page never cause duplicates or gaps. A bad cursor is refused with 400, a limit over 500 with 422.'
 
 export default async function readbackRoutes(parent: FastifyInstance, ctx: TradingContext) {
   const app = parent.withTypeProvider<ZodTypeProvider>()
-  const { auth, clock } = ctx
   const read = createReadback(ctx.service, ctx.store)
   const tags = [TAGS.v11]
 
@@ -34,9 +33,7 @@ export default async function readbackRoutes(parent: FastifyInstance, ctx: Tradi
   }, async (req) => read.dataset(req.params.ref, req.query))
 
   app.delete('/datasets/:ref', {
-    onRequest: async (req) => {
-      auth.require(auth.identify(req.headers.authorization, clock.now()), 'trading:write', 'trading.datasets.delete')
-    },
+    onRequest: requireScope(ctx, 'trading:write', 'trading.datasets.delete'),
     schema: {
       tags, summary: 'Delete a dataset and its bars; needs scope trading:write',
       description: 'Refused with 409 while runs or signals refer to the dataset, unless `?cascade=true` (they are deleted with it). ' +

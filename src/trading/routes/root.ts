@@ -5,7 +5,8 @@ import { z } from 'zod'
 import type { TradingContext } from '../context.js'
 import { TAGS } from '../context.js'
 import { renderCommandCenter } from '../page.js'
-import { rootHealthAnswer } from '../schemas.js'
+import { iso } from '../present.js'
+import { PLATFORM_VERSION, rootHealthAnswer } from '../schemas.js'
 
 export default async function rootRoutes(parent: FastifyInstance, ctx: TradingContext) {
   const app = parent.withTypeProvider<ZodTypeProvider>()
@@ -18,8 +19,16 @@ export default async function rootRoutes(parent: FastifyInstance, ctx: TradingCo
       response: { 200: rootHealthAnswer, 503: rootHealthAnswer },
     },
   }, async (_req, reply) => {
-    const health = system.rootHealth()
-    return reply.code(health.status === 'down' ? 503 : 200).send(health)
+    const database = system.databaseCheck()
+    const health: z.infer<typeof rootHealthAnswer> = {
+      status: database.ok ? 'ok' : 'down',
+      version: PLATFORM_VERSION,
+      mode: 'paper',
+      uptime_s: system.uptimeS(),
+      started_at: iso(system.startedAt),
+      checks: { database },
+    }
+    return reply.code(database.ok ? 200 : 503).send(health)
   })
 
   app.get('/command-center', {

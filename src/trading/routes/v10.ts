@@ -1,4 +1,6 @@
 // /api/v10: the previous API kept for old clients, marked deprecated with a successor link on every answer.
+import { tradingJob } from '../jobs.js'
+import { jobViewSchema } from '../../jobs/types.js'
 import type { FastifyInstance } from 'fastify'
 import type { ZodTypeProvider } from 'fastify-type-provider-zod'
 import { z } from 'zod'
@@ -6,12 +8,15 @@ import type { TradingContext } from '../context.js'
 import { TAGS } from '../context.js'
 import { datasetView } from '../datasets.js'
 import { datasetListAnswer, v10HealthAnswer } from '../schemas.js'
-import { maxEdgeV10Body } from '../service.js'
+import { maxEdgeV10Body } from '../schemas.js'
 import { problemResponses, tradingNotFound } from './common.js'
 
 /** RFC 9745 `Deprecation` (a structured-field date: @epoch seconds) and RFC 8594 `Sunset` (an HTTP-date). */
 export const V10_DEPRECATED_AT = Date.UTC(2026, 0, 1)
 export const V10_SUNSET_AT = Date.UTC(2027, 5, 30, 23, 59, 59)
+
+/** The version v10 clients were written against. */
+export const V10_VERSION = '10.9.0'
 
 export const V10_SUCCESSORS: Record<string, string> = {
   '/api/v10/system/health': '/api/v11/system/health',
@@ -35,8 +40,18 @@ export default async function v10Routes(parent: FastifyInstance, ctx: TradingCon
   app.get('/system/health', {
     schema: { tags, deprecated, summary: 'v10 health (deprecated: use /api/v11/system/health)', response: { 200: v10HealthAnswer, 503: v10HealthAnswer } },
   }, async (_req, reply) => {
-    const health = system.v10Health()
-    return reply.code(health.status === 'down' ? 503 : 200).send(health)
+    const database = system.databaseCheck()
+    const health: z.infer<typeof v10HealthAnswer> = {
+      status: database.ok ? 'ok' : 'down',
+      version: V10_VERSION,
+      api: 'v10',
+      uptime: system.uptimeS(),
+      db: database.ok ? 'ok' : 'error',
+      datasets: database.ok ? service.repo.datasetCount() : 0,
+      deprecated: true,
+      successor: V10_SUCCESSORS['/api/v10/system/health']!,
+    }
+    return reply.code(database.ok ? 200 : 503).send(health)
   })
 
   app.post('/trading/max-edge-signal', {
@@ -44,11 +59,11 @@ export default async function v10Routes(parent: FastifyInstance, ctx: TradingCon
       tags, deprecated,
       summary: 'v10 signal: in-sample grid over sma_cross only (deprecated: use /api/v11/trading/max-edge-signal)',
       description: 'Every (fast, slow) pair with fast < slow is backtested on all bars and the best by `maximize` gives the signal. ' +
-        'In-sample only: the figures are optimistic by construction.',
+        'In-sample only: the figures are optimistic by construction. With `Prefer: respond-async` it runs as a job (202, Location: /api/v11/jobs/{id}).',
       body: maxEdgeV10Body,
-      response: { 200: z.record(z.string(), z.unknown()), ...problemResponses },
+      response: { 200: z.record(z.string(), z.unknown()), 202: jobViewSchema, ...problemResponses },
     },
-  }, async (req) => service.maxEdgeSignalV10(req.body))
+  }, async (req, reply) => tradingJob(parent, req, reply, 'trading.max-edge-signal.v10', req.body) as Promise<Record<string, unknown>>)
 
   app.get('/datasets', {
     schema: { tags, deprecated, summary: 'Datasets with their metadata (deprecated: use GET /api/v11/datasets)', response: { 200: datasetListAnswer } },

@@ -5,19 +5,24 @@ import { z } from 'zod'
 import { Refusal } from '../../refusal.js'
 import type { TradingContext } from '../context.js'
 import { TAGS } from '../context.js'
-import { fullCycleBody } from '../cycle.js'
+import { fullCycleBody } from '../schemas.js'
 import { importCsvText } from '../datasets.js'
 import {
   backtestAnswer, backtestBody, dbStatsAnswer, importAnswer, importBody, importQuery, modeAnswer,
   simulateAnswer, simulateBody, v11HealthAnswer, verifyAnswer,
 } from '../schemas.js'
-import { maxEdgeBody } from '../service.js'
+import { maxEdgeBody } from '../schemas.js'
+import { tradingJob } from '../jobs.js'
+import { jobViewSchema } from '../../jobs/types.js'
 import { MODE_REASON } from '../system.js'
-import { problemResponses, tradingNotFound } from './common.js'
+import { problemResponses, requireScope, tradingNotFound } from './common.js'
+
+const JOB_NOTE = ' Runs as a job: with `Prefer: respond-async` the answer is 202 with the job (Location: /api/v11/jobs/{id}) to poll, ' +
+  'watch (…/events, Server-Sent Events) or cancel (DELETE); without it the call waits for the job. An Idempotency-Key returns the same job.'
 
 export default async function v11Routes(parent: FastifyInstance, ctx: TradingContext) {
   const app = parent.withTypeProvider<ZodTypeProvider>()
-  const { service, system, cycles, auth, clock, config } = ctx
+  const { service, system, cycles, clock, config } = ctx
   app.setNotFoundHandler(tradingNotFound)
   // CSV bodies arrive as one string; the 16 MiB limit of imports applies (SPEC §1.5).
   app.addContentTypeParser('text/csv', { parseAs: 'string', bodyLimit: config.largeBodyLimitBytes }, (_req, body, done) => done(null, body))
@@ -28,7 +33,7 @@ export default async function v11Routes(parent: FastifyInstance, ctx: TradingCon
       tags, summary: 'Datasets, strategies with parameter schemas, routes, and counts of runs, orders and fills',
       response: { 200: z.record(z.string(), z.unknown()), ...problemResponses },
     },
-  }, async () => system.inventory(ctx.routes))
+  }, async () => system.inventory(parent.routeTable.filter((r) => r.surface === 'trading')))
 
   app.get('/system/health', {
     schema: { tags, summary: 'Platform health with per-component checks', response: { 200: v11HealthAnswer, 503: v11HealthAnswer, ...problemResponses } },
@@ -55,10 +60,7 @@ export default async function v11Routes(parent: FastifyInstance, ctx: TradingCon
 
   app.post('/datasets', {
     bodyLimit: config.largeBodyLimitBytes,
-    // Refuse first: the credential is checked before a body of up to LARGE_BODY_LIMIT_BYTES is read.
-    onRequest: async (req) => {
-      auth.require(auth.identify(req.headers.authorization, clock.now()), 'trading:write', 'trading.datasets.import')
-    },
+    onRequest: requireScope(ctx, 'trading:write', 'trading.datasets.import'),
     schema: {
       tags,
       summary: 'Import OHLCV bars from CSV (all or nothing); needs scope trading:write',
@@ -80,7 +82,9 @@ export default async function v11Routes(parent: FastifyInstance, ctx: TradingCon
         issues: [{ path: 'querystring.symbol', message: 'required' }],
       })
     }
-    const result = importCsvText(ctx.store, fromJson ? body.csv : body, { symbol, timeframe, origin: 'http', now: clock.now() })
+    const csv = fromJson ? body.csv : body
+    refuseOverRows(csv, config.csvMaxRows)
+    const result = importCsvText(ctx.store, csv, { symbol, timeframe, origin: 'http', now: clock.now() })
     return reply.code(result.created ? 201 : 200).send({ id: result.dataset.id, created: result.created, dataset: result.dataset })
   })
 
@@ -88,18 +92,19 @@ export default async function v11Routes(parent: FastifyInstance, ctx: TradingCon
     schema: {
       tags, summary: 'Backtest a strategy on a dataset (backtesting.py 0.6.6 semantics); the run is stored with its inputs\' digest',
       body: backtestBody,
-      response: { 200: backtestAnswer, ...problemResponses },
+      description: JOB_NOTE,
+      response: { 200: backtestAnswer, 202: jobViewSchema, ...problemResponses },
     },
-  }, async (req) => service.backtest(req.body) as Promise<z.infer<typeof backtestAnswer>>)
+  }, async (req, reply) => tradingJob(parent, req, reply, 'trading.backtest', req.body) as Promise<z.infer<typeof backtestAnswer>>)
 
   app.post('/trading/simulate', {
     schema: {
       tags, summary: 'Monte Carlo of a strategy: bootstrap or GBM paths; percentiles of return, drawdown and Sharpe, loss probability, VaR, CVaR',
-      description: 'Reproducible: the same body (seed included) gives the same numbers.',
+      description: 'Reproducible: the same body (seed included) gives the same numbers.' + JOB_NOTE,
       body: simulateBody,
-      response: { 200: simulateAnswer, ...problemResponses },
+      response: { 200: simulateAnswer, 202: jobViewSchema, ...problemResponses },
     },
-  }, async (req) => service.simulate(req.body) as Promise<z.infer<typeof simulateAnswer>>)
+  }, async (req, reply) => tradingJob(parent, req, reply, 'trading.simulate', req.body) as Promise<z.infer<typeof simulateAnswer>>)
 
   app.post('/trading/max-edge-signal', {
     schema: {
@@ -107,16 +112,18 @@ export default async function v11Routes(parent: FastifyInstance, ctx: TradingCon
       summary: 'Walk-forward search over strategies × parameter grids, scored out of sample; the best configuration and its latest signal',
       description: 'Each configuration is chosen on rolling in-sample windows and scored on the following out-of-sample window, net of costs. ' +
         'Answers the configuration with the highest out-of-sample edge, its out-of-sample statistics, the number of configurations tried, ' +
-        'the deflated Sharpe ratio (multiple-testing aware) and the signal for the latest bar.',
+        'the deflated Sharpe ratio (multiple-testing aware) and the signal for the latest bar.' + JOB_NOTE,
       body: maxEdgeBody,
-      response: { 200: z.record(z.string(), z.unknown()), ...problemResponses },
+      response: { 200: z.record(z.string(), z.unknown()), 202: jobViewSchema, ...problemResponses },
     },
-  }, async (req) => service.maxEdgeSignal(req.body))
+  }, async (req, reply) => tradingJob(parent, req, reply, 'trading.max-edge-signal', req.body) as Promise<Record<string, unknown>>)
 
   app.post('/trading/full-cycle', {
+    // It writes the paper ledger (orders, fills, cash): beyond a run's own record, so it needs the scope.
+    onRequest: requireScope(ctx, 'trading:write', 'trading.full-cycle'),
     schema: {
       tags,
-      summary: 'Paper full cycle: signal → ATR risk sizing → paper order → fill at the latest close with slippage → ledger, in one transaction',
+      summary: 'Paper full cycle: signal → ATR risk sizing → paper order → fill at the latest close with slippage → ledger, in one transaction; needs scope trading:write',
       description: 'With an `Idempotency-Key` header a repeat of the same body returns the first cycle (header `Idempotent-Replayed: true`) ' +
         'and never a second order; the same key with another body is refused with 409. `mode: "live"` is refused: paper only.',
       headers: z.looseObject({ 'idempotency-key': z.string().min(1).max(200).optional() }),
@@ -129,4 +136,19 @@ export default async function v11Routes(parent: FastifyInstance, ctx: TradingCon
     if (answer.replayed) reply.header('idempotent-replayed', 'true')
     return reply.code(answer.status).send(answer.body)
   })
+}
+
+/**
+ * Parsing and storing a CSV runs on the event loop (the store's connection lives there): 880k rows held it 1.3 s. The
+ * rows are counted first, by line ends alone, and an import over CSV_MAX_ROWS is refused before any parsing.
+ */
+function refuseOverRows(csv: string, maxRows: number): void {
+  let lines = 0
+  for (let at = csv.indexOf('\n'); at !== -1; at = csv.indexOf('\n', at + 1)) {
+    if (++lines > maxRows + 1) {
+      throw new Refusal('over_limit', `the CSV has more than ${maxRows} rows (CSV_MAX_ROWS); import larger files with the ncm CLI`, {
+        hints: { limit: 'CSV_MAX_ROWS', value: maxRows },
+      })
+    }
+  }
 }

@@ -1,7 +1,7 @@
 // POST /grant: the admin issues a bearer token for a subject and scopes (shown once; only its hash is kept), or revokes one.
 import { z } from 'zod'
 import { defineOperation, type OperationContext } from '../../operation.js'
-import { SCOPES } from '../../../access/auth.js'
+import { SCOPES } from '../../../access/tokens.js'
 import { Refusal } from '../../../refusal.js'
 import { grantRepository } from '../../../access/grants.js'
 

@@ -3,7 +3,7 @@ import { z } from 'zod'
 import { defineOperation } from '../../operation.js'
 import { Refusal } from '../../../refusal.js'
 import { canonicalJson, jsonDepth } from '../../../engines/digest/canonical-json.js'
-import { PIN_DIGEST, pinRepository, type PinMediaType } from '../../../access/pins.js'
+import { PIN_DIGEST, pinRepository, readPin, type PinMediaType } from '../../../access/pins.js'
 
 export const PIN_LIMITS = {
   /** Nesting depth of a pinned JSON value. */
@@ -101,26 +101,7 @@ export const pin = defineOperation({
   ],
   handler: (input, ctx) => {
     const repo = pinRepository(ctx.store.db)
-    if (input.digest !== undefined) {
-      const digest = input.digest.toLowerCase()
-      const found = repo.get(digest)
-      if (!found) throw new Refusal('not_found', `nothing is pinned under ${digest}`)
-      if (found.actualDigest !== digest) {
-        throw new Refusal(
-          'conflict',
-          `the bytes stored under ${digest} now hash to ${found.actualDigest}: the pin is corrupt and its content is withheld`,
-          { hints: { digest, actual_digest: found.actualDigest, verified: false } },
-        )
-      }
-      const content = found.content.toString('utf8')
-      return {
-        action: 'read' as const,
-        ...found.record,
-        verified: true as const,
-        content,
-        ...(found.record.media_type === 'application/json' ? { json: JSON.parse(content) as unknown } : {}),
-      }
-    }
+    if (input.digest !== undefined) return { action: 'read' as const, ...readPin(repo, input.digest.toLowerCase()) }
     const isJson = input.json !== undefined
     const bytes = Buffer.from(isJson ? canonicalJson(input.json) : input.content!, 'utf8')
     const mediaType: PinMediaType = isJson ? 'application/json' : 'text/plain'

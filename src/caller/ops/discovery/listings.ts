@@ -3,7 +3,7 @@ import { z } from 'zod'
 import { LOBES, defineOperation, noInput } from '../../operation.js'
 import { byLobe, fullPath, inputJsonSchema } from '../../projections.js'
 import { CALLER_PREFIX } from '../../index.js'
-import { SURFACE } from '../../envelope.js'
+import { SURFACE } from '../../../envelope.js'
 import { HUB_VERSION, NCM_VERSION } from '../../../version.js'
 
 const provenance = z.array(z.enum(['computed', 'measured', 'stored', 'declared']))

@@ -3,10 +3,10 @@ import { z } from 'zod'
 import { defineOperation } from '../../operation.js'
 import {
   DIGEST_ALGORITHM_NAMES,
-  digestBytes,
+  digestChunks,
   type DigestAlgorithm,
 } from '../../../engines/digest/digest.js'
-import { decodeStrictBase64 } from '../../../engines/digest/base64.js'
+import { base64Chunks, checkStrictBase64, decodeStrictBase64, utf8Chunks } from '../../../engines/digest/base64.js'
 
 const algorithm = z.enum(DIGEST_ALGORITHM_NAMES)
 const encoded = z.object({ hex: z.string(), base64: z.string() })
@@ -48,7 +48,7 @@ const input = z
     for (const field of ['content_base64', 'hmac_key_base64'] as const) {
       const text = v[field]
       if (text === undefined) continue
-      const check = decodeStrictBase64(text)
+      const check = checkStrictBase64(text)
       if (!check.ok) ctx.addIssue({ code: 'custom', path: [field], message: `not ${STRICT_BASE64}: ${check.problem}` })
     }
   })
@@ -88,9 +88,10 @@ export const digest = defineOperation({
   ],
   handler: (input) => {
     const algorithms: DigestAlgorithm[] = [...new Set(input.algorithms ?? (['sha256'] as DigestAlgorithm[]))]
-    const bytes = bytesOf(input.content, input.content_base64)!
+    // Hashed as a stream of 1 MiB chunks: a 15 MB body is never copied whole into bytes.
+    const chunks = input.content !== undefined ? utf8Chunks(input.content) : base64Chunks(input.content_base64!)
     const key = bytesOf(input.hmac_key, input.hmac_key_base64)
-    const report = digestBytes(bytes, algorithms, key)
+    const report = digestChunks(chunks, algorithms, key)
     return {
       bytes: report.bytes,
       input_encoding: input.content !== undefined ? ('utf-8' as const) : ('base64' as const),

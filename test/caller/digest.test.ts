@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { FastifyInstance } from 'fastify'
-import { buildTestApp, json } from '../../../../test/helper.js'
+import { buildTestApp, json } from '../helper.js'
 
 let app: FastifyInstance
 beforeAll(async () => {

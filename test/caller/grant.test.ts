@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { FastifyInstance } from 'fastify'
-import { buildTestApp, json, manualClock } from '../../../../test/helper.js'
-import { hashToken } from '../../../access/auth.js'
-import { GRANT_LIMITS } from './grant.js'
+import { buildTestApp, json, manualClock } from '../helper.js'
+import { hashToken } from '../../src/access/tokens.js'
+import { GRANT_LIMITS } from '../../src/caller/ops/access/grant.js'
 
 const ADMIN = 'test-admin-token-0123456789'
 // Two hosts for the whole file (building one is slow): one without ADMIN_TOKEN, one with it and a hand-moved clock.

@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { FastifyInstance } from 'fastify'
-import { buildTestApp, json } from '../../../../test/helper.js'
-import { applyUnified } from '../../../engines/diff/apply-unified.js'
-import { applyJsonPatch } from '../../../engines/diff/json-patch.js'
-import { DIFF_LIMITS } from './diff.js'
+import { buildTestApp, json } from '../helper.js'
+import { applyUnified } from '../../src/engines/diff/apply-unified.js'
+import { applyJsonPatch } from '../../src/engines/diff/json-patch.js'
+import { DIFF_LIMITS } from '../../src/caller/ops/text/diff.js'
 
 let app: FastifyInstance
 beforeAll(async () => {

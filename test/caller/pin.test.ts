@@ -1,8 +1,8 @@
 import { createHash } from 'node:crypto'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { FastifyInstance } from 'fastify'
-import { buildTestApp, json, manualClock } from '../../../../test/helper.js'
-import { PIN_LIMITS } from './pin.js'
+import { buildTestApp, json, manualClock } from '../helper.js'
+import { PIN_LIMITS } from '../../src/caller/ops/access/pin.js'
 
 const ADMIN = 'test-admin-token-0123456789'
 let open: FastifyInstance

@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { FastifyInstance } from 'fastify'
-import { buildTestApp, json } from '../../../../test/helper.js'
-import { ensureWasmBuilt } from '../../../../scripts/build-wasm.js'
-import { RACE_LIMITS } from './race.js'
+import { buildTestApp, json } from '../helper.js'
+import { ensureWasmBuilt } from '../../scripts/build-wasm.js'
+import { RACE_LIMITS } from '../../src/caller/ops/runtime/race.js'
 
 let app: FastifyInstance
 beforeAll(async () => {

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { FastifyInstance } from 'fastify'
-import { buildTestApp, json } from '../../../../test/helper.js'
-import { NCM_VERSION } from '../../../version.js'
+import { buildTestApp, json } from '../helper.js'
+import { NCM_VERSION } from '../../src/version.js'
 
 let app: FastifyInstance
 beforeAll(async () => {

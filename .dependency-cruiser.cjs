@@ -1,0 +1,84 @@
+// The architecture written down: each rule is named after the reason it exists. `npm test` runs it (pretest).
+// TypeScript 7 (native) has no JS API, so dependency-cruiser reads the sources with its swc parser; `import type`
+// counts like any import, since a layer that needs another's types depends on it.
+/** @type {import('dependency-cruiser').IConfiguration} */
+module.exports = {
+  forbidden: [
+    {
+      name: 'no-cycles-so-every-module-has-an-order',
+      severity: 'error',
+      comment: 'A cycle means neither module can be understood, tested or moved without the other.',
+      from: {},
+      to: { circular: true },
+    },
+    {
+      name: 'engines-are-pure-so-they-run-anywhere',
+      severity: 'error',
+      comment: 'Engines compute from their inputs only: they run in workers, in benches and in tests without the host.',
+      from: { path: '^src/engines/', pathNot: '\\.test\\.ts$' },
+      to: { path: '^src/', pathNot: '^src/engines/' },
+    },
+    {
+      name: 'engine-tests-read-only-the-repo-root-from-the-app',
+      severity: 'error',
+      comment: 'Engine tests may locate shared data through version.ts, nothing else of the app.',
+      from: { path: '^src/engines/.+\\.test\\.ts$' },
+      to: { path: '^src/', pathNot: ['^src/engines/', '^src/version\\.ts$'] },
+    },
+    {
+      name: 'surfaces-do-not-reach-into-each-other',
+      severity: 'error',
+      comment: 'caller, trading and admin are peers: what two of them share lives below them (access, plugins, store, mill, engines).',
+      from: { path: '^src/(caller|trading|admin)/' },
+      to: { path: '^src/(caller|trading|admin)/', pathNot: '^src/$1/' },
+    },
+    {
+      name: 'only-the-store-opens-databases',
+      severity: 'error',
+      comment: 'One module owns connections, pragmas and migrations; everything else goes through its repositories.',
+      from: { pathNot: '^src/store/' },
+      to: { path: 'node_modules/(better-sqlite3|pg|pg-pool)/' },
+    },
+    {
+      name: 'nothing-imports-the-test-tree',
+      severity: 'error',
+      comment: 'test/ builds the app over HTTP; code (and tests next to code) must not depend on it.',
+      from: { pathNot: '^test/' },
+      to: { path: '^test/' },
+    },
+    {
+      name: 'tests-next-to-code-never-build-the-app',
+      severity: 'error',
+      comment: 'A test beside a module calls that module directly; whole-app tests live in test/ and go through inject or a socket.',
+      from: { path: '^src/.+\\.test\\.ts$' },
+      to: { path: '^src/(app|server)\\.ts$' },
+    },
+    {
+      name: 'the-flow-is-downward-surfaces-mill-engines',
+      severity: 'error',
+      comment: 'The mill runs engines for the surfaces; it never calls back up into a surface or the host plugins.',
+      from: { path: '^src/mill/' },
+      to: { path: '^src/(caller|trading|admin|plugins|cli)/' },
+    },
+    {
+      name: 'not-to-unresolvable-so-no-rule-is-silently-skipped',
+      severity: 'error',
+      comment: 'An import the cruiser cannot resolve is an import no rule can check.',
+      from: {},
+      to: { couldNotResolve: true },
+    },
+  ],
+  options: {
+    parser: 'swc',
+    doNotFollow: { path: 'node_modules' },
+    exclude: { path: '^(dist|build)/' },
+    moduleSystems: ['es6', 'cjs'],
+    // Imports name the compiled file (./x.js); the cruiser retries them as ./x.ts.
+    enhancedResolveOptions: {
+      exportsFields: ['exports'],
+      extensions: ['.ts', '.js', '.mjs', '.cjs', '.json', '.d.ts'],
+      conditionNames: ['import', 'require', 'node', 'default'],
+    },
+    builtInModules: { add: ['bun:test'] },
+  },
+}

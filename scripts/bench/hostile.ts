@@ -1,0 +1,89 @@
+// The hostile client of bench:load (issue #13): one connection sending the worst inputs of items 1–3 in a loop, and
+// the 150 × 15.5 MB /digest burst of item 11. Every answer is tallied by status and refusal code.
+import { request } from 'undici'
+import { rssMiB } from './lib.js'
+
+interface Signal {
+  stopping: boolean
+}
+
+const json = { 'content-type': 'application/json' }
+
+/** The worst single requests of issue #13 items 1–3, built once (each body is sent as is, again and again). */
+export function hostileRequests(): Array<{ name: string; path: string; method: 'GET' | 'POST'; body?: string; type?: string }> {
+  const depth = 1_000_000
+  const clauses = Array.from({ length: 600_000 }, (_, i) => [i + 1, -(i + 2), i + 3])
+  const csvRows = ['Date,Open,High,Low,Close,Volume']
+  for (let i = 0; i < 880_000; i++) csvRows.push(`${946684800 + i * 60},1,1,1,1`) // 880k rows in 16 MB: epoch seconds
+  return [
+    { name: 'diff: 30 whole-document copies', method: 'POST', path: '/api/v1/diff',
+      body: JSON.stringify({ a: { s: 'x' }, patch: Array.from({ length: 30 }, (_, i) => ({ op: 'copy', from: '', path: `/c${i}` })), mode: 'json' }) },
+    { name: 'run: op spellings', method: 'POST', path: '/api/v1/run',
+      body: JSON.stringify({ batch: ['/sat', '//sat', 'SAT', '/jsonsat'].map((op) => ({ op, input: op.endsWith('jsonsat') ? { formula: { var: 'x' } } : { dimacs: 'p cnf 1 1\n1 0\n' } })) }) },
+    { name: 'cli: 15 MB unknown op name', method: 'POST', path: '/api/v1/cli', body: JSON.stringify({ line: 'q'.repeat(15_000_000) }) },
+    { name: 'system/verify', method: 'GET', path: '/api/v11/system/verify' },
+    { name: 'jsonsat: 1M-deep not chain', method: 'POST', path: '/api/v1/jsonsat', body: `{"formula":${'{"not":'.repeat(depth)}{"var":"x"}${'}'.repeat(depth)}}` },
+    { name: 'clauses: 13 MB JSON clause arrays', method: 'POST', path: '/api/v1/clauses', body: JSON.stringify({ clauses }) },
+    { name: 'quiz: 13 MB JSON clause arrays', method: 'POST', path: '/api/v1/quiz', body: JSON.stringify({ clauses, assignment: { 1: true } }) },
+    { name: 'datasets: 880k-row CSV', method: 'POST', path: '/api/v11/datasets?symbol=HOSTILE&timeframe=1m', body: csvRows.join('\n') + '\n', type: 'text/csv' },
+  ]
+}
+
+/** One client sending the hostile requests in turn until stopped; answers tallied as `<name>: <status> <code>`. */
+export function attack(base: string, signal: Signal) {
+  const requests = hostileRequests()
+  const outcomes: Record<string, number> = {}
+  const tally = (key: string) => { outcomes[key] = (outcomes[key] ?? 0) + 1 }
+  const done = (async () => {
+    for (let i = 0; !signal.stopping; i++) {
+      const r = requests[i % requests.length]!
+      try {
+        const res = await request(`${base}${r.path}`, {
+          method: r.method, headers: r.body ? { 'content-type': r.type ?? json['content-type'] } : {}, body: r.body,
+          headersTimeout: 60_000, bodyTimeout: 60_000,
+        })
+        const text = await res.body.text()
+        let code = ''
+        try {
+          const parsed = JSON.parse(text) as { refuse?: { code?: string }; code?: string }
+          code = parsed.refuse?.code ?? parsed.code ?? ''
+        } catch {
+          code = 'unparsed'
+        }
+        tally(`${r.name}: ${res.statusCode}${code ? ` ${code}` : ''}`)
+      } catch (err) {
+        tally(`${r.name}: socket error ${(err as Error).message}`)
+      }
+    }
+  })()
+  return { outcomes, done }
+}
+
+/**
+ * Item 11: `count` concurrent /digest bodies of 15.5 MB. RSS is read from /proc before, at the end of the burst and
+ * after `settleMs`, with the answers tallied (admitted ones are hashed, the rest refused `occupied` unread).
+ */
+export async function digestBurst(base: string, pid: number, count: number, settleMs: number) {
+  const body = JSON.stringify({ content: 'd'.repeat(15_500_000) })
+  const before = rssMiB(pid)
+  let peak = before ?? 0
+  const sampler = setInterval(() => { peak = Math.max(peak, rssMiB(pid) ?? 0) }, 50)
+  const outcomes: Record<string, number> = {}
+  const started = performance.now()
+  await Promise.all(Array.from({ length: count }, async () => {
+    let key: string
+    try {
+      const res = await request(`${base}/api/v1/digest`, { method: 'POST', headers: json, body, headersTimeout: 120_000, bodyTimeout: 120_000 })
+      const parsed = (await res.body.json()) as { refuse?: { code: string } | null }
+      key = `${res.statusCode}${parsed.refuse ? ` ${parsed.refuse.code}` : ''}`
+    } catch (err) {
+      key = `socket error (${(err as Error & { code?: string }).code ?? (err as Error).message})`
+    }
+    outcomes[key] = (outcomes[key] ?? 0) + 1
+  }))
+  const seconds = (performance.now() - started) / 1000
+  const atEnd = rssMiB(pid)
+  await new Promise((r) => setTimeout(r, settleMs))
+  clearInterval(sampler)
+  return { before, peak, atEnd, settled: rssMiB(pid), seconds, outcomes }
+}

@@ -1,0 +1,154 @@
+// …/jobs on both surfaces: list, read, result, cancel, and the Server-Sent Events stream. One plugin, two framings:
+// under /api/v1 the caller envelope wraps every answer; under /api/v11 answers are plain JSON and errors problems.
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
+import { z } from 'zod'
+import { okEnvelope, refusalEnvelope } from '../envelope.js'
+import { pageQueryFields, pageSchema } from '../paging.js'
+import { Refusal } from '../refusal.js'
+import { problemResponses } from '../trading/routes/common.js'
+import { refusalFrom } from './local-queue.js'
+import { isFinal, JOB_STATES, jobViewSchema, type JobEvent, type JobRecord } from './types.js'
+import { jobView } from './view.js'
+
+export interface JobRoutesOptions {
+  framing: 'caller' | 'trading'
+  /** Seconds between SSE comment lines that keep proxies from closing an idle stream. */
+  heartbeatS?: number
+}
+
+const idParams = z.object({ id: z.string().min(1).max(64) })
+const listQuery = z.object({
+  state: z.enum(JOB_STATES).optional(),
+  op: z.string().min(1).max(100).optional(),
+  ...pageQueryFields,
+}).strict()
+
+export default async function jobRoutes(app: FastifyInstance, opts: JobRoutesOptions) {
+  const jobs = app.jobs
+  const caller = opts.framing === 'caller'
+  const heartbeatMs = (opts.heartbeatS ?? 15) * 1000
+  const tags = [caller ? 'jobs' : 'trading v11']
+  const responses = <T extends z.ZodType>(schema: T, extra: Record<number, z.ZodType> = {}) => caller
+    ? { 200: okEnvelope(schema), ...Object.fromEntries(Object.entries(extra).map(([k, v]) => [k, okEnvelope(v)])), '4xx': refusalEnvelope, '5xx': refusalEnvelope }
+    : { 200: schema, ...extra, ...problemResponses }
+
+  async function found(id: string): Promise<JobRecord> {
+    const job = await jobs.get(id)
+    if (!job) throw new Refusal('not_found', `no job ${id}`, { hints: { list: caller ? '/api/v1/jobs' : '/api/v11/jobs' } })
+    if (job.purgedAt !== null) throw purgedRefusal(job)
+    return job
+  }
+
+  app.get('/', {
+    schema: {
+      tags, summary: 'Jobs, newest first, paged; filter by state and op', querystring: listQuery,
+      response: responses(pageSchema('jobs', jobViewSchema)),
+    },
+  }, async (req) => {
+    const query = req.query as z.infer<typeof listQuery>
+    const page = await jobs.list(query)
+    return { jobs: page.rows.map(jobView), limit: page.limit, next_cursor: page.next_cursor }
+  })
+
+  app.get('/:id', {
+    schema: { tags, summary: 'One job: state, progress (fraction null where the work has no known total), times, result URL', params: idParams, response: responses(jobViewSchema) },
+  }, async (req) => jobView(await found((req.params as { id: string }).id)))
+
+  app.get('/:id/result', {
+    schema: {
+      tags, summary: 'The answer of a succeeded job: exactly what the synchronous call returns; a failed job answers its refusal',
+      params: idParams, response: responses(z.unknown()),
+    },
+  }, async (req) => {
+    const job = await found((req.params as { id: string }).id)
+    const outcome = await jobs.outcome(job.id)
+    switch (outcome.kind) {
+      case 'succeeded': return outcome.result
+      case 'failed': throw refusalFrom(outcome.refuse)
+      case 'cancelled': throw new Refusal('conflict', `job ${job.id} was cancelled; it has no result`, { op: job.op })
+      case 'purged': throw purgedRefusal(job)
+      case 'pending': throw new Refusal('conflict', `job ${job.id} is ${outcome.state}; its result is not ready (watch ${jobView(job).events_url})`, {
+        op: job.op, retryAfterS: 1, hints: { state: outcome.state },
+      })
+      default: throw new Refusal('not_found', `no job ${job.id}`)
+    }
+  })
+
+  app.delete('/:id', {
+    schema: {
+      tags, summary: 'Cancel: queued work stops at once, running work within 200 ms (a worker that does not stop is replaced)',
+      params: idParams, response: responses(jobViewSchema, { 202: jobViewSchema }),
+    },
+  }, async (req, reply) => {
+    const id = (req.params as { id: string }).id
+    await found(id)
+    const job = (await jobs.cancel(id))!
+    return reply.code(isFinal(job.state) ? 200 : 202).send(jobView(job))
+  })
+
+  app.get('/:id/events', {
+    schema: {
+      tags,
+      summary: 'Server-Sent Events: `progress` events, then one `succeeded`, `failed` or `cancelled` event with the result or refusal',
+      description: 'Reads with EventSource or `curl -N`. A reconnect with `Last-Event-ID` resumes from the latest state; after the final event ' +
+        'a reconnect answers 204 (EventSource stops). Comment lines keep idle proxies open.',
+      params: idParams,
+    },
+  }, async (req, reply) => streamEvents(req, reply, await found((req.params as { id: string }).id)))
+
+  async function streamEvents(req: FastifyRequest, reply: FastifyReply, job: JobRecord) {
+    const lastId = req.headers['last-event-id']
+    if (lastId === 'final' && isFinal(job.state)) return reply.code(204).send()
+    reply.hijack()
+    const raw = reply.raw
+    raw.writeHead(200, {
+      ...(reply.getHeaders() as Record<string, string>),
+      'content-type': 'text/event-stream; charset=utf-8',
+      'cache-control': 'no-cache, no-transform',
+      connection: 'keep-alive',
+      // nginx buffers proxied responses unless told not to; a buffered stream shows no progress.
+      'x-accel-buffering': 'no',
+    })
+    raw.write('retry: 2000\n\n')
+    let ended = false
+    const write = (id: string | number, type: string, data: unknown) => {
+      if (!ended) raw.write(`id: ${id}\nevent: ${type}\ndata: ${JSON.stringify(data)}\n\n`)
+    }
+    const end = () => {
+      if (ended) return
+      ended = true
+      unsubscribe()
+      clearInterval(heartbeat)
+      raw.end()
+    }
+    const sendFinal = async (record: JobRecord, result?: unknown) => {
+      const view = jobView(record)
+      if (record.state === 'succeeded') {
+        const answer = result !== undefined ? result : await jobs.outcome(record.id).then((o) => (o.kind === 'succeeded' ? o.result : null))
+        write('final', 'succeeded', { job: view, result: answer })
+      } else {
+        write('final', record.state, { job: view, refuse: record.refuse })
+      }
+      end()
+    }
+    const onEvent = (event: JobEvent) => {
+      if (isFinal(event.job.state)) void sendFinal(event.job, event.result)
+      else write(event.seq, 'progress', { job: jobView(event.job) })
+    }
+    // Subscribe before reading the state, so nothing published in between is lost.
+    const unsubscribe = jobs.subscribe(job.id, onEvent)
+    const heartbeat = setInterval(() => raw.write(': keep-alive\n\n'), heartbeatMs)
+    req.raw.on('close', end)
+    const now = (await jobs.get(job.id)) ?? job
+    if (isFinal(now.state)) return sendFinal(now)
+    write(0, 'progress', { job: jobView(now) })
+  }
+}
+
+function purgedRefusal(job: JobRecord): Refusal {
+  const finished = job.finishedAt === null ? 'finished' : `finished at ${new Date(job.finishedAt).toISOString()}`
+  return new Refusal('not_found', `job ${job.id} (${job.op}) ${finished} and was purged at ${new Date(job.purgedAt!).toISOString()}: answers are kept for JOB_RETENTION_H hours`, {
+    op: job.op,
+    hints: { purged: true, purged_at: new Date(job.purgedAt!).toISOString() },
+  })
+}

@@ -1,0 +1,156 @@
+// The job vocabulary shared by every queue backend: serialisable records, progress, events, and the queue interface.
+// Everything here is plain JSON so a distributed backend (BullMQ + PostgreSQL) can carry it unchanged.
+import { z } from 'zod'
+import { refusalSchema, type RefusalBody } from '../refusal.js'
+import type { Page, PageQuery } from '../paging.js'
+
+export const JOB_STATES = ['queued', 'running', 'succeeded', 'failed', 'cancelled'] as const
+export type JobState = (typeof JOB_STATES)[number]
+export const FINAL_STATES: ReadonlySet<JobState> = new Set(['succeeded', 'failed', 'cancelled'])
+export const isFinal = (state: JobState): boolean => FINAL_STATES.has(state)
+
+/** Which surface submitted the job: it decides the Location prefix and the answer's framing. */
+export type JobSurface = 'caller' | 'trading'
+
+export const jobProgressSchema = z.object({
+  /** done / total when the work has a known total; null otherwise (never invented). */
+  fraction: z.number().min(0).max(1).nullable(),
+  phase: z.string(),
+  done: z.number().nullable(),
+  total: z.number().nullable(),
+  eta_s: z.number().nullable(),
+  /** Engine counters without a total (SAT: conflicts, decisions, restarts, learned; searches: folds). */
+  counters: z.record(z.string(), z.number()),
+})
+export type JobProgress = z.infer<typeof jobProgressSchema>
+
+export const jobViewSchema = z.object({
+  id: z.string(),
+  op: z.string(),
+  state: z.enum(JOB_STATES),
+  progress: jobProgressSchema,
+  created_at: z.string(),
+  started_at: z.string().nullable(),
+  finished_at: z.string().nullable(),
+  /** Where the answer is read once the job succeeded (null before). */
+  result_url: z.string().nullable(),
+  refuse: refusalSchema.nullable(),
+  attempts: z.number().int(),
+  url: z.string(),
+  events_url: z.string(),
+})
+export type JobView = z.infer<typeof jobViewSchema>
+
+/** The stored form of a job (one row). Times are epoch ms. */
+export interface JobRecord {
+  id: string
+  op: string
+  surface: JobSurface
+  state: JobState
+  input: unknown
+  inputDigest: string
+  idempotencyKey: string | null
+  attempts: number
+  progress: JobProgress
+  refuse: RefusalBody | null
+  createdAt: number
+  startedAt: number | null
+  finishedAt: number | null
+  purgedAt: number | null
+}
+
+/** Published on the job's channel: every progress change and state change; a final event carries the outcome. */
+export interface JobEvent {
+  /** Increases per job within a process; SSE sends it as the event id. */
+  seq: number
+  type: 'queued' | 'running' | 'progress' | JobState
+  job: JobRecord
+  /** With `succeeded`: the answer. */
+  result?: unknown
+}
+
+export interface SubmitRequest {
+  op: string
+  surface: JobSurface
+  /** The parsed input; it must survive JSON (it is stored and re-run after a restart). */
+  input: unknown
+  idempotencyKey?: string | null
+}
+
+export interface SubmitAnswer {
+  job: JobRecord
+  /** False when an Idempotency-Key replay returned an existing job. */
+  created: boolean
+}
+
+export interface JobListQuery extends PageQuery {
+  state?: JobState | undefined
+  op?: string | undefined
+}
+
+export type JobOutcome =
+  | { kind: 'succeeded'; result: unknown }
+  | { kind: 'failed' | 'cancelled'; refuse: RefusalBody }
+  | { kind: 'pending'; state: JobState }
+  | { kind: 'purged'; finishedAt: number; purgedAt: number }
+  | { kind: 'unknown' }
+
+/**
+ * A final job as a waiting request sees it. The in-process backend hands over the very value or error the executor
+ * produced (so the sync answer is byte for byte today's); a distributed one rebuilds them from the stored row.
+ */
+export type SettledJob =
+  | { job: JobRecord; ok: true; result: unknown }
+  | { job: JobRecord; ok: false; error: unknown }
+
+export interface JobStats {
+  by_state: Record<JobState, number>
+  /** Jobs waiting for a runner in this process. */
+  queue_depth: number
+  running: number
+  /** Final jobs per minute over the last 15 minutes. */
+  throughput_per_min: number
+  finished_last_15_min: number
+  /** Durations (ms, run time from start to finish) of jobs finished since start; for the histogram. */
+  durations_ms: { count: number; sum: number; buckets: Array<{ le: number; count: number }> }
+}
+
+/** What an executor may use while it runs: progress goes to the job's channel, cancellation comes as an abort. */
+export interface JobRun {
+  jobId: string
+  signal: AbortSignal
+  /** Budget of this run in ms (JOB_MAX_MS); the run is cancelled past it. */
+  maxMs: number
+}
+
+/** Runs one operation from its stored input; throws a Refusal to fail. Pure functions of their input (re-run safe). */
+export type JobExecutor = (input: unknown, run: JobRun) => Promise<unknown>
+
+/**
+ * The queue: the only way long work runs. Async throughout so a distributed backend fits behind it.
+ * The in-process implementation (SQLite rows, runners in this process) is the only one for now.
+ */
+export interface JobQueue {
+  /** Registers how an operation is executed; every replica defines the same executors before start(). */
+  define(op: string, executor: JobExecutor): void
+  /** Recovers jobs of an earlier process and starts running queued ones. */
+  start(): Promise<void>
+  /** Refused with `occupied` (Retry-After) past the queue bound, `conflict` when a key is reused with another input. */
+  submit(request: SubmitRequest): Promise<SubmitAnswer>
+  get(id: string): Promise<JobRecord | null>
+  /** Newest first, paged like every list of the host (src/paging.ts). */
+  list(query: JobListQuery): Promise<Page<JobRecord>>
+  /** Stops queued work at once and running work within 200 ms; resolves with the job as it then stands. */
+  cancel(id: string): Promise<JobRecord | null>
+  outcome(id: string): Promise<JobOutcome>
+  /** Resolves when the job is final (the sync path is this wait): the answer, or the error it failed with. */
+  settled(id: string): Promise<SettledJob>
+  /** Live events of one job; the returned function unsubscribes. */
+  subscribe(id: string, listener: (event: JobEvent) => void): () => void
+  /** Live events of every job (pages, metrics). */
+  subscribeAll(listener: (event: JobEvent) => void): () => void
+  /** Purges answers and inputs of jobs finished longer than the retention ago; returns how many. */
+  purgeExpired(): Promise<number>
+  stats(): Promise<JobStats>
+  close(): Promise<void>
+}

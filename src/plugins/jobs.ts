@@ -1,0 +1,41 @@
+// Decorates the instance with the job queue (`app.jobs`): the in-process API other modules call (submit, get,
+// subscribe, cancel). Surfaces define their executors while registering; the queue starts once all are defined.
+import fp from 'fastify-plugin'
+import type { FastifyInstance } from 'fastify'
+import type { Config } from '../config.js'
+import type { Clock } from '../clock.js'
+import { createLocalJobQueue } from '../jobs/local-queue.js'
+import type { JobQueue } from '../jobs/types.js'
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    jobs: JobQueue
+  }
+}
+
+export interface JobsPluginOptions {
+  config: Config
+  clock: Clock
+  /** Another backend behind the same interface; defaults to the in-process queue on the store. */
+  queue?: JobQueue
+}
+
+export default fp(
+  async function jobsPlugin(app: FastifyInstance, opts: JobsPluginOptions) {
+    const { config, clock } = opts
+    const queue = opts.queue ?? createLocalJobQueue({
+      store: app.store,
+      clock,
+      concurrency: config.millThreads,
+      maxQueued: config.millQueue,
+      retentionMs: config.jobRetentionH * 3_600_000,
+      maxRunMs: config.jobMaxMs,
+      log: app.log,
+    })
+    app.decorate('jobs', queue)
+    app.addHook('onReady', async () => queue.start())
+    // Before the mill closes: running jobs stay `running` in the store and are re-run by the next start.
+    app.addHook('preClose', async () => queue.close())
+  },
+  { name: 'ncm-jobs', fastify: '5.x', dependencies: ['ncm-store', 'ncm-mill'] },
+)

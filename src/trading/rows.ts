@@ -1,0 +1,131 @@
+// The rows of the trading tables as the repository reads and writes them (types only: any module may import them).
+
+export type DatasetSource = 'synthetic' | 'import'
+
+export interface DatasetRow {
+  id: number
+  symbol: string
+  timeframe: string
+  source: DatasetSource
+  rows: number
+  first_ts: number | null
+  last_ts: number | null
+  sha256: string
+  seed: number | null
+  generator: string | null
+  origin: string | null
+  created_at: string
+}
+
+export type NewDataset = Omit<DatasetRow, 'id' | 'rows' | 'first_ts' | 'last_ts'>
+
+export type RunKind = 'backtest' | 'simulate' | 'max_edge' | 'max_edge_v10' | 'full_cycle_search'
+
+export interface RunRow {
+  id: number
+  kind: RunKind
+  dataset_id: number
+  strategy: string | null
+  params: string
+  request: string
+  inputs_digest: string
+  stats: string
+  equity: string | null
+  elapsed_ms: number
+  created_at: string
+}
+
+export type NewRun = Omit<RunRow, 'id'>
+
+export type SignalValue = 'long' | 'flat' | 'short'
+export type SignalOrigin = 'max-edge-signal' | 'max-edge-signal-v10' | 'full-cycle'
+
+export interface SignalRow {
+  id: number
+  dataset_id: number
+  strategy: string
+  params: string
+  signal: SignalValue
+  bar_ts: number
+  origin: SignalOrigin
+  run_id: number | null
+  created_at: string
+}
+
+export interface AccountRow {
+  id: string
+  currency: string
+  initial_cash: number
+  cash: number
+  created_at: string
+}
+
+export interface PositionRow {
+  account_id: string
+  dataset_id: number
+  symbol: string
+  quantity: number
+  avg_price: number
+  realized_pnl: number
+  updated_at: string
+}
+
+export interface CycleRow {
+  id: number
+  account_id: string
+  dataset_id: number
+  signal_id: number
+  idempotency_key: string | null
+  outcome: 'ordered' | 'no_change'
+  created_at: string
+}
+
+export type Side = 'buy' | 'sell'
+
+export interface OrderRow {
+  id: number
+  cycle_id: number
+  account_id: string
+  dataset_id: number
+  symbol: string
+  side: Side
+  quantity: number
+  type: 'market'
+  status: 'filled'
+  reference_price: number
+  created_at: string
+}
+
+export interface FillRow {
+  id: number
+  order_id: number
+  account_id: string
+  dataset_id: number
+  symbol: string
+  side: Side
+  quantity: number
+  price: number
+  commission: number
+  slippage_bps: number
+  bar_ts: number
+  created_at: string
+}
+
+export interface CashEntryRow {
+  id: number
+  account_id: string
+  kind: 'deposit' | 'trade' | 'commission'
+  amount: number
+  balance_after: number
+  fill_id: number | null
+  created_at: string
+}
+
+export interface IdempotencyRow {
+  key: string
+  route: string
+  request_digest: string
+  status_code: number
+  response: string
+  created_at: string
+}

@@ -1,0 +1,77 @@
+// Issue #13 item 10 over a real socket: with ADMIN_TOKEN set, writes to the store beyond a run's own record need scope
+// trading:write, and the refusal names it. A backtest (which stores only its own run) stays anonymous.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import type { FastifyInstance } from 'fastify'
+import { request } from 'undici'
+import { buildTestApp } from './helper.js'
+
+const ADMIN_TOKEN = 'h13b-admin-token-0123456789'
+let app: FastifyInstance
+let base: string
+
+beforeAll(async () => {
+  app = await buildTestApp({ env: { ADMIN_TOKEN } })
+  base = await app.listen({ host: '127.0.0.1', port: 0 })
+})
+afterAll(async () => app.close())
+
+async function send(method: 'POST' | 'DELETE', path: string, body: unknown, token?: string) {
+  const res = await request(base + path, {
+    method,
+    headers: { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  })
+  const text = await res.body.text()
+  return { status: res.statusCode, contentType: String(res.headers['content-type']), json: text ? JSON.parse(text) : null }
+}
+
+async function grant(scopes: string[]): Promise<string> {
+  const res = await send('POST', '/api/v1/grant', { subject: `test-${scopes.join('+') || 'none'}`, scopes, ttl_s: 600 }, ADMIN_TOKEN)
+  expect(res.status, JSON.stringify(res.json)).toBe(200)
+  return res.json.data.token as string
+}
+
+const orders = () => (app.store.db.prepare('SELECT count(*) AS n FROM orders').get() as { n: number }).n
+const CYCLE = { dataset: 'SYN-DAILY', strategy: 'buy_and_hold', account: 'scoped' }
+const CSV = { symbol: 'SCOPED', timeframe: '1d', csv: 'Date,Open,High,Low,Close,Volume\n2024-01-01,1,2,0.5,1.5,10\n2024-01-02,1.5,2,1,1.8,12\n' }
+
+describe('trading:write (item 10)', () => {
+  it('an anonymous paper full cycle is refused with 401 naming the scope, and no order is placed', async () => {
+    const before = orders()
+    const res = await send('POST', '/api/v11/trading/full-cycle', CYCLE)
+    expect(res.status).toBe(401)
+    expect(res.contentType).toMatch(/^application\/problem\+json/)
+    expect(res.json.code).toBe('unauthorized')
+    expect(res.json.detail).toContain('trading:write')
+    expect(orders()).toBe(before)
+  })
+
+  it('a grant without the scope is refused with 403 naming it; a grant with it places the order', async () => {
+    const before = orders()
+    const pinOnly = await send('POST', '/api/v11/trading/full-cycle', CYCLE, await grant(['pin:write']))
+    expect(pinOnly.status).toBe(403)
+    expect(pinOnly.json.code).toBe('forbidden')
+    expect(pinOnly.json.detail).toContain('trading:write')
+    expect(orders()).toBe(before)
+    const allowed = await send('POST', '/api/v11/trading/full-cycle', CYCLE, await grant(['trading:write']))
+    expect(allowed.status, JSON.stringify(allowed.json)).toBe(201)
+    expect(orders()).toBe(before + 1)
+  })
+
+  it('dataset import and delete need the scope too', async () => {
+    const anonymous = await send('POST', '/api/v11/datasets', CSV)
+    expect(anonymous.status).toBe(401)
+    expect(anonymous.json.detail).toContain('trading:write')
+    const writer = await grant(['trading:write'])
+    const imported = await send('POST', '/api/v11/datasets', CSV, writer)
+    expect(imported.status, JSON.stringify(imported.json)).toBe(201)
+    const removal = await send('DELETE', `/api/v11/datasets/${imported.json.id}`, undefined)
+    expect(removal.status).toBe(401)
+    expect(removal.json.detail).toContain('trading:write')
+  })
+
+  it('a backtest, which stores only its own run, stays anonymous', async () => {
+    const res = await send('POST', '/api/v11/trading/backtest', { dataset: 'SYN-DAILY', strategy: 'buy_and_hold' })
+    expect(res.status, JSON.stringify(res.json)).toBe(200)
+  })
+})
