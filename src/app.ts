@@ -30,7 +30,8 @@ import mcpPlugin from './mcp/plugin.js'
 import { problemErrorHandler, problemNotFoundHandler } from './plugins/problem.js'
 import metricsPlugin from './plugins/metrics.js'
 import adminPlugin from './admin/plugin.js'
-import adminApi, { type AdminApiOptions } from './admin/api.js'
+import adminApi from './admin/api.js'
+import adminCollectorsPlugin, { type AdminCollectorOptions } from './admin/collectors.js'
 import accessApi from './access/api.js'
 import { isInternal } from './admin/internal.js'
 import type { SeedLevel } from './trading/seed.js'
@@ -60,7 +61,7 @@ export interface BuildOptions {
   /** How much synthetic market data a first start seeds (tests use 'small'). */
   tradingSeed?: SeedLevel
   /** Options of the admin JSON routes (tests: a fake python3, another tree to analyse). */
-  admin?: Pick<AdminApiOptions, 'pythonProbe' | 'rootDir'>
+  admin?: Pick<AdminCollectorOptions, 'pythonProbe' | 'rootDir'>
   /** Set on the throwaway host the known-answer tests run in (it has no self-test host of its own). */
   selfTestSandbox?: boolean
 }
@@ -116,10 +117,14 @@ export async function buildApp(opts: BuildOptions): Promise<FastifyInstance> {
   await app.register(corsPlugin, { origins: config.corsOrigins })
   await app.register(metricsPlugin, { memoryBudgetBytes: config.memoryBudgetBytes })
   await app.register(docsPlugin)
+  await app.register(adminCollectorsPlugin, {
+    ...opts.admin,
+    ...(opts.selfTestSandbox ? {} : { selfTestHost: () => buildSelfTestHost(opts, mill, clock, registry) }),
+  })
 
   const auth = app.auth
   // One research service (and its bars cache) for the trading routes and the MCP tools.
-  const trading = createTradingService({ store, mill: app.mill, admission: app.admission, clock, barsCacheBytes: config.barsCacheBytes })
+  const trading = createTradingService({ store, mill: app.mill, admission: app.admission, clock, barsCacheBytes: config.barsCacheBytes, runRetention: config.runRetention })
   await app.register(callerPlugin, {
     prefix: CALLER_PREFIX,
     config,
@@ -128,11 +133,7 @@ export async function buildApp(opts: BuildOptions): Promise<FastifyInstance> {
     counters,
     auth,
     // The admin JSON routes live under /api/v1/admin and share the caller envelope and error handler.
-    children: [{
-      plugin: adminApi,
-      prefix: '/admin',
-      options: { ...opts.admin, ...(opts.selfTestSandbox ? {} : { selfTestHost: () => buildSelfTestHost(opts, mill, clock, registry) }) },
-    }, { plugin: accessApi, prefix: '/admin' }],
+    children: [{ plugin: adminApi, prefix: '/admin' }, { plugin: accessApi, prefix: '/admin' }],
   })
   await app.register(tradingPlugin, { config, clock, seed: opts.tradingSeed ?? 'full', service: trading })
   await app.register(mcpPlugin, { config, clock, registry, counters, auth, trading })

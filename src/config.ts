@@ -31,6 +31,8 @@ const envSchema = z.object({
   LARGE_BODY_LIMIT_BYTES: intFrom(1024, 1024 * MiB).default(16 * MiB),
   RPC_ENDPOINTS: z.string().default(''),
   RPC_PUBLIC_ENDPOINTS: z.string().default(''),
+  RUN_RETENTION_MAX_RUNS: intFrom(0, 100_000_000).default(10_000),
+  RUN_RETENTION_MAX_AGE_DAYS: intFrom(0, 36_500).default(90),
   RPC_PROBE_INTERVAL_MS: intFrom(100, 3_600_000).default(5000),
   MILL_THREADS: intFrom(1, 64).default(defaultMillThreads),
   MILL_QUEUE: intFrom(0, 10_000).default(32),
@@ -70,6 +72,8 @@ export interface Config {
   readonly rpcEndpoints: readonly string[]
   /** Upstream RPC URLs the operator declares free of secrets: probed like rpcEndpoints and shown in full. */
   readonly rpcPublicEndpoints: readonly string[]
+  /** How many stored trading runs are kept, and for how long; 0 = no limit of that kind. Oldest go first. */
+  readonly runRetention: { readonly maxRuns: number; readonly maxAgeDays: number }
   readonly rpcProbeIntervalMs: number
   readonly millThreads: number
   readonly millQueue: number
@@ -164,6 +168,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
     largeBodyLimitBytes: e.LARGE_BODY_LIMIT_BYTES,
     rpcEndpoints: Object.freeze(rpcEndpoints),
     rpcPublicEndpoints: Object.freeze(rpcPublicEndpoints),
+    runRetention: Object.freeze({ maxRuns: e.RUN_RETENTION_MAX_RUNS, maxAgeDays: e.RUN_RETENTION_MAX_AGE_DAYS }),
     rpcProbeIntervalMs: e.RPC_PROBE_INTERVAL_MS,
     millThreads: e.MILL_THREADS,
     millQueue: e.MILL_QUEUE,
@@ -214,6 +219,8 @@ export function redactedConfig(config: Config): Record<string, unknown> {
     LARGE_BODY_LIMIT_BYTES: config.largeBodyLimitBytes,
     RPC_ENDPOINTS: config.rpcEndpoints.map((url) => redactEndpointUrl(url)),
     RPC_PUBLIC_ENDPOINTS: config.rpcPublicEndpoints.map((url) => publicEndpointUrl(url)),
+    RUN_RETENTION_MAX_RUNS: config.runRetention.maxRuns,
+    RUN_RETENTION_MAX_AGE_DAYS: config.runRetention.maxAgeDays,
     RPC_PROBE_INTERVAL_MS: config.rpcProbeIntervalMs,
     MILL_THREADS: config.millThreads,
     MILL_QUEUE: config.millQueue,

@@ -107,6 +107,11 @@ describe('ncm against a live server', () => {
     const zsh = ncm('completion', 'zsh').stdout
     expect(zsh).toMatch(/^#compdef ncm/)
     expect(zsh).toContain("'max-edge-signal:Walk-forward signal search scored out of sample'")
+    // Where zsh is installed: the script parses, and sourcing it after compinit registers _ncm for ncm.
+    if (spawnSync('sh', ['-c', 'command -v zsh']).status === 0) {
+      const registered = spawnSync('zsh', ['-c', `autoload -Uz compinit && compinit -u 2>/dev/null; ${zsh}\necho \${_comps[ncm]}`], { encoding: 'utf8' })
+      expect(registered.stdout.trim(), registered.stderr).toBe('_ncm')
+    }
   })
   it('generates help for an operation from the registry', () => {
     const out = ncm('help', 'sat')

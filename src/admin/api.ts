@@ -1,25 +1,12 @@
 // The admin JSON routes under /api/v1/admin (registered inside the caller plugin, so they are enveloped like the rest).
 import type { FastifyInstance } from 'fastify'
 import { z } from 'zod'
-import type { Config } from '../config.js'
-import { createReadinessCollector } from './collect.js'
-import type { PythonProbe } from './dependencies/python-env.js'
 import { isInternal, isSmokeRequest } from './internal.js'
 import { commandPostSchema, readinessReportSchema, truthSummarySchema } from './schemas.js'
-import { createTruthRunner } from './truth.js'
 import { okEnvelope, refusalEnvelope } from '../envelope.js'
 
-export interface AdminApiOptions {
-  config?: Config
-  /** Replaces the host's python3 in the dependency analysis (tests). */
-  pythonProbe?: (modules: readonly string[]) => Promise<PythonProbe>
-  /** The tree the readiness report analyses; defaults to the repo root. */
-  rootDir?: string
-  /** Builds the throwaway host the known-answer tests run in; without it they run against this host. */
-  selfTestHost?: () => Promise<FastifyInstance>
-}
-
-export const START_REPORT_DELAY_MS = 2000
+// Re-exported for tests that wait for the start-up report.
+export { START_REPORT_DELAY_MS } from './collectors.js'
 
 const responses = <T extends z.ZodType>(data: T) => ({ 200: okEnvelope(data), '4xx': refusalEnvelope, '5xx': refusalEnvelope })
 
@@ -27,57 +14,15 @@ const rerunQuery = z.object({
   rerun: z.enum(['0', '1', 'true', 'false']).optional().describe('1 runs every known-answer test again before answering'),
 }).strict()
 
-export default async function adminApi(app: FastifyInstance, opts: AdminApiOptions) {
-  const config = opts.config ?? app.config
-  const now = () => (app.hasDecorator('clock') ? app.clock.now() : Date.now())
+export default async function adminApi(app: FastifyInstance) {
+  const now = () => app.clock.now()
   const auth = app.auth
-  const truth = createTruthRunner(app, {
-    operations: app.registry.operations,
-    adminToken: config.adminToken,
-    now,
-    envelopesWithoutFlags: () => (app.hasDecorator('callerCounters') ? app.callerCounters.envelopesWithoutFlags : 0),
-    ...(opts.selfTestHost ? { sandbox: opts.selfTestHost } : {}),
-  })
-  const collector = createReadinessCollector(app, {
-    config,
-    truth,
-    now,
-    ...(opts.rootDir ? { rootDir: opts.rootDir } : {}),
-    ...(opts.pythonProbe ? { pythonProbe: opts.pythonProbe } : {}),
-  })
-
-  // At start: the known-answer tests, then the boot smoke checks and the report, summarised in the log.
-  const bootReport = async () => {
-    await truth.run('start')
-    const report = await collector.report({ smoke: false })
-    const line = { status: report.summary.status, boot: report.summary.boot_status, score: report.summary.readiness_score, plan: report.plan.readiness }
-    const blockers = report.blockers.required_blockers
-    if (blockers.length > 0) app.log.warn({ ...line, blockers: blockers.map((b) => `${b.kind}: ${b.detail}`) }, 'go-live readiness: blocked')
-    else app.log.info(line, `go-live readiness: ${report.summary.status}`)
-  }
+  const { truth, readiness } = app.adminCollectors
 
   // With ADMIN_TOKEN set: the admin token or a grant with admin:read; in-process checks carry the internal marker.
   app.addHook('onRequest', async (req) => {
     if (isInternal(req)) return
     auth.require(auth.identify(req.headers.authorization, now()), 'admin:read')
-  })
-
-  // "Run at start": shortly after the server listens, once the event-loop sampler has measured the settled loop (the
-  // first sample after a busy start reads as overloaded, and heavy operations would be refused with `occupied`).
-  // An inject-only app runs the known-answer tests on the first request instead.
-  let startRun: NodeJS.Timeout | null = null
-  let closing = false
-  app.addHook('onListen', async () => {
-    startRun = setTimeout(() => {
-      void bootReport().catch((err: unknown) => {
-        if (!closing) app.log.error({ err }, 'the go-live readiness report failed at start')
-      })
-    }, START_REPORT_DELAY_MS)
-    startRun.unref()
-  })
-  app.addHook('preClose', async () => {
-    closing = true
-    if (startRun) clearTimeout(startRun)
   })
 
   app.get('/truth/summary', {
@@ -109,5 +54,5 @@ export default async function adminApi(app: FastifyInstance, opts: AdminApiOptio
       description: 'The go-live readiness report: boot smoke checks, blockers, advisories, weighted score, plan, dependency, migration, startup and environment summaries.',
       response: responses(readinessReportSchema),
     },
-  }, async (req) => collector.report({ smoke: isSmokeRequest(req) }))
+  }, async (req) => readiness.report({ smoke: isSmokeRequest(req) }))
 }

@@ -8,7 +8,7 @@ import { HUB_VERSION, NCM_VERSION, REPO_ROOT } from '../version.js'
 import { analyseNode, analysePython, type DependencySummary } from './dependencies/index.js'
 import type { PythonProbe } from './dependencies/python-env.js'
 import { buildReadinessReport } from './readiness.js'
-import type { EnvironmentSummary, MigrationSummary, Notice, ReadinessReport, RequiredBlocker, StartupSummary } from './schemas.js'
+import type { EnvironmentSummary, MigrationSummary, Notice, ReadinessReport, RequiredBlocker, RunRetentionSummary, StartupSummary } from './schemas.js'
 import { ADMIN_ROUTES, runSmokeChecks, SMOKE_ALGORITHM } from './smoke.js'
 import { TRUTH_ALGORITHM, type TruthRunner } from './truth.js'
 
@@ -105,6 +105,7 @@ export function createReadinessCollector(app: FastifyInstance, options: Collecto
       python,
       node,
       migrations: migrationSummary(app, options.config, rootDir),
+      runRetention: runRetentionSummary(app, options.config),
       startup: startupSummary(rootDir),
       environment: environmentSummary(options.config, rootDir),
       algorithms: [SMOKE_ALGORITHM, TRUTH_ALGORITHM, python.algorithm, node.algorithm, 'pep503-normalise/1', MIGRATION_ALGORITHM, STARTUP_ALGORITHM, ENVIRONMENT_ALGORITHM],
@@ -130,6 +131,19 @@ function dataDirDisplay(dataDir: string, rootDir: string): string {
   const rel = relative(rootDir, dataDir)
   if (rel === '') return '.'
   return rel.startsWith('..') || rel.startsWith(sep) ? '$DATA_DIR (outside the repo)' : rel.split(sep).join('/')
+}
+
+/** The run retention policy in force and what the store holds against it. */
+function runRetentionSummary(app: FastifyInstance, config: Config): RunRetentionSummary {
+  const { maxRuns, maxAgeDays } = config.runRetention
+  const limits = [maxRuns > 0 ? `the newest ${maxRuns} runs` : null, maxAgeDays > 0 ? `runs younger than ${maxAgeDays} days` : null].filter(Boolean)
+  const policy = `identical runs are stored once; equity curves only when asked for; ${limits.length ? `kept: ${limits.join(' and ')} (oldest pruned at each new run)` : 'no retention limit'}`
+  try {
+    const held = app.store.db.prepare('SELECT count(*) AS n, (SELECT created_at FROM runs ORDER BY id LIMIT 1) AS oldest FROM runs').get() as { n: number; oldest: string | null }
+    return { max_runs: maxRuns, max_age_days: maxAgeDays, stored_runs: held.n, oldest_run_at: held.oldest, policy, error: null }
+  } catch (err) {
+    return { max_runs: maxRuns, max_age_days: maxAgeDays, stored_runs: null, oldest_run_at: null, policy, error: (err as Error).message }
+  }
 }
 
 function migrationSummary(app: FastifyInstance, config: Config, rootDir: string): MigrationSummary {

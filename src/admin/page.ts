@@ -1,6 +1,7 @@
 // Renders the /admin page from the admin JSON routes' data: server-side HTML, no build step, nothing from a CDN.
 import type { MetricsSnapshot } from '../plugins/metrics.js'
 import type { ReadinessReport, TruthSummary } from './schemas.js'
+import type { JobStats } from '../jobs/types.js'
 
 /** Each section's data, or why it could not be read. */
 export type Loaded<T> = { ok: true; data: T } | { ok: false; error: string }
@@ -9,6 +10,8 @@ export interface PanelData {
   report: Loaded<ReadinessReport>
   truth: Loaded<TruthSummary>
   metrics: Loaded<MetricsSnapshot>
+  /** Absent where a caller renders without the job queue. */
+  jobs?: Loaded<JobStats>
 }
 
 export const escapeHtml = (value: unknown): string =>
@@ -22,8 +25,22 @@ const badge = (text: string, tone: 'good' | 'warn' | 'bad' | 'muted') => `<span 
 const unavailable = (what: string, error: string) => `<p class="error">${escapeHtml(what)} unavailable: ${escapeHtml(error)}</p>`
 
 /** The inner HTML of #panel: everything the page shows about the host. */
-export function renderPanel({ report, truth, metrics }: PanelData): string {
-  return [renderReadiness(report), renderTruth(truth), renderMetrics(metrics)].join('\n')
+export function renderPanel({ report, truth, metrics, jobs }: PanelData): string {
+  return [renderReadiness(report), renderTruth(truth), renderMetrics(metrics), jobs ? renderJobs(jobs) : ''].join('\n')
+}
+
+function renderJobs(loaded: Loaded<JobStats>): string {
+  if (!loaded.ok) return `<section class="card wide" id="jobs"><h2>Jobs</h2>${unavailable('job figures', loaded.error)}</section>`
+  const j = loaded.data
+  const d = j.durations_ms
+  const states = Object.entries(j.by_state).map(([state, n]) => `<td class="num">${n}</td>`).join('')
+  return `<section class="card wide" id="jobs"><h2>Jobs</h2>
+  <div class="stats">
+    <div><span class="k">queue depth</span><span class="v">${j.queue_depth} waiting · ${j.running} running</span></div>
+    <div><span class="k">throughput</span><span class="v">${fmt(j.throughput_per_min, 2)} / min (${j.finished_last_15_min} in 15 min)</span></div>
+    <div><span class="k">mean run</span><span class="v">${d.count ? `${fmt(d.sum / d.count / 1000, 2)} s over ${d.count}` : '<span class="na">no job finished yet</span>'}</span></div>
+  </div>
+  <table><thead><tr>${Object.keys(j.by_state).map((s) => `<th>${escapeHtml(s)}</th>`).join('')}</tr></thead><tbody><tr>${states}</tr></tbody></table></section>`
 }
 
 function renderReadiness(loaded: Loaded<ReadinessReport>): string {

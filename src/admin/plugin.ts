@@ -1,13 +1,14 @@
 // The admin pages at the root: GET /admin (the go-live page) and GET /metrics (Prometheus text).
-// The page reads the admin JSON routes in-process (app.inject with the internal marker), so it shows exactly what a
-// client of those routes would see; the request's own credential decides whether it may see it at all.
+// The page calls the same collectors the admin JSON routes answer from (app.adminCollectors, app.metrics, app.jobs);
+// the request's own credential decides whether it may see them at all.
+import { renderJobMetrics } from '../jobs/metrics.js'
 import type { FastifyInstance, FastifyRequest } from 'fastify'
 import type { Config } from '../config.js'
 import type { Authenticator } from '../access/auth.js'
 import type { Clock } from '../clock.js'
 import { Refusal } from '../refusal.js'
 import { HUB_VERSION, NCM_VERSION } from '../version.js'
-import { internalHeaders, isInternal, isSmokeRequest } from './internal.js'
+import { isInternal, isSmokeRequest } from './internal.js'
 import { renderAdminPage, renderPanel, type Loaded, type PanelData } from './page.js'
 
 export interface AdminPluginOptions {
@@ -49,7 +50,8 @@ export default async function adminPlugin(app: FastifyInstance, opts: AdminPlugi
     if (access !== 'allowed') {
       return reply.code(access === 'forbidden' ? 403 : 401).header('www-authenticate', 'Bearer').type('text/plain; charset=utf-8').send(`${access}\n`)
     }
-    return reply.type('text/plain; version=0.0.4; charset=utf-8').header('cache-control', 'no-store').send(app.metrics.prometheus())
+    const text = app.metrics.prometheus() + renderJobMetrics(await app.jobs.stats())
+    return reply.type('text/plain; version=0.0.4; charset=utf-8').header('cache-control', 'no-store').send(text)
   })
 }
 
@@ -69,23 +71,23 @@ function accessOf(req: FastifyRequest, auth: Authenticator, clock: Clock): Acces
 }
 
 async function loadPanel(app: FastifyInstance, smoke: boolean): Promise<PanelData> {
-  const [report, truth, metrics] = await Promise.all([
-    // A smoke check of /admin reads the smoke variant of the report: no smoke checks inside smoke checks.
-    read<PanelData['report']>(app, '/api/v1/admin/go-live/overview', smoke),
-    read<PanelData['truth']>(app, '/api/v1/admin/truth/summary', smoke),
-    read<PanelData['metrics']>(app, '/api/v1/admin/command-post/summary', smoke),
+  const { truth, readiness } = app.adminCollectors
+  const [report, truthSummary, metrics, jobs] = await Promise.all([
+    // A smoke check of /admin shows the report without running the smoke checks again.
+    settle(app, 'readiness', () => readiness.report({ smoke })),
+    settle(app, 'truth', () => truth.latest()),
+    settle(app, 'metrics', async () => app.metrics.snapshot()),
+    settle(app, 'jobs', () => app.jobs.stats()),
   ])
-  return { report, truth, metrics }
+  return { report, truth: truthSummary, metrics, jobs }
 }
 
-async function read<T extends Loaded<unknown>>(app: FastifyInstance, url: string, smoke: boolean): Promise<T> {
+/** A collector's answer, or why there is none (the page shows each panel it can; the failure is logged). */
+async function settle<T>(app: FastifyInstance, panel: string, collect: () => Promise<T>): Promise<Loaded<T>> {
   try {
-    const res = await app.inject({ method: 'GET', url, headers: { accept: 'application/json', ...internalHeaders({ smoke }) } })
-    const body = JSON.parse(res.body) as { ok?: boolean; data?: unknown; refuse?: { code: string; reason: string } }
-    if (res.statusCode === 200 && body.ok) return { ok: true, data: body.data } as T
-    return { ok: false, error: body.refuse ? `${body.refuse.code}: ${body.refuse.reason}` : `HTTP ${res.statusCode}` } as T
+    return { ok: true, data: await collect() }
   } catch (err) {
-    return { ok: false, error: (err as Error).message } as T
+    app.log.error({ err, panel }, 'an admin panel could not be collected')
+    return { ok: false, error: `internal: ${(err as Error).message}` }
   }
 }
-

@@ -39,6 +39,7 @@ const truth = (overrides: Partial<TruthSummary> = {}): TruthSummary => ({
 
 const healthy = (): ReadinessInputs => ({
   generatedAt: '2026-01-01T00:00:00.000Z',
+  runRetention: { max_runs: 10_000, max_age_days: 90, stored_runs: 3, oldest_run_at: '2026-01-01T00:00:00.000Z', policy: 'p', error: null },
   versions: { hub: '1.0.0', ncm: '1.0.0' },
   smoke: [
     { path: '/admin', status_code: 200, ms: 3, ok: true, error: null },

@@ -12,6 +12,7 @@ import type {
   ReadinessCheck,
   ReadinessReport,
   RequiredBlocker,
+  RunRetentionSummary,
   SmokeCheck,
   StartupSummary,
 } from './schemas.js'
@@ -56,6 +57,7 @@ export interface ReadinessInputs {
   startup: StartupSummary
   environment: EnvironmentSummary
   algorithms: string[]
+  runRetention: RunRetentionSummary
 }
 
 /** An analysis in the seed's dependency_summary shape, with the analysis' own detail as additions. */
@@ -258,5 +260,6 @@ export function buildReadinessReport(input: ReadinessInputs): ReadinessReport {
     truth: truth
       ? { passed: truth.passed, failed: truth.failed, skipped: truth.skipped, ran_at: truth.ran_at, envelopes_without_flags: truth.envelopes_without_flags }
       : null,
+    run_retention: input.runRetention,
   }
 }

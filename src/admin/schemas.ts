@@ -140,6 +140,17 @@ export const readinessCheckSchema = z.object({
 
 // --- the report --------------------------------------------------------------------------------------------------
 
+/** An addition: how stored trading runs are bounded (issue #13) and what the store holds now. */
+export const runRetentionSchema = z.object({
+  max_runs: z.number().int().describe('RUN_RETENTION_MAX_RUNS; 0 = no count limit'),
+  max_age_days: z.number().int().describe('RUN_RETENTION_MAX_AGE_DAYS; 0 = no age limit'),
+  stored_runs: z.number().int().nullable(),
+  oldest_run_at: z.string().nullable(),
+  policy: z.string(),
+  error: z.string().nullable(),
+})
+export type RunRetentionSummary = z.infer<typeof runRetentionSchema>
+
 export const readinessReportSchema = z.object({
   summary: z.object({
     generated_at: isoTime,
@@ -191,6 +202,7 @@ export const readinessReportSchema = z.object({
     ran_at: z.string().nullable(),
     envelopes_without_flags: z.number().int(),
   }).nullable(),
+  run_retention: runRetentionSchema,
 })
 
 export type ReadinessReport = z.infer<typeof readinessReportSchema>

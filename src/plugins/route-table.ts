@@ -1,4 +1,5 @@
-// Collects every route as it is registered, so /map and /inventory read Fastify's own route table.
+// The host's one route table: every route as it is registered, tagged with its surface; /map, the caller's and the
+// trading platform's inventories and the truth summary all read it.
 import fp from 'fastify-plugin'
 import type { FastifyInstance } from 'fastify'
 
@@ -8,6 +9,9 @@ export interface RouteEntry {
   method: string
   url: string
   surface: SurfaceName
+  /** The route's OpenAPI summary ('' when it has none). */
+  summary: string
+  deprecated: boolean
 }
 
 declare module 'fastify' {
@@ -32,9 +36,10 @@ export default fp(
     app.decorate('routeTable', table)
     app.addHook('onRoute', (route) => {
       const methods = Array.isArray(route.method) ? route.method : [route.method]
+      const schema = route.schema as { summary?: string; deprecated?: boolean } | undefined
       for (const method of methods) {
         if (method === 'HEAD' || method === 'OPTIONS') continue
-        table.push({ method, url: route.url, surface: surfaceOf(route.url) })
+        table.push({ method, url: route.url, surface: surfaceOf(route.url), summary: schema?.summary ?? '', deprecated: schema?.deprecated === true })
       }
     })
   },

@@ -10,7 +10,7 @@ import { seedIfFirstStart, type SeedLevel } from './seed.js'
 import { createTradingService, type TradingService } from './service.js'
 import { defineTradingJobs } from './jobs.js'
 import jobRoutes from '../jobs/routes.js'
-import { createSystem, type PlatformRoute } from './system.js'
+import { createSystem } from './system.js'
 import rootRoutes from './routes/root.js'
 import v11Routes from './routes/v11.js'
 import readbackRoutes from './routes/readback.js'
@@ -33,7 +33,7 @@ export default async function tradingPlugin(app: FastifyInstance, opts: TradingP
   const seeded = seedIfFirstStart(store, opts.seed ?? 'full', startedAt)
   if (seeded.length) app.log.info({ datasets: seeded }, 'seeded synthetic datasets')
 
-  const service = opts.service ?? createTradingService({ store, mill: app.mill, admission: app.admission, clock, barsCacheBytes: config.barsCacheBytes })
+  const service = opts.service ?? createTradingService({ store, mill: app.mill, admission: app.admission, clock, barsCacheBytes: config.barsCacheBytes, runRetention: config.runRetention })
   const prober = createRpcProber({ endpoints: config.rpcEndpoints, publicEndpoints: config.rpcPublicEndpoints, intervalMs: config.rpcProbeIntervalMs })
   const system = createSystem({ store, repo: service.repo, mill: app.mill, admission: app.admission, clock, prober, startedAt, verifyCacheMs: config.verifyCacheMs })
   const ctx: TradingContext = {
@@ -45,20 +45,10 @@ export default async function tradingPlugin(app: FastifyInstance, opts: TradingP
     system,
     prober,
     auth: app.auth,
-    routes: [],
   }
 
   app.addHook('onReady', async () => prober.start())
   app.addHook('onClose', async () => prober.stop())
-  app.addHook('onRoute', (route) => {
-    const methods = Array.isArray(route.method) ? route.method : [route.method]
-    for (const method of methods) {
-      if (method === 'HEAD' || method === 'OPTIONS') continue
-      const schema = route.schema as { summary?: string; deprecated?: boolean } | undefined
-      const entry: PlatformRoute = { method, url: route.url, summary: schema?.summary ?? '', deprecated: schema?.deprecated === true }
-      ctx.routes.push(entry)
-    }
-  })
   useProblems(app, { notFound: false })
 
   await app.register(rootRoutes, ctx)

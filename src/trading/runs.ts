@@ -11,11 +11,19 @@ export interface StoredRunRef {
   same_inputs_as_run: number | null
   created_at: string
   elapsed_ms: number
+  /** false: an identical run was stored before, and id and created_at are that run's. */
+  stored: boolean
+}
+
+/** Stored runs kept (count; age in days; 0 = no limit of that kind): the oldest go at each new run. */
+export interface RunRetention {
+  maxRuns: number
+  maxAgeDays: number
 }
 
 export type RunRecorder = ReturnType<typeof createRunRecorder>
 
-export function createRunRecorder(repo: TradingRepository, clock: Clock) {
+export function createRunRecorder(repo: TradingRepository, clock: Clock, retention: RunRetention = { maxRuns: 0, maxAgeDays: 0 }) {
   function record(kind: RunKind, dataset: DatasetRow, fields: {
     strategy: string | null
     params: unknown
@@ -27,7 +35,17 @@ export function createRunRecorder(repo: TradingRepository, clock: Clock) {
     elapsedMs: number
   }): StoredRunRef {
     const digest = digestOf({ kind, engine: PLATFORM_VERSION, dataset: { id: dataset.id, sha256: dataset.sha256 }, ...fields.inputs })
-    const createdAt = iso(clock.now())
+    const equity = fields.equity ? JSON.stringify(fields.equity) : null
+    const elapsedMs = round(fields.elapsedMs, 3)
+    // Identical inputs give an identical answer: store it once (a repeat only adds a curve the first lacked).
+    // Synchronous from lookup to insert, so no other request interleaves.
+    const first = repo.firstRunWithDigest(digest)
+    if (first) {
+      if (equity && !first.has_equity) repo.setMissingRunEquity(first.id, equity)
+      return { id: first.id, inputs_digest: digest, same_inputs_as_run: first.id, created_at: first.created_at, elapsed_ms: elapsedMs, stored: false }
+    }
+    const now = clock.now()
+    const createdAt = iso(now)
     const id = repo.insertRun({
       kind,
       dataset_id: dataset.id,
@@ -36,17 +54,12 @@ export function createRunRecorder(repo: TradingRepository, clock: Clock) {
       request: JSON.stringify(fields.request),
       inputs_digest: digest,
       stats: JSON.stringify(fields.stats),
-      equity: fields.equity ? JSON.stringify(fields.equity) : null,
+      equity,
       elapsed_ms: fields.elapsedMs,
       created_at: createdAt,
     })
-    return {
-      id,
-      inputs_digest: digest,
-      same_inputs_as_run: repo.earlierRunWithDigest(digest, id),
-      created_at: createdAt,
-      elapsed_ms: round(fields.elapsedMs, 3),
-    }
+    repo.pruneRuns(id, retention, now)
+    return { id, inputs_digest: digest, same_inputs_as_run: null, created_at: createdAt, elapsed_ms: elapsedMs, stored: true }
   }
 
   return { record }

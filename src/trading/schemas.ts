@@ -176,6 +176,7 @@ const runRef = z.object({
   same_inputs_as_run: z.number().int().nullable().describe('an earlier run with the same inputs digest, if any'),
   created_at: z.string(),
   elapsed_ms: z.number(),
+  stored: z.boolean().describe('false: an identical run was stored before (identical runs are stored once); id and created_at are that run\'s'),
 })
 
 export const backtestAnswer = z.object({

@@ -13,7 +13,7 @@ import { createHeavyRunner, type ResearchDeps } from './research/deps.js'
 import { strategyParamsOf } from './research/inputs.js'
 import { maxEdgeSignal, maxEdgeSignalV10 } from './research/search.js'
 import { simulate } from './research/simulate.js'
-import { createRunRecorder } from './runs.js'
+import { createRunRecorder, type RunRetention } from './runs.js'
 import type { BacktestBody, MaxEdgeBody, MaxEdgeV10Body, SimulateBody } from './schemas.js'
 
 export interface ServiceDeps {
@@ -23,16 +23,18 @@ export interface ServiceDeps {
   clock: Clock
   /** Bytes of bars kept in memory (BARS_CACHE_BYTES); default 256 MiB. */
   barsCacheBytes?: number
+  /** Stored runs kept; default: no limit. */
+  runRetention?: RunRetention
 }
 
 export type TradingService = ReturnType<typeof createTradingService>
 
-export function createTradingService({ store, mill, admission, clock, barsCacheBytes = 256 * 2 ** 20 }: ServiceDeps) {
+export function createTradingService({ store, mill, admission, clock, barsCacheBytes = 256 * 2 ** 20, runRetention }: ServiceDeps) {
   const repo = createTradingRepository(store.db)
   const deps: ResearchDeps = {
     repo,
     bars: createBarsCache(repo, barsCacheBytes),
-    runs: createRunRecorder(repo, clock),
+    runs: createRunRecorder(repo, clock, runRetention),
     heavy: createHeavyRunner(mill, admission),
     clock,
   }

@@ -129,6 +129,7 @@ describe('listing, paging, purge', () => {
 
   it('purges a finished job after JOB_RETENTION_H: the job and its result answer 404 saying so', async () => {
     const res = await app.inject({ method: 'POST', url: '/api/v1/sat', payload: SAT, headers: { ...ASYNC, 'idempotency-key': 'purge-me' } })
+    expect(res.statusCode, res.body).toBe(202)
     const id = json(res).data.id
     await until(async () => okData(await app.inject({ url: `/api/v1/jobs/${id}` })), (j) => j.state === 'succeeded')
     clock.advance(59 * 60_000)
@@ -139,5 +140,21 @@ describe('listing, paging, purge', () => {
     expect(expectRefusal(await app.inject({ url: `/api/v1/jobs/${id}` }), 'not_found', 404).reason).toMatch(/purged/)
     const listed = okData(await app.inject({ url: '/api/v1/jobs?limit=500' })).jobs
     expect(listed.some((j: { id: string }) => j.id === id)).toBe(false)
+  })
+})
+
+// Last: /admin runs the readiness report, whose start-up work can trip this app's event-loop measure into shedding.
+describe('metrics and the admin page', () => {
+  it('/metrics exports jobs by state and a job-duration histogram; /admin shows queue depth and throughput', async () => {
+    const text = (await app.inject({ url: '/metrics' })).body
+    // Every state has its line (the purge above emptied them: purged jobs are not counted).
+    for (const state of ['queued', 'running', 'succeeded', 'failed', 'cancelled']) expect(text).toMatch(new RegExp(`^ncm_jobs\\{state="${state}"\\} \\d+$`, 'm'))
+    expect(text).toMatch(/^# TYPE ncm_job_duration_seconds histogram$/m)
+    const count = Number(/^ncm_job_duration_seconds_count (\d+)$/m.exec(text)?.[1])
+    expect(Number(/^ncm_job_duration_seconds_bucket\{le="\+Inf"\} (\d+)$/m.exec(text)?.[1])).toBe(count)
+    expect(count).toBeGreaterThan(0)
+    const page = (await app.inject({ url: '/admin' })).body
+    expect(page).toMatch(/id="jobs"/)
+    expect(page).toMatch(/queue depth/)
   })
 })

@@ -234,5 +234,20 @@ describe('/mcp (Streamable HTTP, SDK client)', () => {
       method: 'POST', headers: { ...headers, 'mcp-session-id': 'nope' }, body: JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/list' }),
     })
     expect(unknownSession.status).toBe(404)
+    // Malformed messages are answered (4xx), never left hanging.
+    for (const body of ['{"jsonrpc":"2.0"}', '{"method":"tools/call","id":1}', '"x"']) {
+      const res = await fetch(new URL('/mcp', base), { method: 'POST', headers, body })
+      expect(res.status, body).toBeGreaterThanOrEqual(400)
+      expect(res.status, body).toBeLessThan(500)
+    }
+    // DELETE ends a session: the next message on it is refused.
+    const opened = await fetch(new URL('/mcp', base), { method: 'POST', headers, body: JSON.stringify(init) })
+    const session = opened.headers.get('mcp-session-id')!
+    await opened.body?.cancel()
+    expect((await fetch(new URL('/mcp', base), { method: 'DELETE', headers: { 'mcp-session-id': session } })).status).toBe(200)
+    const after = await fetch(new URL('/mcp', base), {
+      method: 'POST', headers: { ...headers, 'mcp-session-id': session }, body: JSON.stringify({ jsonrpc: '2.0', id: 3, method: 'ping' }),
+    })
+    expect(after.status).toBe(404)
   })
 })

@@ -54,7 +54,7 @@ describe('runs', () => {
     for (const strategy of strategies) {
       for (const dataset of ['SYN-DAILY', 'SYN-15M']) expect((await backtest({ dataset, strategy })).statusCode).toBe(200)
     }
-    first = json(await backtest({ dataset: 'SYN-DAILY', strategy: 'sma_cross', params: { fast: 5, slow: 20 }, commission: 0.001 }))
+    first = json(await backtest({ dataset: 'SYN-DAILY', strategy: 'sma_cross', params: { fast: 5, slow: 20 }, commission: 0.001, include: ['equity'] }))
     expect((await post('/api/v11/trading/simulate', { dataset: 'SYN-DAILY', strategy: 'buy_and_hold', paths: 20, horizon: 20, seed: 1 })).statusCode).toBe(200)
   })
 

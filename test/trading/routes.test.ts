@@ -277,7 +277,7 @@ describe('v6 and the command center', () => {
   })
 
   it('GET /api/v6/command-center/panels holds every panel, and the equity of the latest backtest', async () => {
-    await post('/api/v11/trading/backtest', { dataset: 'SYN-DAILY', strategy: 'ema_cross' })
+    await post('/api/v11/trading/backtest', { dataset: 'SYN-DAILY', strategy: 'ema_cross', include: ['equity'] })
     const body = json(await app.inject('/api/v6/command-center/panels'))
     expect(Object.keys(body.panels).sort()).toEqual(['datasets', 'equity', 'health', 'positions', 'rpc', 'runs', 'signals'])
     expect(body.panels.equity).toMatchObject({ strategy: 'ema_cross', symbol: 'SYN-DAILY' })

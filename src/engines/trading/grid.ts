@@ -2,7 +2,7 @@
 import type { BacktestOptions, Bars, Signal, Stats } from './types.js'
 import { executeEvents, type Execution } from './execution.js'
 import { computeStats } from './stats.js'
-import { crossEvents, STRATEGIES, type StrategyEvents } from './strategies.js'
+import { crossEvents, firstDefined, STRATEGIES, type StrategyEvents } from './strategies.js'
 import { sma } from './indicators.js'
 import { LEAN_UNSUPPORTED, leanBroker, leanBuffers, leanExecute } from './lean-run.js'
 import { isLightStat, lightStats, lightStatsScratch, type LightStats } from './light-stats.js'
@@ -53,15 +53,18 @@ export function inSampleGrid(
   const fasts = [...new Set(grid.fast)].sort((a, b) => a - b)
   const slows = [...new Set(grid.slow)].sort((a, b) => a - b)
   validatePairs(fasts, slows)
-  const smas = new Map<number, Float64Array>()
-  const smaOf = (w: number): Float64Array => {
+  // each period's SMA and its first defined bar, once
+  const smas = new Map<number, { values: Float64Array; first: number }>()
+  const smaOf = (w: number): { values: Float64Array; first: number } => {
     let v = smas.get(w)
-    if (!v) smas.set(w, (v = sma(bars.close, w)))
+    if (!v) {
+      const values = sma(bars.close, w)
+      smas.set(w, (v = { values, first: firstDefined(values) }))
+    }
     return v
   }
   const broker = leanBroker(options)
   const lean = broker !== null && isLightStat(maximize) ? { broker, buffers: leanBuffers(n), scratch: lightStatsScratch(bars.ts) } : null
-  const events = new Int8Array(n)
 
   const rows: GridRow[] = []
   let bestAt = -1
@@ -75,13 +78,15 @@ export function inSampleGrid(
         complete = false
         break outer
       }
-      const ev = crossEvents(smaOf(fast), smaOf(slow), events)
+      const a = smaOf(fast)
+      const b = smaOf(slow)
       let stats: LightStats | Stats | null = null
       if (lean) {
-        const closed = leanExecute(bars, ev.events, ev.warmup, lean.broker, lean.buffers)
-        if (closed !== LEAN_UNSUPPORTED) stats = lightStats(lean.buffers.equity, lean.buffers.pnl, closed, lean.scratch)
+        // the crossovers are read from the two lines inside the broker's loop (crossEvents' warm-up: the later start)
+        const closed = leanExecute(bars, { fast: a.values, slow: b.values }, Math.max(a.first, b.first), lean.broker, lean.buffers)
+        if (closed !== LEAN_UNSUPPORTED) stats = lightStats(lean.buffers, closed, lean.scratch)
       }
-      stats ??= fullStats(bars, ev, options).stats
+      stats ??= fullStats(bars, crossEvents(a.values, b.values), options).stats
       const raw = (stats as Partial<Stats>)[maximize]
       const score = typeof raw === 'number' && Number.isFinite(raw) ? raw : null
       onProgress?.(rows.length + 1)
@@ -103,7 +108,7 @@ export function inSampleGrid(
   let signal: Signal | null = null
   if (bestAt >= 0) {
     const { fast, slow } = rows[bestAt]!
-    const full = fullStats(bars, crossEvents(smaOf(fast), smaOf(slow)), options)
+    const full = fullStats(bars, crossEvents(smaOf(fast).values, smaOf(slow).values), options)
     best = { fast, slow, stats: full.stats }
     const positions = full.run.positions
     if (positions.length) {

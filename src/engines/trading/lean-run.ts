@@ -24,10 +24,20 @@ export interface LeanBuffers {
   equity: Float64Array
   /** P&L of each closed trade in closing order, as `Trade.pnl`. */
   pnl: Float64Array
+  /** The deepest drawdown of `equity` as a fraction (computeStats' max dd, worked out as the equity is written). */
+  maxDrawdown: number
+}
+
+/** Two indicator lines whose strict crossovers are the events (sma_cross, ema_cross): read in the loop, no buffer. */
+export interface CrossLines {
+  fast: Float64Array
+  slow: Float64Array
 }
 
 /** The lean path cannot reproduce the run (finalized trades, a wipe-out): the caller takes executeEvents. */
 export const LEAN_UNSUPPORTED = -1
+
+const close0 = new Float64Array(0)
 
 export function leanBroker(options: BacktestOptions): LeanBroker | null {
   if (!(options.cash > 0)) throw new RangeError(`cash must be > 0, got ${options.cash}`)
@@ -47,15 +57,19 @@ export function leanBroker(options: BacktestOptions): LeanBroker | null {
 
 export function leanBuffers(bars: number): LeanBuffers {
   // at most one trade closes per bar
-  return { equity: new Float64Array(bars), pnl: new Float64Array(bars) }
+  return { equity: new Float64Array(bars), pnl: new Float64Array(bars), maxDrawdown: 0 }
 }
 
 /**
- * executeEvents' loop (see its comment for the order of things per bar) over `events` from `warmup + 1`, writing
- * the equity curve and the closed trades' P&L into `out`. Returns the number of closed trades, or
- * LEAN_UNSUPPORTED when equity reaches 0 (the full broker handles the wipe-out).
+ * executeEvents' loop (see its comment for the order of things per bar) over `source` — events, or two lines whose
+ * strict crossovers (as crossEvents finds them) are the events — from `warmup + 1`, writing the equity curve, the
+ * closed trades' P&L and the deepest drawdown into `out`. Returns the number of closed trades, or LEAN_UNSUPPORTED
+ * when equity reaches 0 (the full broker handles the wipe-out).
  */
-export function leanExecute(bars: Bars, events: Int8Array, warmup: number, b: LeanBroker, out: LeanBuffers): number {
+export function leanExecute(bars: Bars, source: Int8Array | CrossLines, warmup: number, b: LeanBroker, out: LeanBuffers): number {
+  const events = source instanceof Int8Array ? source : null
+  const fast = events ? close0 : (source as CrossLines).fast
+  const slow = events ? close0 : (source as CrossLines).slow
   const { open, close } = bars
   const n = close.length
   const equity = out.equity
@@ -67,6 +81,10 @@ export function leanExecute(bars: Bars, events: Int8Array, warmup: number, b: Le
   let cash = b.cash
   let size = 0
   let entryPrice = 0
+  // drawdown as in positiveDrawdowns: the warm-up holds the starting cash, the first peak
+  let peak = b.cash
+  let low = Infinity
+  let maxDd = 0
   for (let i = start; i < n; i++) {
     if (pending !== 0) {
       const price = open[i]!
@@ -94,9 +112,30 @@ export function leanExecute(bars: Bars, events: Int8Array, warmup: number, b: Le
     const eq = size !== 0 ? cash + size * (close[i]! - entryPrice) : cash
     if (eq <= 0) return LEAN_UNSUPPORTED
     equity[i] = eq
-    const e = events[i]!
+    if (eq >= peak) {
+      if (low < peak) {
+        const depth = 1 - low / peak
+        if (depth > maxDd) maxDd = depth
+      }
+      peak = eq
+      low = Infinity
+    } else if (eq < low) {
+      low = eq
+    }
+    let e: number
+    if (events) {
+      e = events[i]!
+    } else {
+      const a0 = fast[i - 1]!, b0 = slow[i - 1]!, a1 = fast[i]!, b1 = slow[i]!
+      e = a0 < b0 && a1 > b1 ? 1 : b0 < a0 && b1 > a1 ? -1 : 0
+    }
     if (e !== 0) pending = e > 0 ? 1 : allowShort ? -1 : 2
   }
+  if (low < peak) {
+    const depth = 1 - low / peak
+    if (depth > maxDd) maxDd = depth
+  }
+  out.maxDrawdown = maxDd
   // warm-up bars carry the first recorded equity, which is the starting cash (no order can fill on the first bar)
   equity.fill(b.cash, 0, Math.min(start, n))
   return closed

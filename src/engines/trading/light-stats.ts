@@ -1,7 +1,8 @@
 // The statistics a parameter sweep ranks by, computed like computeStats (bit for bit) in a few passes over
 // preallocated buffers: no trade objects, no beta, no durations — only what a grid row shows or sorts on.
 import type { Stats } from './types.js'
-import { calendarOf, positiveDrawdowns, type Calendar, type StatsConvention } from './stats.js'
+import { calendarOf, type Calendar, type StatsConvention } from './stats.js'
+import type { LeanBuffers } from './lean-run.js'
 
 export const LIGHT_STATS = [
   'equity_final', 'return_pct', 'max_drawdown_pct', 'sharpe_ratio', 'sortino_ratio', 'calmar_ratio', 'trades',
@@ -14,24 +15,22 @@ export const isLightStat = (key: keyof Stats): key is LightStatName => (LIGHT_ST
 
 /** Per-sweep state: the calendar of the timestamps and a buffer for the period returns. */
 export interface LightStatsScratch {
-  ts: Float64Array
   cal: Calendar
   periodReturns: Float64Array
 }
 
 export function lightStatsScratch(ts: Float64Array): LightStatsScratch {
   const cal = calendarOf(ts)
-  return { ts, cal, periodReturns: new Float64Array(Math.max(0, cal.bucketEnds.length - 1)) }
+  return { cal, periodReturns: new Float64Array(Math.max(0, cal.bucketEnds.length - 1)) }
 }
 
 /**
- * computeStats' figures of LIGHT_STATS from the equity curve and the closed trades' P&L (`pnl[0..trades)`), with
- * the same operations in the same order so every figure is identical; the 0.6.6 convention.
+ * computeStats' figures of LIGHT_STATS from a lean run (its equity curve, the closed trades' P&L `pnl[0..trades)` and
+ * the deepest drawdown it tracked), with the same operations in the same order so every figure is identical.
  */
-export function lightStats(equity: Float64Array, pnl: Float64Array, trades: number, s: LightStatsScratch, convention: StatsConvention = '0.6.6'): LightStats {
+export function lightStats(run: LeanBuffers, trades: number, s: LightStatsScratch, convention: StatsConvention = '0.6.6'): LightStats {
+  const { equity, pnl, maxDrawdown: maxDd } = run
   const n = equity.length
-  // the lean broker's equity stays above 0 (it hands wipe-outs to the full broker), so the positive scan applies
-  const maxDd = positiveDrawdowns(s.ts, equity)!.maxDd
 
   const equityFirst = equity[0]!
   const equityLast = equity[n - 1]!

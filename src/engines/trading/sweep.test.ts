@@ -3,7 +3,8 @@ import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 import { generateSyntheticBars, SYNTHETIC_PRESETS } from './synthetic.js'
 import { executeEvents, runBacktest } from './execution.js'
-import { parseStrategyParams, strategyEvents, STRATEGY_NAMES } from './strategies.js'
+import { crossEvents, parseStrategyParams, strategyEvents, STRATEGY_NAMES } from './strategies.js'
+import { sma } from './indicators.js'
 import { LEAN_UNSUPPORTED, leanBroker, leanBuffers, leanExecute } from './lean-run.js'
 import { LIGHT_STATS, lightStats, lightStatsScratch } from './light-stats.js'
 import { WindowMoments } from './window-moments.js'
@@ -35,7 +36,7 @@ describe('lean broker and light statistics', () => {
           expect(closed).toBe(full.closedTrades)
           expect(Array.from(buffers.equity)).toEqual(Array.from(full.equity))
           expect(Array.from(buffers.pnl.subarray(0, closed))).toEqual(full.trades.slice(0, closed).map((t) => t.pnl))
-          const light = lightStats(buffers.equity, buffers.pnl, closed, scratch)
+          const light = lightStats(buffers, closed, scratch)
           const stats = runBacktest(bars, strategy, {}, options).stats
           for (const key of LIGHT_STATS) expect(light[key], `${strategy} ${key}`).toBe(stats[key])
         }
@@ -52,10 +53,24 @@ describe('lean broker and light statistics', () => {
       const closed = leanExecute(bars, ev.events, ev.warmup, leanBroker(options)!, buffers)
       const full = runBacktest(bars, 'sma_cross', { fast: 3, slow: 9 }, options)
       if (full.equity.includes(0)) return expect(closed).toBe(LEAN_UNSUPPORTED)
-      const light = lightStats(buffers.equity, buffers.pnl, closed, lightStatsScratch(bars.ts))
+      const light = lightStats(buffers, closed, lightStatsScratch(bars.ts))
       for (const key of LIGHT_STATS) expect(light[key]).toBe(full.stats[key])
     }), { numRuns: 60 })
     expect(leanBroker({ cash: 1, commission: 0, finalizeTrades: true })).toBeNull()
+  })
+
+  it('reads crossovers from two lines exactly as from crossEvents, and tracks computeStats\' max drawdown', () => {
+    for (const options of OPTIONS) {
+      for (const [f, sl] of [[5, 20], [10, 30], [3, 90]] as const) {
+        const a = sma(daily.close, f), b = sma(daily.close, sl)
+        const ev = crossEvents(a, b)
+        const fromEvents = leanBuffers(daily.close.length), fromLines = leanBuffers(daily.close.length)
+        const broker = leanBroker(options)!
+        expect(leanExecute(daily, { fast: a, slow: b }, ev.warmup, broker, fromLines)).toBe(leanExecute(daily, ev.events, ev.warmup, broker, fromEvents))
+        expect(Array.from(fromLines.equity)).toEqual(Array.from(fromEvents.equity))
+        expect(fromLines.maxDrawdown).toBe(positiveDrawdowns(daily.ts, fromEvents.equity)!.maxDd)
+      }
+    }
   })
 
   it('the grid ranks by any statistic: a light one, or one only the full statistics have', () => {

@@ -40,7 +40,8 @@ async function runBacktest(deps: ResearchDeps, body: BacktestBody, persist: bool
     request: { ...body, params },
     inputs: { strategy: body.strategy, params, settings, from: first, to: last },
     stats,
-    equity: downsample(bars.ts, result.equity, STORED_EQUITY_POINTS),
+    // The curve is most of a run's bytes: kept only when the caller asks for it.
+    equity: body.include.includes('equity') ? downsample(bars.ts, result.equity, STORED_EQUITY_POINTS) : null,
     elapsedMs,
   })
   const total = bars.ts.length
