@@ -112,7 +112,7 @@ export async function buildApp(opts: BuildOptions): Promise<FastifyInstance> {
   app.setNotFoundHandler(problemNotFoundHandler)
 
   await app.register(routeTablePlugin)
-  await app.register(jsonBodyPlugin, { maxDepth: config.jsonMaxDepth })
+  await app.register(jsonBodyPlugin, { maxDepth: config.jsonMaxDepth, maxValues: config.jsonMaxValues })
   await app.register(storePlugin, { store })
   await app.register(authPlugin)
   await app.register(millPlugin, { mill })

@@ -3,7 +3,7 @@ import { availableParallelism } from 'node:os'
 import { isAbsolute, join, resolve } from 'node:path'
 import { z } from 'zod'
 import { publicEndpointUrl, redactEndpointUrl } from './redact.js'
-import { DEFAULT_JSON_MAX_DEPTH } from './json-text.js'
+import { DEFAULT_JSON_MAX_DEPTH, DEFAULT_JSON_MAX_VALUES } from './json-text.js'
 
 /** Alternative names accepted for a variable; reported in the readiness report's environment summary. */
 export const CONFIG_ALIASES: ReadonlyArray<{ alias: string; canonical: string; meaning: string }> = [
@@ -46,6 +46,7 @@ const envSchema = z.object({
   JOB_RETENTION_H: z.coerce.number().min(0.001).max(24 * 365).default(24),
   JOB_MAX_MS: intFrom(1000, 7 * 24 * 3_600_000).default(30 * 60_000),
   JSON_MAX_DEPTH: intFrom(16, 1_000_000).default(DEFAULT_JSON_MAX_DEPTH),
+  JSON_MAX_VALUES: intFrom(1000, 100_000_000).default(DEFAULT_JSON_MAX_VALUES),
   DIFF_PATCH_MAX_WEIGHT: intFrom(1024, 1024 * MiB).default(2 * MiB),
   RUN_BATCH_MAX_WEIGHT: intFrom(1024, 1024 * MiB).default(16 * MiB),
   VERIFY_CACHE_MS: intFrom(0, 86_400_000).default(30_000),
@@ -99,6 +100,8 @@ export interface Config {
   readonly jobMaxMs: number
   /** Deepest nesting of arrays/objects a JSON body may have; counted before the body is parsed. */
   readonly jsonMaxDepth: number
+  /** Most values (array/object members, counted by openings and commas) a JSON body may hold; counted before parsing. */
+  readonly jsonMaxValues: number
   /** The most a /diff patch may produce: the patched document's weight (nodes × 8 + characters), counted as it is applied. */
   readonly diffPatchMaxWeight: number
   /** The most the answers of one /run batch may weigh together (nodes × 8 + characters), counted as jobs answer. */
@@ -188,6 +191,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
     jobRetentionH: e.JOB_RETENTION_H,
     jobMaxMs: e.JOB_MAX_MS,
     jsonMaxDepth: e.JSON_MAX_DEPTH,
+    jsonMaxValues: e.JSON_MAX_VALUES,
     diffPatchMaxWeight: e.DIFF_PATCH_MAX_WEIGHT,
     runBatchMaxWeight: e.RUN_BATCH_MAX_WEIGHT,
     verifyCacheMs: e.VERIFY_CACHE_MS,
@@ -249,6 +253,7 @@ export function redactedConfig(config: Config): Record<string, unknown> {
     JOB_RETENTION_H: config.jobRetentionH,
     JOB_MAX_MS: config.jobMaxMs,
     JSON_MAX_DEPTH: config.jsonMaxDepth,
+    JSON_MAX_VALUES: config.jsonMaxValues,
     DIFF_PATCH_MAX_WEIGHT: config.diffPatchMaxWeight,
     RUN_BATCH_MAX_WEIGHT: config.runBatchMaxWeight,
     VERIFY_CACHE_MS: config.verifyCacheMs,
