@@ -53,9 +53,15 @@ const envSchema = z.object({
   LARGE_BODY_CONCURRENCY: intFrom(1, 10_000).default(4),
   BARS_CACHE_BYTES: intFrom(0, 64 * 1024 * MiB).default(256 * MiB),
   CSV_MAX_ROWS: intFrom(1, 100_000_000).default(250_000),
+  PUBLIC_URL: z.string().optional(),
 })
 
+/** Variables whose value is a secret: a message about a bad value says how long it is, never what it is. */
+const SECRET_VARIABLES = new Set(['ADMIN_TOKEN'])
+
 export interface Config {
+  /** The address clients reach this host at (PUBLIC_URL, no trailing slash), for the curl lines of /help; null = the request's own. */
+  readonly publicUrl: string | null
   readonly host: string
   readonly port: number
   /** Absolute path of DATA_DIR. */
@@ -135,7 +141,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
   if (!parsed.success) {
     const lines = parsed.error.issues.map((issue) => {
       const name = String(issue.path[0] ?? '?')
-      return `${name}=${JSON.stringify(merged[name] ?? null)}: ${issue.message}`
+      const value = merged[name]
+      const shown = SECRET_VARIABLES.has(name) && value !== undefined ? `<${value.length} characters, not shown>` : JSON.stringify(value ?? null)
+      return `${name}=${shown}: ${issue.message}`
     })
     throw new ConfigError(`invalid configuration:\n  ${lines.join('\n  ')}`)
   }
@@ -157,6 +165,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
     }
   }
   return Object.freeze({
+    publicUrl: publicUrlOf(e.PUBLIC_URL),
     host: e.HOST,
     port: e.PORT,
     dataDir,
@@ -191,6 +200,16 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
     csvMaxRows: e.CSV_MAX_ROWS,
     aliasesUsed: Object.freeze(aliasesUsed),
   })
+}
+
+/** PUBLIC_URL: an http(s) URL without query or fragment (a path prefix is kept, e.g. behind a proxy), no trailing slash. */
+function publicUrlOf(value: string | undefined): string | null {
+  if (value === undefined) return null
+  const url = URL.canParse(value) ? new URL(value) : null
+  if (!url || !/^https?:$/.test(url.protocol) || url.search || url.hash || url.username || url.password) {
+    throw new ConfigError(`invalid configuration:\n  PUBLIC_URL=${JSON.stringify(value)}: must be an http(s) URL without credentials, query or fragment (e.g. https://ncm.example)`)
+  }
+  return `${url.origin}${url.pathname}`.replace(/\/+$/, '')
 }
 
 /** A comma-separated list of http(s) URLs; a ConfigError names the variable and the first URL that is not one. */
