@@ -1,7 +1,10 @@
 // buildApp(): the whole host as one Fastify instance — plugins, the three surfaces, the docs. It never listens.
 import { randomUUID } from 'node:crypto'
 import Fastify, { type FastifyInstance } from 'fastify'
-import { validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod'
+import fp from 'fastify-plugin'
+import type { ZodTypeProvider } from 'fastify-type-provider-zod'
+import { lenientQueryValidatorCompiler } from './plugins/validator.js'
+import { clientErrorHandler } from './plugins/client-errors.js'
 import { zodSerializerCompiler } from './plugins/serializer.js'
 import type { Config } from './config.js'
 import { loggerOptions, type LogDestination } from './logger.js'
@@ -11,7 +14,7 @@ import routeTablePlugin from './plugins/route-table.js'
 import storePlugin from './plugins/store.js'
 import millPlugin from './plugins/mill.js'
 import jobsPlugin from './plugins/jobs.js'
-import admissionPlugin from './plugins/admission.js'
+import admissionPlugin, { type Admission } from './plugins/admission.js'
 import limitsPlugin from './plugins/limits.js'
 import { frameworkErrorHandler } from './plugins/framework-errors.js'
 import corsPlugin from './plugins/cors.js'
@@ -61,9 +64,11 @@ export interface BuildOptions {
   /** How much synthetic market data a first start seeds (tests use 'small'). */
   tradingSeed?: SeedLevel
   /** Options of the admin JSON routes (tests: a fake python3, another tree to analyse). */
-  admin?: Pick<AdminCollectorOptions, 'pythonProbe' | 'rootDir'>
+  admin?: Pick<AdminCollectorOptions, 'pythonProbe' | 'rootDir' | 'prepareSelfTestHost'>
   /** Set on the throwaway host the known-answer tests run in (it has no self-test host of its own). */
   selfTestSandbox?: boolean
+  /** The occupancy of another host to answer with instead of measuring one (the self-test host borrows its parent's). */
+  admission?: Admission
 }
 
 /** What a client may send as its x-request-id: a short plain token, since ids end up in logs, headers and bodies. */
@@ -90,8 +95,9 @@ export async function buildApp(opts: BuildOptions): Promise<FastifyInstance> {
     trustProxy: config.trustProxy,
     // Malformed URLs never reach routing or hooks; this answers them in the surface's format and counts them.
     frameworkErrors: frameworkErrorHandler,
+    clientErrorHandler,
   }).withTypeProvider<ZodTypeProvider>()
-  app.setValidatorCompiler(validatorCompiler)
+  app.setValidatorCompiler(lenientQueryValidatorCompiler)
   app.setSerializerCompiler(zodSerializerCompiler)
 
   const store = opts.store ?? openStore({ path: config.databasePath })
@@ -106,12 +112,18 @@ export async function buildApp(opts: BuildOptions): Promise<FastifyInstance> {
   app.setNotFoundHandler(problemNotFoundHandler)
 
   await app.register(routeTablePlugin)
-  await app.register(jsonBodyPlugin, { maxDepth: config.jsonMaxDepth })
+  await app.register(jsonBodyPlugin, { maxDepth: config.jsonMaxDepth, maxValues: config.jsonMaxValues })
   await app.register(storePlugin, { store })
   await app.register(authPlugin)
   await app.register(millPlugin, { mill })
   await app.register(jobsPlugin, { config, clock })
-  await app.register(admissionPlugin, { maxEventLoopDelayMs: config.maxEventLoopDelayMs })
+  if (opts.admission) {
+    // A self-test host measures nothing of its own: it answers with the occupancy of the host it runs inside.
+    const borrowed = opts.admission
+    await app.register(fp(async (a: FastifyInstance) => { a.decorate('admission', borrowed) }, { name: 'ncm-admission', dependencies: ['ncm-mill'] }))
+  } else {
+    await app.register(admissionPlugin, { maxEventLoopDelayMs: config.maxEventLoopDelayMs })
+  }
   await app.register(limitsPlugin, { rateLimitPerMin: config.rateLimitPerMin, exempt: isInternal })
   await app.register(largeBodiesPlugin, { smallBodyBytes: config.bodyLimitBytes, concurrency: config.largeBodyConcurrency })
   await app.register(corsPlugin, { origins: config.corsOrigins })
@@ -119,7 +131,7 @@ export async function buildApp(opts: BuildOptions): Promise<FastifyInstance> {
   await app.register(docsPlugin)
   await app.register(adminCollectorsPlugin, {
     ...opts.admin,
-    ...(opts.selfTestSandbox ? {} : { selfTestHost: () => buildSelfTestHost(opts, mill, clock, registry) }),
+    ...(opts.selfTestSandbox ? {} : { selfTestHost: () => buildSelfTestHost(opts, app, clock, registry) }),
   })
 
   const auth = app.auth
@@ -144,9 +156,10 @@ export async function buildApp(opts: BuildOptions): Promise<FastifyInstance> {
 /**
  * The host the known-answer tests run in: the same routes, built by this function, over a throwaway in-memory store
  * (so a self-test never writes a dataset or a run into the user's data), borrowing this host's mill (closing the
- * sandbox leaves it running), without rate limit, RPC probing or seeded data.
+ * sandbox leaves it running) and occupancy, without rate limit, RPC probing or seeded data.
  */
-async function buildSelfTestHost(opts: BuildOptions, mill: Mill, clock: Clock, registry: Registry): Promise<FastifyInstance> {
+async function buildSelfTestHost(opts: BuildOptions, parent: FastifyInstance, clock: Clock, registry: Registry): Promise<FastifyInstance> {
+  const mill = parent.mill
   const borrowed: Mill = {
     run: mill.run.bind(mill),
     isSaturated: () => mill.isSaturated(),
@@ -158,6 +171,9 @@ async function buildSelfTestHost(opts: BuildOptions, mill: Mill, clock: Clock, r
   const app = await buildApp({
     config: { ...opts.config, databasePath: ':memory:', rateLimitPerMin: 0, rpcEndpoints: [] },
     mill: borrowed,
+    // A second event-loop sampler would never be released (under-pressure does not disable its histogram on close)
+    // and disturbed the parent's readings: the sandbox answers with the parent's occupancy instead.
+    admission: parent.admission,
     clock,
     registry,
     logger: false,

@@ -37,6 +37,27 @@ describe('loadConfig', () => {
     expect(() => loadConfig({ RPC_ENDPOINTS: 'ftp://x' })).toThrow(/RPC_ENDPOINTS/)
   })
 
+  it('never prints a bad ADMIN_TOKEN (nor its alias), only its length', () => {
+    for (const env of [{ ADMIN_TOKEN: 'tooShortSecret' }, { NCM_ADMIN_TOKEN: 'tooShortSecret' }]) {
+      expect(() => loadConfig(env)).toThrow(ConfigError)
+      try {
+        loadConfig(env)
+      } catch (err) {
+        expect((err as Error).message).toContain('ADMIN_TOKEN=<14 characters, not shown>: must be at least 16 characters')
+        expect((err as Error).message).not.toContain('tooShortSecret')
+      }
+    }
+  })
+
+  it('reads PUBLIC_URL as an http(s) base without a trailing slash', () => {
+    expect(loadConfig({}).publicUrl).toBeNull()
+    expect(loadConfig({ PUBLIC_URL: 'https://ncm.example/' }).publicUrl).toBe('https://ncm.example')
+    expect(loadConfig({ PUBLIC_URL: 'https://ops.example/ncm/' }).publicUrl).toBe('https://ops.example/ncm')
+    for (const bad of ['ncm.example', 'ftp://x', 'https://u:p@x.example', 'https://x.example/?a=1']) {
+      expect(() => loadConfig({ PUBLIC_URL: bad }), bad).toThrow(/PUBLIC_URL/)
+    }
+  })
+
   it('redacts secrets', () => {
     const c = loadConfig({ ADMIN_TOKEN: 'a-very-secret-admin-token', RPC_ENDPOINTS: 'https://user:pw@rpc.example/v1?apikey=abc' })
     const shown = JSON.stringify(redactedConfig(c))

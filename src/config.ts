@@ -3,7 +3,7 @@ import { availableParallelism } from 'node:os'
 import { isAbsolute, join, resolve } from 'node:path'
 import { z } from 'zod'
 import { publicEndpointUrl, redactEndpointUrl } from './redact.js'
-import { DEFAULT_JSON_MAX_DEPTH } from './json-text.js'
+import { DEFAULT_JSON_MAX_DEPTH, DEFAULT_JSON_MAX_VALUES } from './json-text.js'
 
 /** Alternative names accepted for a variable; reported in the readiness report's environment summary. */
 export const CONFIG_ALIASES: ReadonlyArray<{ alias: string; canonical: string; meaning: string }> = [
@@ -46,15 +46,22 @@ const envSchema = z.object({
   JOB_RETENTION_H: z.coerce.number().min(0.001).max(24 * 365).default(24),
   JOB_MAX_MS: intFrom(1000, 7 * 24 * 3_600_000).default(30 * 60_000),
   JSON_MAX_DEPTH: intFrom(16, 1_000_000).default(DEFAULT_JSON_MAX_DEPTH),
+  JSON_MAX_VALUES: intFrom(1000, 100_000_000).default(DEFAULT_JSON_MAX_VALUES),
   DIFF_PATCH_MAX_WEIGHT: intFrom(1024, 1024 * MiB).default(2 * MiB),
   RUN_BATCH_MAX_WEIGHT: intFrom(1024, 1024 * MiB).default(16 * MiB),
   VERIFY_CACHE_MS: intFrom(0, 86_400_000).default(30_000),
   LARGE_BODY_CONCURRENCY: intFrom(1, 10_000).default(4),
   BARS_CACHE_BYTES: intFrom(0, 64 * 1024 * MiB).default(256 * MiB),
   CSV_MAX_ROWS: intFrom(1, 100_000_000).default(250_000),
+  PUBLIC_URL: z.string().optional(),
 })
 
+/** Variables whose value is a secret: a message about a bad value says how long it is, never what it is. */
+const SECRET_VARIABLES = new Set(['ADMIN_TOKEN'])
+
 export interface Config {
+  /** The address clients reach this host at (PUBLIC_URL, no trailing slash), for the curl lines of /help; null = the request's own. */
+  readonly publicUrl: string | null
   readonly host: string
   readonly port: number
   /** Absolute path of DATA_DIR. */
@@ -93,6 +100,8 @@ export interface Config {
   readonly jobMaxMs: number
   /** Deepest nesting of arrays/objects a JSON body may have; counted before the body is parsed. */
   readonly jsonMaxDepth: number
+  /** Most values (array/object members, counted by openings and commas) a JSON body may hold; counted before parsing. */
+  readonly jsonMaxValues: number
   /** The most a /diff patch may produce: the patched document's weight (nodes × 8 + characters), counted as it is applied. */
   readonly diffPatchMaxWeight: number
   /** The most the answers of one /run batch may weigh together (nodes × 8 + characters), counted as jobs answer. */
@@ -132,7 +141,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
   if (!parsed.success) {
     const lines = parsed.error.issues.map((issue) => {
       const name = String(issue.path[0] ?? '?')
-      return `${name}=${JSON.stringify(merged[name] ?? null)}: ${issue.message}`
+      const value = merged[name]
+      const shown = SECRET_VARIABLES.has(name) && value !== undefined ? `<${value.length} characters, not shown>` : JSON.stringify(value ?? null)
+      return `${name}=${shown}: ${issue.message}`
     })
     throw new ConfigError(`invalid configuration:\n  ${lines.join('\n  ')}`)
   }
@@ -154,6 +165,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
     }
   }
   return Object.freeze({
+    publicUrl: publicUrlOf(e.PUBLIC_URL),
     host: e.HOST,
     port: e.PORT,
     dataDir,
@@ -179,6 +191,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
     jobRetentionH: e.JOB_RETENTION_H,
     jobMaxMs: e.JOB_MAX_MS,
     jsonMaxDepth: e.JSON_MAX_DEPTH,
+    jsonMaxValues: e.JSON_MAX_VALUES,
     diffPatchMaxWeight: e.DIFF_PATCH_MAX_WEIGHT,
     runBatchMaxWeight: e.RUN_BATCH_MAX_WEIGHT,
     verifyCacheMs: e.VERIFY_CACHE_MS,
@@ -187,6 +200,16 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
     csvMaxRows: e.CSV_MAX_ROWS,
     aliasesUsed: Object.freeze(aliasesUsed),
   })
+}
+
+/** PUBLIC_URL: an http(s) URL without query or fragment (a path prefix is kept, e.g. behind a proxy), no trailing slash. */
+function publicUrlOf(value: string | undefined): string | null {
+  if (value === undefined) return null
+  const url = URL.canParse(value) ? new URL(value) : null
+  if (!url || !/^https?:$/.test(url.protocol) || url.search || url.hash || url.username || url.password) {
+    throw new ConfigError(`invalid configuration:\n  PUBLIC_URL=${JSON.stringify(value)}: must be an http(s) URL without credentials, query or fragment (e.g. https://ncm.example)`)
+  }
+  return `${url.origin}${url.pathname}`.replace(/\/+$/, '')
 }
 
 /** A comma-separated list of http(s) URLs; a ConfigError names the variable and the first URL that is not one. */
@@ -230,6 +253,7 @@ export function redactedConfig(config: Config): Record<string, unknown> {
     JOB_RETENTION_H: config.jobRetentionH,
     JOB_MAX_MS: config.jobMaxMs,
     JSON_MAX_DEPTH: config.jsonMaxDepth,
+    JSON_MAX_VALUES: config.jsonMaxValues,
     DIFF_PATCH_MAX_WEIGHT: config.diffPatchMaxWeight,
     RUN_BATCH_MAX_WEIGHT: config.runBatchMaxWeight,
     VERIFY_CACHE_MS: config.verifyCacheMs,

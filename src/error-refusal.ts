@@ -2,17 +2,19 @@
 // (the caller as an envelope, the trading platform as RFC 9457 problem details).
 import type { FastifyError } from 'fastify'
 import { hasZodFastifySchemaValidationErrors, ResponseSerializationError } from 'fastify-type-provider-zod'
-import { Refusal, type RefusalIssue } from './refusal.js'
+import { describeIssue, Refusal, type IssueParts, type RefusalIssue } from './refusal.js'
 
 export function toRefusal(err: unknown, requestId: string): Refusal {
   if (err instanceof Refusal) return err
   const e = err as FastifyError & { retryAfterS?: number; ttl?: number }
   if (hasZodFastifySchemaValidationErrors(e)) {
     const where = e.validationContext ?? 'input'
-    const issues: RefusalIssue[] = e.validation.map((v) => ({
-      path: v.instancePath && v.instancePath !== '/' ? v.instancePath.slice(1).replaceAll('/', '.') : '(root)',
+    const issues: RefusalIssue[] = e.validation.flatMap((v) => describeIssue({
+      ...(v.params as Partial<IssueParts>),
+      code: v.keyword,
+      path: v.instancePath.split('/').filter(Boolean).map((k) => (/^\d+$/.test(k) ? Number(k) : k)),
       message: v.message ?? 'invalid',
-    }))
+    }, '', where === 'querystring' ? 'query' : where))
     const first = issues[0]
     const summary = first ? `${first.path}: ${first.message}` : 'does not match the schema'
     const more = issues.length > 1 ? ` (and ${issues.length - 1} more)` : ''

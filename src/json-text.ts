@@ -4,6 +4,8 @@ import { Refusal } from './refusal.js'
 
 /** JSON_MAX_DEPTH's default (src/config.ts), for parsers that have no configuration at hand. */
 export const DEFAULT_JSON_MAX_DEPTH = 10_000
+/** JSON_MAX_VALUES's default: parsing costs per value (strings cost per byte, far less), so values are what is bounded. */
+export const DEFAULT_JSON_MAX_VALUES = 500_000
 
 const OPEN_BRACE = 0x7b
 const OPEN_BRACKET = 0x5b
@@ -12,13 +14,24 @@ const CLOSE_BRACKET = 0x5d
 const QUOTE = 0x22
 const BACKSLASH = 0x5c
 
+const COMMA = 0x2c
+
+export interface JsonTextShape {
+  /** The deepest nesting of arrays/objects. */
+  depth: number
+  /** Values in arrays and objects, counted by their openings and commas (an upper bound of the parsed nodes). */
+  values: number
+}
+
 /**
- * The depth of the deepest array/object in `text`, counted outside strings in one pass that stops as soon as it is
- * past `limit` (so a million-deep body costs the scan of its first `limit` openings, not a parse).
+ * The shape of `text`, counted outside strings in one pass that stops as soon as either count is past its limit: a
+ * million-deep body costs the scan of its first `maxDepth` openings, 13 MB of clause arrays the scan of `maxValues`
+ * commas, never a parse. Strings are skipped whole, so a 15 MB string costs a pass and adds one value.
  */
-export function jsonTextDepth(text: string, limit: number): number {
+export function scanJsonText(text: string, maxDepth: number, maxValues: number): JsonTextShape {
   let depth = 0
   let deepest = 0
+  let values = 0
   const n = text.length
   for (let i = 0; i < n; i++) {
     const c = text.charCodeAt(i)
@@ -29,16 +42,17 @@ export function jsonTextDepth(text: string, limit: number): number {
         if (s === BACKSLASH) i++
         else if (s === QUOTE) break
       }
-    } else if (c === OPEN_BRACE || c === OPEN_BRACKET) {
-      if (++depth > deepest) {
+    } else if (c === COMMA || c === OPEN_BRACE || c === OPEN_BRACKET) {
+      if (++values > maxValues) break
+      if (c !== COMMA && ++depth > deepest) {
         deepest = depth
-        if (deepest > limit) return deepest
+        if (deepest > maxDepth) break
       }
     } else if (c === CLOSE_BRACE || c === CLOSE_BRACKET) {
       depth--
     }
   }
-  return deepest
+  return { depth: deepest, values }
 }
 
 /**
@@ -64,8 +78,18 @@ export function firstNonFinite(value: unknown): string | null {
 }
 
 /** Parses JSON text under the host's rules; throws a Refusal for what the rules refuse. */
-export function parseJsonText(text: string, maxDepth: number = DEFAULT_JSON_MAX_DEPTH, parse: (text: string) => unknown = JSON.parse): unknown {
-  const depth = jsonTextDepth(text, maxDepth)
+export function parseJsonText(
+  text: string,
+  maxDepth: number = DEFAULT_JSON_MAX_DEPTH,
+  parse: (text: string) => unknown = JSON.parse,
+  maxValues: number = DEFAULT_JSON_MAX_VALUES,
+): unknown {
+  const { depth, values } = scanJsonText(text, maxDepth, maxValues)
+  if (values > maxValues) {
+    throw new Refusal('over_limit', `the body holds more than ${maxValues} JSON values (JSON_MAX_VALUES); send bulk data as text (DIMACS, CSV, content) instead of arrays`, {
+      hints: { limit: 'JSON_MAX_VALUES', value: maxValues },
+    })
+  }
   if (depth > maxDepth) {
     throw new Refusal('over_limit', `the body is nested deeper than the limit of ${maxDepth} levels (JSON_MAX_DEPTH)`, {
       hints: { limit: 'JSON_MAX_DEPTH', value: maxDepth },

@@ -6,8 +6,10 @@ export const REFUSAL_STATUS = {
   unauthorized: 401,
   forbidden: 403,
   not_found: 404,
+  method_not_allowed: 405,
   conflict: 409,
   payload_too_large: 413,
+  headers_too_large: 431,
   over_limit: 422,
   rate_limited: 429,
   internal: 500,
@@ -82,16 +84,48 @@ export class Refusal extends Error {
 
 export const isRefusal = (err: unknown): err is Refusal => err instanceof Refusal
 
-/** Converts zod issues into the refusal's `issues` list (path in dotted/bracket form). */
-export function issuesFromZod(error: z.ZodError, prefix = ''): RefusalIssue[] {
-  return error.issues.map((issue) => ({
-    path: formatPath(prefix, issue.path),
-    message: issue.message,
-  }))
+/** The parts of a zod issue (or of fastify-type-provider-zod's copy of one) that a message is made from. */
+export interface IssueParts {
+  code?: string
+  path: ReadonlyArray<PropertyKey>
+  message: string
+  expected?: unknown
+  keys?: readonly string[]
+  errors?: ReadonlyArray<ReadonlyArray<{ code?: string; message: string; expected?: unknown }>>
 }
+
+/**
+ * Converts zod issues into the refusal's `issues` list: each names its field (dotted/bracket path; `whole` for the
+ * input itself, e.g. `body`) and says what was expected — `dataset: required (string or number)`, `x: unknown field`
+ * — never zod's bare "(root): Invalid input".
+ */
+export function issuesFromZod(error: { issues: readonly IssueParts[] }, prefix = '', whole = 'input'): RefusalIssue[] {
+  return error.issues.flatMap((issue) => describeIssue(issue, prefix, whole))
+}
+
+export function describeIssue(issue: IssueParts, prefix = '', whole = 'input'): RefusalIssue[] {
+  const path = formatPath(prefix, issue.path) || whole
+  if (issue.code === 'unrecognized_keys' && issue.keys?.length) {
+    return issue.keys.map((key) => ({ path: formatPath(prefix, [...issue.path, key]), message: 'unknown field' }))
+  }
+  if (issue.code === 'invalid_type') {
+    return [{ path, message: missing(issue.message) ? `required (${String(issue.expected)})` : withoutPreamble(issue.message) }]
+  }
+  if (issue.code === 'invalid_union' && issue.errors?.length) {
+    const branches = issue.errors.map((branch) => branch[0]).filter((b) => b !== undefined)
+    const expected = [...new Set(branches.map((b) => (b.code === 'invalid_type' ? String(b.expected) : withoutPreamble(b.message))))].join(' or ')
+    if (branches.length > 0 && branches.every((b) => missing(b.message))) return [{ path, message: `required (${expected})` }]
+    const received = branches.map((b) => /received (\w+)/.exec(b.message)?.[1]).find(Boolean)
+    return [{ path, message: `expected ${expected}${received ? `, received ${received}` : ''}` }]
+  }
+  return [{ path, message: withoutPreamble(issue.message) }]
+}
+
+const missing = (message: string) => /received undefined$/.test(message)
+const withoutPreamble = (message: string) => message.replace(/^Invalid (?:input|option): /, '')
 
 function formatPath(prefix: string, path: ReadonlyArray<PropertyKey>): string {
   let out = prefix
   for (const key of path) out += typeof key === 'number' ? `[${key}]` : out ? `.${String(key)}` : String(key)
-  return out || '(root)'
+  return out
 }

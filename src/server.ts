@@ -17,7 +17,8 @@ async function main() {
     throw err
   }
   const started = performance.now()
-  const app = await buildApp({ config })
+  // The self-test host is built before listening: building it later would stall a serving event loop.
+  const app = await buildApp({ config, admin: { prepareSelfTestHost: true } })
   const drain = trackConnections(app.server)
   closeWithGrace({ delay: config.shutdownGraceMs }, async ({ signal, err }) => {
     if (err) app.log.error({ err }, 'closing after an error')

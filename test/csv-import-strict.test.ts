@@ -1,22 +1,15 @@
 // Issue #13 item 8 over a real socket: CSV import never changes data silently. Years 0000–0099 stay as written; impossible
 // offsets, hex prices and values a double cannot hold exactly are refused with their line.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import type { FastifyInstance } from 'fastify'
+import { describe, expect, it } from 'vitest'
 import { request } from 'undici'
-import { buildTestApp } from './helper.js'
+import { listeningTestApp } from './helper.js'
 
-let app: FastifyInstance
-let base: string
-beforeAll(async () => {
-  app = await buildTestApp()
-  base = await app.listen({ host: '127.0.0.1', port: 0 })
-})
-afterAll(async () => app.close())
+const host = listeningTestApp()
 
 const HEADER = 'Date,Open,High,Low,Close,Volume'
 
 async function importCsv(symbol: string, rows: string[]) {
-  const res = await request(`${base}/api/v11/datasets?symbol=${symbol}`, {
+  const res = await request(`${host.base}/api/v11/datasets?symbol=${symbol}`, {
     method: 'POST', headers: { 'content-type': 'text/csv' }, body: [HEADER, ...rows].join('\n'),
   })
   return { status: res.statusCode, body: (await res.body.json()) as any }
@@ -41,7 +34,7 @@ describe('strict CSV import (item 8)', () => {
     expect(res.body.code).toBe('invalid_input')
     expect(res.body.bad_rows[0].line).toBe(3)
     expect(res.body.bad_rows[0].message).toMatch(message)
-    const datasets = (await (await request(`${base}/api/v11/datasets`)).body.json()) as any
+    const datasets = (await (await request(`${host.base}/api/v11/datasets`)).body.json()) as any
     expect(JSON.stringify(datasets)).not.toContain('STRICT')
   })
 })

@@ -1,5 +1,5 @@
 // Builds the app the way tests want it: in-memory SQLite, a small mill, no logger, a fixed or injected clock.
-import { expect } from 'vitest'
+import { afterAll, beforeAll, expect } from 'vitest'
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify'
 import { anyEnvelope } from '../src/envelope.js'
 import { buildApp, type BuildOptions } from '../src/app.js'
@@ -36,6 +36,20 @@ export async function buildTestApp(options: TestAppOptions = {}): Promise<Fastif
   const app = await buildApp({ config: testConfig(env), logger: false, tradingSeed: 'small', ...rest })
   await app.ready()
   return app
+}
+
+/**
+ * For real-socket tests: builds the test app before the file's tests and listens on a loopback port (port 0), closes it
+ * after them. Read `app` and `base` (http://127.0.0.1:<port>) inside tests or later hooks.
+ */
+export function listeningTestApp(options: TestAppOptions = {}): { readonly app: FastifyInstance; readonly base: string } {
+  const host = {} as { app: FastifyInstance; base: string }
+  beforeAll(async () => {
+    host.app = await buildTestApp(options)
+    host.base = await host.app.listen({ host: '127.0.0.1', port: 0 })
+  })
+  afterAll(async () => host.app?.close())
+  return host
 }
 
 /** Parses a response body as JSON. */

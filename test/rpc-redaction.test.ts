@@ -1,9 +1,8 @@
 // Issue #13 item 12 over a real socket: RPC endpoint URLs show scheme, host and port only in every public answer, unless
 // the operator lists them in RPC_PUBLIC_ENDPOINTS.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import type { FastifyInstance } from 'fastify'
+import { beforeAll, describe, expect, it } from 'vitest'
 import { request } from 'undici'
-import { buildTestApp } from './helper.js'
+import { listeningTestApp } from './helper.js'
 import { REDACTION_CENSOR } from '../src/redact.js'
 
 // Port 9 (discard) on loopback refuses at once: probes fail fast, and their errors are part of what is checked.
@@ -12,19 +11,15 @@ const FRAGMENT_SECRET = 'frag-s3cr3t'
 const SECRET_URLS = [`http://127.0.0.1:9/v1/${SHORT_KEY}`, `http://127.0.0.1:9/rpc#key=${FRAGMENT_SECRET}`]
 const PUBLIC_URL = 'http://127.0.0.1:9/ethereum-mainnet/public'
 
-let app: FastifyInstance
-let base: string
+const host = listeningTestApp({
+  env: { RPC_ENDPOINTS: SECRET_URLS.join(','), RPC_PUBLIC_ENDPOINTS: PUBLIC_URL, RPC_PROBE_INTERVAL_MS: '100' },
+})
 beforeAll(async () => {
-  app = await buildTestApp({
-    env: { RPC_ENDPOINTS: SECRET_URLS.join(','), RPC_PUBLIC_ENDPOINTS: PUBLIC_URL, RPC_PROBE_INTERVAL_MS: '100' },
-  })
-  base = await app.listen({ host: '127.0.0.1', port: 0 })
   await new Promise((r) => setTimeout(r, 400)) // a few probe rounds, so last_error is filled
 })
-afterAll(async () => app.close())
 
 const get = async (path: string) => {
-  const res = await request(base + path)
+  const res = await request(host.base + path)
   return { status: res.statusCode, text: await res.body.text() }
 }
 

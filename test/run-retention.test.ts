@@ -1,31 +1,26 @@
 // Issue #13 item 9 over a real socket: anonymous backtests cannot grow the store without bound. Identical runs are stored
 // once, equity curves only when asked for, and a retention policy (count and age) keeps the newest runs; the readiness
 // report shows the policy.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import type { FastifyInstance } from 'fastify'
+import { beforeAll, describe, expect, it } from 'vitest'
 import { request } from 'undici'
-import { buildTestApp } from './helper.js'
+import { listeningTestApp } from './helper.js'
 
 const MAX_RUNS = 5
-let app: FastifyInstance
-let base: string
+const host = listeningTestApp({ env: { RUN_RETENTION_MAX_RUNS: String(MAX_RUNS), RUN_RETENTION_MAX_AGE_DAYS: '30' } })
 beforeAll(async () => {
-  app = await buildTestApp({ env: { RUN_RETENTION_MAX_RUNS: String(MAX_RUNS), RUN_RETENTION_MAX_AGE_DAYS: '30' } })
-  base = await app.listen({ host: '127.0.0.1', port: 0 })
   // Not a test of shedding: on the shared, loaded test machine a blocked sampling window reads as infinite delay.
-  app.admission.override('live-bound')
+  host.app.admission.override('live-bound')
 })
-afterAll(async () => app.close())
 
 async function backtest(body: Record<string, unknown>) {
-  const res = await request(`${base}/api/v11/trading/backtest`, {
+  const res = await request(`${host.base}/api/v11/trading/backtest`, {
     method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ dataset: 'SYN-DAILY', strategy: 'sma_cross', ...body }),
   })
   const answer = (await res.body.json()) as any
   expect(res.statusCode, JSON.stringify(answer).slice(0, 300)).toBe(200)
   return answer
 }
-const runs = () => app.store.db.prepare('SELECT id, equity IS NOT NULL AS has_equity, created_at FROM runs ORDER BY id').all() as Array<{ id: number; has_equity: 0 | 1; created_at: string }>
+const runs = () => host.app.store.db.prepare('SELECT id, equity IS NOT NULL AS has_equity, created_at FROM runs ORDER BY id').all() as Array<{ id: number; has_equity: 0 | 1; created_at: string }>
 
 describe('run storage is bounded (item 9)', () => {
   it('stores identical backtests once, without an equity curve unless asked for', async () => {
@@ -50,7 +45,7 @@ describe('run storage is bounded (item 9)', () => {
     const ids: number[] = []
     for (let slow = 30; slow < 38; slow++) ids.push((await backtest({ params: { fast: 5, slow } })).run.id)
     expect(runs().map((r) => r.id)).toEqual(ids.slice(-MAX_RUNS))
-    const gone = await request(`${base}/api/v11/runs/${ids[0]}`)
+    const gone = await request(`${host.base}/api/v11/runs/${ids[0]}`)
     expect(gone.statusCode).toBe(404)
     await gone.body.dump()
   })
@@ -58,14 +53,14 @@ describe('run storage is bounded (item 9)', () => {
   it('drops runs older than RUN_RETENTION_MAX_AGE_DAYS at the next stored run', async () => {
     const old = runs().map((r) => r.id)
     // Age the stored runs by a month (the host's clock drives admission too, so the rows move instead of the clock).
-    app.store.db.prepare('UPDATE runs SET created_at = ?').run(new Date(Date.now() - 31 * 86_400_000).toISOString())
+    host.app.store.db.prepare('UPDATE runs SET created_at = ?').run(new Date(Date.now() - 31 * 86_400_000).toISOString())
     const fresh = await backtest({ params: { fast: 3, slow: 50 } })
     expect(runs().map((r) => r.id)).toEqual([fresh.run.id])
     expect(old).not.toContain(fresh.run.id)
   })
 
   it('the readiness report shows the policy and what the store holds', async () => {
-    const res = await request(`${base}/api/v1/admin/go-live/overview`)
+    const res = await request(`${host.base}/api/v1/admin/go-live/overview`)
     const body = (await res.body.json()) as any
     expect(res.statusCode).toBe(200)
     expect(body.data.run_retention).toMatchObject({ max_runs: MAX_RUNS, max_age_days: 30, stored_runs: runs().length, error: null })

@@ -288,7 +288,8 @@ describe('4. secrets stay out of /env, bodies and logs', () => {
     await send('inventory', { url: '/api/v11/system/inventory' }, 200)
     await send('panels', { url: '/api/v6/command-center/panels' }, 200)
     // Failures: a secret in the query, an unknown bearer, bad input, unknown paths, too large, a bug.
-    await send('400 query', { url: `/api/v1/health?token=${QUERY_SECRET}` }, 400)
+    await send('200 query', { url: `/api/v1/health?token=${QUERY_SECRET}` }, 200)
+    await send('400 query', { url: `/api/v1/ops?lobe=nope&token=${QUERY_SECRET}` }, 400)
     await send('401 bearer', { url: '/api/v1/health', headers: bearer(HEADER_SECRET) }, 401)
     await send('401 admin', { url: `${ADMIN_JSON}?access_token=${QUERY_SECRET}`, headers: bearer(HEADER_SECRET) }, 401)
     await send('401 metrics', { url: '/metrics', headers: bearer(HEADER_SECRET) }, 401)

@@ -1,22 +1,15 @@
 // Issue #13 item 10 over a real socket: with ADMIN_TOKEN set, writes to the store beyond a run's own record need scope
 // trading:write, and the refusal names it. A backtest (which stores only its own run) stays anonymous.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import type { FastifyInstance } from 'fastify'
+import { describe, expect, it } from 'vitest'
 import { request } from 'undici'
-import { buildTestApp } from './helper.js'
+import { listeningTestApp } from './helper.js'
 
 const ADMIN_TOKEN = 'h13b-admin-token-0123456789'
-let app: FastifyInstance
-let base: string
 
-beforeAll(async () => {
-  app = await buildTestApp({ env: { ADMIN_TOKEN } })
-  base = await app.listen({ host: '127.0.0.1', port: 0 })
-})
-afterAll(async () => app.close())
+const host = listeningTestApp({ env: { ADMIN_TOKEN } })
 
 async function send(method: 'POST' | 'DELETE', path: string, body: unknown, token?: string) {
-  const res = await request(base + path, {
+  const res = await request(host.base + path, {
     method,
     headers: { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) },
     body: body === undefined ? undefined : JSON.stringify(body),
@@ -31,7 +24,7 @@ async function grant(scopes: string[]): Promise<string> {
   return res.json.data.token as string
 }
 
-const orders = () => (app.store.db.prepare('SELECT count(*) AS n FROM orders').get() as { n: number }).n
+const orders = () => (host.app.store.db.prepare('SELECT count(*) AS n FROM orders').get() as { n: number }).n
 const CYCLE = { dataset: 'SYN-DAILY', strategy: 'buy_and_hold', account: 'scoped' }
 const CSV = { symbol: 'SCOPED', timeframe: '1d', csv: 'Date,Open,High,Low,Close,Volume\n2024-01-01,1,2,0.5,1.5,10\n2024-01-02,1.5,2,1,1.8,12\n' }
 

@@ -5,6 +5,7 @@ import type { FastifyInstance } from 'fastify'
 import { createReadinessCollector, type ReadinessCollector } from './collect.js'
 import type { PythonProbe } from './dependencies/python-env.js'
 import { createTruthRunner, type TruthRunner } from './truth.js'
+import { ADMISSION_SAMPLE_MS } from '../plugins/admission.js'
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -19,7 +20,14 @@ export interface AdminCollectorOptions {
   rootDir?: string
   /** Builds the throwaway host the known-answer tests run in; without it they run against this host. */
   selfTestHost?: () => Promise<FastifyInstance>
+  /**
+   * Build that host while this one gets ready rather than at the first self-test: compiling its routes blocks the
+   * event loop for a second or more, which a listening host must not do (the server sets it; tests build lazily).
+   */
+  prepareSelfTestHost?: boolean
 }
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
 
 export const START_REPORT_DELAY_MS = 2000
 
@@ -27,12 +35,37 @@ export default fp(
   async function adminCollectorsPlugin(app: FastifyInstance, opts: AdminCollectorOptions) {
     const config = app.config
     const now = () => app.clock.now()
+    // The self-test host: built once (before listening when prepareSelfTestHost), closed with this host.
+    let sandbox: Promise<FastifyInstance> | null = null
+    const selfTestHost = opts.selfTestHost
+      ? async () => {
+        const build = opts.selfTestHost!
+        const fresh = sandbox === null
+        sandbox ??= build().catch((err: unknown) => {
+          sandbox = null
+          throw err
+        })
+        const host = await sandbox
+        // Built just now, lazily: the build blocked the event loop, and the occupancy sampler reads its next window as
+        // overload. Let it take that sample, then wait (bounded) for it to settle, so the heavy known answers are not
+        // refused as `occupied` because of our own build.
+        if (fresh && !opts.prepareSelfTestHost) {
+          await sleep(ADMISSION_SAMPLE_MS + 100)
+          for (let waited = 0; app.admission.state() !== 'live-bound' && waited < 3000; waited += 100) await sleep(100)
+        }
+        return host
+      }
+      : null
+    if (selfTestHost && opts.prepareSelfTestHost) app.addHook('onReady', async () => void (await selfTestHost()))
+    app.addHook('onClose', async () => {
+      if (sandbox) await (await sandbox.catch(() => null))?.close()
+    })
     const truth = createTruthRunner(app, {
       operations: app.registry.operations,
       adminToken: config.adminToken,
       now,
       envelopesWithoutFlags: () => (app.hasDecorator('callerCounters') ? app.callerCounters.envelopesWithoutFlags : 0),
-      ...(opts.selfTestHost ? { sandbox: opts.selfTestHost } : {}),
+      ...(selfTestHost ? { sandbox: selfTestHost } : {}),
     })
     const readiness = createReadinessCollector(app, {
       config,

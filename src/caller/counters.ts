@@ -15,9 +15,11 @@ export type OnionLayer = (typeof ONION_LAYERS)[number]
 /** The layer that refuses each code. */
 export const LAYER_OF_REFUSAL: Record<RefusalCode, OnionLayer> = {
   payload_too_large: 'limits',
+  headers_too_large: 'limits',
   rate_limited: 'rate_limit',
   invalid_input: 'validation',
   not_found: 'refusal_gate',
+  method_not_allowed: 'refusal_gate',
   unauthorized: 'refusal_gate',
   forbidden: 'refusal_gate',
   token_completion_unavailable: 'refusal_gate',

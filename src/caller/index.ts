@@ -2,6 +2,8 @@
 import type { FastifyInstance, FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify'
 import type { Config } from '../config.js'
 import { Refusal } from '../refusal.js'
+import { baseUrlOf } from '../base-url.js'
+import { wrongMethod } from '../plugins/route-table.js'
 import { shortUrl } from '../redact.js'
 import type { Authenticator, Credential } from '../access/auth.js'
 import type { CallerCounters } from './counters.js'
@@ -59,13 +61,15 @@ export default async function callerPlugin(app: FastifyInstance, opts: CallerPlu
     done(null, envelope(payload, app.admission.state()))
   })
   app.setErrorHandler(createCallerErrorHandler(counters))
-  app.setNotFoundHandler(async (req) => {
+  app.setNotFoundHandler(async (req, reply) => {
+    const wrong = wrongMethod(req, reply)
+    if (wrong) throw wrong
     throw new Refusal('not_found', `no operation answers ${req.method} ${shortUrl(req.url.split('?')[0]!)}`, {
       hints: { index: `${CALLER_PREFIX}/ops`, help: `${CALLER_PREFIX}/help` },
     })
   })
 
-  const contextFor = (who: Pick<OperationContext, 'credential' | 'requestId' | 'log'>): OperationContext => ({
+  const contextFor = (who: Pick<OperationContext, 'credential' | 'requestId' | 'log' | 'baseUrl'>): OperationContext => ({
     config,
     store: app.store,
     mill: app.mill,
@@ -77,7 +81,8 @@ export default async function callerPlugin(app: FastifyInstance, opts: CallerPlu
     auth,
     ...who,
   })
-  const contextOf = (req: FastifyRequest): OperationContext => contextFor({ credential: req.credential, requestId: req.id, log: req.log })
+  const contextOf = (req: FastifyRequest): OperationContext =>
+    contextFor({ credential: req.credential, requestId: req.id, log: req.log, baseUrl: baseUrlOf(req, config) })
 
   // Heavy operations run as jobs: submitted by their route, re-run from the stored input after a restart. The answer
   // is stored as the route would send it (its response schema applied), so …/jobs/{id}/result equals the sync answer.
@@ -85,7 +90,7 @@ export default async function callerPlugin(app: FastifyInstance, opts: CallerPlu
     if (!op.heavy) continue
     const project = projector(op.output)
     app.jobs.define(op.name, async (input, run) =>
-      project(await runHandler(op, input, contextFor({ credential: null, requestId: run.jobId, log: app.log.child({ job: run.jobId }) }))))
+      project(await runHandler(op, input, contextFor({ credential: null, requestId: run.jobId, log: app.log.child({ job: run.jobId }), baseUrl: baseUrlOf(null, config) }))))
   }
 
   for (const op of registry.operations) routeOperation(app, op, config, contextOf)
@@ -124,6 +129,13 @@ function routeOperation(
       },
 
     },
+    // An operation refused by its nature refuses before the body is even read: invalid JSON, an empty body or a
+    // foreign content type all get the same 501.
+    ...(op.refuses
+      ? {
+          onRequest: (_req: FastifyRequest, _reply: FastifyReply, done: (err?: Error) => void) => done(op.refuses!().forOp(op.name)),
+        }
+      : {}),
     // Nature and credential come before the input schema (SPEC §2.6); validation runs after this hook.
     ...(checksBeforeInput(op)
       ? {

@@ -32,6 +32,8 @@ export interface OperationContext {
   auth: Authenticator
   credential: Credential | null
   requestId: string
+  /** The address the client reached this host at (PUBLIC_URL when set), for runnable lines in answers. */
+  baseUrl: string
   log: FastifyBaseLogger
 }
 

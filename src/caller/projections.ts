@@ -37,7 +37,7 @@ export const outputJsonSchema = (op: AnyOperation): JsonSchema => converted(outp
 export const fullPath = (op: AnyOperation): string => CALLER_PREFIX + (op.path === '/' ? '/' : op.path)
 
 /** A runnable curl line for the first example, against a server on the default address. */
-export function curlLine(op: AnyOperation, base = 'http://127.0.0.1:8000'): string {
+export function curlLine(op: AnyOperation, base: string): string {
   const example = op.examples[0] ?? {}
   if (op.method === 'GET') {
     const query = new URLSearchParams(example as Record<string, string>).toString()

@@ -4,6 +4,7 @@
 import { randomUUID } from 'node:crypto'
 import type { IncomingMessage } from 'node:http'
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
+import { baseUrlOf } from '../base-url.js'
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js'
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js'
 import type { AuthInfo } from '@modelcontextprotocol/sdk/server/auth/types.js'
@@ -61,7 +62,7 @@ export default async function mcpPlugin(app: FastifyInstance, opts: McpPluginOpt
 
   const contextOf = (req: FastifyRequest, credential: OperationContext['credential']): OperationContext => ({
     config, store: app.store, mill: app.mill, admission: app.admission, clock, counters, host: app, registry, auth,
-    credential, requestId: req.id, log: req.log,
+    credential, requestId: req.id, baseUrl: baseUrlOf(req, config), log: req.log,
   })
 
   function touch(id: string, session: Session) {

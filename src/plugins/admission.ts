@@ -24,6 +24,9 @@ declare module 'fastify' {
   }
 }
 
+/** Default sampling period of the event-loop delay (ms). */
+export const ADMISSION_SAMPLE_MS = 500
+
 export interface AdmissionOptions {
   maxEventLoopDelayMs: number
   /** Sampling period of event-loop delay (ms). */
@@ -33,14 +36,20 @@ export interface AdmissionOptions {
 export default fp(
   async function admissionPlugin(app: FastifyInstance, opts: AdmissionOptions) {
     // No thresholds: under-pressure only measures here; the refusal is ours (occupied, enveloped).
-    const sampleIntervalMs = opts.sampleIntervalMs ?? 500
+    const sampleIntervalMs = opts.sampleIntervalMs ?? ADMISSION_SAMPLE_MS
     await app.register(underPressure, { sampleInterval: sampleIntervalMs })
     // The first sample windows include start-up work (schema compilation, seeding), not load: ignore them.
     let measuringFrom = Number.POSITIVE_INFINITY
     app.addHook('onReady', async () => {
       measuringFrom = Date.now() + 2 * sampleIntervalMs
     })
-    const eventLoopDelay = () => (Date.now() < measuringFrom ? 0 : app.memoryUsage().eventLoopDelay)
+    // under-pressure says Infinity when a whole sample window passed without one delay sample: the loop was blocked
+    // for at least the window. That lower bound is the figure (Infinity is no number in JSON, and no measurement).
+    const eventLoopDelay = () => {
+      if (Date.now() < measuringFrom) return 0
+      const delay = app.memoryUsage().eventLoopDelay
+      return Number.isFinite(delay) ? delay : sampleIntervalMs
+    }
     let draining = false
     let forced: Occupancy | null = null
 

@@ -2,8 +2,8 @@
 import fp from 'fastify-plugin'
 import swagger from '@fastify/swagger'
 import swaggerUi from '@fastify/swagger-ui'
-import scalarReference from '@scalar/fastify-api-reference'
-import type { FastifyInstance } from 'fastify'
+import Fastify, { type FastifyInstance } from 'fastify'
+import type { FastifyApiReferenceOptions } from '@scalar/fastify-api-reference'
 import { jsonSchemaTransform } from 'fastify-type-provider-zod'
 import { HUB_VERSION, NCM_VERSION } from '../version.js'
 
@@ -11,6 +11,31 @@ export const HOST_TITLE = 'NCM Hub'
 
 const REFERENCE_FAVICON =
   "data:image/svg+xml,%3Csvg xmlns='http://www.w3.org/2000/svg' viewBox='0 0 16 16'%3E%3Crect width='16' height='16' rx='3' fill='%23234'/%3E%3C/svg%3E"
+
+/** The routes @scalar/fastify-api-reference registers under /reference (the spec comes from /docs/json). */
+const REFERENCE_ROUTES = ['/reference', '/reference/', '/reference/js/scalar.js'] as const
+/** What the reference's answers say about themselves; the host adds its own security headers. */
+const FORWARDED_HEADERS = ['content-type', 'location', 'cache-control', 'etag', 'last-modified'] as const
+
+const REFERENCE_OPTIONS: FastifyApiReferenceOptions = {
+  routePrefix: '/reference',
+  // Offline under our CSP: no font CDN (system fonts instead), no telemetry, none of the cloud features (the agent
+  // chat "Ask AI", "Generate MCP", the hosted client), which all call Scalar's servers.
+  configuration: {
+    url: '/docs/json',
+    title: `${HOST_TITLE} reference`,
+    withDefaultFonts: false,
+    telemetry: false,
+    agent: { disabled: true },
+    mcp: { disabled: true },
+    hideClientButton: true,
+    showDeveloperTools: 'never',
+    // An inline icon: without one the browser asks for /favicon.ico, and its 404 is a console error.
+    favicon: REFERENCE_FAVICON,
+    customCss: ':root { --scalar-font: ui-sans-serif, system-ui, sans-serif; --scalar-font-code: ui-monospace, monospace; }',
+  },
+  logLevel: 'warn',
+}
 
 export default fp(
   async function docsPlugin(app: FastifyInstance) {
@@ -43,25 +68,31 @@ export default fp(
       transform: jsonSchemaTransform,
     })
     await app.register(swaggerUi, { routePrefix: '/docs', uiConfig: { docExpansion: 'list', deepLinking: true } })
-    await app.register(scalarReference, {
-      routePrefix: '/reference',
-      // Offline under our CSP: no font CDN (system fonts instead), no telemetry, none of the cloud features (the agent
-      // chat "Ask AI", "Generate MCP", the hosted client), which all call Scalar's servers.
-      configuration: {
-        url: '/docs/json',
-        title: `${HOST_TITLE} reference`,
-        withDefaultFonts: false,
-        telemetry: false,
-        agent: { disabled: true },
-        mcp: { disabled: true },
-        hideClientButton: true,
-        showDeveloperTools: 'never',
-        // An inline icon: without one the browser asks for /favicon.ico, and its 404 is a console error.
-        favicon: REFERENCE_FAVICON,
-        customCss: ':root { --scalar-font: ui-sans-serif, system-ui, sans-serif; --scalar-font-code: ui-monospace, monospace; }',
-      },
-      logLevel: 'warn',
+    // Scalar's reference is a 4.3 MB string compiled into its module (~30 MiB of RSS once imported): its routes here
+    // hand requests to a Fastify instance of its own, built with the plugin on the first /reference request.
+    let reference: Promise<FastifyInstance> | null = null
+    const referenceApp = () => (reference ??= (async () => {
+      const { default: scalarReference } = await import('@scalar/fastify-api-reference')
+      const inner = Fastify({ logger: false })
+      await inner.register(scalarReference, REFERENCE_OPTIONS)
+      await inner.ready()
+      return inner
+    })())
+    app.addHook('onClose', async () => {
+      if (reference) await (await reference).close()
     })
+    for (const url of REFERENCE_ROUTES) {
+      app.get(url, { schema: { hide: true }, logLevel: 'warn' }, async (req, reply) => {
+        const res = await (await referenceApp()).inject({ method: 'GET', url: req.url })
+        reply.code(res.statusCode)
+        for (const name of FORWARDED_HEADERS) {
+          const value = res.headers[name]
+          if (value !== undefined) reply.header(name, value)
+        }
+        // a redirect has no body: sent empty, it gets no content type (as the plugin's own answer)
+        return res.rawPayload.length ? reply.send(res.rawPayload) : reply.send()
+      })
+    }
   },
   { name: 'ncm-docs', fastify: '5.x' },
 )

@@ -7,6 +7,8 @@ import { parseJsonText } from '../json-text.js'
 export interface JsonBodyOptions {
   /** Deepest nesting of arrays and objects a body may have. */
   maxDepth: number
+  /** Most values (array/object members) a body may hold. */
+  maxValues: number
 }
 
 export default fp(
@@ -28,7 +30,7 @@ export default fp(
         return parsed
       }
       try {
-        done(null, parseJsonText(text, opts.maxDepth, parse))
+        done(null, parseJsonText(text, opts.maxDepth, parse, opts.maxValues))
       } catch (err) {
         done(err as Error, undefined)
       }

@@ -22,6 +22,7 @@ async function appWithMetrics(): Promise<FastifyInstance> {
     throw new Error('boom')
   })
   app.get('/admin', async () => 'page')
+  app.get('/api/v1/refused/:status', async (req, reply) => reply.code(Number((req.params as { status: string }).status)).send({ ok: false }))
   await app.ready()
   return app
 }
@@ -103,6 +104,28 @@ describe('metrics plugin', () => {
 
   it('escapes label values', () => {
     expect(escapeLabel('a"b\\c\nd')).toBe('a\\"b\\\\c\\nd')
+  })
+
+  it('counts the 501/503 refusals by design with the 4xx refusals, apart from server faults', async () => {
+    app = await appWithMetrics()
+    for (const status of [501, 503, 503, 429, 400]) await app.inject(`/api/v1/refused/${status}`)
+    await app.inject('/api/v1/boom')
+    const s = app.metrics.snapshot()
+    expect(s.requests.by_surface.caller).toMatchObject({ count: 6, refusals: 5, server_errors: 1 })
+    expect(s.error_rate).toBeCloseTo(1 / 6, 10)
+    expect(s.refusal_rate).toBeCloseTo(5 / 6, 10)
+    expect(s.requests.by_status).toEqual({ 400: 1, 429: 1, 500: 1, 501: 1, 503: 2 })
+  })
+
+  it('never reports a percentile above the maximum', async () => {
+    app = await appWithMetrics()
+    for (let i = 0; i < 40; i++) await app.inject(`/api/v1/items/${i}`)
+    const s = app.metrics.snapshot()
+    for (const latency of [s.latency, s.requests.by_surface.caller.latency]) {
+      expect(latency.p50_ms!).toBeLessThanOrEqual(latency.p95_ms!)
+      expect(latency.p95_ms!).toBeLessThanOrEqual(latency.p99_ms!)
+      expect(latency.p99_ms!).toBeLessThanOrEqual(latency.max_ms!)
+    }
   })
 })
 

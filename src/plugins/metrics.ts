@@ -44,9 +44,9 @@ export interface MetricsSnapshot {
     by_route: RouteStats[]
   }
   latency: LatencySummary & { histogram: string }
-  /** 5xx answers over all answers; null before the first request. */
+  /** Server faults (5xx but the 501/503 refusals) over all answers; null before the first request. */
   error_rate: number | null
-  /** 4xx answers (refusals, not found, unauthorised…) over all answers; null before the first request. */
+  /** Refusals by design (4xx, 501, 503) over all answers; null before the first request. */
   refusal_rate: number | null
   event_loop: { delay_ms: number; utilization: number }
   memory: { rss_bytes: number; heap_used_bytes: number; heap_total_bytes: number; external_bytes: number; array_buffers_bytes: number }
@@ -124,11 +124,17 @@ interface Tally {
 
 const newTally = (): Tally => ({ histogram: newHistogram(), count: 0, sumMicros: 0, serverErrors: 0, refusals: 0 })
 
+/**
+ * 5xx answers that are refusals by design, not faults: 501 token_completion_unavailable, 503 occupied / timeout /
+ * draining. They count with the 4xx refusals, so a 5xx alert (error_rate) means something broke.
+ */
+export const REFUSAL_5XX: ReadonlySet<number> = new Set([501, 503])
+
 function count(tally: Tally, micros: number, status: number): void {
   tally.histogram.recordValue(micros)
   tally.count++
   tally.sumMicros += micros
-  if (status >= 500) tally.serverErrors++
+  if (status >= 500 && !REFUSAL_5XX.has(status)) tally.serverErrors++
   else if (status >= 400) tally.refusals++
 }
 
@@ -259,11 +265,13 @@ async function metricsPlugin(app: FastifyInstance, opts: MetricsOptions) {
 function summarise({ histogram: h, count, sumMicros }: Tally): LatencySummary {
   if (count === 0) return { count: 0, p50_ms: null, p95_ms: null, p99_ms: null, max_ms: null, mean_ms: null }
   const ms = (micros: number) => round3(micros / 1000)
+  // A percentile is the top of its histogram bucket, which can lie above the largest value recorded: cap it there.
+  const at = (percentile: number) => ms(Math.min(h.getValueAtPercentile(percentile), h.maxValue))
   return {
     count,
-    p50_ms: ms(h.getValueAtPercentile(50)),
-    p95_ms: ms(h.getValueAtPercentile(95)),
-    p99_ms: ms(h.getValueAtPercentile(99)),
+    p50_ms: at(50),
+    p95_ms: at(95),
+    p99_ms: at(99),
     max_ms: ms(h.maxValue),
     mean_ms: ms(sumMicros / count),
   }
@@ -300,9 +308,9 @@ function renderPrometheus(snap: MetricsSnapshot): string {
     sample('ncm_http_request_duration_seconds_sum', ((latency.mean_ms ?? 0) * latency.count) / 1000, { surface })
     sample('ncm_http_request_duration_seconds_count', latency.count, { surface })
   }
-  family('ncm_http_error_ratio', 'gauge', 'Share of answers with a 5xx status since start.')
+  family('ncm_http_error_ratio', 'gauge', 'Share of answers that were server faults (5xx except the 501/503 refusals) since start.')
   sample('ncm_http_error_ratio', snap.error_rate ?? NaN)
-  family('ncm_http_refusal_ratio', 'gauge', 'Share of answers with a 4xx status since start.')
+  family('ncm_http_refusal_ratio', 'gauge', 'Share of answers that were refusals by design (4xx, 501, 503) since start.')
   sample('ncm_http_refusal_ratio', snap.refusal_rate ?? NaN)
   family('ncm_event_loop_delay_seconds', 'gauge', 'Event-loop delay measured by the admission sampler.')
   sample('ncm_event_loop_delay_seconds', snap.event_loop.delay_ms / 1000)

@@ -3,6 +3,7 @@ import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from
 import { Refusal, type RefusalCode } from '../refusal.js'
 import { toRefusal } from '../error-refusal.js'
 import { redactUrl, shortUrl } from '../redact.js'
+import { wrongMethod } from './route-table.js'
 
 export const PROBLEM_CONTENT_TYPE = 'application/problem+json'
 
@@ -35,8 +36,10 @@ const TITLES: Record<RefusalCode, string> = {
   unauthorized: 'Unauthorized',
   forbidden: 'Forbidden',
   not_found: 'Not found',
+  method_not_allowed: 'Method not allowed',
   conflict: 'Conflict',
   payload_too_large: 'Payload too large',
+  headers_too_large: 'Request header fields too large',
   over_limit: 'Over a declared limit',
   rate_limited: 'Too many requests',
   internal: 'Internal error',
@@ -97,6 +100,8 @@ export function problemErrorHandler(err: unknown, req: FastifyRequest, reply: Fa
 /** A not-found handler that names where the client looked and where that place lists its routes. */
 export function problemNotFound(where: string, see: string) {
   return (req: FastifyRequest, reply: FastifyReply) => {
+    const wrong = wrongMethod(req, reply)
+    if (wrong) return sendProblem(reply, wrong, shortUrl(req.url))
     const refusal = new Refusal('not_found', `no route ${req.method} ${shortUrl(req.url.split('?')[0]!)} ${where}`, { hints: { see } })
     return sendProblem(reply, refusal, shortUrl(req.url))
   }

@@ -1,4 +1,4 @@
-// What the trading routes share: one service, one cycle runner, one prober, the authenticator, and the route list.
+// What the trading routes share: one service, one cycle runner, one prober, the authenticator.
 import type { Clock } from '../clock.js'
 import type { Authenticator } from '../access/auth.js'
 import type { Config } from '../config.js'
@@ -6,7 +6,7 @@ import type { Store } from '../store/index.js'
 import type { createCycleRunner } from './cycle.js'
 import type { RpcProber } from './rpc-prober.js'
 import type { TradingService } from './service.js'
-import type { createSystem, PlatformRoute } from './system.js'
+import type { createSystem } from './system.js'
 
 export interface TradingContext {
   config: Config
@@ -17,8 +17,6 @@ export interface TradingContext {
   system: ReturnType<typeof createSystem>
   prober: RpcProber
   auth: Authenticator
-  /** Filled as routes register; read by /system/inventory. */
-  routes: PlatformRoute[]
 }
 
 export const TAGS = { v11: 'trading v11', v10: 'trading v10', v6: 'trading v6' } as const

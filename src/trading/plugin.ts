@@ -10,7 +10,7 @@ import { seedIfFirstStart, type SeedLevel } from './seed.js'
 import { createTradingService, type TradingService } from './service.js'
 import { defineTradingJobs } from './jobs.js'
 import jobRoutes from '../jobs/routes.js'
-import { createSystem, type PlatformRoute } from './system.js'
+import { createSystem } from './system.js'
 import rootRoutes from './routes/root.js'
 import v11Routes from './routes/v11.js'
 import readbackRoutes from './routes/readback.js'
@@ -45,20 +45,10 @@ export default async function tradingPlugin(app: FastifyInstance, opts: TradingP
     system,
     prober,
     auth: app.auth,
-    routes: [],
   }
 
   app.addHook('onReady', async () => prober.start())
   app.addHook('onClose', async () => prober.stop())
-  app.addHook('onRoute', (route) => {
-    const methods = Array.isArray(route.method) ? route.method : [route.method]
-    for (const method of methods) {
-      if (method === 'HEAD' || method === 'OPTIONS') continue
-      const schema = route.schema as { summary?: string; deprecated?: boolean } | undefined
-      const entry: PlatformRoute = { method, url: route.url, summary: schema?.summary ?? '', deprecated: schema?.deprecated === true }
-      ctx.routes.push(entry)
-    }
-  })
   useProblems(app, { notFound: false })
 
   await app.register(rootRoutes, ctx)

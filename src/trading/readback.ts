@@ -146,7 +146,8 @@ function runListItem(row: RunListRow) {
 function equityOf(row: RunRow, maxPoints: number | undefined) {
   if (row.equity === null) {
     const reason = row.kind === 'backtest'
-      ? 'this backtest was stored without its equity curve'
+      ? 'this backtest was stored without its equity curve (a backtest keeps it only when its request includes "equity"; ' +
+        'POST /api/v11/trading/backtest with these inputs and include:["equity"] computes it)'
       : `a ${row.kind} run has no equity curve (only backtests keep one)`
     return { equity: null, equity_note: reason }
   }

@@ -1,6 +1,7 @@
 // Platform state read from storage and live components: health, inventory, database statistics, command-center panels.
 import { z } from 'zod'
 import type { Clock } from '../clock.js'
+import type { RouteEntry } from '../plugins/route-table.js'
 import type { Mill } from '../mill/pool.js'
 import type { Admission } from '../plugins/admission.js'
 import type { Store } from '../store/index.js'
@@ -23,13 +24,6 @@ export interface SystemDeps {
   startedAt: number
   /** A verification younger than this is answered again instead of re-reading the whole database (VERIFY_CACHE_MS). */
   verifyCacheMs: number
-}
-
-export interface PlatformRoute {
-  method: string
-  url: string
-  summary: string
-  deprecated: boolean
 }
 
 type Status = 'ok' | 'degraded' | 'down'
@@ -109,7 +103,8 @@ export function createSystem(deps: SystemDeps) {
 
     verify,
 
-    inventory(routes: PlatformRoute[]) {
+    /** `routes`: the platform's rows of the host's route table. */
+    inventory(routes: ReadonlyArray<Pick<RouteEntry, 'method' | 'url' | 'summary' | 'deprecated'>>) {
       const counts = repo.tableCounts()
       return {
         version: PLATFORM_VERSION,
@@ -125,7 +120,7 @@ export function createSystem(deps: SystemDeps) {
             grid: spec.grid,
           }
         }),
-        routes,
+        routes: routes.map(({ method, url, summary, deprecated }) => ({ method, url, summary, deprecated })),
         counts: {
           datasets: counts.datasets,
           bars: counts.bars,

@@ -31,7 +31,8 @@ describe('self-tests and the user\'s data', () => {
     for (const run of [start, rerun]) {
       expect(run.failed).toBe(0)
       expect(run.sandbox).toMatch(/throwaway host/)
-      expect(run.tests.find((t: any) => t.name.startsWith('backtest'))).toMatchObject({ status: 'pass' })
+      const backtest = run.tests.find((t: any) => t.name.startsWith('backtest'))
+      expect(backtest, JSON.stringify(backtest)).toMatchObject({ status: 'pass' })
     }
   })
 

@@ -33,7 +33,7 @@ export default async function v11Routes(parent: FastifyInstance, ctx: TradingCon
       tags, summary: 'Datasets, strategies with parameter schemas, routes, and counts of runs, orders and fills',
       response: { 200: z.record(z.string(), z.unknown()), ...problemResponses },
     },
-  }, async () => system.inventory(ctx.routes))
+  }, async () => system.inventory(parent.routeTable.filter((r) => r.surface === 'trading')))
 
   app.get('/system/health', {
     schema: { tags, summary: 'Platform health with per-component checks', response: { 200: v11HealthAnswer, 503: v11HealthAnswer, ...problemResponses } },

@@ -9,7 +9,7 @@ export const help = defineOperation({
   path: '/help',
   lobe: 'discovery',
   caption: 'How to call each operation, with a runnable curl line',
-  summary: 'For each operation: caption, method, path and a curl command built from its first example (the same examples the contract test runs).',
+  summary: 'For each operation: caption, method, path and a curl command built from its first example (the same examples the contract test runs), addressed to the host the request came to (PUBLIC_URL when set).',
   input: noInput,
   output: z.object({
     operations: z.array(z.object({ op: z.string(), caption: z.string(), method: z.string(), path: z.string(), curl: z.string() })),
@@ -19,7 +19,7 @@ export const help = defineOperation({
   examples: [{}],
   handler: (_input, ctx) => ({
     operations: ctx.registry.operations.map((op) => ({
-      op: op.name, caption: op.caption, method: op.method, path: fullPath(op), curl: curlLine(op),
+      op: op.name, caption: op.caption, method: op.method, path: fullPath(op), curl: curlLine(op, ctx.baseUrl),
     })),
     cli: 'npx ncm --help   (the same operations as a command-line tool)',
   }),

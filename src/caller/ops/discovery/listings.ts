@@ -14,8 +14,8 @@ export const ops = defineOperation({
   path: '/ops',
   lobe: 'discovery',
   caption: 'Each operation: name, method, path, lobe, caption, provenance, heavy, input schema',
-  summary: 'The registry itself, as data.',
-  input: noInput,
+  summary: 'The registry itself, as data; `?lobe=` keeps one lobe\'s operations.',
+  input: z.object({ lobe: z.enum(LOBES).optional().describe('only the operations of this lobe') }).strict(),
   output: z.object({
     count: z.number().int(),
     operations: z.array(z.object({
@@ -25,14 +25,17 @@ export const ops = defineOperation({
     })),
   }),
   provenance: ['declared'],
-  examples: [{}],
-  handler: (_input, ctx) => ({
-    count: ctx.registry.operations.length,
-    operations: ctx.registry.operations.map((op) => ({
+  examples: [{}, { lobe: 'logic' }],
+  handler: (input, ctx) => {
+    const selected = ctx.registry.operations.filter((op) => input.lobe === undefined || op.lobe === input.lobe)
+    return {
+      count: selected.length,
+      operations: selected.map((op) => ({
       name: op.name, method: op.method, path: fullPath(op), lobe: op.lobe, caption: op.caption,
-      provenance: op.provenance, heavy: op.heavy, stability: op.stability, input_schema: inputJsonSchema(op),
-    })),
-  }),
+        provenance: op.provenance, heavy: op.heavy, stability: op.stability, input_schema: inputJsonSchema(op),
+      })),
+    }
+  },
 })
 
 export const lobes = defineOperation({
