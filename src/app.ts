@@ -147,9 +147,9 @@ export async function buildApp(opts: BuildOptions): Promise<FastifyInstance> {
     // The admin JSON routes live under /api/v1/admin and share the caller envelope and error handler.
     children: [{ plugin: adminApi, prefix: '/admin' }, { plugin: accessApi, prefix: '/admin' }],
   })
-  await app.register(tradingPlugin, { config, clock, seed: opts.tradingSeed ?? 'full', service: trading })
+  await app.register(tradingPlugin, { seed: opts.tradingSeed ?? 'full', service: trading })
   await app.register(mcpPlugin, { config, clock, registry, counters, auth, trading })
-  await app.register(adminPlugin, { config, clock })
+  await app.register(adminPlugin)
   return app as unknown as FastifyInstance
 }
 

@@ -3,7 +3,6 @@
 // the request's own credential decides whether it may see them at all.
 import { renderJobMetrics } from '../jobs/metrics.js'
 import type { FastifyInstance, FastifyRequest } from 'fastify'
-import type { Config } from '../config.js'
 import type { Authenticator } from '../access/auth.js'
 import type { Clock } from '../clock.js'
 import { Refusal } from '../refusal.js'
@@ -11,12 +10,7 @@ import { HUB_VERSION, NCM_VERSION } from '../version.js'
 import { isInternal, isSmokeRequest } from './internal.js'
 import { renderAdminPage, renderPanel, type Loaded, type PanelData } from './page.js'
 
-export interface AdminPluginOptions {
-  config: Config
-  clock: Clock
-}
-
-export default async function adminPlugin(app: FastifyInstance, opts: AdminPluginOptions) {
+export default async function adminPlugin(app: FastifyInstance) {
   const auth = app.auth
 
   app.get('/admin', {
@@ -26,7 +20,7 @@ export default async function adminPlugin(app: FastifyInstance, opts: AdminPlugi
       description: 'The go-live page: readiness status and score, smoke checks, blockers and advisories, truth summary, live metrics. With ADMIN_TOKEN set it asks for the token.',
     },
   }, async (req, reply) => {
-    const access = accessOf(req, auth, opts.clock)
+    const access = accessOf(req, auth, app.clock)
     const partial = (req.query as Record<string, unknown>)?.partial === '1'
     reply.header('cache-control', 'no-store')
     if (access !== 'allowed') {
@@ -46,7 +40,7 @@ export default async function adminPlugin(app: FastifyInstance, opts: AdminPlugi
       description: 'The command-post figures in Prometheus text format (0.0.4). With ADMIN_TOKEN set: Authorization: Bearer with the token or an admin:read grant.',
     },
   }, async (req, reply) => {
-    const access = accessOf(req, auth, opts.clock)
+    const access = accessOf(req, auth, app.clock)
     if (access !== 'allowed') {
       return reply.code(access === 'forbidden' ? 403 : 401).header('www-authenticate', 'Bearer').type('text/plain; charset=utf-8').send(`${access}\n`)
     }

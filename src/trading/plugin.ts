@@ -1,7 +1,5 @@
 // The trading platform as one encapsulated plugin: /health, /api/v11, /api/v10, /api/v6 and /command-center.
 import type { FastifyInstance } from 'fastify'
-import type { Clock } from '../clock.js'
-import type { Config } from '../config.js'
 import type { TradingContext } from './context.js'
 import { createCycleRunner } from './cycle.js'
 import { useProblems } from '../plugins/problem.js'
@@ -18,8 +16,6 @@ import v10Routes from './routes/v10.js'
 import v6Routes from './routes/v6.js'
 
 export interface TradingPluginOptions {
-  config: Config
-  clock: Clock
   /** Synthetic datasets written on a database's first start: `full` (default), `small` (tests), or `none`. */
   seed?: SeedLevel
   /** The research service, when the host shares it with another surface (the MCP endpoint); else one of its own. */
@@ -27,7 +23,8 @@ export interface TradingPluginOptions {
 }
 
 export default async function tradingPlugin(app: FastifyInstance, opts: TradingPluginOptions) {
-  const { config, clock } = opts
+  // Instance-wide things arrive as decorators; the options carry only what is particular to this registration.
+  const { config, clock } = app
   const store = app.store
   const startedAt = clock.now()
   const seeded = seedIfFirstStart(store, opts.seed ?? 'full', startedAt)

@@ -1,4 +1,5 @@
 // GET /inventory: counts of what this host holds — operations, routes per surface, presets, kernels, stored records.
+import { grantRepository } from '../../../access/grants.js'
 import { z } from 'zod'
 import { defineOperation, noInput } from '../../operation.js'
 import { MODEL_PRESETS } from '../../../engines/capacity/models.js'
@@ -43,8 +44,8 @@ export const inventory = defineOperation({
       routes[r.surface] = (routes[r.surface] ?? 0) + 1
     }
     const db = ctx.store.db
-    const now = new Date(ctx.clock.now()).toISOString()
-    const active = db.prepare<[string], { n: number }>('SELECT count(*) AS n FROM grants WHERE revoked_at IS NULL AND expires_at > ?').get(now)
+    // Grants are read through their repository (statements prepared once per database), like everywhere else.
+    const grants = grantRepository(db).counts(ctx.clock.now())
     return {
       operations: ctx.registry.operations.length,
       routes,
@@ -52,8 +53,8 @@ export const inventory = defineOperation({
       wasm_kernels: RACE_KERNELS.length,
       stored: {
         pins: countRows(db, 'pins'),
-        grants: countRows(db, 'grants'),
-        active_grants: active?.n ?? null,
+        grants: grants.total,
+        active_grants: grants.active,
         datasets: countRows(db, 'datasets'),
       },
     }
