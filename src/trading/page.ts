@@ -163,6 +163,8 @@ export function renderCommandCenter(data: Panels): string {
   header nav { margin-left: auto; display: flex; gap: 14px; font-size: 13px; }
   header a { color: #cfe0ff; }
   header .generated { color: #aab6c5; font-size: 12px; }
+  #panel-jobs { max-width: 1552px; margin: 0 auto 32px; }
+  #panel-jobs progress { width: 160px; }
   #panels { display: grid; grid-template-columns: repeat(auto-fit, minmax(560px, 1fr)); gap: 16px; padding: 16px 24px 32px; max-width: 1600px; margin: 0 auto; }
   .panel { background: var(--card); border: 1px solid var(--line); border-radius: 8px; padding: 14px 16px; min-width: 0; overflow-x: auto; }
   .panel.wide { grid-column: 1 / -1; }
@@ -211,6 +213,10 @@ export function renderCommandCenter(data: Panels): string {
   <section class="panel" id="panel-health" data-panel="health"><h2>System health</h2>${health}</section>
   <section class="panel" id="panel-rpc" data-panel="rpc"><h2>Upstream RPC</h2>${rpc}</section>
 </main>
+<section class="panel wide" id="panel-jobs" data-panel="jobs"><h2>Jobs · live progress and recent results</h2>
+  <p class="caption">Queued and running jobs follow their event stream (GET /api/v11/jobs/{id}/events); finished ones link their result.</p>
+  <table><thead><tr><th>Job</th><th>Operation</th><th>State</th><th>Progress</th><th>Detail</th><th>Result</th></tr></thead><tbody id="jobs-body"><tr><td colspan="6" class="empty">loading…</td></tr></tbody></table>
+</section>
 <script>
   // Refreshes the panels in place every 30 s while the tab is visible; the page works without it.
   setInterval(async () => {
@@ -225,6 +231,64 @@ export function renderCommandCenter(data: Panels): string {
       if (stamp) document.getElementById('generated-at').replaceWith(stamp);
     } catch { /* offline: keep what is shown */ }
   }, 30000);
+
+  // The jobs panel: the newest jobs every 2 s; each queued or running job is followed on its SSE stream.
+  const streams = new Map();
+  const cell = (text) => { const td = document.createElement('td'); td.textContent = text; return td; };
+  function detail(p) {
+    const parts = [p.phase];
+    if (p.done !== null) parts.push(p.total !== null ? p.done + '/' + p.total : String(p.done));
+    for (const [k, v] of Object.entries(p.counters)) if (!k.startsWith('configs_')) parts.push(k + ' ' + v);
+    if (p.eta_s !== null) parts.push('eta ' + p.eta_s + ' s');
+    return parts.join(' · ');
+  }
+  function renderJob(job) {
+    let row = document.querySelector('#jobs-body tr[data-job="' + job.id + '"]');
+    const fresh = !row;
+    if (fresh) { row = document.createElement('tr'); row.dataset.job = job.id; }
+    row.dataset.state = job.state;
+    row.replaceChildren(cell(job.id.slice(0, 8)), cell(job.op), cell(job.state));
+    const bar = document.createElement('progress');
+    bar.max = 1;
+    if (job.progress.fraction !== null) bar.value = job.progress.fraction;
+    const td = document.createElement('td');
+    td.append(bar);
+    row.append(td, cell(detail(job.progress)));
+    const result = document.createElement('td');
+    if (job.result_url) { const a = document.createElement('a'); a.href = job.result_url; a.textContent = 'result'; result.append(a); }
+    else if (job.refuse) result.textContent = job.refuse.reason;
+    row.append(result);
+    return { row, fresh };
+  }
+  function follow(job) {
+    if (streams.has(job.id) || job.state === 'succeeded' || job.state === 'failed' || job.state === 'cancelled') return;
+    const source = new EventSource(job.events_url);
+    streams.set(job.id, source);
+    const update = (event) => renderJob(JSON.parse(event.data).job);
+    source.addEventListener('progress', update);
+    for (const final of ['succeeded', 'failed', 'cancelled']) {
+      source.addEventListener(final, (event) => { update(event); source.close(); streams.delete(job.id); });
+    }
+  }
+  async function refreshJobs() {
+    if (document.hidden) return;
+    try {
+      const res = await fetch('/api/v11/jobs?limit=10');
+      if (!res.ok) return;
+      const { jobs } = await res.json();
+      const body = document.getElementById('jobs-body');
+      const rows = jobs.map((job) => {
+        const live = streams.has(job.id) && document.querySelector('#jobs-body tr[data-job="' + job.id + '"]');
+        const row = live || renderJob(job).row;
+        follow(job);
+        return row;
+      });
+      if (rows.length) body.replaceChildren(...rows);
+      else body.innerHTML = '<tr><td colspan="6" class="empty">No jobs yet: send a research request with Prefer: respond-async.</td></tr>';
+    } catch { /* offline: keep what is shown */ }
+  }
+  refreshJobs();
+  setInterval(refreshJobs, 2000);
 </script>
 </body>
 </html>`

@@ -291,7 +291,8 @@ describe('v6 and the command center', () => {
     expect(res.statusCode).toBe(200)
     expect(res.headers['content-type']).toMatch(/^text\/html/)
     expect(res.body).toContain('id="panels"')
-    expect(res.body.match(/class="panel[ "]/g)!.length).toBe(7)
+    expect(res.body.match(/class="panel[ "]/g)!.length).toBe(8)
+    expect(res.body).toContain('id="panel-jobs"')
     expect(res.body).toMatch(/<svg id="equity-chart"[^>]*data-run-id="\d+"/)
     expect(res.body).toMatch(/<polyline class="line" points="[\d.,\s]+"/)
     expect(res.body).not.toMatch(/https?:\/\/(?!www\.w3)/) // nothing loaded from elsewhere
