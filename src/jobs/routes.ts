@@ -39,9 +39,15 @@ export default async function jobRoutes(app: FastifyInstance, opts: JobRoutesOpt
     return job
   }
 
+  // A job id is a random UUID and works as a capability: who submitted a job may read or cancel it by id. The list
+  // hands out every id, so with a credential configured it answers only admin:read (open in development mode).
+  const listGuard = async (req: FastifyRequest) => {
+    app.auth.require(app.auth.identify(req.headers.authorization, app.clock.now()), 'admin:read', 'jobs')
+  }
   app.get('/', {
+    onRequest: listGuard,
     schema: {
-      tags, summary: 'Jobs, newest first, paged; filter by state and op', querystring: listQuery,
+      tags, summary: 'Jobs, newest first, paged; filter by state and op (scope admin:read when ADMIN_TOKEN is set)', querystring: listQuery,
       response: responses(pageSchema('jobs', jobViewSchema)),
     },
   }, async (req) => {

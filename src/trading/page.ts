@@ -44,8 +44,8 @@ export function equityChartSvg(equity: Panels['panels']['equity']): string {
   const pad = { left: 72, right: 16, top: 16, bottom: 32 }
   const open = `<svg id="equity-chart" viewBox="0 0 ${width} ${height}" role="img" preserveAspectRatio="xMidYMid meet"`
   if (!equity || equity.points.length < 2) {
-    return `${open} aria-label="no backtest stored yet"><title>No backtest stored yet</title>` +
-      `<text x="${width / 2}" y="${height / 2}" text-anchor="middle" class="chart-empty">No backtest stored yet: POST /api/v11/trading/backtest</text></svg>`
+    return `${open} aria-label="no equity curve stored yet"><title>No equity curve stored yet</title>` +
+      `<text x="${width / 2}" y="${height / 2}" text-anchor="middle" class="chart-empty">No equity curve stored yet: POST /api/v11/trading/backtest with include: ["equity"]</text></svg>`
   }
   const pts = equity.points
   const t0 = pts[0]![0]
@@ -144,7 +144,7 @@ export function renderCommandCenter(data: Panels): string {
     : '<p class="empty">No RPC endpoints configured (RPC_ENDPOINTS).</p>'
   const chartCaption = equity
     ? `Run ${link(runHref(equity.run_id), `#${equity.run_id}`)} · ${esc(equity.strategy ?? '?')} on ${esc(equity.symbol ?? equity.dataset_id)} · return ${esc(signed(equity.return_pct))} %`
-    : 'The latest backtest is drawn here.'
+    : 'The latest backtest that kept its equity curve (include: ["equity"]) is drawn here.'
 
   return `<!doctype html>
 <html lang="en">
@@ -205,7 +205,7 @@ export function renderCommandCenter(data: Panels): string {
   <nav><a href="/command-center">refresh</a><a href="/api/v6/command-center/panels">panels JSON</a><a href="/docs">API docs</a></nav>
 </header>
 <main id="panels">
-  <section class="panel wide" id="panel-equity" data-panel="equity"><h2>Equity curve · latest backtest</h2><p class="caption">${chartCaption}</p>${equityChartSvg(equity)}</section>
+  <section class="panel wide" id="panel-equity" data-panel="equity"><h2>Equity curve · latest stored curve</h2><p class="caption">${chartCaption}</p>${equityChartSvg(equity)}</section>
   <section class="panel" id="panel-positions" data-panel="positions"><h2>Positions &amp; P&amp;L</h2>${summary}${positions}</section>
   <section class="panel" id="panel-signals" data-panel="signals"><h2>Latest signals</h2>${signals}</section>
   <section class="panel" id="panel-runs" data-panel="runs"><h2>Recent runs</h2>${runs}</section>
@@ -274,6 +274,11 @@ export function renderCommandCenter(data: Panels): string {
     if (document.hidden) return;
     try {
       const res = await fetch('/api/v11/jobs?limit=10');
+      if (res.status === 401 || res.status === 403) {
+        document.getElementById('jobs-body').innerHTML =
+          '<tr><td colspan="6" class="empty">The job list needs scope admin:read on this host (ADMIN_TOKEN is set).</td></tr>';
+        return;
+      }
       if (!res.ok) return;
       const { jobs } = await res.json();
       const body = document.getElementById('jobs-body');

@@ -13,10 +13,13 @@ describe.skipIf(!hasChromium)('/command-center in Chromium (needs /usr/bin/chrom
   beforeAll(async () => {
     app = await buildTestApp()
     app.admission.override('live-bound')
-    // A stored backtest gives the page an equity curve to draw.
+    // A backtest that keeps its equity curve (runs keep it only when asked, #13 item 9) gives the page a curve to draw.
     const res = await app.inject({
       method: 'POST', url: '/api/v11/trading/backtest',
-      payload: { dataset: 'SYN-DAILY', strategy: 'sma_cross', params: { fast: 10, slow: 30 }, cash: 10_000, commission: 0.001 },
+      payload: {
+        dataset: 'SYN-DAILY', strategy: 'sma_cross', params: { fast: 10, slow: 30 }, cash: 10_000, commission: 0.001,
+        include: ['equity'],
+      },
     })
     if (res.statusCode !== 200) {
       const datasets = (await app.inject('/api/v10/datasets')).body
