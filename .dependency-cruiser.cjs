@@ -33,6 +33,20 @@ module.exports = {
       to: { path: '^src/(caller|trading|admin)/', pathNot: '^src/$1/' },
     },
     {
+      name: 'analysers-are-self-contained-so-they-run-without-the-host',
+      severity: 'error',
+      comment: 'The dependency analysers read files and interpreters only; they can be run and tested on any tree.',
+      from: { path: '^src/analysers/([^/]+)/' },
+      to: { path: '^src/', pathNot: '^src/analysers/$1/' },
+    },
+    {
+      name: 'analysers-are-reached-through-their-entry',
+      severity: 'error',
+      comment: 'Each analyser module has one entry (index.ts); its files can change without touching the app.',
+      from: { pathNot: '^src/analysers/' },
+      to: { path: '^src/analysers/[^/]+/(?!index\\.ts$)' },
+    },
+    {
       name: 'only-the-store-opens-databases',
       severity: 'error',
       comment: 'One module owns connections, pragmas and migrations; everything else goes through its repositories.',

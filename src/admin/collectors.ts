@@ -3,7 +3,7 @@
 import fp from 'fastify-plugin'
 import type { FastifyInstance } from 'fastify'
 import { createReadinessCollector, type ReadinessCollector } from './collect.js'
-import type { PythonProbe } from './dependencies/python-env.js'
+import type { PythonProbe } from '../analysers/dependencies/index.js'
 import { createTruthRunner, type TruthRunner } from './truth.js'
 import { ADMISSION_SAMPLE_MS } from '../plugins/admission.js'
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import type { DependencySummary } from './dependencies/types.js'
+import type { DependencySummary } from '../analysers/dependencies/index.js'
 import { buildReadinessReport, CHECK_WEIGHTS, type ReadinessInputs } from './readiness.js'
 import { readinessReportSchema, type TruthSummary } from './schemas.js'
 

@@ -1,7 +1,7 @@
 // The go-live readiness report (seed §2.3, SPEC §4.1) as a pure function of its measured inputs: required blockers,
 // advisories, the weighted score and the plan. Collecting the inputs (smoke checks, analyses, the store) is collect.ts's
 // job; the shape is src/admin/schemas.ts.
-import type { DependencySummary } from './dependencies/types.js'
+import type { DependencySummary } from '../analysers/dependencies/index.js'
 import type {
   Advisory,
   BootSummary,
