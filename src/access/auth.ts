@@ -15,14 +15,6 @@ export interface Credential {
   grantId?: string
 }
 
-interface GrantRow {
-  id: string
-  subject: string
-  scopes: string
-  expires_at: string
-  revoked_at: string | null
-}
-
 export interface Authenticator {
   /** Reads the credential of a request; throws `unauthorized` for a bearer that is wrong, expired or revoked. */
   identify(authorization: string | undefined, now: number): Credential | null
@@ -34,9 +26,6 @@ export interface Authenticator {
 }
 
 export function createAuthenticator(config: Pick<Config, 'adminToken'>, db: Db): Authenticator {
-  const byHash = db.prepare<[string], GrantRow>(
-    'SELECT id, subject, scopes, expires_at, revoked_at FROM grants WHERE token_hash = ?',
-  )
   const adminToken = config.adminToken
   const grants = grantRepository(db)
   return {
@@ -50,12 +39,12 @@ export function createAuthenticator(config: Pick<Config, 'adminToken'>, db: Db):
         return { kind: 'admin', subject: 'admin', scopes: SCOPES }
       }
       // Lookup by hash: the index compares digests, never the secret itself.
-      const row = byHash.get(hashToken(token))
+      const row = grants.byTokenHash(hashToken(token))
       if (!row) throw new Refusal('unauthorized', 'the bearer token is not known to this host')
       if (row.revoked_at) throw new Refusal('unauthorized', `grant ${row.id} was revoked at ${row.revoked_at}`)
       if (Date.parse(row.expires_at) <= now) throw new Refusal('unauthorized', `grant ${row.id} expired at ${row.expires_at}`)
       grants.touch(row.id, now)
-      return { kind: 'grant', subject: row.subject, scopes: JSON.parse(row.scopes) as Scope[], grantId: row.id }
+      return { kind: 'grant', subject: row.subject, scopes: row.scopes, grantId: row.id }
     },
     require(credential, scope, op) {
       if (adminToken === null) return

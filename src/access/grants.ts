@@ -1,6 +1,7 @@
 // The grants table: bearer tokens issued by the admin. Only a token's SHA-256 is stored; the token is returned once.
 import { randomBytes, randomUUID } from 'node:crypto'
 import type { Db } from '../store/index.js'
+import { perDatabase } from '../store/repository.js'
 import { keysetQuery } from '../store/keyset.js'
 import { hashToken, type Scope } from './tokens.js'
 
@@ -32,6 +33,8 @@ export interface GrantRepository {
   /** Marks a grant revoked (once); null when the id is unknown. */
   revoke(id: string, now: number): { grant: GrantRecord; alreadyRevoked: boolean } | null
   get(id: string): GrantRecord | null
+  /** The grant a bearer token stands for, looked up by the token's SHA-256 (never the secret itself). */
+  byTokenHash(tokenHash: string): GrantRecord | null
   /** Active = neither revoked nor expired at `now`. */
   counts(now: number): { total: number; active: number }
   /** Newest first by (created_at, id): up to limit + 1 grants after a keyset position. */
@@ -51,17 +54,8 @@ interface GrantRow {
 
 const toRecord = <R extends GrantRow>(row: R): Omit<R, 'scopes'> & { scopes: Scope[] } => ({ ...row, scopes: JSON.parse(row.scopes) as Scope[] })
 
-const repositories = new WeakMap<Db, GrantRepository>()
-
 /** One repository per database, its statements prepared once. */
-export function grantRepository(db: Db): GrantRepository {
-  let repo = repositories.get(db)
-  if (!repo) {
-    repo = createGrantRepository(db)
-    repositories.set(db, repo)
-  }
-  return repo
-}
+export const grantRepository = perDatabase(createGrantRepository)
 
 function createGrantRepository(db: Db): GrantRepository {
   const insert = db.prepare<[string, string, string, string, string, string]>(
@@ -70,6 +64,7 @@ function createGrantRepository(db: Db): GrantRepository {
   const byId = db.prepare<[string], GrantRow>(
     'SELECT id, subject, scopes, created_at, expires_at, revoked_at FROM grants WHERE id = ?',
   )
+  const byHash = db.prepare<[string], GrantRow>('SELECT id, subject, scopes, created_at, expires_at, revoked_at FROM grants WHERE token_hash = ?')
   const markRevoked = db.prepare<[string, string]>('UPDATE grants SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL')
   const total = db.prepare<[], { n: number }>('SELECT count(*) AS n FROM grants')
   const active = db.prepare<[string], { n: number }>(
@@ -106,6 +101,10 @@ function createGrantRepository(db: Db): GrantRepository {
     },
     get(id) {
       const row = byId.get(id)
+      return row ? toRecord(row) : null
+    },
+    byTokenHash(tokenHash) {
+      const row = byHash.get(tokenHash)
       return row ? toRecord(row) : null
     },
     counts(now) {

@@ -2,6 +2,7 @@
 import { createHash } from 'node:crypto'
 import { Refusal } from '../refusal.js'
 import type { Db } from '../store/index.js'
+import { perDatabase } from '../store/repository.js'
 import { keysetQuery } from '../store/keyset.js'
 
 export const PIN_MEDIA_TYPES = ['text/plain', 'application/json'] as const
@@ -39,16 +40,8 @@ interface PinRow extends PinRecord {
   content: Buffer
 }
 
-const repositories = new WeakMap<Db, PinRepository>()
-
-export function pinRepository(db: Db): PinRepository {
-  let repo = repositories.get(db)
-  if (!repo) {
-    repo = createPinRepository(db)
-    repositories.set(db, repo)
-  }
-  return repo
-}
+/** One repository per database, its statements prepared once. */
+export const pinRepository = perDatabase(createPinRepository)
 
 function createPinRepository(db: Db): PinRepository {
   const insert = db.prepare<[string, Buffer, string, string | null, number, string]>(

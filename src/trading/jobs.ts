@@ -24,8 +24,14 @@ export function defineTradingJobs(app: FastifyInstance, service: TradingService)
   }
 }
 
-/** A research route: refused first while the host sheds load, then a job (202 with Prefer: respond-async, else its answer). */
-export async function tradingJob(app: FastifyInstance, req: FastifyRequest, reply: FastifyReply, op: TradingJobOp, input: unknown) {
+/**
+ * A research route, refusing first: an unknown dataset (404, as the sync call always answered it), then shedding
+ * load; then a job (202 with Prefer: respond-async, else its answer). Other input checks run in the job.
+ */
+export async function tradingJob(
+  app: FastifyInstance, service: TradingService, req: FastifyRequest, reply: FastifyReply, op: TradingJobOp, input: { dataset: number | string },
+) {
+  service.dataset(input.dataset)
   app.admission.admitHeavy(op)
   const submitted = await submitOrWait(app.jobs, req, reply, { op, surface: 'trading', input })
   return submitted.async ? reply.send(submitted.view) : submitted.result

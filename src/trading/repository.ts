@@ -1,5 +1,6 @@
 // The trading tables: prepared once, synchronous, called inside the service's transactions (never across an await).
 import type { Db } from '../store/index.js'
+import { perDatabase } from '../store/repository.js'
 import type { Bars } from '../engines/trading/types.js'
 import { createPagedReads } from './repository-pages.js'
 
@@ -19,9 +20,12 @@ type BarTuple = [number, number, number, number, number, number]
 
 const BAR_BATCH = 256
 
-export type TradingRepository = ReturnType<typeof createTradingRepository>
+export type TradingRepository = ReturnType<typeof buildTradingRepository>
 
-export function createTradingRepository(db: Db) {
+/** The trading tables' repository of a database: one per database (service, seed and imports share it). */
+export const createTradingRepository = perDatabase(buildTradingRepository)
+
+function buildTradingRepository(db: Db) {
   const s = {
     insertDataset: db.prepare<[NewDataset]>(
       `INSERT INTO datasets (symbol, timeframe, source, rows, first_ts, last_ts, sha256, seed, generator, origin, created_at)

@@ -1,6 +1,7 @@
 // Platform state read from storage and live components: health, inventory, database statistics, command-center panels.
 import { z } from 'zod'
 import type { Clock } from '../clock.js'
+import { introspect } from '../store/introspect.js'
 import type { RouteEntry } from '../plugins/route-table.js'
 import type { Mill } from '../mill/pool.js'
 import type { Admission } from '../plugins/admission.js'
@@ -142,29 +143,21 @@ export function createSystem(deps: SystemDeps) {
     },
 
     dbStats() {
-      const db = store.db
-      const pragma = (name: string): unknown => db.pragma(name, { simple: true })
-      const pageSize = Number(pragma('page_size'))
-      const pageCount = Number(pragma('page_count'))
-      const tables = db.prepare<[], { name: string }>(
-        "SELECT name FROM sqlite_schema WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name",
-      ).all()
+      const db = introspect(store.db)
+      const pageSize = Number(db.pragma('page_size'))
+      const pageCount = Number(db.pragma('page_count'))
       const sizes = store.fileSizes()
       return {
-        sqlite_version: db.prepare<[], { v: string }>('SELECT sqlite_version() AS v').get()!.v,
-        journal_mode: String(pragma('journal_mode')),
+        sqlite_version: db.sqliteVersion(),
+        journal_mode: String(db.pragma('journal_mode')),
         in_memory: store.path === ':memory:',
         page_size: pageSize,
         page_count: pageCount,
-        freelist_count: Number(pragma('freelist_count')),
+        freelist_count: Number(db.pragma('freelist_count')),
         database_bytes: pageSize * pageCount,
         file_bytes: sizes.file,
         wal_bytes: sizes.wal,
-        // Table names come from sqlite_schema itself, so quoting them is safe.
-        tables: tables.map(({ name }) => ({
-          name,
-          rows: db.prepare<[], { n: number }>(`SELECT count(*) AS n FROM "${name.replaceAll('"', '""')}"`).get()!.n,
-        })),
+        tables: db.tables(),
         migrations: store.applied().map((m) => ({ name: m.name, applied_at: m.applied_at })),
       }
     },

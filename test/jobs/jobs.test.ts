@@ -94,13 +94,25 @@ describe('trading jobs (/api/v11)', () => {
     expect(sync.run.same_inputs_as_run).toBe(result.run.id)
   })
 
-  it('an unknown dataset fails the job with the sync 404 problem', async () => {
+  it('refuses first: an unknown dataset is the sync 404 problem at submission, no job made', async () => {
+    const before = json(await app.inject({ url: '/api/v11/jobs?limit=500' })).jobs.length
     const res = await app.inject({ method: 'POST', url: '/api/v11/trading/backtest', payload: { ...BACKTEST, dataset: 'NOPE' }, headers: ASYNC })
+    expect(res.statusCode).toBe(404)
+    expect(res.headers['content-type']).toMatch(/problem\+json/)
+    const sync = await app.inject({ method: 'POST', url: '/api/v11/trading/backtest', payload: { ...BACKTEST, dataset: 'NOPE' } })
+    expect(json(sync).detail).toBe(json(res).detail)
+    expect(json(await app.inject({ url: '/api/v11/jobs?limit=500' })).jobs.length).toBe(before)
+  })
+
+  it('a refusal found while running fails the job; …/result answers it with the sync status', async () => {
+    const bad = { ...BACKTEST, from: '2030-01-01' }
+    const res = await app.inject({ method: 'POST', url: '/api/v11/trading/backtest', payload: bad, headers: ASYNC })
     const id = json(res).id
     await until(async () => json(await app.inject({ url: `/api/v11/jobs/${id}` })), (j) => j.state === 'failed')
     const read = await app.inject({ url: `/api/v11/jobs/${id}/result` })
-    expect(read.statusCode).toBe(404)
-    expect(read.headers['content-type']).toMatch(/problem\+json/)
+    const sync = await app.inject({ method: 'POST', url: '/api/v11/trading/backtest', payload: bad })
+    expect(read.statusCode).toBe(sync.statusCode)
+    expect(json(read).detail).toBe(json(sync).detail)
   })
 })
 

@@ -63,7 +63,7 @@ export default async function v10Routes(parent: FastifyInstance, ctx: TradingCon
       body: maxEdgeV10Body,
       response: { 200: z.record(z.string(), z.unknown()), 202: jobViewSchema, ...problemResponses },
     },
-  }, async (req, reply) => tradingJob(parent, req, reply, 'trading.max-edge-signal.v10', req.body) as Promise<Record<string, unknown>>)
+  }, async (req, reply) => tradingJob(parent, service, req, reply, 'trading.max-edge-signal.v10', req.body) as Promise<Record<string, unknown>>)
 
   app.get('/datasets', {
     schema: { tags, deprecated, summary: 'Datasets with their metadata (deprecated: use GET /api/v11/datasets)', response: { 200: datasetListAnswer } },

@@ -95,7 +95,7 @@ export default async function v11Routes(parent: FastifyInstance, ctx: TradingCon
       description: JOB_NOTE,
       response: { 200: backtestAnswer, 202: jobViewSchema, ...problemResponses },
     },
-  }, async (req, reply) => tradingJob(parent, req, reply, 'trading.backtest', req.body) as Promise<z.infer<typeof backtestAnswer>>)
+  }, async (req, reply) => tradingJob(parent, service, req, reply, 'trading.backtest', req.body) as Promise<z.infer<typeof backtestAnswer>>)
 
   app.post('/trading/simulate', {
     schema: {
@@ -104,7 +104,7 @@ export default async function v11Routes(parent: FastifyInstance, ctx: TradingCon
       body: simulateBody,
       response: { 200: simulateAnswer, 202: jobViewSchema, ...problemResponses },
     },
-  }, async (req, reply) => tradingJob(parent, req, reply, 'trading.simulate', req.body) as Promise<z.infer<typeof simulateAnswer>>)
+  }, async (req, reply) => tradingJob(parent, service, req, reply, 'trading.simulate', req.body) as Promise<z.infer<typeof simulateAnswer>>)
 
   app.post('/trading/max-edge-signal', {
     schema: {
@@ -116,7 +116,7 @@ export default async function v11Routes(parent: FastifyInstance, ctx: TradingCon
       body: maxEdgeBody,
       response: { 200: z.record(z.string(), z.unknown()), 202: jobViewSchema, ...problemResponses },
     },
-  }, async (req, reply) => tradingJob(parent, req, reply, 'trading.max-edge-signal', req.body) as Promise<Record<string, unknown>>)
+  }, async (req, reply) => tradingJob(parent, service, req, reply, 'trading.max-edge-signal', req.body) as Promise<Record<string, unknown>>)
 
   app.post('/trading/full-cycle', {
     // It writes the paper ledger (orders, fills, cash): beyond a run's own record, so it needs the scope.

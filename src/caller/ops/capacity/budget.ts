@@ -2,7 +2,7 @@
 import { z } from 'zod'
 import { defineOperation } from '../../operation.js'
 import { Refusal } from '../../../refusal.js'
-import { budgetOf } from '../../../mill/pool.js'
+import { budgetOf, MAX_TIMEOUT_MS } from '../../../mill/pool.js'
 import {
   ENCODINGS, FRAMING_SOURCE, FRAMING_STATEMENTS, type BudgetInput,
 } from '../../../engines/capacity/budget-spec.js'
@@ -29,7 +29,7 @@ const input = z
     framing: z.enum(['openai_chat', 'none']).optional().describe('Default openai_chat for messages, none for texts'),
     truncate: z.enum(['cut', 'drop']).default('cut').describe('Cut the message that crosses the limit, or drop it whole'),
     keep: z.enum(['tail', 'head']).default('tail').describe('Which end of a cut message is kept'),
-    timeout_ms: z.number().int().min(1).max(60_000).optional().describe('Time budget of the count (default 10 s)'),
+    timeout_ms: z.number().int().min(1).max(MAX_TIMEOUT_MS).optional().describe('Time budget of the count (default 10 s)'),
   })
   .strict()
 

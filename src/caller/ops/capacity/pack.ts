@@ -2,7 +2,7 @@
 import { z } from 'zod'
 import { defineOperation } from '../../operation.js'
 import { Refusal } from '../../../refusal.js'
-import { budgetOf } from '../../../mill/pool.js'
+import { budgetOf, MAX_TIMEOUT_MS } from '../../../mill/pool.js'
 import type { PackExactPayload } from '../../../mill/tasks/capacity.js'
 import {
   bestFitDecreasing, EXACT_MAX_ITEMS, firstFitDecreasing, lowerBound, FIT_TOLERANCE, type Packing,
@@ -31,7 +31,7 @@ const input = z
       .enum(['auto', 'always', 'never'])
       .default('auto')
       .describe(`auto: branch and bound when there are at most ${EXACT_MAX_ITEMS} items and the host is not shedding`),
-    timeout_ms: z.number().int().min(1).max(60_000).optional().describe('Time budget of the exact search (default 10 s)'),
+    timeout_ms: z.number().int().min(1).max(MAX_TIMEOUT_MS).optional().describe('Time budget of the exact search (default 10 s)'),
   })
   .strict()
 

@@ -1,16 +1,10 @@
 // GET /inventory: counts of what this host holds — operations, routes per surface, presets, kernels, stored records.
 import { grantRepository } from '../../../access/grants.js'
+import { introspect } from '../../../store/introspect.js'
 import { z } from 'zod'
 import { defineOperation, noInput } from '../../operation.js'
 import { MODEL_PRESETS } from '../../../engines/capacity/models.js'
 import { RACE_KERNELS } from '../../../engines/race/index.js'
-import type { Db } from '../../../store/index.js'
-
-function countRows(db: Db, table: string): number | null {
-  const exists = db.prepare<[string], { n: number }>("SELECT count(*) AS n FROM sqlite_master WHERE type = 'table' AND name = ?").get(table)
-  if (!exists?.n) return null
-  return db.prepare<[], { n: number }>(`SELECT count(*) AS n FROM "${table}"`).get()!.n
-}
 
 export const inventory = defineOperation({
   name: 'inventory',
@@ -52,10 +46,10 @@ export const inventory = defineOperation({
       model_presets: MODEL_PRESETS.length,
       wasm_kernels: RACE_KERNELS.length,
       stored: {
-        pins: countRows(db, 'pins'),
+        pins: introspect(db).rowCount('pins'),
         grants: grants.total,
         active_grants: grants.active,
-        datasets: countRows(db, 'datasets'),
+        datasets: introspect(db).rowCount('datasets'),
       },
     }
   },

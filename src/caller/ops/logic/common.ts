@@ -2,7 +2,7 @@
 import { z } from 'zod'
 import { Refusal } from '../../../refusal.js'
 import type { OperationContext } from '../../operation.js'
-import { budgetOf, type RunOptions } from '../../../mill/pool.js'
+import { budgetOf, MAX_TIMEOUT_MS, type RunOptions } from '../../../mill/pool.js'
 import { cnfFromClauses, type Cnf } from '../../../engines/sat/cnf.js'
 import { peekDimacsHeader, type DimacsLimits } from '../../../engines/sat/dimacs.js'
 import { FormulaLimitError, FormulaSyntaxError, parseFormula, type FlatFormula, type FormulaLimits } from '../../../engines/sat/formula.js'
@@ -20,7 +20,7 @@ export const FORMULA_LIMITS: FormulaLimits = {
 export const INLINE_MAX_DIMACS_CHARS = 1 << 20
 export const INLINE_MAX_LITERALS = 250_000
 
-export const timeoutMs = z.number().int().min(1).max(60_000).optional().describe('Time budget in ms (default 10 000, max 60 000)')
+export const timeoutMs = z.number().int().min(1).max(MAX_TIMEOUT_MS).optional().describe('Time budget in ms (default 10 000, max 60 000)')
 
 export const dimacsText = z
   .string()
