@@ -1,0 +1,149 @@
+// The running half of the in-process queue: the waiting line, runs under a time budget, final states written once,
+// events published in order and the outcome handed to requests waiting on it.
+import type { FastifyBaseLogger } from 'fastify'
+import type { Clock } from '../clock.js'
+import { Refusal, type RefusalBody } from '../refusal.js'
+import type { ProgressSnapshot } from '../mill/progress.js'
+import { TaskCancelled, taskScope } from '../mill/scope.js'
+import type { JobChannel } from './channel.js'
+import { createDurationHistogram } from './durations.js'
+import { cancelledRefusal, progressOf, refusalFrom } from './outcomes.js'
+import { QUEUED_PROGRESS, type JobRepository } from './repository.js'
+import { isFinal, type JobEvent, type JobExecutor, type JobProgress, type JobRecord, type SettledJob } from './types.js'
+
+export interface LocalRunnerOptions {
+  repo: JobRepository
+  channel: JobChannel
+  clock: Clock
+  concurrency: number
+  maxRunMs: number
+  log?: FastifyBaseLogger
+}
+
+export interface ActiveRun {
+  controller: AbortController
+  progress: JobProgress
+  /** Wall-clock start of this run (progress ETA), independent of the injected clock. */
+  startedWall: number
+  timedOut: boolean
+  done: Promise<void>
+}
+
+type FinalState = 'succeeded' | 'failed' | 'cancelled'
+interface FinalOutcome { result?: unknown; error?: unknown; refuse?: RefusalBody }
+
+export type LocalRunner = ReturnType<typeof createLocalRunner>
+
+export function createLocalRunner(opts: LocalRunnerOptions) {
+  const { repo, channel, clock, concurrency, maxRunMs, log } = opts
+  const executors = new Map<string, JobExecutor>()
+  const waiting: string[] = []
+  const active = new Map<string, ActiveRun>()
+  const seqs = new Map<string, number>()
+  /** What a waiting request gets: the executor's own value or error (kept only until the job is final and read). */
+  const waiters = new Map<string, Array<(settled: SettledJob) => void>>()
+  const durations = createDurationHistogram()
+  const flags = { started: false, closing: false }
+
+  const withLive = (job: JobRecord): JobRecord => {
+    const live = active.get(job.id)
+    return live && job.state === 'running' ? { ...job, progress: live.progress } : job
+  }
+
+  function publish(type: JobEvent['type'], job: JobRecord, result?: unknown): void {
+    const seq = (seqs.get(job.id) ?? 0) + 1
+    seqs.set(job.id, seq)
+    // Events carry no input: they go to every watcher, and an input may be megabytes of DIMACS.
+    const event: JobEvent = { seq, type, job: { ...job, input: null } }
+    if (result !== undefined) event.result = result
+    channel.publish(event)
+    if (isFinal(job.state)) seqs.delete(job.id)
+  }
+
+  function settle(id: string, settled: SettledJob): void {
+    const list = waiters.get(id)
+    waiters.delete(id)
+    for (const resolve of list ?? []) resolve(settled)
+  }
+
+  /** Writes a final state once; publishes it and hands the outcome to waiting requests. */
+  function finish(job: JobRecord, state: FinalState, outcome: FinalOutcome): void {
+    const now = clock.now()
+    const progress: JobProgress = { ...(active.get(job.id)?.progress ?? job.progress), phase: state, eta_s: null }
+    if (!repo.finish(job.id, state, { result: outcome.result, refuse: outcome.refuse ?? null, progress, now })) return
+    const final = repo.get(job.id)!
+    if (final.startedAt !== null) durations.record(now - final.startedAt)
+    publish(state, final, state === 'succeeded' ? outcome.result : undefined)
+    settle(job.id, state === 'succeeded' ? { job: final, ok: true, result: outcome.result } : { job: final, ok: false, error: outcome.error ?? refusalFrom(outcome.refuse!) })
+  }
+
+  function pump(): void {
+    while (!flags.closing && flags.started && active.size < concurrency && waiting.length) void runJob(waiting.shift()!)
+  }
+
+  function beginRun(id: string): { entry: ActiveRun; release: () => void } {
+    let release!: () => void
+    const entry: ActiveRun = {
+      controller: new AbortController(),
+      progress: { ...QUEUED_PROGRESS, phase: 'starting' },
+      startedWall: Date.now(),
+      timedOut: false,
+      done: new Promise<void>((resolve) => (release = resolve)),
+    }
+    active.set(id, entry)
+    return { entry, release }
+  }
+
+  async function runJob(id: string): Promise<void> {
+    const job = repo.get(id)
+    if (!job || job.state !== 'queued' || !repo.start(id, clock.now())) return
+    const running = repo.get(id)!
+    const { entry, release } = beginRun(id)
+    const { controller } = entry
+    publish('running', withLive(running))
+    const budget = setTimeout(() => {
+      entry.timedOut = true
+      controller.abort()
+    }, maxRunMs)
+    try {
+      const executor = executors.get(job.op)
+      if (!executor) throw new Refusal('internal', `no executor is defined for ${job.op} in this process`, { op: job.op })
+      const onProgress = (snapshot: ProgressSnapshot) => {
+        entry.progress = progressOf(snapshot, entry.startedWall)
+        publish('progress', withLive(running))
+      }
+      const result = await taskScope.run({ signal: controller.signal, onProgress, maxMs: maxRunMs }, () =>
+        executor(job.input, { jobId: id, signal: controller.signal, maxMs: maxRunMs }))
+      if (flags.closing) return
+      if (controller.signal.aborted) throw new TaskCancelled(false)
+      finish(running, 'succeeded', { result })
+    } catch (err) {
+      // Shutting down: the row stays `running` and the next start re-runs it (one of its two chances).
+      if (flags.closing) return
+      const [state, outcome] = failureOf(err, running, entry, maxRunMs, log)
+      finish(running, state, outcome)
+    } finally {
+      clearTimeout(budget)
+      active.delete(id)
+      release()
+      pump()
+    }
+  }
+
+  return { executors, waiting, active, waiters, durations, flags, withLive, publish, finish, pump }
+}
+
+/** How a run that threw ends: timed out, cancelled, refused, or failed on an internal error (logged). */
+function failureOf(err: unknown, job: JobRecord, entry: ActiveRun, maxRunMs: number, log?: FastifyBaseLogger): [FinalState, FinalOutcome] {
+  if (entry.timedOut) {
+    const refusal = new Refusal('timeout', `the job ran past JOB_MAX_MS (${maxRunMs} ms) and was stopped`, { op: job.op })
+    return ['failed', { error: refusal, refuse: refusal.toBody() }]
+  }
+  if (entry.controller.signal.aborted || err instanceof TaskCancelled) {
+    return ['cancelled', { refuse: cancelledRefusal(job.op, err instanceof TaskCancelled && err.terminated) }]
+  }
+  if (err instanceof Refusal) return ['failed', { error: err, refuse: err.forOp(job.op).toBody() }]
+  log?.error({ err, job: job.id, op: job.op }, 'job failed')
+  const refuse: RefusalBody = { code: 'internal', reason: `job ${job.id} failed on an internal error (logged with the job id)`, op: job.op, http_status: 500 }
+  return ['failed', { error: err, refuse }]
+}
