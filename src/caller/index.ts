@@ -12,6 +12,7 @@ import { createCallerErrorHandler } from './errors.js'
 import { admitBeforeInput, checksBeforeInput, runParsed, runHandler } from './gate.js'
 import jobRoutes from '../jobs/routes.js'
 import { submitOrWait } from '../jobs/submit.js'
+import { inputForPath, jobBudgetNote, JUDGE_BY_PATH } from '../jobs/budget.js'
 import { jobViewSchema } from '../jobs/types.js'
 import { projector } from '../jobs/view.js'
 import type { AnyOperation, OperationContext, Registry } from './operation.js'
@@ -115,10 +116,11 @@ function routeOperation(
     url: op.path,
     bodyLimit: op.bodyLimit === 'large' ? config.largeBodyLimitBytes : config.bodyLimitBytes,
     config: { operation: op.name },
+    ...(op.heavy ? JUDGE_BY_PATH : {}),
     schema: {
       operationId: op.name,
       summary: CALLER_PREFIX + (op.path === '/' ? '/' : op.path),
-      description: `${op.caption}. ${op.summary}` + (op.heavy ? JOB_NOTE : ''),
+      description: `${op.caption}. ${op.summary}` + (op.heavy ? JOB_NOTE + jobBudgetNote(op.input, config.jobMaxMs) : ''),
       tags: [op.lobe],
       ...(op.method === 'GET' ? { querystring: op.input } : { body: op.input }),
       response: {
@@ -150,8 +152,9 @@ function routeOperation(
         }
       : {}),
     handler: async (req: FastifyRequest, reply: FastifyReply) => {
-      const input = op.method === 'GET' ? req.query : req.body
-      const data = op.heavy ? await submitHeavy(app, op, input, req, reply, contextOf(req)) : await runParsed(op, input, contextOf(req))
+      const data = op.heavy
+        ? await submitHeavy(app, op, inputForPath(req, op.input, config.jobMaxMs), req, reply, contextOf(req))
+        : await runParsed(op, op.method === 'GET' ? req.query : req.body, contextOf(req))
       if (reply.statusCode === 202) return data
       if (op.render && !wantsJson(req)) {
         return reply.type(op.render.contentType).send(op.render.body(data))

@@ -112,7 +112,7 @@ export function createLocalRunner(opts: LocalRunnerOptions) {
         entry.progress = progressOf(snapshot, entry.startedWall)
         publish('progress', withLive(running))
       }
-      const result = await taskScope.run({ signal: controller.signal, onProgress }, () =>
+      const result = await taskScope.run({ signal: controller.signal, onProgress, maxMs: maxRunMs }, () =>
         executor(job.input, { jobId: id, signal: controller.signal, maxMs: maxRunMs }))
       if (flags.closing) return
       if (controller.signal.aborted) throw new TaskCancelled(false)

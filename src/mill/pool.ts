@@ -279,7 +279,11 @@ export function createMill({ threads, maxQueue, nice = 10 }: MillOptions): Mill 
   }
 }
 
-/** Clamps a caller's timeout_ms into the mill's budget range. */
+/**
+ * Clamps a caller's timeout_ms into the mill's budget range: a request's 60 s, or inside a job its JOB_MAX_MS (only an
+ * async submission's input may ask for more than 60 s: the synchronous path validates against MAX_TIMEOUT_MS).
+ */
 export function budgetOf(timeoutMs: number | undefined): number {
-  return Math.min(MAX_TIMEOUT_MS, Math.max(1, timeoutMs ?? DEFAULT_TIMEOUT_MS))
+  const ceiling = taskScope.getStore()?.maxMs ?? MAX_TIMEOUT_MS
+  return Math.min(ceiling, Math.max(1, timeoutMs ?? DEFAULT_TIMEOUT_MS))
 }

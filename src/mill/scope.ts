@@ -8,6 +8,8 @@ export interface TaskScope {
   signal: AbortSignal
   /** Called with the task's progress when it changed (at most every PROGRESS_POLL_MS). */
   onProgress(snapshot: ProgressSnapshot): void
+  /** The job's own budget (JOB_MAX_MS): a task of a job may be given up to this instead of a request's 60 s. */
+  maxMs?: number
 }
 
 export const taskScope = new AsyncLocalStorage<TaskScope>()

@@ -2,36 +2,43 @@
 // route answers with, so a job's stored answer is exactly the sync answer.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { z } from 'zod'
+import { inputForPath } from '../jobs/budget.js'
 import { submitOrWait } from '../jobs/submit.js'
 import { projector } from '../jobs/view.js'
-import { backtestAnswer, simulateAnswer, type BacktestBody, type MaxEdgeBody, type MaxEdgeV10Body, type SimulateBody } from './schemas.js'
+import { passesChecks } from './research/check.js'
+import { backtestAnswer, backtestBody, maxEdgeBody, maxEdgeV10Body, simulateAnswer, simulateBody } from './schemas.js'
 import type { TradingService } from './service.js'
 
 const anyAnswer = z.record(z.string(), z.unknown())
 
+/** Per op: its request schema, its answer schema, and the service method that runs it. */
 export const TRADING_JOBS = {
-  'trading.backtest': { answer: backtestAnswer, run: (s: TradingService, input: unknown) => s.backtest(input as BacktestBody) },
-  'trading.simulate': { answer: simulateAnswer, run: (s: TradingService, input: unknown) => s.simulate(input as SimulateBody) },
-  'trading.max-edge-signal': { answer: anyAnswer, run: (s: TradingService, input: unknown) => s.maxEdgeSignal(input as MaxEdgeBody) },
-  'trading.max-edge-signal.v10': { answer: anyAnswer, run: (s: TradingService, input: unknown) => s.maxEdgeSignalV10(input as MaxEdgeV10Body) },
+  'trading.backtest': { body: backtestBody, answer: backtestAnswer, method: 'backtest' },
+  'trading.simulate': { body: simulateBody, answer: simulateAnswer, method: 'simulate' },
+  'trading.max-edge-signal': { body: maxEdgeBody, answer: anyAnswer, method: 'maxEdgeSignal' },
+  'trading.max-edge-signal.v10': { body: maxEdgeV10Body, answer: anyAnswer, method: 'maxEdgeSignalV10' },
 } as const
 export type TradingJobOp = keyof typeof TRADING_JOBS
 
+type Research = (input: unknown) => Promise<unknown>
+
 export function defineTradingJobs(app: FastifyInstance, service: TradingService): void {
-  for (const [op, { answer, run }] of Object.entries(TRADING_JOBS)) {
+  for (const [op, { answer, method }] of Object.entries(TRADING_JOBS)) {
     const project = projector(answer)
-    app.jobs.define(op, async (input) => project(await run(service, input)))
+    const run = service[method] as Research
+    app.jobs.define(op, async (input) => project(await run(input)))
   }
 }
 
 /**
- * A research route, refusing first: an unknown dataset (404, as the sync call always answered it), then shedding
- * load; then a job (202 with Prefer: respond-async, else its answer). Other input checks run in the job.
+ * A research route, refusing first: its input (the schema, with a job's longer budget when async), then every check the
+ * operation makes before its heavy work (unknown dataset 404, bars out of range, grid limits 422…), then shedding load.
+ * Only then a job: 202 with Prefer: respond-async, else its answer.
  */
-export async function tradingJob(
-  app: FastifyInstance, service: TradingService, req: FastifyRequest, reply: FastifyReply, op: TradingJobOp, input: { dataset: number | string },
-) {
-  service.dataset(input.dataset)
+export async function tradingJob(app: FastifyInstance, service: TradingService, req: FastifyRequest, reply: FastifyReply, op: TradingJobOp) {
+  const { body, method } = TRADING_JOBS[op]
+  const input = inputForPath<unknown>(req, body, app.config.jobMaxMs)
+  await passesChecks((service.inputCheck[method] as Research)(input))
   app.admission.admitHeavy(op)
   const submitted = await submitOrWait(app.jobs, req, reply, { op, surface: 'trading', input })
   return submitted.async ? reply.send(submitted.view) : submitted.result

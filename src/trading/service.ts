@@ -9,6 +9,7 @@ import { createBarsCache } from './bars-cache.js'
 import { resolveDataset } from './datasets.js'
 import { createTradingRepository, type DatasetRow, type TradingRepository } from './repository.js'
 import { backtest, recomputeBacktest } from './research/backtest.js'
+import { checkingDeps } from './research/check.js'
 import { createHeavyRunner, type ResearchDeps } from './research/deps.js'
 import { strategyParamsOf } from './research/inputs.js'
 import { maxEdgeSignal, maxEdgeSignalV10 } from './research/search.js'
@@ -44,9 +45,18 @@ export function createTradingService({ store, mill, admission, clock, barsCacheB
     strategyParams: strategyParamsOf,
     /** A dataset's bars (immutable once stored, so served from a bounded cache). */
     bars: (dataset: DatasetRow): Bars => deps.bars.get(dataset, null),
-    backtest: (body: BacktestBody) => backtest(deps, body),
+    ...research(deps),
     /** Recomputes without storing a run (a stored run's trades are read back this way). */
     recomputeBacktest: (body: BacktestBody) => recomputeBacktest(deps, body),
+    /** The same operations stopped where their heavy work would start: their input checks alone (see research/check.ts). */
+    inputCheck: research(checkingDeps(deps)),
+  }
+}
+
+/** The research operations on a given set of deps. */
+function research(deps: ResearchDeps) {
+  return {
+    backtest: (body: BacktestBody) => backtest(deps, body),
     simulate: (body: SimulateBody) => simulate(deps, body),
     maxEdgeSignal: (body: MaxEdgeBody, as?: Parameters<typeof maxEdgeSignal>[2]) => maxEdgeSignal(deps, body, as),
     maxEdgeSignalV10: (body: MaxEdgeV10Body) => maxEdgeSignalV10(deps, body),

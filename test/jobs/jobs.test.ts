@@ -103,17 +103,7 @@ describe('trading jobs (/api/v11)', () => {
     expect(json(sync).detail).toBe(json(res).detail)
     expect(json(await app.inject({ url: '/api/v11/jobs?limit=500' })).jobs.length).toBe(before)
   })
-
-  it('a refusal found while running fails the job; …/result answers it with the sync status', async () => {
-    const bad = { ...BACKTEST, from: '2030-01-01' }
-    const res = await app.inject({ method: 'POST', url: '/api/v11/trading/backtest', payload: bad, headers: ASYNC })
-    const id = json(res).id
-    await until(async () => json(await app.inject({ url: `/api/v11/jobs/${id}` })), (j) => j.state === 'failed')
-    const read = await app.inject({ url: `/api/v11/jobs/${id}/result` })
-    const sync = await app.inject({ method: 'POST', url: '/api/v11/trading/backtest', payload: bad })
-    expect(read.statusCode).toBe(sync.statusCode)
-    expect(json(read).detail).toBe(json(sync).detail)
-  })
+  // Refusals the sync call finds before its heavy work (e.g. a range with no bars) now refuse at submission: budget.test.ts.
 })
 
 describe('listing, paging, purge', () => {

@@ -1,5 +1,6 @@
 // /api/v10: the previous API kept for old clients, marked deprecated with a successor link on every answer.
 import { tradingJob } from '../jobs.js'
+import { jobBudgetNote, JUDGE_BY_PATH } from '../../jobs/budget.js'
 import { jobViewSchema } from '../../jobs/types.js'
 import type { FastifyInstance } from 'fastify'
 import type { ZodTypeProvider } from 'fastify-type-provider-zod'
@@ -26,7 +27,7 @@ export const V10_SUCCESSORS: Record<string, string> = {
 
 export default async function v10Routes(parent: FastifyInstance, ctx: TradingContext) {
   const app = parent.withTypeProvider<ZodTypeProvider>()
-  const { service, system } = ctx
+  const { service, system, config } = ctx
   app.setNotFoundHandler(tradingNotFound)
   app.addHook('onSend', async (req, reply) => {
     reply.header('deprecation', `@${Math.floor(V10_DEPRECATED_AT / 1000)}`)
@@ -55,15 +56,17 @@ export default async function v10Routes(parent: FastifyInstance, ctx: TradingCon
   })
 
   app.post('/trading/max-edge-signal', {
+    ...JUDGE_BY_PATH,
     schema: {
       tags, deprecated,
       summary: 'v10 signal: in-sample grid over sma_cross only (deprecated: use /api/v11/trading/max-edge-signal)',
       description: 'Every (fast, slow) pair with fast < slow is backtested on all bars and the best by `maximize` gives the signal. ' +
-        'In-sample only: the figures are optimistic by construction. With `Prefer: respond-async` it runs as a job (202, Location: /api/v11/jobs/{id}).',
+        'In-sample only: the figures are optimistic by construction. With `Prefer: respond-async` it runs as a job (202, Location: /api/v11/jobs/{id}).' +
+        jobBudgetNote(maxEdgeV10Body, config.jobMaxMs),
       body: maxEdgeV10Body,
       response: { 200: z.record(z.string(), z.unknown()), 202: jobViewSchema, ...problemResponses },
     },
-  }, async (req, reply) => tradingJob(parent, service, req, reply, 'trading.max-edge-signal.v10', req.body) as Promise<Record<string, unknown>>)
+  }, async (req, reply) => tradingJob(parent, service, req, reply, 'trading.max-edge-signal.v10') as Promise<Record<string, unknown>>)
 
   app.get('/datasets', {
     schema: { tags, deprecated, summary: 'Datasets with their metadata (deprecated: use GET /api/v11/datasets)', response: { 200: datasetListAnswer } },

@@ -13,6 +13,7 @@ import {
 } from '../schemas.js'
 import { maxEdgeBody } from '../schemas.js'
 import { tradingJob } from '../jobs.js'
+import { jobBudgetNote, JUDGE_BY_PATH } from '../../jobs/budget.js'
 import { jobViewSchema } from '../../jobs/types.js'
 import { MODE_REASON } from '../system.js'
 import { problemResponses, requireScope, tradingNotFound } from './common.js'
@@ -89,34 +90,37 @@ export default async function v11Routes(parent: FastifyInstance, ctx: TradingCon
   })
 
   app.post('/trading/backtest', {
+    ...JUDGE_BY_PATH,
     schema: {
       tags, summary: 'Backtest a strategy on a dataset (backtesting.py 0.6.6 semantics); the run is stored with its inputs\' digest',
       body: backtestBody,
-      description: JOB_NOTE,
+      description: JOB_NOTE + jobBudgetNote(backtestBody, config.jobMaxMs),
       response: { 200: backtestAnswer, 202: jobViewSchema, ...problemResponses },
     },
-  }, async (req, reply) => tradingJob(parent, service, req, reply, 'trading.backtest', req.body) as Promise<z.infer<typeof backtestAnswer>>)
+  }, async (req, reply) => tradingJob(parent, service, req, reply, 'trading.backtest') as Promise<z.infer<typeof backtestAnswer>>)
 
   app.post('/trading/simulate', {
+    ...JUDGE_BY_PATH,
     schema: {
       tags, summary: 'Monte Carlo of a strategy: bootstrap or GBM paths; percentiles of return, drawdown and Sharpe, loss probability, VaR, CVaR',
-      description: 'Reproducible: the same body (seed included) gives the same numbers.' + JOB_NOTE,
+      description: 'Reproducible: the same body (seed included) gives the same numbers.' + JOB_NOTE + jobBudgetNote(simulateBody, config.jobMaxMs),
       body: simulateBody,
       response: { 200: simulateAnswer, 202: jobViewSchema, ...problemResponses },
     },
-  }, async (req, reply) => tradingJob(parent, service, req, reply, 'trading.simulate', req.body) as Promise<z.infer<typeof simulateAnswer>>)
+  }, async (req, reply) => tradingJob(parent, service, req, reply, 'trading.simulate') as Promise<z.infer<typeof simulateAnswer>>)
 
   app.post('/trading/max-edge-signal', {
+    ...JUDGE_BY_PATH,
     schema: {
       tags,
       summary: 'Walk-forward search over strategies × parameter grids, scored out of sample; the best configuration and its latest signal',
       description: 'Each configuration is chosen on rolling in-sample windows and scored on the following out-of-sample window, net of costs. ' +
         'Answers the configuration with the highest out-of-sample edge, its out-of-sample statistics, the number of configurations tried, ' +
-        'the deflated Sharpe ratio (multiple-testing aware) and the signal for the latest bar.' + JOB_NOTE,
+        'the deflated Sharpe ratio (multiple-testing aware) and the signal for the latest bar.' + JOB_NOTE + jobBudgetNote(maxEdgeBody, config.jobMaxMs),
       body: maxEdgeBody,
       response: { 200: z.record(z.string(), z.unknown()), 202: jobViewSchema, ...problemResponses },
     },
-  }, async (req, reply) => tradingJob(parent, service, req, reply, 'trading.max-edge-signal', req.body) as Promise<Record<string, unknown>>)
+  }, async (req, reply) => tradingJob(parent, service, req, reply, 'trading.max-edge-signal') as Promise<Record<string, unknown>>)
 
   app.post('/trading/full-cycle', {
     // It writes the paper ledger (orders, fills, cash): beyond a run's own record, so it needs the scope.
