@@ -9,7 +9,7 @@ import { HUB_VERSION, NCM_VERSION } from '../version.js'
 import { parseArgv } from '../caller/grammar.js'
 import { callApi, type CallResult } from './client.js'
 import { addListCommands } from './lists.js'
-import { addJobCommands, followJob, jobOf } from './jobs.js'
+import { addJobCommands, followJob, jobOf, printFollowed } from './jobs.js'
 import type { CallRequest } from './client.js'
 import { isRefusal } from '../refusal.js'
 import type { Registry } from '../caller/operation.js'
@@ -108,7 +108,8 @@ async function callMaybeAsync(label: string, request: CallRequest, asJob: boolea
   if (!asJob) return finish(await withSpinner(label, () => callApi(global.url, { token: global.token, ...request })), global, label)
   const submitted = await callApi(global.url, { token: global.token, prefer: 'respond-async', ...request })
   const job = jobOf(submitted)
-  finish(job ? await followJob(job, { baseUrl: global.url, token: global.token }) : submitted, global, label)
+  if (!job) return finish(submitted, global, label)
+  printFollowed(await followJob(job, { baseUrl: global.url, token: global.token }), commandDeps, label)
 }
 
 // `ops` and `help` are local commands here (`ncm help sat` shows the generated help of sat).

@@ -25,6 +25,9 @@ interface JobViewLike {
   refuse: Record<string, unknown> | null
 }
 
+/** Exit status after Ctrl-C (128 + SIGINT), as shells report an interrupted command. */
+export const EXIT_INTERRUPTED = 130
+
 export interface FollowOptions {
   baseUrl: string
   token?: string | undefined
@@ -52,16 +55,21 @@ export function progressLine(job: JobViewLike): string {
   return parts.join(' · ')
 }
 
-/** Follows a job to its final event, then answers as the synchronous call would have (the result or the refusal). */
-export async function followJob(job: JobViewLike, opts: FollowOptions): Promise<CallResult> {
+/**
+ * Follows a job to its final event, then answers as the synchronous call would have (the result or the refusal), or
+ * null when Ctrl-C cancelled it (already reported on the stream).
+ */
+export async function followJob(job: JobViewLike, opts: FollowOptions): Promise<CallResult | null> {
   const stream = opts.stream ?? process.stderr
   const auth: Record<string, string> = opts.token ? { authorization: `Bearer ${opts.token}` } : {}
   const display = stream.isTTY ? barDisplay(stream) : lineDisplay(stream)
   let cancelling = false
   const onSigint = () => {
-    if (cancelling) process.exit(130)
+    if (cancelling) process.exit(EXIT_INTERRUPTED)
     cancelling = true
-    stream.write(`\nncm: cancelling job ${job.id} (Ctrl-C again to quit at once)\n`)
+    // The bar is stopped first (and the cursor shown again): it would redraw over the message.
+    display.stop()
+    stream.write(`ncm: cancelling job ${job.id} (Ctrl-C again to quit at once)\n`)
     void callApi(opts.baseUrl, { method: 'DELETE', path: job.url, token: opts.token }).catch(() => {})
   }
   process.on('SIGINT', onSigint)
@@ -80,7 +88,7 @@ export async function followJob(job: JobViewLike, opts: FollowOptions): Promise<
         const data = /^data: (.+)$/m.exec(block)?.[1]
         if (!event || !data) continue
         const parsed = JSON.parse(data) as { job: JobViewLike; refuse?: unknown }
-        display.update(parsed.job)
+        if (!cancelling) display.update(parsed.job)
         if (event !== 'progress') final = { state: event, ...parsed }
       }
     }
@@ -90,6 +98,10 @@ export async function followJob(job: JobViewLike, opts: FollowOptions): Promise<
   }
   // The stream ended without a final event (the server went away): read the job once more.
   const last = final?.job ?? (await readJob(opts, job.url))
+  if (cancelling && last?.state === 'cancelled') {
+    stream.write(`ncm: job ${job.id} cancelled\n`)
+    return null
+  }
   if (last?.state === 'succeeded' && last.result_url) return callApi(opts.baseUrl, { method: 'GET', path: last.result_url, accept: 'application/json', token: opts.token })
   return callApi(opts.baseUrl, { method: 'GET', path: `${job.url}/result`, accept: 'application/json', token: opts.token })
 }
@@ -131,6 +143,7 @@ function barDisplay(stream: NodeJS.WriteStream): Display {
     },
     stop() {
       if (started) bar.stop()
+      started = false
     },
   }
 }
@@ -183,7 +196,7 @@ export function addJobCommands(program: Command, deps: JobCommandDeps): void {
       if (opts.follow) {
         const { url, token } = deps.global()
         const job = await readJob({ baseUrl: url, token }, path)
-        if (job && 'events_url' in job) return deps.print(await followJob(job, { baseUrl: url, token }), 'job')
+        if (job && 'events_url' in job) return printFollowed(await followJob(job, { baseUrl: url, token }), deps, 'job')
       }
       await deps.send('job', { method: 'GET', path: opts.result ? `${path}/result` : path })
     })
@@ -191,4 +204,10 @@ export function addJobCommands(program: Command, deps: JobCommandDeps): void {
     .command('cancel <id>')
     .description('cancel a job: queued work stops at once, running work within 200 ms (DELETE /api/v1/jobs/{id})')
     .action(async (id: string) => deps.send('cancel', { method: 'DELETE', path: `/api/v1/jobs/${encodeURIComponent(id)}` }))
+}
+
+/** Prints a followed job's answer; a job the user cancelled with Ctrl-C exits 130 (already reported). */
+export function printFollowed(answer: CallResult | null, deps: Pick<JobCommandDeps, 'print'>, label: string): void {
+  if (answer) deps.print(answer, label)
+  else process.exitCode = EXIT_INTERRUPTED
 }
