@@ -1,12 +1,6 @@
 // Platform state read from storage and live components: health, inventory, database statistics, command-center panels
 // (each in its own module: system-health.ts, system-inventory.ts, system-panels.ts).
-import type { Clock } from '../clock.js'
-import type { Mill } from '../mill/pool.js'
-import type { Admission } from '../plugins/admission.js'
-import type { Store } from '../store/index.js'
-import type { TradingRepository } from './repository.js'
-import type { RpcProber } from './rpc-prober.js'
-import { databaseCheck, v11HealthOf } from './system-health.js'
+import { databaseCheck, v11HealthOf, type HealthDeps } from './system-health.js'
 import { dbStatsOf, inventoryOf } from './system-inventory.js'
 import { panelsOf } from './system-panels.js'
 import { verifyAll } from './verify.js'
@@ -14,13 +8,7 @@ import { verifyAll } from './verify.js'
 export { MODE_REASON } from './system-health.js'
 export { headlineOf } from './system-panels.js'
 
-export interface SystemDeps {
-  store: Store
-  repo: TradingRepository
-  mill: Mill
-  admission: Admission
-  clock: Clock
-  prober: RpcProber
+export interface SystemDeps extends HealthDeps {
   startedAt: number
   /** A verification younger than this is answered again instead of re-reading the whole database (VERIFY_CACHE_MS). */
   verifyCacheMs: number
