@@ -8,8 +8,9 @@
 //   - `#jsonrpc=<method>`: JSON-RPC with that method instead (e.g. `#jsonrpc=getblockcount`, `#jsonrpc=getSlot`).
 //   - `#get`: plain GET only; any 2xx is a success.
 // Every request has a headers and a body timeout; probes of one URL never overlap (a round skips a URL still in flight).
-import { Agent, request } from 'undici'
+import { Agent } from 'undici'
 import { publicEndpointUrl, redactEndpointUrl } from '../redact.js'
+import { probeGet, probeJsonRpc, type ProbeHttp, type ProbeResult } from './rpc-requests.js'
 
 export type ProbeMode = 'json-rpc' | 'http-get'
 
@@ -21,9 +22,7 @@ export interface ProbeSample {
   result: ProbeResult | null
 }
 
-export type ProbeResult =
-  | { kind: 'json-rpc'; method: string; block_height: number | null; value: string }
-  | { kind: 'http-get'; http_status: number; bytes: number; content_type: string | null }
+export type { ProbeResult } from './rpc-requests.js'
 
 export interface EndpointSnapshot {
   url: string
@@ -92,6 +91,7 @@ export function createRpcProber(options: RpcProberOptions): RpcProber {
   const maxBodyBytes = options.maxBodyBytes ?? 256 * 1024
   const agent = new Agent({ headersTimeout: timeoutMs, bodyTimeout: timeoutMs, connectTimeout: timeoutMs })
   const abort = new AbortController()
+  const http: ProbeHttp = { agent, signal: abort.signal, maxBodyBytes }
   const states: EndpointState[] = [
     ...options.endpoints.map((raw) => parseEndpoint(raw, redactEndpointUrl)),
     ...(options.publicEndpoints ?? []).map((raw) => parseEndpoint(raw, publicEndpointUrl)),
@@ -108,12 +108,12 @@ export function createRpcProber(options: RpcProberOptions): RpcProber {
     try {
       let result: ProbeResult
       if (state.mode === 'http-get') {
-        result = await probeGet(state.url)
+        result = await probeGet(http, state.url)
       } else {
-        const outcome = await probeJsonRpc(state.url, state.method, ++rpcId)
+        const outcome = await probeJsonRpc(http, state.url, state.method, ++rpcId)
         if (outcome === 'not-json-rpc-here' && state.mode === 'auto') {
           state.mode = 'http-get'
-          result = await probeGet(state.url)
+          result = await probeGet(http, state.url)
         } else if (outcome === 'not-json-rpc-here') {
           throw new Error('HTTP status says the URL does not serve JSON-RPC')
         } else {
@@ -130,62 +130,6 @@ export function createRpcProber(options: RpcProberOptions): RpcProber {
     if (state.samples.length > window) state.samples.shift()
   }
 
-  async function probeJsonRpc(url: string, method: string, id: number): Promise<ProbeResult | 'not-json-rpc-here'> {
-    const res = await request(url, {
-      dispatcher: agent,
-      method: 'POST',
-      headers: { 'content-type': 'application/json', accept: 'application/json' },
-      body: JSON.stringify({ jsonrpc: '2.0', id, method, params: [] }),
-      signal: abort.signal,
-    })
-    const text = await readBody(res.body, res.headers['content-length'])
-    if (res.statusCode === 404 || res.statusCode === 405 || res.statusCode === 501) return 'not-json-rpc-here'
-    if (res.statusCode < 200 || res.statusCode > 299) throw new Error(`HTTP ${res.statusCode}`)
-    let body: unknown
-    try {
-      body = JSON.parse(text)
-    } catch {
-      throw new Error(`the response is not JSON (starts with ${JSON.stringify(text.slice(0, 40))})`)
-    }
-    if (!isObject(body) || body.jsonrpc !== '2.0') throw new Error('the response is not a JSON-RPC 2.0 object')
-    if (isObject(body.error)) {
-      throw new Error(`JSON-RPC error ${String(body.error.code ?? '?')}: ${String(body.error.message ?? '').slice(0, 200)}`)
-    }
-    if (!('result' in body)) throw new Error('the JSON-RPC response has neither result nor error')
-    const value = body.result
-    const blockHeight = typeof value === 'string' && /^0x[0-9a-f]+$/i.test(value)
-      ? Number.parseInt(value, 16)
-      : typeof value === 'number' && Number.isInteger(value) ? value : null
-    return { kind: 'json-rpc', method, block_height: blockHeight, value: JSON.stringify(value).slice(0, 200) }
-  }
-
-  async function probeGet(url: string): Promise<ProbeResult> {
-    const res = await request(url, { dispatcher: agent, method: 'GET', signal: abort.signal })
-    const text = await readBody(res.body, res.headers['content-length'])
-    if (res.statusCode < 200 || res.statusCode > 299) throw new Error(`HTTP ${res.statusCode} to GET`)
-    const contentType = res.headers['content-type']
-    return {
-      kind: 'http-get',
-      http_status: res.statusCode,
-      bytes: Buffer.byteLength(text),
-      content_type: typeof contentType === 'string' ? contentType : null,
-    }
-  }
-
-  async function readBody(body: AsyncIterable<Buffer> & { text(): Promise<string> }, declared: unknown): Promise<string> {
-    if (typeof declared === 'string' && Number(declared) > maxBodyBytes) {
-      throw new Error(`the response body of ${declared} bytes is over ${maxBodyBytes}`)
-    }
-    const chunks: Buffer[] = []
-    let size = 0
-    for await (const chunk of body) {
-      size += chunk.length
-      if (size > maxBodyBytes) throw new Error(`the response body is over ${maxBodyBytes} bytes`)
-      chunks.push(chunk)
-    }
-    return Buffer.concat(chunks).toString('utf8')
-  }
-
   function probeRound(): Promise<void> {
     if (stopped) return Promise.resolve()
     rounds++
@@ -194,34 +138,6 @@ export function createRpcProber(options: RpcProberOptions): RpcProber {
       return state.inFlight
     })
     return Promise.all(running).then(() => undefined)
-  }
-
-  function snapshotOf(state: EndpointState): EndpointSnapshot {
-    const samples = state.samples
-    const okLatencies = samples.filter((s) => s.ok).map((s) => s.latencyMs).sort((a, b) => a - b)
-    const last = samples.at(-1)
-    const lastOk = samples.findLast((s) => s.ok)
-    const lastErr = samples.findLast((s) => !s.ok)
-    const successRate = samples.length ? okLatencies.length / samples.length : null
-    return {
-      url: state.display,
-      mode: state.mode === 'auto' ? 'json-rpc' : state.mode,
-      method: state.mode === 'http-get' ? null : state.method,
-      samples: samples.length,
-      window,
-      latency_ms: {
-        p50: round3(nearestRank(okLatencies, 0.5)),
-        p95: round3(nearestRank(okLatencies, 0.95)),
-        last: last ? round3(last.latencyMs) : null,
-      },
-      success_rate: successRate,
-      healthy: Boolean(last?.ok) && successRate !== null && successRate >= 0.5,
-      last_probe_at: last ? new Date(last.at).toISOString() : null,
-      last_ok_at: lastOk ? new Date(lastOk.at).toISOString() : null,
-      last_error: lastErr?.error ?? null,
-      last_error_at: lastErr ? new Date(lastErr.at).toISOString() : null,
-      last_result: lastOk?.result ?? null,
-    }
   }
 
   return {
@@ -238,9 +154,9 @@ export function createRpcProber(options: RpcProberOptions): RpcProber {
       timeout_ms: timeoutMs,
       window,
       rounds,
-      endpoints: states.map(snapshotOf),
+      endpoints: states.map((state) => snapshotOf(state, window)),
     }),
-    best: () => pickBest(states.map(snapshotOf)),
+    best: () => pickBest(states.map((state) => snapshotOf(state, window))),
     async stop() {
       stopped = true
       if (timer) clearInterval(timer)
@@ -257,6 +173,34 @@ export function pickBest(endpoints: readonly EndpointSnapshot[]): EndpointSnapsh
   const healthy = endpoints.filter((s) => s.healthy && s.latency_ms.p50 !== null)
   healthy.sort((a, b) => a.latency_ms.p50! - b.latency_ms.p50! || (b.success_rate ?? 0) - (a.success_rate ?? 0))
   return healthy[0] ?? null
+}
+
+function snapshotOf(state: EndpointState, window: number): EndpointSnapshot {
+  const samples = state.samples
+  const okLatencies = samples.filter((s) => s.ok).map((s) => s.latencyMs).sort((a, b) => a - b)
+  const last = samples.at(-1)
+  const lastOk = samples.findLast((s) => s.ok)
+  const lastErr = samples.findLast((s) => !s.ok)
+  const successRate = samples.length ? okLatencies.length / samples.length : null
+  return {
+    url: state.display,
+    mode: state.mode === 'auto' ? 'json-rpc' : state.mode,
+    method: state.mode === 'http-get' ? null : state.method,
+    samples: samples.length,
+    window,
+    latency_ms: {
+      p50: round3(nearestRank(okLatencies, 0.5)),
+      p95: round3(nearestRank(okLatencies, 0.95)),
+      last: last ? round3(last.latencyMs) : null,
+    },
+    success_rate: successRate,
+    healthy: Boolean(last?.ok) && successRate !== null && successRate >= 0.5,
+    last_probe_at: last ? new Date(last.at).toISOString() : null,
+    last_ok_at: lastOk ? new Date(lastOk.at).toISOString() : null,
+    last_error: lastErr?.error ?? null,
+    last_error_at: lastErr ? new Date(lastErr.at).toISOString() : null,
+    last_result: lastOk?.result ?? null,
+  }
 }
 
 function parseEndpoint(raw: string, display: (url: URL) => string): EndpointState {
@@ -279,10 +223,6 @@ function nearestRank(sorted: number[], q: number): number | null {
 }
 
 const round3 = (x: number | null): number | null => (x === null ? null : Math.round(x * 1000) / 1000)
-
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value)
-}
 
 function describeError(err: unknown): string {
   if (!(err instanceof Error)) return String(err)
