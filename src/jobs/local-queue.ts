@@ -110,46 +110,14 @@ export function createLocalJobQueue(opts: LocalQueueOptions): LocalJobQueue {
       return { ...page, rows: page.rows.map((row) => withLive(row.job)) }
     },
 
-    async cancel(id) {
-      const job = repo.get(id)
-      if (!job || isFinal(job.state)) return job
-      const live = active.get(id)
-      if (job.state === 'queued' || !live) {
-        const at = waiting.indexOf(id)
-        if (at >= 0) waiting.splice(at, 1)
-        finish(job, 'cancelled', { refuse: cancelledRefusal(job.op, false) })
-      } else {
-        live.controller.abort()
-        // The mill raises the task's flag and terminates its worker after CANCEL_GRACE_MS: wait a little beyond.
-        await Promise.race([live.done, new Promise((resolve) => setTimeout(resolve, CANCEL_GRACE_MS + 150))])
-      }
-      return withLive(repo.get(id)!)
-    },
+    cancel: (id) => cancelJob(repo, runner, id),
 
     async outcome(id): Promise<JobOutcome> {
       maybePurge()
-      const job = repo.get(id)
-      if (!job) return { kind: 'unknown' }
-      if (job.purgedAt !== null) return { kind: 'purged', finishedAt: job.finishedAt!, purgedAt: job.purgedAt }
-      if (job.state === 'succeeded') return { kind: 'succeeded', result: repo.result(id) }
-      if (job.state === 'failed' || job.state === 'cancelled') return { kind: job.state, refuse: job.refuse! }
-      return { kind: 'pending', state: job.state }
+      return outcomeOf(repo, id)
     },
 
-    settled(id) {
-      return new Promise<SettledJob>((resolve, reject) => {
-        const job = repo.get(id)
-        if (!job) return reject(new Refusal('not_found', `no job ${id}`))
-        if (isFinal(job.state)) {
-          return resolve(job.state === 'succeeded'
-            ? { job, ok: true, result: repo.result(id) }
-            : { job, ok: false, error: refusalFrom(job.refuse!) })
-        }
-        const list = waiters.get(id) ?? []
-        list.push(resolve)
-        waiters.set(id, list)
-      })
-    },
+    settled: (id) => settledOf(repo, runner, id),
 
     subscribe: (id, listener) => channel.subscribe(id, listener),
     subscribeAll: (listener) => channel.subscribe('*', listener),
@@ -165,15 +133,65 @@ export function createLocalJobQueue(opts: LocalQueueOptions): LocalJobQueue {
       flags.closing = true
       clearInterval(purgeTimer)
       for (const live of active.values()) live.controller.abort()
-      const shutdown = new Refusal('occupied', 'the host is shutting down; the job will run after the restart', { retryAfterS: 5 })
-      for (const [id, list] of waiters) {
-        const job = repo.get(id)
-        for (const resolve of list) if (job) resolve({ job, ok: false, error: shutdown })
-      }
-      waiters.clear()
+      failWaiters(repo, runner)
     },
   }
   return queue
+}
+
+/** Cancels a job: a waiting one at once; a running one is aborted and given the mill's grace to stop. */
+async function cancelJob(repo: JobRepository, runner: LocalRunner, id: string): Promise<JobRecord | null> {
+  const { waiting, active, finish, withLive } = runner
+  const job = repo.get(id)
+  if (!job || isFinal(job.state)) return job
+  const live = active.get(id)
+  if (job.state === 'queued' || !live) {
+    const at = waiting.indexOf(id)
+    if (at >= 0) waiting.splice(at, 1)
+    finish(job, 'cancelled', { refuse: cancelledRefusal(job.op, false) })
+  } else {
+    live.controller.abort()
+    // The mill raises the task's flag and terminates its worker after CANCEL_GRACE_MS: wait a little beyond.
+    await Promise.race([live.done, new Promise((resolve) => setTimeout(resolve, CANCEL_GRACE_MS + 150))])
+  }
+  return withLive(repo.get(id)!)
+}
+
+/** What a job's result endpoint answers, from its row. */
+function outcomeOf(repo: JobRepository, id: string): JobOutcome {
+  const job = repo.get(id)
+  if (!job) return { kind: 'unknown' }
+  if (job.purgedAt !== null) return { kind: 'purged', finishedAt: job.finishedAt!, purgedAt: job.purgedAt }
+  if (job.state === 'succeeded') return { kind: 'succeeded', result: repo.result(id) }
+  if (job.state === 'failed' || job.state === 'cancelled') return { kind: job.state, refuse: job.refuse! }
+  return { kind: 'pending', state: job.state }
+}
+
+/** The job's end as a waiting request gets it: at once when final, else when it settles. */
+function settledOf(repo: JobRepository, runner: LocalRunner, id: string): Promise<SettledJob> {
+  const { waiters } = runner
+  return new Promise<SettledJob>((resolve, reject) => {
+    const job = repo.get(id)
+    if (!job) return reject(new Refusal('not_found', `no job ${id}`))
+    if (isFinal(job.state)) {
+      return resolve(job.state === 'succeeded'
+        ? { job, ok: true, result: repo.result(id) }
+        : { job, ok: false, error: refusalFrom(job.refuse!) })
+    }
+    const list = waiters.get(id) ?? []
+    list.push(resolve)
+    waiters.set(id, list)
+  })
+}
+
+/** Shutting down: every request waiting on a job is answered `occupied` (the job runs after the restart). */
+function failWaiters(repo: JobRepository, { waiters }: LocalRunner): void {
+  const shutdown = new Refusal('occupied', 'the host is shutting down; the job will run after the restart', { retryAfterS: 5 })
+  for (const [id, list] of waiters) {
+    const job = repo.get(id)
+    for (const resolve of list) if (job) resolve({ job, ok: false, error: shutdown })
+  }
+  waiters.clear()
 }
 
 /** Jobs of an earlier process: queued ones run; running ones were interrupted and get one more run. */
