@@ -112,103 +112,48 @@ export function dependencyFindings(kind: string, s: ContractDependencySummary): 
   return { blockers, advisories, notices }
 }
 
-export function buildReadinessReport(input: ReadinessInputs): ReadinessReport {
+/** What the checks add up: blockers, advisories, notices, scored checks and next steps, in the order found. */
+interface Tally {
+  blockers: RequiredBlocker[]
+  advisories: Advisory[]
+  notices: Notice[]
+  checks: ReadinessCheck[]
+  nextSteps: string[]
+  block(kind: string, detail: string): void
+  notice(kind: string, detail: string): void
+  check(name: CheckName, status: ReadinessCheck['status'], detail: string): void
+}
+
+function createTally(): Tally {
   const blockers: RequiredBlocker[] = []
-  const advisories: Advisory[] = []
   const notices: Notice[] = []
   const checks: ReadinessCheck[] = []
-  const nextSteps: string[] = []
-  const block = (kind: string, detail: string) => blockers.push({ kind, detail })
-  const notice = (kind: string, detail: string) => notices.push({ kind, detail })
-  const check = (name: CheckName, status: ReadinessCheck['status'], detail: string) =>
-    checks.push({ name, weight: CHECK_WEIGHTS[name], status, earned: CHECK_WEIGHTS[name] * CHECK_CREDIT[status], detail })
-
-  // Boot smoke checks.
-  const failedSmoke = (input.smoke ?? []).filter((c) => !c.ok)
-  const boot: BootSummary = {
-    source: input.smoke === null ? 'none' : 'inject',
-    status: failedSmoke.length > 0 ? 'blocked' : 'pass',
-    checks: input.smoke ?? [],
-    skipped: input.smoke === null ? 'this report answers a smoke check, which does not re-run the smoke checks' : null,
-    algorithm: BOOT_ALGORITHM,
+  return {
+    blockers,
+    advisories: [],
+    notices,
+    checks,
+    nextSteps: [],
+    block: (kind, detail) => { blockers.push({ kind, detail }) },
+    notice: (kind, detail) => { notices.push({ kind, detail }) },
+    check: (name, status, detail) => {
+      checks.push({ name, weight: CHECK_WEIGHTS[name], status, earned: CHECK_WEIGHTS[name] * CHECK_CREDIT[status], detail })
+    },
   }
-  if (failedSmoke.length > 0) {
-    const list = failedSmoke.map((c) => `${c.path} (${c.status_code ?? 'no status'}: ${c.error})`).join('; ')
-    block('boot', `go-live routes failed boot smoke checks: ${list}`)
-    check('boot_smoke', 'fail', `${failedSmoke.length} of ${boot.checks.length} admin routes failed`)
-    nextSteps.push('fix the failing admin routes (see blockers.boot.checks), then request this report again')
-  } else if (input.smoke === null) {
-    check('boot_smoke', 'pass', 'not re-run inside a smoke check')
-  } else {
-    check('boot_smoke', 'pass', `${boot.checks.length} admin routes answered 2xx in-process`)
-  }
+}
 
-  // Truth (known-answer tests) and the envelope flags.
+export function buildReadinessReport(input: ReadinessInputs): ReadinessReport {
+  const t = createTally()
+  const { blockers, advisories, notices, checks, nextSteps } = t
+  const boot = judgeBoot(t, input)
+  judgeTruth(t, input)
+  judgeMigrations(t, input.migrations)
+  judgeEnvironment(t, input.environment)
+  const { python, node } = judgeDependencies(t, input)
+  judgeDeploymentAssets(t, input.startup)
   const truth = input.truth
-  if (!truth) {
-    block('truth', `the known-answer tests could not run: ${input.truthError ?? 'no result'}`)
-    check('truth', 'fail', 'no truth summary')
-  } else {
-    const failed = truth.tests.filter((t) => t.status === 'fail')
-    const skipped = truth.tests.filter((t) => t.status === 'skipped')
-    for (const t of failed) block('truth', `known-answer test failed: ${t.name} (${t.route}): ${t.detail}`)
-    for (const t of skipped) notice('truth', `known-answer test skipped: ${t.name}: ${t.detail}`)
-    if (truth.envelopes_without_flags > 0) {
-      block('envelope', `${truth.envelopes_without_flags} caller envelope(s) were emitted without the contract flags since start`)
-    }
-    const bad = failed.length > 0 || truth.envelopes_without_flags > 0
-    check('truth', bad ? 'fail' : skipped.length > 0 ? 'warn' : 'pass',
-      `${truth.passed} passed, ${truth.failed} failed, ${truth.skipped} skipped; ${truth.envelopes_without_flags} envelopes without flags`)
-    if (bad) nextSteps.push('fix the operations whose known-answer tests fail, then GET /api/v1/admin/truth/summary?rerun=1')
-  }
-
-  // Migrations.
   const m = input.migrations
-  if (m.error) {
-    block('migrations', `the migration status cannot be read: ${m.error}`)
-    check('migrations', 'fail', m.error)
-  } else if (!m.migrations_exist) {
-    block('migrations', `the migrations directory ${m.migrations_dir} is missing`)
-    check('migrations', 'fail', 'no migrations directory')
-  } else if (m.pending.length > 0) {
-    block('migrations', `${m.pending.length} migration(s) pending: ${m.pending.join(', ')}`)
-    check('migrations', 'fail', `${m.pending.length} pending`)
-    nextSteps.push('restart the host: pending migrations are applied at startup')
-  } else {
-    check('migrations', 'pass', `${m.applied.length} applied, none pending`)
-  }
-
-  // Environment.
   const env = input.environment
-  blockers.push(...env.required_blockers)
-  notices.push(...env.advisories)
-  check('environment', env.required_blockers.length > 0 ? 'fail' : env.advisories.length > 0 ? 'warn' : 'pass',
-    `${env.required_blockers.length} blocker(s), ${env.advisories.length} advisory(ies)`)
-  if (env.required_blockers.length > 0) nextSteps.push('fix the environment blockers (see plan.environment_summary.required_blockers)')
-
-  // Dependencies.
-  const python = contractDependencySummary(input.python)
-  const node = contractDependencySummary(input.node)
-  for (const [name, kind, summary, raw] of [
-    ['node_dependencies', DEPENDENCY_KIND.node, node, input.node],
-    ['python_dependencies', DEPENDENCY_KIND.python, python, input.python],
-  ] as const) {
-    const found = dependencyFindings(kind, summary)
-    blockers.push(...found.blockers)
-    advisories.push(...found.advisories)
-    notices.push(...found.notices)
-    check(name, raw.status, `${raw.modules.length} module(s) imported; ${raw.missing_in_environment.length} critical missing, ${raw.advisories.length} finding(s)`)
-    if (raw.autofix_command) nextSteps.push(raw.autofix_command)
-  }
-  if (input.python.environment.error && input.python.scanned.files.length > 0) {
-    notice(DEPENDENCY_KIND.python, `the Python ops scripts cannot be checked: ${input.python.environment.error}`)
-  }
-
-  // Deployment assets.
-  const assets = input.startup.asset_checks
-  const missingAssets = assets.filter((a) => !a.exists)
-  for (const a of missingAssets) notice('deployment', `${a.path} is missing (${a.purpose})`)
-  check('deployment_assets', missingAssets.length > 0 ? 'warn' : 'pass', `${assets.length - missingAssets.length} of ${assets.length} present`)
 
   const score = Math.round(checks.reduce((sum, c) => sum + c.earned, 0))
   const readiness = blockers.length > 0 ? 'no-go' : advisories.length + notices.length > 0 ? 'review' : 'go'
@@ -262,4 +207,106 @@ export function buildReadinessReport(input: ReadinessInputs): ReadinessReport {
       : null,
     run_retention: input.runRetention,
   }
+}
+
+/** Boot smoke checks: each admin route answered in-process (not re-run inside a smoke check). */
+function judgeBoot(t: Tally, input: ReadinessInputs): BootSummary {
+  const { block, check, nextSteps } = t
+  const failedSmoke = (input.smoke ?? []).filter((c) => !c.ok)
+  const boot: BootSummary = {
+    source: input.smoke === null ? 'none' : 'inject',
+    status: failedSmoke.length > 0 ? 'blocked' : 'pass',
+    checks: input.smoke ?? [],
+    skipped: input.smoke === null ? 'this report answers a smoke check, which does not re-run the smoke checks' : null,
+    algorithm: BOOT_ALGORITHM,
+  }
+  if (failedSmoke.length > 0) {
+    const list = failedSmoke.map((c) => `${c.path} (${c.status_code ?? 'no status'}: ${c.error})`).join('; ')
+    block('boot', `go-live routes failed boot smoke checks: ${list}`)
+    check('boot_smoke', 'fail', `${failedSmoke.length} of ${boot.checks.length} admin routes failed`)
+    nextSteps.push('fix the failing admin routes (see blockers.boot.checks), then request this report again')
+  } else if (input.smoke === null) {
+    check('boot_smoke', 'pass', 'not re-run inside a smoke check')
+  } else {
+    check('boot_smoke', 'pass', `${boot.checks.length} admin routes answered 2xx in-process`)
+  }
+  return boot
+}
+
+/** Truth (known-answer tests) and the envelope flags. */
+function judgeTruth(t: Tally, input: ReadinessInputs): void {
+  const { block, notice, check, nextSteps } = t
+  const truth = input.truth
+  if (!truth) {
+    block('truth', `the known-answer tests could not run: ${input.truthError ?? 'no result'}`)
+    check('truth', 'fail', 'no truth summary')
+  } else {
+    const failed = truth.tests.filter((test) => test.status === 'fail')
+    const skipped = truth.tests.filter((test) => test.status === 'skipped')
+    for (const f of failed) block('truth', `known-answer test failed: ${f.name} (${f.route}): ${f.detail}`)
+    for (const k of skipped) notice('truth', `known-answer test skipped: ${k.name}: ${k.detail}`)
+    if (truth.envelopes_without_flags > 0) {
+      block('envelope', `${truth.envelopes_without_flags} caller envelope(s) were emitted without the contract flags since start`)
+    }
+    const bad = failed.length > 0 || truth.envelopes_without_flags > 0
+    check('truth', bad ? 'fail' : skipped.length > 0 ? 'warn' : 'pass',
+      `${truth.passed} passed, ${truth.failed} failed, ${truth.skipped} skipped; ${truth.envelopes_without_flags} envelopes without flags`)
+    if (bad) nextSteps.push('fix the operations whose known-answer tests fail, then GET /api/v1/admin/truth/summary?rerun=1')
+  }
+}
+
+function judgeMigrations(t: Tally, m: MigrationSummary): void {
+  const { block, check, nextSteps } = t
+  if (m.error) {
+    block('migrations', `the migration status cannot be read: ${m.error}`)
+    check('migrations', 'fail', m.error)
+  } else if (!m.migrations_exist) {
+    block('migrations', `the migrations directory ${m.migrations_dir} is missing`)
+    check('migrations', 'fail', 'no migrations directory')
+  } else if (m.pending.length > 0) {
+    block('migrations', `${m.pending.length} migration(s) pending: ${m.pending.join(', ')}`)
+    check('migrations', 'fail', `${m.pending.length} pending`)
+    nextSteps.push('restart the host: pending migrations are applied at startup')
+  } else {
+    check('migrations', 'pass', `${m.applied.length} applied, none pending`)
+  }
+}
+
+function judgeEnvironment(t: Tally, env: EnvironmentSummary): void {
+  const { blockers, notices, check, nextSteps } = t
+  blockers.push(...env.required_blockers)
+  notices.push(...env.advisories)
+  check('environment', env.required_blockers.length > 0 ? 'fail' : env.advisories.length > 0 ? 'warn' : 'pass',
+    `${env.required_blockers.length} blocker(s), ${env.advisories.length} advisory(ies)`)
+  if (env.required_blockers.length > 0) nextSteps.push('fix the environment blockers (see plan.environment_summary.required_blockers)')
+}
+
+/** Both dependency analyses (package.json, the Python ops scripts) in the seed's shape, with their findings tallied. */
+function judgeDependencies(t: Tally, input: ReadinessInputs): { python: ContractDependencySummary; node: ContractDependencySummary } {
+  const { blockers, advisories, notices, notice, check, nextSteps } = t
+  const python = contractDependencySummary(input.python)
+  const node = contractDependencySummary(input.node)
+  for (const [name, kind, summary, raw] of [
+    ['node_dependencies', DEPENDENCY_KIND.node, node, input.node],
+    ['python_dependencies', DEPENDENCY_KIND.python, python, input.python],
+  ] as const) {
+    const found = dependencyFindings(kind, summary)
+    blockers.push(...found.blockers)
+    advisories.push(...found.advisories)
+    notices.push(...found.notices)
+    check(name, raw.status, `${raw.modules.length} module(s) imported; ${raw.missing_in_environment.length} critical missing, ${raw.advisories.length} finding(s)`)
+    if (raw.autofix_command) nextSteps.push(raw.autofix_command)
+  }
+  if (input.python.environment.error && input.python.scanned.files.length > 0) {
+    notice(DEPENDENCY_KIND.python, `the Python ops scripts cannot be checked: ${input.python.environment.error}`)
+  }
+  return { python, node }
+}
+
+function judgeDeploymentAssets(t: Tally, startup: StartupSummary): void {
+  const { notice, check } = t
+  const assets = startup.asset_checks
+  const missingAssets = assets.filter((a) => !a.exists)
+  for (const a of missingAssets) notice('deployment', `${a.path} is missing (${a.purpose})`)
+  check('deployment_assets', missingAssets.length > 0 ? 'warn' : 'pass', `${assets.length - missingAssets.length} of ${assets.length} present`)
 }
