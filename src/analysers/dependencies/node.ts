@@ -48,69 +48,9 @@ export async function analyseNode(options: NodeAnalysisOptions): Promise<Depende
   const installed = options.installed ?? ((name: string) => isInstalled(rootDir, name))
   const manifestPath = join(rootDir, 'package.json')
   const book = new AdvisoryBook()
-  let manifest: Partial<Record<DependencyField, Record<string, string>>> = {}
-  let exists = true
-  try {
-    manifest = JSON.parse(readFileSync(manifestPath, 'utf8')) as typeof manifest
-  } catch (err) {
-    exists = false
-    book.add('package.json', `package.json cannot be read: ${(err as Error).message.split('\n')[0]}`, null, true)
-  }
-  const declaredIn = new Map<string, DependencyField>()
-  const declared: DependencySummary['declared'] = []
-  for (const field of FIELDS) {
-    for (const [name, specifier] of Object.entries(manifest[field] ?? {})) {
-      if (!declaredIn.has(name)) declaredIn.set(name, field)
-      declared.push({ name, specifier, file: 'package.json', scope: field })
-    }
-  }
-
-  // Sources: what the process loads is what is reachable from its entry points (package.json bin/main/start, and
-  // files referred to by path such as the mill's worker); tests, test helpers, scripts and tool configs are
-  // development-only. A deployed tree without TypeScript sources (the Docker image) is analysed from its build output.
-  const fromSource = listFiles(rootDir, ['.ts', '.mts', '.cts'], 'src')
-  const compiled = fromSource.files.length === 0
-  const runtimeScan = compiled ? listFiles(rootDir, ['.js', '.mjs'], 'dist/src') : fromSource
-  const devFiles = [
-    ...listFiles(rootDir, ['.ts', '.mts'], 'test').files,
-    ...listFiles(rootDir, ['.ts', '.mts'], 'scripts').files,
-    ...['vitest.config.ts'].filter((f) => existsSync(join(rootDir, f))),
-  ]
-  const parsed = new Map<string, TsImport[]>()
-  const refs = new Map<string, string[]>()
-  const sourceFiles = new Set(runtimeScan.files)
-  for (const file of [...runtimeScan.files, ...devFiles]) {
-    let source: string
-    try {
-      source = readFileSync(join(rootDir, file), 'utf8')
-    } catch {
-      continue
-    }
-    parsed.set(file, tsImports(source))
-    refs.set(file, pathLiterals(source))
-  }
-  const entries = entryPoints(manifest, sourceFiles, compiled)
-  const runtime = reachable(entries.length > 0 ? entries : [...sourceFiles].filter((f) => !isTestFile(f)), parsed, refs, sourceFiles)
-
-  const usage = new Map<string, Usage>()
-  for (const [file, imports] of parsed) {
-    const scope = runtime.has(file) ? ('runtime' as const) : ('dev' as const)
-    for (const imp of imports) {
-      const target = packageOf(imp.specifier)
-      if (target.kind !== 'package') continue
-      const u = usage.get(target.name) ?? { sites: [], runtimeSites: [], runtimeValue: false, runtimeStatic: false, typeOnlyEverywhere: true, scopes: new Set() }
-      u.sites.push({ file, line: imp.line })
-      u.scopes.add(scope)
-      if (!imp.typeOnly) u.typeOnlyEverywhere = false
-      if (scope === 'runtime' && !imp.typeOnly) {
-        u.runtimeValue = true
-        u.runtimeSites.push({ file, line: imp.line })
-        if (!imp.dynamic) u.runtimeStatic = true
-      }
-      usage.set(target.name, u)
-    }
-  }
-
+  const { manifest, exists, declaredIn, declared } = readManifest(manifestPath, book)
+  const { parsed, runtimeScan, entries, runtime } = scanSources(rootDir, manifest)
+  const usage = usageByPackage(parsed, runtime)
   const names = [...usage.keys()].sort()
   const modules: AnalysedModule[] = []
   const missingInManifest: string[] = []
@@ -184,6 +124,84 @@ export async function analyseNode(options: NodeAnalysisOptions): Promise<Depende
       note: 'packages used only through their binaries or tool configs (tsc, tsx, vitest) are not visible to an import scan',
     },
   }
+}
+
+type Manifest = Partial<Record<DependencyField, Record<string, string>>>
+
+/** package.json's declared dependencies (the first field declaring a name wins); an unreadable file is a critical finding. */
+function readManifest(manifestPath: string, book: AdvisoryBook) {
+  let manifest: Manifest = {}
+  let exists = true
+  try {
+    manifest = JSON.parse(readFileSync(manifestPath, 'utf8')) as typeof manifest
+  } catch (err) {
+    exists = false
+    book.add('package.json', `package.json cannot be read: ${(err as Error).message.split('\n')[0]}`, null, true)
+  }
+  const declaredIn = new Map<string, DependencyField>()
+  const declared: DependencySummary['declared'] = []
+  for (const field of FIELDS) {
+    for (const [name, specifier] of Object.entries(manifest[field] ?? {})) {
+      if (!declaredIn.has(name)) declaredIn.set(name, field)
+      declared.push({ name, specifier, file: 'package.json', scope: field })
+    }
+  }
+
+  return { manifest, exists, declaredIn, declared }
+}
+
+/** Every source parsed for its imports and path literals, and which files the running process reaches. */
+function scanSources(rootDir: string, manifest: Manifest) {
+  // Sources: what the process loads is what is reachable from its entry points (package.json bin/main/start, and
+  // files referred to by path such as the mill's worker); tests, test helpers, scripts and tool configs are
+  // development-only. A deployed tree without TypeScript sources (the Docker image) is analysed from its build output.
+  const fromSource = listFiles(rootDir, ['.ts', '.mts', '.cts'], 'src')
+  const compiled = fromSource.files.length === 0
+  const runtimeScan = compiled ? listFiles(rootDir, ['.js', '.mjs'], 'dist/src') : fromSource
+  const devFiles = [
+    ...listFiles(rootDir, ['.ts', '.mts'], 'test').files,
+    ...listFiles(rootDir, ['.ts', '.mts'], 'scripts').files,
+    ...['vitest.config.ts'].filter((f) => existsSync(join(rootDir, f))),
+  ]
+  const parsed = new Map<string, TsImport[]>()
+  const refs = new Map<string, string[]>()
+  const sourceFiles = new Set(runtimeScan.files)
+  for (const file of [...runtimeScan.files, ...devFiles]) {
+    let source: string
+    try {
+      source = readFileSync(join(rootDir, file), 'utf8')
+    } catch {
+      continue
+    }
+    parsed.set(file, tsImports(source))
+    refs.set(file, pathLiterals(source))
+  }
+  const entries = entryPoints(manifest, sourceFiles, compiled)
+  const runtime = reachable(entries.length > 0 ? entries : [...sourceFiles].filter((f) => !isTestFile(f)), parsed, refs, sourceFiles)
+  return { parsed, runtimeScan, entries, runtime }
+}
+
+/** Each imported package: where, whether runtime code imports it (statically or not) and whether only as types. */
+function usageByPackage(parsed: Map<string, TsImport[]>, runtime: Set<string>): Map<string, Usage> {
+  const usage = new Map<string, Usage>()
+  for (const [file, imports] of parsed) {
+    const scope = runtime.has(file) ? ('runtime' as const) : ('dev' as const)
+    for (const imp of imports) {
+      const target = packageOf(imp.specifier)
+      if (target.kind !== 'package') continue
+      const u = usage.get(target.name) ?? { sites: [], runtimeSites: [], runtimeValue: false, runtimeStatic: false, typeOnlyEverywhere: true, scopes: new Set() }
+      u.sites.push({ file, line: imp.line })
+      u.scopes.add(scope)
+      if (!imp.typeOnly) u.typeOnlyEverywhere = false
+      if (scope === 'runtime' && !imp.typeOnly) {
+        u.runtimeValue = true
+        u.runtimeSites.push({ file, line: imp.line })
+        if (!imp.dynamic) u.runtimeStatic = true
+      }
+      usage.set(target.name, u)
+    }
+  }
+  return usage
 }
 
 /** Node's lookup: node_modules/<name> in the folder and each parent. */
