@@ -3,7 +3,7 @@ import { z } from 'zod'
 import { defineOperation } from '../../operation.js'
 import { Refusal } from '../../../refusal.js'
 import { DTYPES, bytesPerValue, weightMemory } from '../../../engines/capacity/dtypes.js'
-import { inferenceFit, tensorParallelProblems, trainingFit } from '../../../engines/capacity/fit.js'
+import { inferenceFit, tensorParallelProblems, trainingFit, type FitComponent, type FitVerdict } from '../../../engines/capacity/fit.js'
 import {
   CATALOGUE_SOURCES, checkTokens, devicesInput, dtypeFact, dtypeInput, dtypeOutput, GIB, kvDtype, modelFields,
   modelOutput, paramsOutput, resolveModel, targetModulesInput, type ResolvedModel,
@@ -179,19 +179,7 @@ function fitInference(i: Input, resolved: ResolvedModel) {
     assumptions.push(`context ${context} is beyond the model's max_context ${arch.max_context}`)
   }
   return {
-    model: resolved.model,
-    mode: i.mode,
-    parameters: params,
-    devices: i.devices,
-    weights_dtype: dtypeFact(weightsDtype),
-    components: f.components,
-    per_device_bytes: f.per_device_bytes,
-    per_device_gib: f.per_device_bytes / GIB,
-    device_capacity_bytes: f.device_capacity_bytes,
-    fits: f.fits,
-    headroom_bytes: f.headroom_bytes,
-    headroom_gib: f.headroom_bytes / GIB,
-    headroom_fraction: f.headroom_fraction,
+    ...verdictOf(i, resolved, dtypeFact(weightsDtype), f),
     inference: {
       kv_dtype: kv.name,
       context,
@@ -212,7 +200,6 @@ function fitInference(i: Input, resolved: ResolvedModel) {
 
 /** Training / fine-tuning: the method's components, sharded or replicated over the devices. */
 function fitTraining(i: Input, resolved: ResolvedModel) {
-  const { params } = resolved
   const ft = fineTune(resolved, {
     method: i.method ?? 'full',
     r: i.r ?? 16,
@@ -229,19 +216,7 @@ function fitTraining(i: Input, resolved: ResolvedModel) {
     reservedBytesPerDevice: i.reserved_gib_per_device * GIB,
   })
   return {
-    model: resolved.model,
-    mode: i.mode,
-    parameters: params,
-    devices: i.devices,
-    weights_dtype: dtypeFact(ft.baseDtype),
-    components: f.components,
-    per_device_bytes: f.per_device_bytes,
-    per_device_gib: f.per_device_bytes / GIB,
-    device_capacity_bytes: f.device_capacity_bytes,
-    fits: f.fits,
-    headroom_bytes: f.headroom_bytes,
-    headroom_gib: f.headroom_bytes / GIB,
-    headroom_fraction: f.headroom_fraction,
+    ...verdictOf(i, resolved, dtypeFact(ft.baseDtype), f),
     inference: null,
     training: {
       method: ft.memory.method,
@@ -267,5 +242,24 @@ function fitTraining(i: Input, resolved: ResolvedModel) {
       f.excluded.length ? 'activations not counted: fits means "fits before activations"' : 'activations as declared',
       'GiB = 2^30 bytes',
     ],
+  }
+}
+
+/** The fields both modes answer: the model, the devices, the components and whether they fit with what headroom. */
+function verdictOf(i: Input, resolved: ResolvedModel, weightsDtype: ReturnType<typeof dtypeFact>, f: FitVerdict & { components: FitComponent[] }) {
+  return {
+    model: resolved.model,
+    mode: i.mode,
+    parameters: resolved.params,
+    devices: i.devices,
+    weights_dtype: weightsDtype,
+    components: f.components,
+    per_device_bytes: f.per_device_bytes,
+    per_device_gib: f.per_device_bytes / GIB,
+    device_capacity_bytes: f.device_capacity_bytes,
+    fits: f.fits,
+    headroom_bytes: f.headroom_bytes,
+    headroom_gib: f.headroom_bytes / GIB,
+    headroom_fraction: f.headroom_fraction,
   }
 }
