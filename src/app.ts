@@ -134,21 +134,15 @@ export async function buildApp(opts: BuildOptions): Promise<FastifyInstance> {
     ...(opts.selfTestSandbox ? {} : { selfTestHost: () => buildSelfTestHost(opts, app, clock, registry) }),
   })
 
-  const auth = app.auth
   // One research service (and its bars cache) for the trading routes and the MCP tools.
   const trading = createTradingService({ store, mill: app.mill, admission: app.admission, clock, barsCacheBytes: config.barsCacheBytes, runRetention: config.runRetention })
   await app.register(callerPlugin, {
     prefix: CALLER_PREFIX,
-    config,
-    clock,
-    registry,
-    counters,
-    auth,
     // The admin JSON routes live under /api/v1/admin and share the caller envelope and error handler.
     children: [{ plugin: adminApi, prefix: '/admin' }, { plugin: accessApi, prefix: '/admin' }],
   })
   await app.register(tradingPlugin, { seed: opts.tradingSeed ?? 'full', service: trading })
-  await app.register(mcpPlugin, { config, clock, registry, counters, auth, trading })
+  await app.register(mcpPlugin, { trading })
   await app.register(adminPlugin)
   return app as unknown as FastifyInstance
 }

@@ -5,8 +5,7 @@ import { Refusal } from '../refusal.js'
 import { baseUrlOf } from '../base-url.js'
 import { wrongMethod } from '../plugins/route-table.js'
 import { shortUrl } from '../redact.js'
-import type { Authenticator, Credential } from '../access/auth.js'
-import type { CallerCounters } from './counters.js'
+import type { Credential } from '../access/auth.js'
 import { envelope, okEnvelope, refusalEnvelope } from '../envelope.js'
 import { createCallerErrorHandler } from './errors.js'
 import { admitBeforeInput, checksBeforeInput, runParsed, runHandler } from './gate.js'
@@ -15,8 +14,7 @@ import { submitOrWait } from '../jobs/submit.js'
 import { inputForPath, jobBudgetNote, JUDGE_BY_PATH } from '../jobs/budget.js'
 import { jobViewSchema } from '../jobs/types.js'
 import { projector } from '../jobs/view.js'
-import type { AnyOperation, OperationContext, Registry } from './operation.js'
-import type { Clock } from '../clock.js'
+import type { AnyOperation, OperationContext } from './operation.js'
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -28,12 +26,8 @@ declare module 'fastify' {
   }
 }
 
+/** The config, clock, registry, caller counters and authenticator come from the host's decorators. */
 export interface CallerPluginOptions {
-  config: Config
-  clock: Clock
-  registry: Registry
-  counters: CallerCounters
-  auth: Authenticator
   /** Plugins that live under /api/v1 and share its envelope and error handler (e.g. the admin JSON routes). */
   children?: Array<{ plugin: FastifyPluginAsync<any>; prefix: string; options?: Record<string, unknown> }>
 }
@@ -41,7 +35,7 @@ export interface CallerPluginOptions {
 export const CALLER_PREFIX = '/api/v1'
 
 export default async function callerPlugin(app: FastifyInstance, opts: CallerPluginOptions) {
-  const { config, clock, registry, counters, auth } = opts
+  const { config, clock, registry, callerCounters: counters, auth } = app
 
   app.decorateRequest('credential', null)
   // Hooks here are synchronous callbacks: they run on every caller request, and async hooks cost a promise each.

@@ -1,13 +1,14 @@
 // …/jobs on both surfaces: list, read, result, cancel, and the Server-Sent Events stream. One plugin, two framings:
 // under /api/v1 the caller envelope wraps every answer; under /api/v11 answers are plain JSON and errors problems.
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
+import type { FastifyInstance, FastifyRequest } from 'fastify'
 import { z } from 'zod'
 import { okEnvelope, refusalEnvelope } from '../envelope.js'
 import { pageQueryFields, pageSchema } from '../paging.js'
 import { Refusal } from '../refusal.js'
 import { problemResponses } from '../trading/routes/common.js'
 import { refusalFrom } from './local-queue.js'
-import { isFinal, JOB_STATES, jobViewSchema, type JobEvent, type JobRecord } from './types.js'
+import { streamJobEvents } from './sse.js'
+import { isFinal, JOB_STATES, jobViewSchema, type JobQueue, type JobRecord } from './types.js'
 import { jobView } from './view.js'
 
 export interface JobRoutesOptions {
@@ -67,17 +68,7 @@ export default async function jobRoutes(app: FastifyInstance, opts: JobRoutesOpt
     },
   }, async (req) => {
     const job = await found((req.params as { id: string }).id)
-    const outcome = await jobs.outcome(job.id)
-    switch (outcome.kind) {
-      case 'succeeded': return outcome.result
-      case 'failed': throw refusalFrom(outcome.refuse)
-      case 'cancelled': throw new Refusal('conflict', `job ${job.id} was cancelled; it has no result`, { op: job.op })
-      case 'purged': throw purgedRefusal(job)
-      case 'pending': throw new Refusal('conflict', `job ${job.id} is ${outcome.state}; its result is not ready (watch ${jobView(job).events_url})`, {
-        op: job.op, retryAfterS: 1, hints: { state: outcome.state },
-      })
-      default: throw new Refusal('not_found', `no job ${job.id}`)
-    }
+    return resultOf(jobs, job)
   })
 
   app.delete('/:id', {
@@ -100,55 +91,7 @@ export default async function jobRoutes(app: FastifyInstance, opts: JobRoutesOpt
         'a reconnect answers 204 (EventSource stops). Comment lines keep idle proxies open.',
       params: idParams,
     },
-  }, async (req, reply) => streamEvents(req, reply, await found((req.params as { id: string }).id)))
-
-  async function streamEvents(req: FastifyRequest, reply: FastifyReply, job: JobRecord) {
-    const lastId = req.headers['last-event-id']
-    if (lastId === 'final' && isFinal(job.state)) return reply.code(204).send()
-    reply.hijack()
-    const raw = reply.raw
-    raw.writeHead(200, {
-      ...(reply.getHeaders() as Record<string, string>),
-      'content-type': 'text/event-stream; charset=utf-8',
-      'cache-control': 'no-cache, no-transform',
-      connection: 'keep-alive',
-      // nginx buffers proxied responses unless told not to; a buffered stream shows no progress.
-      'x-accel-buffering': 'no',
-    })
-    raw.write('retry: 2000\n\n')
-    let ended = false
-    const write = (id: string | number, type: string, data: unknown) => {
-      if (!ended) raw.write(`id: ${id}\nevent: ${type}\ndata: ${JSON.stringify(data)}\n\n`)
-    }
-    const end = () => {
-      if (ended) return
-      ended = true
-      unsubscribe()
-      clearInterval(heartbeat)
-      raw.end()
-    }
-    const sendFinal = async (record: JobRecord, result?: unknown) => {
-      const view = jobView(record)
-      if (record.state === 'succeeded') {
-        const answer = result !== undefined ? result : await jobs.outcome(record.id).then((o) => (o.kind === 'succeeded' ? o.result : null))
-        write('final', 'succeeded', { job: view, result: answer })
-      } else {
-        write('final', record.state, { job: view, refuse: record.refuse })
-      }
-      end()
-    }
-    const onEvent = (event: JobEvent) => {
-      if (isFinal(event.job.state)) void sendFinal(event.job, event.result)
-      else write(event.seq, 'progress', { job: jobView(event.job) })
-    }
-    // Subscribe before reading the state, so nothing published in between is lost.
-    const unsubscribe = jobs.subscribe(job.id, onEvent)
-    const heartbeat = setInterval(() => raw.write(': keep-alive\n\n'), heartbeatMs)
-    req.raw.on('close', end)
-    const now = (await jobs.get(job.id)) ?? job
-    if (isFinal(now.state)) return sendFinal(now)
-    write(0, 'progress', { job: jobView(now) })
-  }
+  }, async (req, reply) => streamJobEvents(jobs, heartbeatMs, req, reply, await found((req.params as { id: string }).id)))
 }
 
 function purgedRefusal(job: JobRecord): Refusal {
@@ -157,4 +100,19 @@ function purgedRefusal(job: JobRecord): Refusal {
     op: job.op,
     hints: { purged: true, purged_at: new Date(job.purgedAt!).toISOString() },
   })
+}
+
+/** A job's result endpoint: the synchronous answer of a succeeded job, else the refusal its state calls for. */
+async function resultOf(jobs: JobQueue, job: JobRecord): Promise<unknown> {
+  const outcome = await jobs.outcome(job.id)
+  switch (outcome.kind) {
+    case 'succeeded': return outcome.result
+    case 'failed': throw refusalFrom(outcome.refuse)
+    case 'cancelled': throw new Refusal('conflict', `job ${job.id} was cancelled; it has no result`, { op: job.op })
+    case 'purged': throw purgedRefusal(job)
+    case 'pending': throw new Refusal('conflict', `job ${job.id} is ${outcome.state}; its result is not ready (watch ${jobView(job).events_url})`, {
+      op: job.op, retryAfterS: 1, hints: { state: outcome.state },
+    })
+    default: throw new Refusal('not_found', `no job ${job.id}`)
+  }
 }

@@ -9,11 +9,7 @@ import type { Server } from '@modelcontextprotocol/sdk/server/index.js'
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js'
 import type { AuthInfo } from '@modelcontextprotocol/sdk/server/auth/types.js'
 import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js'
-import type { Config } from '../config.js'
-import type { Authenticator } from '../access/auth.js'
-import type { CallerCounters } from '../caller/counters.js'
-import type { Clock } from '../clock.js'
-import type { OperationContext, Registry } from '../caller/operation.js'
+import type { OperationContext } from '../caller/operation.js'
 import type { TradingService } from '../trading/service.js'
 import { Refusal } from '../refusal.js'
 import { createMcpServer, type RequestBinding } from './server.js'
@@ -25,12 +21,8 @@ export const MAX_SESSIONS = 256
 /** A session unused this long is closed (its client re-initialises). */
 export const SESSION_IDLE_MS = 30 * 60_000
 
+/** The config, clock, registry, caller counters and authenticator come from the host's decorators. */
 export interface McpPluginOptions {
-  config: Config
-  clock: Clock
-  registry: Registry
-  counters: CallerCounters
-  auth: Authenticator
   trading: TradingService
 }
 
@@ -43,7 +35,8 @@ interface Session {
 const BINDING = 'ncm.binding'
 
 export default async function mcpPlugin(app: FastifyInstance, opts: McpPluginOptions) {
-  const { config, clock, registry, counters, auth, trading } = opts
+  const { config, clock, registry, callerCounters: counters, auth } = app
+  const { trading } = opts
   const tools = mcpTools(registry)
   const sessions = new Map<string, Session>()
 

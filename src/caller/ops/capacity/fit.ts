@@ -6,7 +6,7 @@ import { DTYPES, bytesPerValue, weightMemory } from '../../../engines/capacity/d
 import { inferenceFit, tensorParallelProblems, trainingFit } from '../../../engines/capacity/fit.js'
 import {
   CATALOGUE_SOURCES, checkTokens, devicesInput, dtypeFact, dtypeInput, dtypeOutput, GIB, kvDtype, modelFields,
-  modelOutput, paramsOutput, resolveModel, targetModulesInput,
+  modelOutput, paramsOutput, resolveModel, targetModulesInput, type ResolvedModel,
 } from './common.js'
 import { accountingInput, accountingOutput, fineTune, methodInput } from './training.js'
 
@@ -132,133 +132,140 @@ export const fit = defineOperation({
   handler: (i) => {
     misplaced(i)
     const resolved = resolveModel(i)
-    const { arch, params } = resolved
-    if (i.mode === 'inference') {
-      const weightsDtype = DTYPES[i.dtype ?? 'bf16']
-      const kv = kvDtype(i.kv_dtype ?? 'fp16', 'kv_dtype')
-      const tp = i.tensor_parallel ?? i.devices.count
-      const problems = tensorParallelProblems(arch, tp, i.devices.count)
-      if (problems.length) {
-        throw new Refusal('invalid_input', `tensor_parallel ${tp}: ${problems.join('; ')}`, {
-          issues: problems.map((message) => ({ path: 'tensor_parallel', message })),
-        })
-      }
-      const context = i.context ?? 4096
-      const batch = i.batch ?? 1
-      const overhead = i.overhead_percent ?? 20
-      const weights = weightMemory(params, weightsDtype)
-      const f = inferenceFit({
-        arch,
-        weightBytes: weights.bytes,
-        kvBytesPerValue: bytesPerValue(kv),
-        context,
-        batch,
-        overheadPercent: overhead,
-        reservedBytesPerDevice: i.reserved_gib_per_device * GIB,
-        devices: i.devices,
-        tensorParallel: tp,
-        applySlidingWindow: i.sliding_window ?? false,
-        blockSize: 16,
-      })
-      const assumptions = [
-        `weights: ${weightsDtype.statement}`,
-        `KV cache: ${kv.name}, ${bytesPerValue(kv)} byte(s) per value, counted exactly (not by pages)` +
-          (i.sliding_window ? ', sliding window applied' : ', every layer keeps every token'),
-        `overhead: ${overhead}% of the weight bytes (activations, buffers, fragmentation; the EleutherAI ` +
-          '"Transformer Math 101" rule of thumb of ~20%, quoted in accelerate\'s model-size-estimator docs)',
-        `tensor parallel ${tp}: weights and overhead split evenly; ${f.kv_heads_per_device} KV head(s) per device; ` +
-          `${f.replicas} replica(s), batch is per replica`,
-        `GiB = 2^30 bytes; a device holds memory_gib × 2^30 bytes`,
-      ]
-      if (arch.max_context !== null && context > arch.max_context) {
-        assumptions.push(`context ${context} is beyond the model's max_context ${arch.max_context}`)
-      }
-      return {
-        model: resolved.model,
-        mode: i.mode,
-        parameters: params,
-        devices: i.devices,
-        weights_dtype: dtypeFact(weightsDtype),
-        components: f.components,
-        per_device_bytes: f.per_device_bytes,
-        per_device_gib: f.per_device_bytes / GIB,
-        device_capacity_bytes: f.device_capacity_bytes,
-        fits: f.fits,
-        headroom_bytes: f.headroom_bytes,
-        headroom_gib: f.headroom_bytes / GIB,
-        headroom_fraction: f.headroom_fraction,
-        inference: {
-          kv_dtype: kv.name,
-          context,
-          batch,
-          overhead_percent: overhead,
-          tensor_parallel: tp,
-          replicas: f.replicas,
-          kv_heads_per_device: f.kv_heads_per_device,
-          max_batch_at_context: f.max_batch_at_context,
-          max_context_by_memory: f.max_context_by_memory,
-          max_context_at_batch: f.max_context_at_batch,
-          max_context_limited_by: f.max_context_limited_by,
-        },
-        training: null,
-        assumptions,
-      }
-    }
-
-    const ft = fineTune(resolved, {
-      method: i.method ?? 'full',
-      r: i.r ?? 16,
-      targetModules: i.target_modules ?? 'default',
-      dtype: i.dtype,
-      accounting: i.accounting,
-    })
-    const sharding = i.sharding ?? 'fully_sharded'
-    const f = trainingFit({
-      memory: ft.memory,
-      devices: i.devices,
-      sharding,
-      activationBytesPerDevice: i.activation_gib === undefined ? null : i.activation_gib * GIB,
-      reservedBytesPerDevice: i.reserved_gib_per_device * GIB,
-    })
-    return {
-      model: resolved.model,
-      mode: i.mode,
-      parameters: params,
-      devices: i.devices,
-      weights_dtype: dtypeFact(ft.baseDtype),
-      components: f.components,
-      per_device_bytes: f.per_device_bytes,
-      per_device_gib: f.per_device_bytes / GIB,
-      device_capacity_bytes: f.device_capacity_bytes,
-      fits: f.fits,
-      headroom_bytes: f.headroom_bytes,
-      headroom_gib: f.headroom_bytes / GIB,
-      headroom_fraction: f.headroom_fraction,
-      inference: null,
-      training: {
-        method: ft.memory.method,
-        accounting: ft.accounting,
-        total_params: ft.memory.total_params,
-        trainable_params: ft.memory.trainable_params,
-        trainable_fraction: ft.memory.trainable_fraction,
-        target_modules: ft.targets?.modules ?? null,
-        r: ft.r,
-        sharding,
-        excluded: f.excluded,
-        ratio_to_full: ft.memory.ratio_to_full,
-        max_batch_at_context: null,
-        max_context_at_batch: null,
-        limits_reason:
-          'batch and context only change activation memory, which this estimate does not model; declare activation_gib',
-      },
-      assumptions: [
-        ...ft.assumptions,
-        sharding === 'fully_sharded'
-          ? `fully sharded (ZeRO-3 / FSDP): every component split evenly over ${i.devices.count} device(s)`
-          : 'replicated (DDP): every device holds every component',
-        f.excluded.length ? 'activations not counted: fits means "fits before activations"' : 'activations as declared',
-        'GiB = 2^30 bytes',
-      ],
-    }
+    return i.mode === 'inference' ? fitInference(i, resolved) : fitTraining(i, resolved)
   },
 })
+
+/** Inference: weights, KV cache and overhead per device under tensor parallelism, and the limits memory sets. */
+function fitInference(i: Input, resolved: ResolvedModel) {
+  const { arch, params } = resolved
+  const weightsDtype = DTYPES[i.dtype ?? 'bf16']
+  const kv = kvDtype(i.kv_dtype ?? 'fp16', 'kv_dtype')
+  const tp = i.tensor_parallel ?? i.devices.count
+  const problems = tensorParallelProblems(arch, tp, i.devices.count)
+  if (problems.length) {
+    throw new Refusal('invalid_input', `tensor_parallel ${tp}: ${problems.join('; ')}`, {
+      issues: problems.map((message) => ({ path: 'tensor_parallel', message })),
+    })
+  }
+  const context = i.context ?? 4096
+  const batch = i.batch ?? 1
+  const overhead = i.overhead_percent ?? 20
+  const weights = weightMemory(params, weightsDtype)
+  const f = inferenceFit({
+    arch,
+    weightBytes: weights.bytes,
+    kvBytesPerValue: bytesPerValue(kv),
+    context,
+    batch,
+    overheadPercent: overhead,
+    reservedBytesPerDevice: i.reserved_gib_per_device * GIB,
+    devices: i.devices,
+    tensorParallel: tp,
+    applySlidingWindow: i.sliding_window ?? false,
+    blockSize: 16,
+  })
+  const assumptions = [
+    `weights: ${weightsDtype.statement}`,
+    `KV cache: ${kv.name}, ${bytesPerValue(kv)} byte(s) per value, counted exactly (not by pages)` +
+      (i.sliding_window ? ', sliding window applied' : ', every layer keeps every token'),
+    `overhead: ${overhead}% of the weight bytes (activations, buffers, fragmentation; the EleutherAI ` +
+      '"Transformer Math 101" rule of thumb of ~20%, quoted in accelerate\'s model-size-estimator docs)',
+    `tensor parallel ${tp}: weights and overhead split evenly; ${f.kv_heads_per_device} KV head(s) per device; ` +
+      `${f.replicas} replica(s), batch is per replica`,
+    `GiB = 2^30 bytes; a device holds memory_gib × 2^30 bytes`,
+  ]
+  if (arch.max_context !== null && context > arch.max_context) {
+    assumptions.push(`context ${context} is beyond the model's max_context ${arch.max_context}`)
+  }
+  return {
+    model: resolved.model,
+    mode: i.mode,
+    parameters: params,
+    devices: i.devices,
+    weights_dtype: dtypeFact(weightsDtype),
+    components: f.components,
+    per_device_bytes: f.per_device_bytes,
+    per_device_gib: f.per_device_bytes / GIB,
+    device_capacity_bytes: f.device_capacity_bytes,
+    fits: f.fits,
+    headroom_bytes: f.headroom_bytes,
+    headroom_gib: f.headroom_bytes / GIB,
+    headroom_fraction: f.headroom_fraction,
+    inference: {
+      kv_dtype: kv.name,
+      context,
+      batch,
+      overhead_percent: overhead,
+      tensor_parallel: tp,
+      replicas: f.replicas,
+      kv_heads_per_device: f.kv_heads_per_device,
+      max_batch_at_context: f.max_batch_at_context,
+      max_context_by_memory: f.max_context_by_memory,
+      max_context_at_batch: f.max_context_at_batch,
+      max_context_limited_by: f.max_context_limited_by,
+    },
+    training: null,
+    assumptions,
+  }
+}
+
+/** Training / fine-tuning: the method's components, sharded or replicated over the devices. */
+function fitTraining(i: Input, resolved: ResolvedModel) {
+  const { params } = resolved
+  const ft = fineTune(resolved, {
+    method: i.method ?? 'full',
+    r: i.r ?? 16,
+    targetModules: i.target_modules ?? 'default',
+    dtype: i.dtype,
+    accounting: i.accounting,
+  })
+  const sharding = i.sharding ?? 'fully_sharded'
+  const f = trainingFit({
+    memory: ft.memory,
+    devices: i.devices,
+    sharding,
+    activationBytesPerDevice: i.activation_gib === undefined ? null : i.activation_gib * GIB,
+    reservedBytesPerDevice: i.reserved_gib_per_device * GIB,
+  })
+  return {
+    model: resolved.model,
+    mode: i.mode,
+    parameters: params,
+    devices: i.devices,
+    weights_dtype: dtypeFact(ft.baseDtype),
+    components: f.components,
+    per_device_bytes: f.per_device_bytes,
+    per_device_gib: f.per_device_bytes / GIB,
+    device_capacity_bytes: f.device_capacity_bytes,
+    fits: f.fits,
+    headroom_bytes: f.headroom_bytes,
+    headroom_gib: f.headroom_bytes / GIB,
+    headroom_fraction: f.headroom_fraction,
+    inference: null,
+    training: {
+      method: ft.memory.method,
+      accounting: ft.accounting,
+      total_params: ft.memory.total_params,
+      trainable_params: ft.memory.trainable_params,
+      trainable_fraction: ft.memory.trainable_fraction,
+      target_modules: ft.targets?.modules ?? null,
+      r: ft.r,
+      sharding,
+      excluded: f.excluded,
+      ratio_to_full: ft.memory.ratio_to_full,
+      max_batch_at_context: null,
+      max_context_at_batch: null,
+      limits_reason:
+        'batch and context only change activation memory, which this estimate does not model; declare activation_gib',
+    },
+    assumptions: [
+      ...ft.assumptions,
+      sharding === 'fully_sharded'
+        ? `fully sharded (ZeRO-3 / FSDP): every component split evenly over ${i.devices.count} device(s)`
+        : 'replicated (DDP): every device holds every component',
+      f.excluded.length ? 'activations not counted: fits means "fits before activations"' : 'activations as declared',
+      'GiB = 2^30 bytes',
+    ],
+  }
+}

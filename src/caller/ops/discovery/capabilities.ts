@@ -3,6 +3,7 @@ import { createRequire } from 'node:module'
 import { z } from 'zod'
 import { defineOperation, noInput } from '../../operation.js'
 import { detectWasm } from '../../../engines/race/index.js'
+import { introspect } from '../../../store/introspect.js'
 
 const resolvable = (pkg: string): boolean => {
   try {
@@ -30,7 +31,7 @@ export const capabilities = defineOperation({
     const wasm = detectWasm()
     const has = (op: string) => ctx.registry.byName(op) !== undefined
     const workers = ctx.mill.agents().length
-    const journal = ctx.store.db.pragma('journal_mode', { simple: true }) as string
+    const journal = String(introspect(ctx.store.db).pragma('journal_mode'))
     const tokenizer = has('budget') && resolvable('js-tiktoken')
     return {
       capabilities: [

@@ -3,6 +3,7 @@ import { availableParallelism, cpus, freemem, totalmem } from 'node:os'
 import { z } from 'zod'
 import { defineOperation, noInput } from '../../operation.js'
 import { detectWasm } from '../../../engines/race/index.js'
+import { introspect } from '../../../store/introspect.js'
 
 export function runtimeFacts() {
   const cpuList = cpus()
@@ -38,10 +39,9 @@ export const detect = defineOperation({
   examples: [{}],
   handler: (_input, ctx) => {
     const facts = runtimeFacts()
-    const sqlite = ctx.store.db.prepare<[], { v: string }>('SELECT sqlite_version() AS v').get()
     return {
       ...facts,
-      versions: { ...facts.versions, sqlite: sqlite?.v ?? null },
+      versions: { ...facts.versions, sqlite: introspect(ctx.store.db).sqliteVersion() },
       worker_threads: { available: true, mill_threads: ctx.mill.stats().threads, live_workers: ctx.mill.agents().length },
       measured_at: new Date(ctx.clock.now()).toISOString(),
     }

@@ -1,0 +1,56 @@
+// The Server-Sent Events stream of one job (GET …/jobs/{id}/events on both surfaces).
+import type { FastifyReply, FastifyRequest } from 'fastify'
+import { isFinal, type JobEvent, type JobQueue, type JobRecord } from './types.js'
+import { jobView } from './view.js'
+
+/**
+ * A job's events as Server-Sent Events: progress, then one final event with the result or refusal. A reconnect after the
+ * final event answers 204; comment lines every heartbeatMs keep idle proxies open.
+ */
+export async function streamJobEvents(jobs: JobQueue, heartbeatMs: number, req: FastifyRequest, reply: FastifyReply, job: JobRecord) {
+  const lastId = req.headers['last-event-id']
+  if (lastId === 'final' && isFinal(job.state)) return reply.code(204).send()
+  reply.hijack()
+  const raw = reply.raw
+  raw.writeHead(200, {
+    ...(reply.getHeaders() as Record<string, string>),
+    'content-type': 'text/event-stream; charset=utf-8',
+    'cache-control': 'no-cache, no-transform',
+    connection: 'keep-alive',
+    // nginx buffers proxied responses unless told not to; a buffered stream shows no progress.
+    'x-accel-buffering': 'no',
+  })
+  raw.write('retry: 2000\n\n')
+  let ended = false
+  const write = (id: string | number, type: string, data: unknown) => {
+    if (!ended) raw.write(`id: ${id}\nevent: ${type}\ndata: ${JSON.stringify(data)}\n\n`)
+  }
+  const end = () => {
+    if (ended) return
+    ended = true
+    unsubscribe()
+    clearInterval(heartbeat)
+    raw.end()
+  }
+  const sendFinal = async (record: JobRecord, result?: unknown) => {
+    const view = jobView(record)
+    if (record.state === 'succeeded') {
+      const answer = result !== undefined ? result : await jobs.outcome(record.id).then((o) => (o.kind === 'succeeded' ? o.result : null))
+      write('final', 'succeeded', { job: view, result: answer })
+    } else {
+      write('final', record.state, { job: view, refuse: record.refuse })
+    }
+    end()
+  }
+  const onEvent = (event: JobEvent) => {
+    if (isFinal(event.job.state)) void sendFinal(event.job, event.result)
+    else write(event.seq, 'progress', { job: jobView(event.job) })
+  }
+  // Subscribe before reading the state, so nothing published in between is lost.
+  const unsubscribe = jobs.subscribe(job.id, onEvent)
+  const heartbeat = setInterval(() => raw.write(': keep-alive\n\n'), heartbeatMs)
+  req.raw.on('close', end)
+  const now = (await jobs.get(job.id)) ?? job
+  if (isFinal(now.state)) return sendFinal(now)
+  write(0, 'progress', { job: jobView(now) })
+}
