@@ -36,12 +36,21 @@ export function scanJsonText(text: string, maxDepth: number, maxValues: number):
   for (let i = 0; i < n; i++) {
     const c = text.charCodeAt(i)
     if (c === QUOTE) {
-      // Skip the string: the next quote not escaped by an odd run of backslashes.
-      for (i++; i < n; i++) {
-        const s = text.charCodeAt(i)
-        if (s === BACKSLASH) i++
-        else if (s === QUOTE) break
+      // Skip the string: it ends at the next quote behind an even run of backslashes. Native indexOf finds quotes many
+      // times faster than a loop over every character (a 15 MB string held the loop ~50 ms); each backslash run is
+      // read once, so the skip stays linear.
+      let end = i
+      for (;;) {
+        end = text.indexOf('"', end + 1)
+        if (end === -1) {
+          end = n
+          break
+        }
+        let slashes = 0
+        for (let k = end - 1; text.charCodeAt(k) === BACKSLASH; k--) slashes++
+        if ((slashes & 1) === 0) break
       }
+      i = end
     } else if (c === COMMA || c === OPEN_BRACE || c === OPEN_BRACKET) {
       if (++values > maxValues) break
       if (c !== COMMA && ++depth > deepest) {

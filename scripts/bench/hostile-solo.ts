@@ -1,0 +1,62 @@
+// bench:hostile — issue #13's "health p99 under 50 ms whatever one client sends", measured without the noise of a mix:
+// the host runs in its own process; for each of the worst single inputs (bench:load's hostile set) one client sends it
+// again and again for a few seconds while a monitor probes GET /api/v1/health every 20 ms. A calm stretch with no
+// attacker, measured in the same run before each input, is the baseline.
+import { request } from 'undici'
+import { hostileRequests } from './hostile.js'
+import { spawnServer, stop } from './lib.js'
+import { probeHealth, type Signal } from './saturate.js'
+
+const SECONDS = Number(process.env.BENCH_SECONDS ?? 5)
+const PROBE_MS = 20
+
+const quantile = (xs: number[], p: number) => {
+  const sorted = [...xs].sort((a, b) => a - b)
+  return sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))] ?? NaN
+}
+
+async function stretch(base: string, attack?: ReturnType<typeof hostileRequests>[number]) {
+  const signal: Signal = { stopping: false }
+  const probe = probeHealth(base, signal, PROBE_MS)
+  const statuses: Record<string, number> = {}
+  const attacker = (async () => {
+    while (attack && !signal.stopping) {
+      const res = await request(`${base}${attack.path}`, {
+        method: attack.method, body: attack.body,
+        headers: attack.body ? { 'content-type': attack.type ?? 'application/json' } : {},
+        headersTimeout: 60_000, bodyTimeout: 60_000,
+      }).catch((err: Error) => ({ statusCode: `socket error ${err.message}`, body: null }))
+      await res.body?.dump()
+      statuses[res.statusCode] = (statuses[res.statusCode] ?? 0) + 1
+    }
+  })()
+  await new Promise((r) => setTimeout(r, SECONDS * 1000))
+  signal.stopping = true
+  await Promise.all([probe.done, attacker])
+  return { latencies: probe.latencies, failures: probe.failures(), statuses }
+}
+
+const { child, info } = await spawnServer<{ port: number; pid: number }>('scripts/bench/serve-app.ts', {
+  RATE_LIMIT_PER_MIN: '0', BODY_LIMIT_BYTES: '16777216',
+})
+const base = `http://127.0.0.1:${info.port}`
+console.log(`bench:hostile: ${SECONDS} s calm, then ${SECONDS} s with one client looping each input; health probed every ${PROBE_MS} ms`)
+console.log('input'.padEnd(38) + 'calm p99   hostile p50  p99      max      answers')
+let worst = 0
+try {
+  for (const attack of hostileRequests()) {
+    const calm = await stretch(base)
+    const hostile = await stretch(base, attack)
+    const p99 = quantile(hostile.latencies, 0.99)
+    worst = Math.max(worst, p99)
+    const fmt = (ms: number) => `${ms.toFixed(1)} ms`.padEnd(9)
+    console.log(
+      attack.name.padEnd(38) + fmt(quantile(calm.latencies, 0.99)) + '  ' + fmt(quantile(hostile.latencies, 0.5)) +
+        fmt(p99) + fmt(Math.max(...hostile.latencies)) + JSON.stringify(hostile.statuses) +
+        (hostile.failures ? `  health failures ${hostile.failures}` : ''),
+    )
+  }
+} finally {
+  await stop(child)
+}
+console.log(`worst hostile p99 ${worst.toFixed(1)} ms (target < 50 ms: ${worst < 50 ? 'MET' : 'NOT MET'})`)
