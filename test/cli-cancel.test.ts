@@ -5,6 +5,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
+import { pigeonholeDimacs } from '../src/engines/sat/pigeonhole.js'
 import { REPO_ROOT } from '../src/version.js'
 import { listeningTestApp } from './helper.js'
 
@@ -12,19 +13,11 @@ const host = listeningTestApp()
 const dir = mkdtempSync(join(tmpdir(), 'ncm-cancel-'))
 afterAll(() => rmSync(dir, { recursive: true, force: true }))
 
-/** Pigeonhole PHP(n+1, n): unsatisfiable and exponentially hard for CDCL, so the job is still running at Ctrl-C. */
-function pigeonhole(n: number): string {
-  const v = (p: number, h: number) => p * n + h + 1
-  const clauses: number[][] = []
-  for (let p = 0; p <= n; p++) clauses.push(Array.from({ length: n }, (_, h) => v(p, h)))
-  for (let h = 0; h < n; h++) for (let a = 0; a <= n; a++) for (let b = a + 1; b <= n; b++) clauses.push([-v(a, h), -v(b, h)])
-  return `p cnf ${(n + 1) * n} ${clauses.length}\n${clauses.map((c) => `${c.join(' ')} 0`).join('\n')}\n`
-}
 
 describe('ncm --async and Ctrl-C', () => {
   it('cancels the running job on SIGINT, exits 130, and the job ends cancelled', async () => {
     const file = join(dir, 'hole11.cnf')
-    writeFileSync(file, pigeonhole(11))
+    writeFileSync(file, pigeonholeDimacs(11))
     const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/bin.ts', '--url', host.base, '--async', 'sat', '--dimacs', `@${file}`, '--timeout-ms', '120000'],
       { cwd: REPO_ROOT, stdio: ['ignore', 'pipe', 'pipe'] })
     let stderr = ''

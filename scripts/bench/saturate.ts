@@ -1,17 +1,10 @@
 // Shared by bench:mill and bench:load: keep the mill saturated with long SAT jobs, and probe GET /api/v1/health
 // one request at a time meanwhile, as a monitoring system would.
 import { request } from 'undici'
+import { pigeonholeDimacs } from '../../src/engines/sat/pigeonhole.js'
 
 /** A pigeonhole instance (n+1 pigeons, n holes): UNSAT and exponentially hard for resolution, so it keeps a worker busy. */
-export function pigeonhole(holes: number): string {
-  const pigeons = holes + 1
-  const v = (p: number, h: number) => p * holes + h + 1
-  const clauses: string[] = []
-  for (let p = 0; p < pigeons; p++) clauses.push(Array.from({ length: holes }, (_, h) => v(p, h)).join(' ') + ' 0')
-  for (let h = 0; h < holes; h++)
-    for (let a = 0; a < pigeons; a++) for (let b = a + 1; b < pigeons; b++) clauses.push(`-${v(a, h)} -${v(b, h)} 0`)
-  return `p cnf ${pigeons * holes} ${clauses.length}\n${clauses.join('\n')}\n`
-}
+export const pigeonhole = pigeonholeDimacs
 
 interface Outcomes {
   [key: string]: number

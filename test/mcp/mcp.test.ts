@@ -7,6 +7,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { buildTestApp, okData } from '../helper.js'
 import { registry } from '../../src/caller/registry.js'
 import { TRADING_TOOLS } from '../../src/mcp/tools.js'
+import { pigeonholeDimacs } from '../../src/engines/sat/pigeonhole.js'
 
 const ADMIN_TOKEN = 'mcp-test-admin-token-0123456789'
 const SIMULATE = { dataset: 'SYN-DAILY', strategy: 'sma_cross', params: { fast: 10, slow: 30 }, horizon: 252, method: 'bootstrap', seed: 7 }
@@ -134,15 +135,16 @@ describe('/mcp (Streamable HTTP, SDK client)', () => {
   it('notifications/cancelled cancels the job', async () => {
     const client = await connect(ADMIN_TOKEN)
     const controller = new AbortController()
+    // PHP(12,11) runs far longer than the first progress report (≤ 250 ms), so the cancel always meets a running job.
     const call = client.callTool(
-      { name: 'trading_simulate', arguments: { ...SIMULATE, paths: 6000 } },
+      { name: 'sat', arguments: { dimacs: pigeonholeDimacs(11), timeout_ms: 60_000 } },
       undefined,
       { signal: controller.signal, onprogress: () => controller.abort('enough'), timeout: 120_000 },
     )
     await expect(call).rejects.toThrow()
-    const page = await app.jobs.list({ op: 'trading.simulate', limit: 1 })
+    const page = await app.jobs.list({ op: 'sat', limit: 1 })
     const job = page.rows[0]!
-    expect((job.input as { paths: number }).paths).toBe(6000)
+    expect((job.input as { dimacs: string }).dimacs).toContain('p cnf 132 ')
     const settled = await app.jobs.settled(job.id)
     expect(settled.job.state).toBe('cancelled')
   })
