@@ -5,15 +5,12 @@
 import { request } from 'undici'
 import { hostileRequests } from './hostile.js'
 import { spawnServer, stop } from './lib.js'
-import { probeHealth, type Signal } from './saturate.js'
+import { probeHealth, quantile, type Signal } from './saturate.js'
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5)
 const PROBE_MS = 20
 
-const quantile = (xs: number[], p: number) => {
-  const sorted = [...xs].sort((a, b) => a - b)
-  return sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))] ?? NaN
-}
+const ascending = (xs: number[]) => [...xs].sort((a, b) => a - b)
 
 async function stretch(base: string, attack?: ReturnType<typeof hostileRequests>[number]) {
   const signal: Signal = { stopping: false }
@@ -47,12 +44,14 @@ try {
   for (const attack of hostileRequests()) {
     const calm = await stretch(base)
     const hostile = await stretch(base, attack)
-    const p99 = quantile(hostile.latencies, 0.99)
+    const calmSorted = ascending(calm.latencies)
+    const hostileSorted = ascending(hostile.latencies)
+    const p99 = quantile(hostileSorted, 0.99)
     worst = Math.max(worst, p99)
     const fmt = (ms: number) => `${ms.toFixed(1)} ms`.padEnd(9)
     console.log(
-      attack.name.padEnd(38) + fmt(quantile(calm.latencies, 0.99)) + '  ' + fmt(quantile(hostile.latencies, 0.5)) +
-        fmt(p99) + fmt(Math.max(...hostile.latencies)) + JSON.stringify(hostile.statuses) +
+      attack.name.padEnd(38) + fmt(quantile(calmSorted, 0.99)) + '  ' + fmt(quantile(hostileSorted, 0.5)) +
+        fmt(p99) + fmt(hostileSorted.at(-1) ?? NaN) + JSON.stringify(hostile.statuses) +
         (hostile.failures ? `  health failures ${hostile.failures}` : ''),
     )
   }

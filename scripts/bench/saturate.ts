@@ -75,7 +75,8 @@ export function probeHealth(base: string, signal: Signal, intervalMs: number) {
   return { done, latencies, failures: () => failures, intervalMs }
 }
 
-const quantile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))] ?? NaN
+/** The p-quantile of an ascending array (nearest rank). */
+export const quantile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))] ?? NaN
 
 /** Prints a probe's latency quantiles (and the verdict against a target, when given); returns its p99. */
 export function report(label: string, probe: Probe, targetMs: number | null): number {

@@ -1,17 +1,10 @@
 // /command-center in Chromium: the panels render and the equity chart of the latest backtest is drawn.
 import { join } from 'node:path'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import type { FastifyInstance } from 'fastify'
-import type { Browser } from 'playwright-core'
-import { buildTestApp } from '../helper.js'
-import { SCREENSHOTS, hasChromium, launch } from './browser.js'
+import { describe, expect, it } from 'vitest'
+import { SCREENSHOTS, browserHost, hasChromium } from './browser.js'
 
 describe.skipIf(!hasChromium)('/command-center in Chromium (needs /usr/bin/chromium)', () => {
-  let app: FastifyInstance
-  let browser: Browser
-  let base: string
-  beforeAll(async () => {
-    app = await buildTestApp()
+  const host = browserHost({}, async (app) => {
     app.admission.override('live-bound')
     // A backtest that keeps its equity curve (runs keep it only when asked, #13 item 9) gives the page a curve to draw.
     const res = await app.inject({
@@ -25,19 +18,13 @@ describe.skipIf(!hasChromium)('/command-center in Chromium (needs /usr/bin/chrom
       const datasets = (await app.inject('/api/v10/datasets')).body
       throw new Error(`backtest for the page failed: ${res.statusCode} ${res.body}\n${datasets.slice(0, 400)}`)
     }
-    base = await app.listen({ host: '127.0.0.1', port: 0 })
-    browser = await launch()
-  })
-  afterAll(async () => {
-    await browser?.close()
-    await app?.close()
   })
 
   it('shows the panels and draws the equity chart', async () => {
-    const page = await browser.newPage({ viewport: { width: 1366, height: 900 } })
+    const page = await host.browser.newPage({ viewport: { width: 1366, height: 900 } })
     const errors: string[] = []
     page.on('pageerror', (err) => errors.push(err.message))
-    await page.goto(`${base}/command-center`)
+    await page.goto(`${host.base}/command-center`)
     await page.locator('#panels').waitFor({ timeout: 30_000 })
     expect(await page.locator('#panels .panel').count()).toBeGreaterThanOrEqual(5)
     const chart = page.locator('svg#equity-chart')

@@ -1,28 +1,14 @@
 // The explorer and the reference in a real browser: /docs runs "Try it out" on /api/v1/health; /reference renders.
 import { join } from 'node:path'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import type { FastifyInstance } from 'fastify'
-import type { Browser } from 'playwright-core'
-import { buildTestApp } from '../helper.js'
-import { SCREENSHOTS, hasChromium, launch } from './browser.js'
+import { describe, expect, it } from 'vitest'
+import { SCREENSHOTS, browserHost, hasChromium } from './browser.js'
 
 describe.skipIf(!hasChromium)('explorer and reference in Chromium (needs /usr/bin/chromium)', () => {
-  let app: FastifyInstance
-  let browser: Browser
-  let base: string
-  beforeAll(async () => {
-    app = await buildTestApp()
-    base = await app.listen({ host: '127.0.0.1', port: 0 })
-    browser = await launch()
-  })
-  afterAll(async () => {
-    await browser?.close()
-    await app?.close()
-  })
+  const host = browserHost()
 
   it('/docs: "Try it out" on GET /api/v1/health shows the envelope', async () => {
-    const page = await browser.newPage({ viewport: { width: 1366, height: 900 } })
-    await page.goto(`${base}/docs`)
+    const page = await host.browser.newPage({ viewport: { width: 1366, height: 900 } })
+    await page.goto(`${host.base}/docs`)
     const block = page.locator('#operations-discovery-health')
     await block.waitFor({ timeout: 30_000 })
     await block.locator('.opblock-summary').first().click()
@@ -39,8 +25,8 @@ describe.skipIf(!hasChromium)('explorer and reference in Chromium (needs /usr/bi
   })
 
   it('/reference renders the host document', async () => {
-    const page = await browser.newPage({ viewport: { width: 1366, height: 900 } })
-    await page.goto(`${base}/reference`)
+    const page = await host.browser.newPage({ viewport: { width: 1366, height: 900 } })
+    await page.goto(`${host.base}/reference`)
     await page.getByText('NCM Hub', { exact: false }).first().waitFor({ timeout: 30_000 })
     await page.getByText('/api/v1/health', { exact: false }).first().waitFor({ timeout: 30_000 })
     await page.screenshot({ path: join(SCREENSHOTS, 'reference.png') })

@@ -1,45 +1,38 @@
 // Issue #13 items 3 (deep nesting) and 4 (non-finite numbers), over a real socket: one JSON parser rule for both surfaces.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import type { FastifyInstance } from 'fastify'
-import { buildTestApp } from '../helper.js'
+import { describe, expect, it } from 'vitest'
+import { listeningTestApp } from '../helper.js'
 import { monitorHealth, postRaw } from './monitor.js'
 
-let app: FastifyInstance
-let base: string
-beforeAll(async () => {
-  app = await buildTestApp()
-  base = await app.listen({ host: '127.0.0.1', port: 0 })
-})
-afterAll(async () => app.close())
+const host = listeningTestApp()
 
 describe('numbers that overflow to ±Infinity', () => {
   it('are refused as invalid_input by /pin (it answered 500 before)', async () => {
-    const res = await postRaw(base, '/api/v1/pin', '{"json":1e400}')
+    const res = await postRaw(host.base, '/api/v1/pin', '{"json":1e400}')
     expect(res.status).toBe(400)
     expect(res.body.refuse.code).toBe('invalid_input')
     expect(res.body.refuse.issues[0].path).toBe('(root).json')
   })
 
   it('are refused by /diff instead of "verified" with a patch to null', async () => {
-    const res = await postRaw(base, '/api/v1/diff', '{"a":1e400,"b":-1e400,"mode":"json"}')
+    const res = await postRaw(host.base, '/api/v1/diff', '{"a":1e400,"b":-1e400,"mode":"json"}')
     expect(res.status).toBe(400)
     expect(res.body.refuse.code).toBe('invalid_input')
   })
 
   it('are refused on the trading surface as a problem, and in /cli --json values, by the same rule', async () => {
-    const trading = await postRaw(base, '/api/v11/trading/backtest', '{"symbol":"BTCUSDT","params":{"fast":1E+308,"slow":2e308}}')
+    const trading = await postRaw(host.base, '/api/v11/trading/backtest', '{"symbol":"BTCUSDT","params":{"fast":1E+308,"slow":2e308}}')
     expect(trading.status).toBe(400)
     expect(trading.body.title ?? trading.body.type).toBeTruthy()
     expect(JSON.stringify(trading.body)).toMatch(/Infinity/)
-    const cli = await postRaw(base, '/api/v1/cli', JSON.stringify({ argv: ['pin', '--json', '{"json":-1e999}'] }))
+    const cli = await postRaw(host.base, '/api/v1/cli', JSON.stringify({ argv: ['pin', '--json', '{"json":-1e999}'] }))
     expect(cli.status).toBe(400)
     expect(cli.body.refuse.code).toBe('invalid_input')
-    const digits = await postRaw(base, '/api/v1/pin', `{"json":${'9'.repeat(400)}}`)
+    const digits = await postRaw(host.base, '/api/v1/pin', `{"json":${'9'.repeat(400)}}`)
     expect(digits.body.refuse.code).toBe('invalid_input')
   })
 
   it('leaves large finite numbers, tiny ones and exponents inside strings alone', async () => {
-    const res = await postRaw(base, '/api/v1/diff', '{"a":1e300,"b":{"x":"1e400","y":1e-400},"mode":"json"}')
+    const res = await postRaw(host.base, '/api/v1/diff', '{"a":1e300,"b":{"x":"1e400","y":1e-400},"mode":"json"}')
     expect(res.status).toBe(200)
     expect(res.body.data.verified).toBe(true)
   })
@@ -49,11 +42,11 @@ describe('deep nesting', () => {
   it('refuses a million-deep /jsonsat formula before parsing it, while health stays responsive', async () => {
     const depth = 1_000_000
     const body = `{"formula":${'{"not":'.repeat(depth)}{"var":"x"}${'}'.repeat(depth)}}`
-    const monitor = monitorHealth(base)
+    const monitor = monitorHealth(host.base)
     const results = []
-    for (let i = 0; i < 5; i++) results.push(await postRaw(base, '/api/v1/jsonsat', body))
+    for (let i = 0; i < 5; i++) results.push(await postRaw(host.base, '/api/v1/jsonsat', body))
     const health = await monitor.stop()
-    console.log(`1M-deep /jsonsat ×5: health max ${health.max.toFixed(1)} ms, p99 ${health.p99.toFixed(1)} ms over ${health.latencies.length} checks`)
+    console.log(`1M-deep /jsonsat ×5: ${health.summary}`)
     for (const res of results) {
       expect(res.status).toBe(422)
       expect(res.body.refuse.code).toBe('over_limit')
@@ -63,7 +56,7 @@ describe('deep nesting', () => {
   })
 
   it('counts depth outside strings only', async () => {
-    const res = await postRaw(base, '/api/v1/digest', JSON.stringify({ content: '{['.repeat(20_000) }))
+    const res = await postRaw(host.base, '/api/v1/digest', JSON.stringify({ content: '{['.repeat(20_000) }))
     expect(res.status).toBe(200)
   })
 })
@@ -71,13 +64,13 @@ describe('deep nesting', () => {
 describe('bulk JSON arrays', () => {
   it('13 MB of clause arrays to /clauses and /quiz are refused over_limit before parsing (0.5–0.6 s each on the loop before)', async () => {
     const clauses = Array.from({ length: 600_000 }, (_, i) => [i + 1, -(i + 2), i + 3])
-    const monitor = monitorHealth(base)
+    const monitor = monitorHealth(host.base)
     const answers = [
-      await postRaw(base, '/api/v1/clauses', JSON.stringify({ clauses })),
-      await postRaw(base, '/api/v1/quiz', JSON.stringify({ clauses, assignment: { 1: true } })),
+      await postRaw(host.base, '/api/v1/clauses', JSON.stringify({ clauses })),
+      await postRaw(host.base, '/api/v1/quiz', JSON.stringify({ clauses, assignment: { 1: true } })),
     ]
     const health = await monitor.stop()
-    console.log(`13 MB clause arrays ×2: health max ${health.max.toFixed(1)} ms, p99 ${health.p99.toFixed(1)} ms over ${health.latencies.length} checks`)
+    console.log(`13 MB clause arrays ×2: ${health.summary}`)
     for (const res of answers) {
       expect(res.status).toBe(422)
       expect(res.body.refuse.code).toBe('over_limit')
@@ -88,7 +81,7 @@ describe('bulk JSON arrays', () => {
 
   it('takes clause arrays within JSON_MAX_VALUES', async () => {
     const clauses = Array.from({ length: 50_000 }, (_, i) => [i + 1, -(i + 2), i + 3])
-    const res = await postRaw(base, '/api/v1/clauses', JSON.stringify({ clauses }))
+    const res = await postRaw(host.base, '/api/v1/clauses', JSON.stringify({ clauses }))
     expect(res.status).toBe(200)
     expect(res.body.data.clauses).toBe(50_000)
   })

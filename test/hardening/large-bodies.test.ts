@@ -3,19 +3,12 @@
 // 150 × 15.5 MB burst against the compiled server is measured by `npm run bench:load` (hostile phase), not here.
 import { createHash } from 'node:crypto'
 import { Readable } from 'node:stream'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import type { FastifyInstance } from 'fastify'
+import { describe, expect, it } from 'vitest'
 import { request } from 'undici'
-import { buildTestApp } from '../helper.js'
+import { listeningTestApp } from '../helper.js'
 import { monitorHealth } from './monitor.js'
 
-let app: FastifyInstance
-let base: string
-beforeAll(async () => {
-  app = await buildTestApp({ env: { LARGE_BODY_CONCURRENCY: '2' } })
-  base = await app.listen({ host: '127.0.0.1', port: 0 })
-})
-afterAll(async () => app.close())
+const host = listeningTestApp({ env: { LARGE_BODY_CONCURRENCY: '2' } })
 
 /** A JSON digest body of `content` sent in two halves: the second only once `release` resolves. */
 function heldBody(content: string, release: Promise<void>) {
@@ -36,11 +29,11 @@ describe('large bodies', () => {
     let release!: () => void
     const released = new Promise<void>((r) => { release = r })
     const post = (body: ReturnType<typeof heldBody>) =>
-      request(`${base}/api/v1/digest`, {
+      request(`${host.base}/api/v1/digest`, {
         method: 'POST', headers: { 'content-type': 'application/json', 'content-length': String(body.length) }, body: body.stream,
       }).then(async (res) => ({ status: res.statusCode, retryAfter: res.headers['retry-after'], body: (await res.body.json()) as any }))
     const held = [post(heldBody(content, released)), post(heldBody(content, released))]
-    while (app.largeBodies.inFlight() < 2) await new Promise((r) => setTimeout(r, 10))
+    while (host.app.largeBodies.inFlight() < 2) await new Promise((r) => setTimeout(r, 10))
     const third = await post(heldBody(content, Promise.resolve()))
     expect(third.status).toBe(503)
     expect(third.body.refuse.code).toBe('occupied')
@@ -50,17 +43,17 @@ describe('large bodies', () => {
       expect(res.status).toBe(200)
       expect(res.body.data.digests.sha256.hex).toBe(expected)
     }
-    expect(app.largeBodies.inFlight()).toBe(0)
+    expect(host.app.largeBodies.inFlight()).toBe(0)
   })
 
   it('a burst of 12 is answered: digests hashed as streams are right, refusals are occupied with Retry-After, every slot is given back', async () => {
     const content = 'é'.repeat(1_500_000) + '😀'
     const expected = createHash('sha256').update(content, 'utf8').digest('hex')
     const body = JSON.stringify({ content })
-    const monitor = monitorHealth(base)
+    const monitor = monitorHealth(host.base)
     const answers = await Promise.all(Array.from({ length: 12 }, async () => {
       try {
-        const res = await request(`${base}/api/v1/digest`, { method: 'POST', headers: { 'content-type': 'application/json' }, body })
+        const res = await request(`${host.base}/api/v1/digest`, { method: 'POST', headers: { 'content-type': 'application/json' }, body })
         return { status: res.statusCode, retryAfter: res.headers['retry-after'], body: (await res.body.json()) as any }
       } catch (err) {
         return { status: 0, retryAfter: undefined, body: { error: (err as Error).message } }
@@ -80,7 +73,7 @@ describe('large bodies', () => {
       expect(a.body.refuse.code).toBe('occupied')
       expect(a.retryAfter).toBe('1')
     }
-    expect(app.largeBodies.inFlight()).toBe(0) // every slot given back
+    expect(host.app.largeBodies.inFlight()).toBe(0) // every slot given back
     expect(health.failures).toBe(0)
   })
 })

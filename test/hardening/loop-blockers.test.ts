@@ -1,27 +1,20 @@
 // Issue #13 item 3, over a real socket with a health monitor: single requests whose cost grew with the input.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import type { FastifyInstance } from 'fastify'
+import { describe, expect, it } from 'vitest'
 import { request } from 'undici'
-import { buildTestApp } from '../helper.js'
+import { listeningTestApp } from '../helper.js'
 import { monitorHealth, postRaw } from './monitor.js'
 
-let app: FastifyInstance
-let base: string
-beforeAll(async () => {
-  app = await buildTestApp()
-  base = await app.listen({ host: '127.0.0.1', port: 0 })
-})
-afterAll(async () => app.close())
+const host = listeningTestApp()
 
 describe('event-loop blockers are bounded', () => {
   it('a 15 MB unknown op name in /cli is refused not_found with closest names, the name cut in the reason (13 s before)', async () => {
     const body = JSON.stringify({ line: 'x'.repeat(15_000_000) + ' --flag 1' })
-    const monitor = monitorHealth(base)
+    const monitor = monitorHealth(host.base)
     const started = performance.now()
-    const res = await postRaw(base, '/api/v1/cli', body)
+    const res = await postRaw(host.base, '/api/v1/cli', body)
     const elapsed = performance.now() - started
     const health = await monitor.stop()
-    console.log(`15 MB /cli op name: answered in ${elapsed.toFixed(0)} ms; health max ${health.max.toFixed(1)} ms, p99 ${health.p99.toFixed(1)} ms over ${health.latencies.length} checks`)
+    console.log(`15 MB /cli op name: answered in ${elapsed.toFixed(0)} ms; ${health.summary}`)
     expect(res.status).toBe(404)
     expect(res.body.refuse.code).toBe('not_found')
     expect(res.body.refuse.hints.closest).toHaveLength(3)
@@ -30,17 +23,17 @@ describe('event-loop blockers are bounded', () => {
   })
 
   it('GET /api/v11/system/verify runs once per VERIFY_CACHE_MS whatever four looping clients ask', async () => {
-    const monitor = monitorHealth(base)
+    const monitor = monitorHealth(host.base)
     const answers: Array<{ cached: boolean; checked_at: string; ok: boolean }> = []
     const until = performance.now() + 1500
     await Promise.all(Array.from({ length: 4 }, async () => {
       while (performance.now() < until) {
-        const res = await request(`${base}/api/v11/system/verify`)
+        const res = await request(`${host.base}/api/v11/system/verify`)
         answers.push((await res.body.json()) as (typeof answers)[number])
       }
     }))
     const health = await monitor.stop()
-    console.log(`verify ×${answers.length} from 4 clients: health max ${health.max.toFixed(1)} ms, p99 ${health.p99.toFixed(1)} ms`)
+    console.log(`verify ×${answers.length} from 4 clients: ${health.summary}`)
     expect(answers.length).toBeGreaterThan(4)
     expect(answers.every((a) => a.ok)).toBe(true)
     expect(answers.filter((a) => !a.cached)).toHaveLength(1)
@@ -51,15 +44,15 @@ describe('event-loop blockers are bounded', () => {
   it('an 880k-row CSV import is refused over_limit by counting its lines, before parsing (1.3 s on the loop before)', async () => {
     const rows = ['Date,Open,High,Low,Close,Volume']
     for (let i = 0; i < 880_000; i++) rows.push(`${946684800 + i * 60},1,1,1,1`)
-    const monitor = monitorHealth(base)
-    const res = await postRaw(base, '/api/v11/datasets?symbol=HUGE&timeframe=1m', rows.join('\n') + '\n', 'text/csv')
+    const monitor = monitorHealth(host.base)
+    const res = await postRaw(host.base, '/api/v11/datasets?symbol=HUGE&timeframe=1m', rows.join('\n') + '\n', 'text/csv')
     const health = await monitor.stop()
-    console.log(`880k-row CSV: health max ${health.max.toFixed(1)} ms, p99 ${health.p99.toFixed(1)} ms over ${health.latencies.length} checks`)
+    console.log(`880k-row CSV: ${health.summary}`)
     expect(res.status).toBe(422)
     expect(res.body.detail ?? res.body.title).toMatch(/CSV_MAX_ROWS|250000/)
     expect(health.failures).toBe(0)
     const fewer = ['Date,Open,High,Low,Close,Volume', ...Array.from({ length: 1000 }, (_, i) => `${946684800 + i * 60},1,2,0.5,1.5,1`)]
-    const small = await postRaw(base, '/api/v11/datasets?symbol=SMALL&timeframe=1m', fewer.join('\n') + '\n', 'text/csv')
+    const small = await postRaw(host.base, '/api/v11/datasets?symbol=SMALL&timeframe=1m', fewer.join('\n') + '\n', 'text/csv')
     expect(small.status, JSON.stringify(small.body)).toBe(201)
   })
 })

@@ -6,7 +6,7 @@ import { request } from 'undici'
 
 export interface HealthMonitor {
   /** Stops the loop; resolves with every latency recorded (ms) and how many health checks failed. */
-  stop(): Promise<{ latencies: number[]; failures: number; max: number; p99: number }>
+  stop(): Promise<{ latencies: number[]; failures: number; max: number; p99: number; summary: string }>
 }
 
 /** Starts a loop of health requests, one at a time, `gapMs` apart. */
@@ -34,7 +34,9 @@ export function monitorHealth(base: string, gapMs = 5): HealthMonitor {
       await loop
       const sorted = [...latencies].sort((a, b) => a - b)
       const p99 = sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * 0.99))] ?? 0
-      return { latencies, failures, max: sorted[sorted.length - 1] ?? 0, p99 }
+      const max = sorted[sorted.length - 1] ?? 0
+      const summary = `health max ${max.toFixed(1)} ms, p99 ${p99.toFixed(1)} ms over ${latencies.length} checks`
+      return { latencies, failures, max, p99, summary }
     },
   }
 }
