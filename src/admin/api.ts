@@ -15,14 +15,13 @@ const rerunQuery = z.object({
 }).strict()
 
 export default async function adminApi(app: FastifyInstance) {
-  const now = () => app.clock.now()
   const auth = app.auth
   const { truth, readiness } = app.adminCollectors
 
   // With ADMIN_TOKEN set: the admin token or a grant with admin:read; in-process checks carry the internal marker.
   app.addHook('onRequest', async (req) => {
     if (isInternal(req)) return
-    auth.require(auth.identify(req.headers.authorization, now()), 'admin:read')
+    auth.require(req.credential, 'admin:read') // identified by the caller plugin's hook (this plugin's parent)
   })
 
   app.get('/truth/summary', {

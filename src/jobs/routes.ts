@@ -3,9 +3,9 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify'
 import { z } from 'zod'
 import { okEnvelope, refusalEnvelope } from '../envelope.js'
-import { pageQueryFields, pageSchema } from '../paging.js'
+import { pageAnswer, pageQueryFields, pageSchema } from '../paging.js'
 import { Refusal } from '../refusal.js'
-import { problemResponses } from '../trading/routes/common.js'
+import { problemResponses, requireScope } from '../trading/routes/common.js'
 import { refusalFrom } from './local-queue.js'
 import { streamJobEvents } from './sse.js'
 import { isFinal, JOB_STATES, jobViewSchema, type JobQueue, type JobRecord } from './types.js'
@@ -42,9 +42,10 @@ export default async function jobRoutes(app: FastifyInstance, opts: JobRoutesOpt
 
   // A job id is a random UUID and works as a capability: who submitted a job may read or cancel it by id. The list
   // hands out every id, so with a credential configured it answers only admin:read (open in development mode).
-  const listGuard = async (req: FastifyRequest) => {
-    app.auth.require(app.auth.identify(req.headers.authorization, app.clock.now()), 'admin:read', 'jobs')
-  }
+  // Under /api/v1 the caller plugin's own hook has already identified the bearer (req.credential).
+  const listGuard = caller
+    ? async (req: FastifyRequest) => app.auth.require(req.credential, 'admin:read', 'jobs')
+    : requireScope(app, 'admin:read', 'jobs')
   app.get('/', {
     onRequest: listGuard,
     schema: {
@@ -54,7 +55,7 @@ export default async function jobRoutes(app: FastifyInstance, opts: JobRoutesOpt
   }, async (req) => {
     const query = req.query as z.infer<typeof listQuery>
     const page = await jobs.list(query)
-    return { jobs: page.rows.map(jobView), limit: page.limit, next_cursor: page.next_cursor }
+    return pageAnswer('jobs', page, jobView)
   })
 
   app.get('/:id', {
