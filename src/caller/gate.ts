@@ -14,8 +14,8 @@ export function admitBeforeInput(op: AnyOperation, raw: unknown, ctx: OperationC
   if (scope) ctx.auth.require(ctx.credential, scope, op.name)
 }
 
-/** Parses the input with the operation's schema; every problem is listed in the refusal. */
-export function parseInput(op: AnyOperation, raw: unknown): unknown {
+/** Parses the input with the operation's schema (or any named schema, e.g. an MCP trading tool's); every problem is listed. */
+export function parseInput(op: Pick<AnyOperation, 'name' | 'input'>, raw: unknown): unknown {
   const parsed = (op.input as z.ZodType).safeParse(raw ?? {})
   if (!parsed.success) {
     throw new Refusal('invalid_input', `the input of ${op.name} does not match its schema`, {
@@ -26,17 +26,20 @@ export function parseInput(op: AnyOperation, raw: unknown): unknown {
   return parsed.data
 }
 
-/** Limits, admission, then the handler. Input must already be parsed. */
-export async function runParsed(op: AnyOperation, input: unknown, ctx: OperationContext): Promise<unknown> {
+/** The checks that need the parsed input: the operation's limits, then admission of heavy work (refusals name the op). */
+export function admitParsed(op: AnyOperation, input: unknown, ctx: OperationContext): void {
   try {
     op.checkLimits?.(input, ctx)
     if (op.heavy) ctx.admission.admitHeavy(op.name)
-    const data = await op.handler(input, ctx)
-    if (op.provenance.includes('stored')) ctx.counters.storeTouched++
-    return data
   } catch (err) {
     throw err instanceof Refusal ? err.forOp(op.name) : err
   }
+}
+
+/** Limits, admission, then the handler. Input must already be parsed. */
+export async function runParsed(op: AnyOperation, input: unknown, ctx: OperationContext): Promise<unknown> {
+  admitParsed(op, input, ctx)
+  return runHandler(op, input, ctx)
 }
 
 /** The handler alone (limits and admission were checked at submission): what a job runs. */

@@ -8,7 +8,7 @@ import { shortUrl } from '../redact.js'
 import type { Credential } from '../access/auth.js'
 import { envelope, okEnvelope, refusalEnvelope } from '../envelope.js'
 import { createCallerErrorHandler } from './errors.js'
-import { admitBeforeInput, checksBeforeInput, runParsed, runHandler } from './gate.js'
+import { admitBeforeInput, admitParsed, checksBeforeInput, runParsed, runHandler } from './gate.js'
 import jobRoutes from '../jobs/routes.js'
 import { submitOrWait } from '../jobs/submit.js'
 import { inputForPath, jobBudgetNote, JUDGE_BY_PATH } from '../jobs/budget.js'
@@ -160,12 +160,7 @@ function routeOperation(
 
 /** Refuse first (limits, admission), then the job: 202 with its resource, or its answer once it is final. */
 async function submitHeavy(app: FastifyInstance, op: AnyOperation, input: unknown, req: FastifyRequest, reply: FastifyReply, ctx: OperationContext) {
-  try {
-    op.checkLimits?.(input, ctx)
-    ctx.admission.admitHeavy(op.name)
-  } catch (err) {
-    throw err instanceof Refusal ? err.forOp(op.name) : err
-  }
+  admitParsed(op, input, ctx)
   const submitted = await submitOrWait(app.jobs, req, reply, { op: op.name, surface: 'caller', input })
   return submitted.async ? submitted.view : submitted.result
 }

@@ -82,7 +82,9 @@ export function createLocalJobQueue(opts: LocalQueueOptions): LocalJobQueue {
     async submit(request: SubmitRequest): Promise<SubmitAnswer> {
       if (flags.closing) throw new Refusal('occupied', 'the host is shutting down', { op: request.op, retryAfterS: 5 })
       if (!executors.has(request.op)) throw new Refusal('not_found', `${request.op} does not run as a job`, { op: request.op })
-      const inputDigest = createHash('sha256').update(request.op).update('\0').update(stringifyDeep(request.input ?? null)).digest('hex')
+      // One serialisation serves the digest and the stored row (an input may be megabytes of DIMACS).
+      const inputText = stringifyDeep(request.input ?? null)
+      const inputDigest = createHash('sha256').update(request.op).update('\0').update(inputText).digest('hex')
       const key = request.idempotencyKey ?? null
       const existing = key !== null ? sameKeyJob(repo, request, key, inputDigest) : null
       if (existing) return { job: withLive(existing), created: false }
@@ -90,7 +92,7 @@ export function createLocalJobQueue(opts: LocalQueueOptions): LocalJobQueue {
         throw new Refusal('occupied', `the job queue is full (${maxQueued} waiting jobs)`, { op: request.op, retryAfterS: runner.durations.retryAfterS(waiting.length, concurrency) })
       }
       const id = randomUUID()
-      repo.insert({ id, op: request.op, surface: request.surface, input: request.input, inputDigest, idempotencyKey: key, createdAt: clock.now() })
+      repo.insert({ id, op: request.op, surface: request.surface, inputText, inputDigest, idempotencyKey: key, createdAt: clock.now() })
       const job = repo.get(id)!
       waiting.push(id)
       runner.publish('queued', job)

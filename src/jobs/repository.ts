@@ -2,7 +2,6 @@
 // reaches a final state once even if two runs race (the second finds the row no longer `running`).
 import type { Db } from '../store/index.js'
 import { keysetQuery } from '../store/keyset.js'
-import { stringifyDeep } from './json.js'
 import type { RefusalBody } from '../refusal.js'
 import type { JobProgress, JobRecord, JobState, JobSurface } from './types.js'
 
@@ -82,9 +81,10 @@ export function createJobRepository(db: Db) {
   const finishedSince = db.prepare<[number], { count: number }>('SELECT COUNT(*) AS count FROM jobs WHERE finished_at >= ?')
 
   return {
-    insert(job: { id: string; op: string; surface: JobSurface; input: unknown; inputDigest: string; idempotencyKey: string | null; createdAt: number }): void {
+    /** `inputText` is the input already serialised (the queue hashed the same text). */
+    insert(job: { id: string; op: string; surface: JobSurface; inputText: string; inputDigest: string; idempotencyKey: string | null; createdAt: number }): void {
       insert.run({
-        id: job.id, op: job.op, surface: job.surface, input: stringifyDeep(job.input ?? null), input_digest: job.inputDigest,
+        id: job.id, op: job.op, surface: job.surface, input: job.inputText, input_digest: job.inputDigest,
         idempotency_key: job.idempotencyKey, created_at: job.createdAt,
       })
     },

@@ -12,7 +12,7 @@ import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js'
 import type { OperationContext } from '../caller/operation.js'
 import type { TradingService } from '../trading/service.js'
 import { Refusal } from '../refusal.js'
-import { createMcpServer, type RequestBinding } from './server.js'
+import { createMcpServer, indexTools, type RequestBinding } from './server.js'
 import { mcpTools } from './tools.js'
 
 export const MCP_PATH = '/mcp'
@@ -37,7 +37,7 @@ const BINDING = 'ncm.binding'
 export default async function mcpPlugin(app: FastifyInstance, opts: McpPluginOptions) {
   const { config, clock, registry, callerCounters: counters, auth } = app
   const { trading } = opts
-  const tools = mcpTools(registry)
+  const tools = indexTools(mcpTools(registry))
   const sessions = new Map<string, Session>()
 
   const newServer = () => createMcpServer({

@@ -25,7 +25,7 @@ export interface RequestBinding {
 
 export interface McpServerDeps {
   config: Config
-  tools: readonly McpTool[]
+  tools: ToolIndex
   trading: TradingService
   /** Heavy tools run as jobs here, like their routes. */
   jobs: JobQueue
@@ -45,16 +45,23 @@ export const SERVER_INSTRUCTIONS =
 const asObject = (data: unknown): Record<string, unknown> =>
   data !== null && typeof data === 'object' && !Array.isArray(data) ? (data as Record<string, unknown>) : { value: data }
 
+/** The tools by name and their tools/list answer: built once per host, shared by every server (one per session or message). */
+export function indexTools(tools: readonly McpTool[]) {
+  return {
+    byName: new Map(tools.map((tool) => [tool.name, tool])),
+    listing: tools.map((tool) => ({
+      name: tool.name,
+      title: tool.title,
+      description: tool.description,
+      inputSchema: tool.inputSchema,
+      annotations: { title: tool.title, readOnlyHint: tool.readOnly, openWorldHint: false },
+    })),
+  }
+}
+export type ToolIndex = ReturnType<typeof indexTools>
+
 export function createMcpServer(deps: McpServerDeps): Server {
-  const { config, tools, trading, counters, jobs } = deps
-  const byName = new Map(tools.map((tool) => [tool.name, tool]))
-  const listing = tools.map((tool) => ({
-    name: tool.name,
-    title: tool.title,
-    description: tool.description,
-    inputSchema: tool.inputSchema,
-    annotations: { title: tool.title, readOnlyHint: tool.readOnly, openWorldHint: false },
-  }))
+  const { config, tools: { byName, listing }, trading, counters, jobs } = deps
 
   const server = new Server(
     { name: 'ncm-hub', title: 'NCM Hub', version: HUB_VERSION },

@@ -1,11 +1,11 @@
 // MCP tools: one more projection of the operation registry, plus the trading research tools (run in-process).
 import { z } from 'zod'
 import type { AnyOperation, OperationContext, Registry } from '../caller/operation.js'
-import { admitBeforeInput, parseInput, runHandler } from '../caller/gate.js'
+import { admitBeforeInput, admitParsed, parseInput, runHandler } from '../caller/gate.js'
 import type { JobSurface } from '../jobs/types.js'
 import type { TradingJobOp } from '../trading/jobs.js'
 import { inputJsonSchema } from '../caller/projections.js'
-import { issuesFromZod, Refusal } from '../refusal.js'
+import { Refusal } from '../refusal.js'
 import { datasetView } from '../trading/datasets.js'
 import { backtestBody, simulateBody } from '../trading/schemas.js'
 import { maxEdgeBody } from '../trading/schemas.js'
@@ -72,8 +72,7 @@ function operationTool(op: AnyOperation): McpTool {
         admitBeforeInput(op, args, ctx)
         if (op.heavy) ctx.auth.require(ctx.credential, 'run:heavy', op.name)
         const input = parseInput(op, args)
-        op.checkLimits?.(input, ctx)
-        if (op.heavy) ctx.admission.admitHeavy(op.name)
+        admitParsed(op, input, ctx)
         return input
       } catch (err) {
         throw err instanceof Refusal ? err.forOp(op.name) : err
@@ -83,14 +82,6 @@ function operationTool(op: AnyOperation): McpTool {
     run: (input, { op: ctx }) => runHandler(op, input, ctx),
     ...(op.render ? { renderText: (data: unknown) => op.render!.body(data as never) } : {}),
   }
-}
-
-function parseWith<S extends z.ZodType>(schema: S, args: unknown, name: string): z.output<S> {
-  const parsed = schema.safeParse(args ?? {})
-  if (!parsed.success) {
-    throw new Refusal('invalid_input', `the input of ${name} does not match its schema`, { op: name, issues: issuesFromZod(parsed.error) })
-  }
-  return parsed.data
 }
 
 interface TradingToolSpec<S extends z.ZodType> {
@@ -115,7 +106,7 @@ function tradingTool<S extends z.ZodType>(spec: TradingToolSpec<S>): McpTool {
     readOnly: !heavy,
     admit(args, { op: ctx }) {
       if (heavy) ctx.auth.require(ctx.credential, 'run:heavy', spec.name)
-      const input = parseWith(spec.input, args, spec.name)
+      const input = parseInput({ name: spec.name, input: spec.input }, args)
       if (heavy) ctx.admission.admitHeavy(spec.name)
       return input
     },
