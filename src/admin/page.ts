@@ -2,6 +2,7 @@
 import type { MetricsSnapshot } from '../plugins/metrics.js'
 import type { ReadinessReport, TruthSummary } from './schemas.js'
 import type { JobStats } from '../jobs/types.js'
+import { escapeHtml } from '../html.js'
 
 /** Each section's data, or why it could not be read. */
 export type Loaded<T> = { ok: true; data: T } | { ok: false; error: string }
@@ -14,8 +15,6 @@ export interface PanelData {
   jobs?: Loaded<JobStats>
 }
 
-export const escapeHtml = (value: unknown): string =>
-  String(value ?? '').replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!)
 
 const fmt = (x: number | null | undefined, digits = 1, unit = '') =>
   x === null || x === undefined ? '<span class="na">n/a</span>' : `${x.toFixed(digits)}${unit}`

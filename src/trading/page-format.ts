@@ -1,7 +1,8 @@
 // HTML pieces of the command center: escaping, number formats, tables, links.
 
-export const esc = (value: unknown): string =>
-  String(value ?? '').replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!)
+import { escapeHtml as esc } from '../html.js'
+
+export { esc }
 
 export function num(value: unknown, digits = 2): string {
   if (typeof value !== 'number' || !Number.isFinite(value)) return '—'

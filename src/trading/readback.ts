@@ -11,7 +11,6 @@ import type { BacktestBody } from './schemas.js'
 import type { TradingService } from './service.js'
 import { headlineOf } from './system.js'
 
-export const RUN_KINDS = ['backtest', 'simulate', 'max_edge', 'max_edge_v10', 'full_cycle_search'] as const satisfies readonly RunKind[]
 
 export const LISTS = {
   datasets: pagedList<DatasetRow>('datasets', ['integer'], (d) => [d.id]),

@@ -1,6 +1,6 @@
 // The runs and signals tables (part of the trading repository): stored runs, their retention, and the signals they emit.
 import type { Db } from '../store/index.js'
-import type { RunKind, RunRow, NewRun, SignalRow } from './rows.js'
+import { RUN_KINDS, type RunKind, type RunRow, type NewRun, type SignalRow } from './rows.js'
 
 
 export function createRunTables(db: Db) {
@@ -72,7 +72,7 @@ export function createRunTables(db: Db) {
       return s.deleteRunsUpTo.run(upTo).changes
     },
     runCounts(): Record<RunKind, number> {
-      const out: Record<RunKind, number> = { backtest: 0, simulate: 0, max_edge: 0, max_edge_v10: 0, full_cycle_search: 0 }
+      const out = Object.fromEntries(RUN_KINDS.map((kind) => [kind, 0])) as Record<RunKind, number>
       for (const { kind, n } of s.runCounts.all()) out[kind] = n
       return out
     },

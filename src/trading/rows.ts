@@ -19,7 +19,8 @@ export interface DatasetRow {
 
 export type NewDataset = Omit<DatasetRow, 'id' | 'rows' | 'first_ts' | 'last_ts'>
 
-export type RunKind = 'backtest' | 'simulate' | 'max_edge' | 'max_edge_v10' | 'full_cycle_search'
+export const RUN_KINDS = ['backtest', 'simulate', 'max_edge', 'max_edge_v10', 'full_cycle_search'] as const
+export type RunKind = (typeof RUN_KINDS)[number]
 
 export interface RunRow {
   id: number
