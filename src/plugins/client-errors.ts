@@ -4,12 +4,10 @@ import { STATUS_CODES } from 'node:http'
 import type { Socket } from 'node:net'
 import type { FastifyInstance } from 'fastify'
 import { Refusal } from '../refusal.js'
-import { envelope, RefusalPayload } from '../envelope.js'
 import { problemOf, PROBLEM_CONTENT_TYPE } from './problem.js'
-import { API_SECURITY_HEADERS, PAGE_SECURITY_HEADERS } from './limits.js'
+import { securityHeadersFor } from './limits.js'
+import { callerRefusalText, isCallerUrl } from './framework-errors.js'
 import { shortUrl } from '../redact.js'
-
-const CALLER = /^\/api\/v1(?:[/?]|$)/
 
 /** The path of the request line at the start of the bytes the parser failed on, when it is there. */
 export function requestPathOf(raw: unknown): string | null {
@@ -34,15 +32,14 @@ export function clientErrorHandler(this: FastifyInstance, err: Error & { code?: 
   const path = requestPathOf(err.rawPacket)
   let type: string
   let body: string
-  if (path !== null && CALLER.test(path)) {
-    this.callerCounters.refused(refusal.code)
+  if (path !== null && isCallerUrl(path)) {
     type = 'application/json; charset=utf-8'
-    body = JSON.stringify(envelope(new RefusalPayload(refusal.toBody()), this.admission.state()))
+    body = callerRefusalText(this, refusal)
   } else {
     type = PROBLEM_CONTENT_TYPE
     body = JSON.stringify(problemOf(refusal, path === null ? '' : shortUrl(path)))
   }
-  const security = path !== null && path.startsWith('/api/') ? API_SECURITY_HEADERS : PAGE_SECURITY_HEADERS
+  const security = securityHeadersFor(path ?? '')
   const headers = [
     `HTTP/1.1 ${refusal.statusCode} ${STATUS_CODES[refusal.statusCode]}`,
     `Content-Type: ${type}`,

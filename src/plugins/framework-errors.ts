@@ -1,6 +1,6 @@
 // Requests Fastify refuses before routing (malformed percent-encoding, over-long parameters) skip every hook: they are
 // answered here in the surface's own format, with the security headers and request id, and counted by the limiter.
-import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify'
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { Refusal } from '../refusal.js'
 import { toRefusal } from '../error-refusal.js'
 import { envelope, RefusalPayload } from '../envelope.js'
@@ -9,7 +9,14 @@ import { setSecurityHeaders } from './limits.js'
 import { CALLER_PREFIX } from '../caller/index.js'
 import { shortUrl } from '../redact.js'
 
-const isCallerUrl = (url: string) => url === CALLER_PREFIX || url.startsWith(CALLER_PREFIX + '/') || url.startsWith(CALLER_PREFIX + '?')
+/** Whether a request path (with its query) is the caller API's, answered with envelopes. */
+export const isCallerUrl = (url: string) => url === CALLER_PREFIX || url.startsWith(CALLER_PREFIX + '/') || url.startsWith(CALLER_PREFIX + '?')
+
+/** A refusal the caller plugin never saw, counted with the caller's refusals and framed as its envelope (JSON text). */
+export function callerRefusalText(server: FastifyInstance, refusal: Refusal): string {
+  server.callerCounters.refused(refusal.code)
+  return JSON.stringify(envelope(new RefusalPayload(refusal.toBody()), server.admission.state()))
+}
 
 function refusalOf(err: FastifyError): Refusal {
   if (err.code === 'FST_ERR_BAD_URL') {
@@ -31,7 +38,5 @@ export async function frameworkErrorHandler(err: FastifyError, req: FastifyReque
   req.log.info({ refusal: refusal.code, url: shortUrl(req.url) }, 'refused before routing')
   if (refusal.options.retryAfterS !== undefined) reply.header('retry-after', String(Math.ceil(refusal.options.retryAfterS)))
   if (!isCallerUrl(req.url)) return sendProblem(reply, refusal, shortUrl(req.url))
-  req.server.callerCounters.refused(refusal.code)
-  const body = envelope(new RefusalPayload(refusal.toBody()), req.server.admission.state())
-  return reply.code(refusal.statusCode).type('application/json; charset=utf-8').send(JSON.stringify(body))
+  return reply.code(refusal.statusCode).type('application/json; charset=utf-8').send(callerRefusalText(req.server, refusal))
 }

@@ -97,10 +97,12 @@ function captureHeaders(middleware: typeof helmetMiddleware): Array<[string, str
 }
 
 /** Every response's fixed headers and the request id echo. */
+/** OWASP's REST set for the APIs, helmet's document set for pages. */
+export const securityHeadersFor = (url: string) => (url.startsWith('/api/') ? API_SECURITY_HEADERS : PAGE_SECURITY_HEADERS)
+
 export function setSecurityHeaders(req: FastifyRequest, reply: FastifyReply) {
   const raw = reply.raw
-  const headers = req.url.startsWith('/api/') ? API_SECURITY_HEADERS : PAGE_SECURITY_HEADERS
-  for (const [name, value] of headers) raw.setHeader(name, value)
+  for (const [name, value] of securityHeadersFor(req.url)) raw.setHeader(name, value)
   if (req.protocol === 'https') raw.setHeader(HSTS[0], HSTS[1])
   raw.setHeader('x-request-id', req.id)
 }
