@@ -14,7 +14,7 @@ import { submitOrWait } from '../jobs/submit.js'
 import { inputForPath, jobBudgetNote, JUDGE_BY_PATH } from '../jobs/budget.js'
 import { jobViewSchema } from '../jobs/types.js'
 import { projector } from '../jobs/view.js'
-import type { AnyOperation, OperationContext } from './operation.js'
+import { operationContext, type AnyOperation, type OperationContext, type RequestPart } from './operation.js'
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -64,18 +64,7 @@ export default async function callerPlugin(app: FastifyInstance, opts: CallerPlu
     })
   })
 
-  const contextFor = (who: Pick<OperationContext, 'credential' | 'requestId' | 'log' | 'baseUrl'>): OperationContext => ({
-    config,
-    store: app.store,
-    mill: app.mill,
-    admission: app.admission,
-    clock,
-    counters,
-    host: app,
-    registry,
-    auth,
-    ...who,
-  })
+  const contextFor = (who: RequestPart) => operationContext(app, who)
   const contextOf = (req: FastifyRequest): OperationContext =>
     contextFor({ credential: req.credential, requestId: req.id, log: req.log, baseUrl: baseUrlOf(req, config) })
 

@@ -100,3 +100,19 @@ export interface Registry {
 
 /** Input schema for operations without input: rejects unknown fields so typos are not silently ignored. */
 export const noInput = z.object({}).strict()
+
+export type RequestPart = Pick<OperationContext, 'credential' | 'requestId' | 'log' | 'baseUrl'>
+
+/** What an operation sees: the host's instance-wide services (decorators) and the request's own part. */
+export const operationContext = (app: FastifyInstance, who: RequestPart): OperationContext => ({
+  config: app.config,
+  store: app.store,
+  mill: app.mill,
+  admission: app.admission,
+  clock: app.clock,
+  counters: app.callerCounters,
+  host: app,
+  registry: app.registry,
+  auth: app.auth,
+  ...who,
+})

@@ -9,7 +9,7 @@ import type { Server } from '@modelcontextprotocol/sdk/server/index.js'
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js'
 import type { AuthInfo } from '@modelcontextprotocol/sdk/server/auth/types.js'
 import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js'
-import type { OperationContext } from '../caller/operation.js'
+import { operationContext, type OperationContext } from '../caller/operation.js'
 import type { TradingService } from '../trading/service.js'
 import { Refusal } from '../refusal.js'
 import { createMcpServer, indexTools, type RequestBinding } from './server.js'
@@ -53,10 +53,8 @@ export default async function mcpPlugin(app: FastifyInstance, opts: McpPluginOpt
     },
   })
 
-  const contextOf = (req: FastifyRequest, credential: OperationContext['credential']): OperationContext => ({
-    config, store: app.store, mill: app.mill, admission: app.admission, clock, counters, host: app, registry, auth,
-    credential, requestId: req.id, baseUrl: baseUrlOf(req, config), log: req.log,
-  })
+  const contextOf = (req: FastifyRequest, credential: OperationContext['credential']): OperationContext =>
+    operationContext(app, { credential, requestId: req.id, baseUrl: baseUrlOf(req, config), log: req.log })
 
   function touch(id: string, session: Session) {
     session.lastSeen = clock.now()
