@@ -93,9 +93,8 @@ export function createMill({ threads, maxQueue, nice = 10 }: MillOptions): Mill 
       const scope = taskScope.getStore()
       if (scope?.signal.aborted) throw new TaskCancelled(false)
       lastTaskId = lastTaskId >= 0x7fffffff ? 1 : lastTaskId + 1
-      const budget = timeoutMs
-      const message: TaskMessage = { id: lastTaskId, task, payload, timeoutMs: budget, control: createControl() }
-      const hardStop = armHardStop(slots.startedAt, message.id, budget)
+      const message: TaskMessage = { id: lastTaskId, task, payload, timeoutMs, control: createControl() }
+      const hardStop = armHardStop(slots.startedAt, message.id, timeoutMs)
       const watch = scope ? watchTask(message.control, scope, hardStop.abort) : null
       running++
       try {
@@ -107,7 +106,7 @@ export function createMill({ threads, maxQueue, nice = 10 }: MillOptions): Mill 
         if (watch?.cancelled()) throw err instanceof TaskCancelled ? err : new TaskCancelled(watch.terminated())
         if (hardStop.signal.aborted) {
           timeouts++
-          throw new Refusal('timeout', `the task ran past its budget of ${budget} ms (+${HARD_STOP_GRACE_MS} ms grace); its worker was stopped`, { op })
+          throw new Refusal('timeout', `the task ran past its budget of ${timeoutMs} ms (+${HARD_STOP_GRACE_MS} ms grace); its worker was stopped`, { op })
         }
         throw err
       } finally {
