@@ -3,11 +3,16 @@ import Database from 'better-sqlite3'
 import { mkdirSync, statSync } from 'node:fs'
 import { dirname } from 'node:path'
 import { applyMigrations, listMigrations, MIGRATIONS_DIR, type MigrationRecord } from './migrate.js'
+import type { Sql } from './sql.js'
+import { createSqliteSql } from './sqlite-sql.js'
 
 export type Db = Database.Database
 export type Statement<P extends unknown[] | object = unknown[], R = unknown> = Database.Statement<P, R>
 
 export interface Store {
+  /** Every repository's way in (src/store/sql.ts). */
+  readonly sql: Sql
+  /** The SQLite handle, while repositories move to `sql` (issue #18). */
   readonly db: Db
   /** Absolute path of the file, or ':memory:'. */
   readonly path: string
@@ -45,6 +50,7 @@ export function openStore({ path, migrationsDir = MIGRATIONS_DIR }: OpenStoreOpt
   )
   const pingStmt = db.prepare<[], { one: number }>('SELECT 1 AS one')
   return {
+    sql: createSqliteSql(db),
     db,
     path,
     ping: () => {

@@ -1,0 +1,77 @@
+// Sql over one better-sqlite3 connection. Statements are prepared once per text. SQLite runs synchronously, so a
+// statement outside a transaction answers at once (an already-settled promise); while a transaction is open, other
+// statements of the process wait for it to end, because they share the one connection and would otherwise land
+// inside it.
+import type Database from 'better-sqlite3'
+import type { Sql, SqlParams, SqlRunResult } from './sql.js'
+
+type Statement = Database.Statement<unknown[], unknown>
+
+export function createSqliteSql(db: Database.Database): Sql {
+  const prepared = new Map<string, Statement>()
+  const statement = (text: string): Statement => {
+    let found = prepared.get(text)
+    if (!found) {
+      found = db.prepare<unknown[], unknown>(text)
+      prepared.set(text, found)
+    }
+    return found
+  }
+  const bind = (params: SqlParams | undefined): unknown[] =>
+    params === undefined ? [] : Array.isArray(params) ? (params as unknown[]) : [params]
+
+  const direct = {
+    all: <R>(text: string, params?: SqlParams) => statement(text).all(...bind(params)) as R[],
+    get: <R>(text: string, params?: SqlParams) => statement(text).get(...bind(params)) as R | undefined,
+    run: (text: string, params?: SqlParams): SqlRunResult => ({ changes: statement(text).run(...bind(params)).changes }),
+  }
+
+  /** Settles when the open transaction ends; null when none is open. */
+  let open: Promise<void> | null = null
+  const settle = <T>(work: () => T): Promise<T> => {
+    try {
+      return Promise.resolve(work())
+    } catch (error) {
+      return Promise.reject(error)
+    }
+  }
+  const outside = async <T>(work: () => T): Promise<T> => {
+    while (open) await open
+    return work()
+  }
+  const call = <T>(work: () => T): Promise<T> => (open ? outside(work) : settle(work))
+
+  // Inside a transaction statements run directly; a nested transaction is part of the outer one.
+  const inTransaction: Sql = {
+    dialect: 'sqlite',
+    all: (text, params) => settle(() => direct.all(text, params)),
+    get: (text, params) => settle(() => direct.get(text, params)),
+    run: (text, params) => settle(() => direct.run(text, params)),
+    transaction: (fn) => fn(inTransaction),
+  }
+
+  return {
+    dialect: 'sqlite',
+    all: (text, params) => call(() => direct.all(text, params)),
+    get: (text, params) => call(() => direct.get(text, params)),
+    run: (text, params) => call(() => direct.run(text, params)),
+    async transaction(fn) {
+      while (open) await open
+      let end!: () => void
+      open = new Promise<void>((resolve) => { end = resolve })
+      try {
+        // IMMEDIATE takes the write lock up front, so another process's writer cannot make this one fail midway.
+        db.exec('BEGIN IMMEDIATE')
+        const value = await fn(inTransaction)
+        db.exec('COMMIT')
+        return value
+      } catch (error) {
+        if (db.inTransaction) db.exec('ROLLBACK')
+        throw error
+      } finally {
+        open = null
+        end()
+      }
+    },
+  }
+}
