@@ -1,8 +1,8 @@
 // Host-wide protections: security headers (helmet's set), the request id echo and the per-IP rate limit (SPEC §1.5).
 import fp from 'fastify-plugin'
 import helmet from 'helmet'
-import rateLimit from '@fastify/rate-limit'
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
+import { localLimiter } from './local-limiter.js'
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -116,18 +116,18 @@ export default fp(
     })
     app.decorate('limitRequest', null)
     if (opts.rateLimitPerMin > 0) {
-      await app.register(rateLimit, {
+      const limit = localLimiter({
         max: opts.rateLimitPerMin,
-        timeWindow: 60_000,
-        // Not per route (the plugin's default): one root hook, so unmatched routes count toward the quota too.
-        global: false,
-        ...(opts.exempt ? { allowList: opts.exempt } : {}),
-        errorResponseBuilder: (_req, context) =>
-          new RateLimitedError(Math.max(1, Math.ceil(context.ttl / 1000)), Number(context.max)),
+        windowMs: 60_000,
+        exempt: opts.exempt,
+        refusal: (retryAfterS, max) => new RateLimitedError(retryAfterS, max),
       })
-      const limitRequest = app.rateLimit()
-      app.limitRequest = limitRequest
-      app.addHook('onRequest', limitRequest)
+      app.limitRequest = async (req, reply) => {
+        const refused = limit(req, reply)
+        if (refused) throw refused
+      }
+      // one root hook, so unmatched routes count toward the quota too; synchronous, so no promise per request
+      app.addHook('onRequest', (req, reply, done) => done(limit(req, reply) ?? undefined))
     }
   },
   { name: 'ncm-limits', fastify: '5.x' },
