@@ -60,6 +60,7 @@ export interface PagedList<T> {
   request(query: PageQuery): PageRequest
   page(rows: T[], request: PageRequest): Page<T>
   /** request + page around one read of up to limit + 1 rows after the request's position. */
+  read(query: PageQuery, fetch: (request: PageRequest) => Promise<T[]>): Promise<Page<T>>
   read(query: PageQuery, fetch: (request: PageRequest) => T[]): Page<T>
 }
 
@@ -81,10 +82,11 @@ export function pagedList<T>(name: string, key: readonly KeyType[], keyOf: (row:
       const shown = rows.slice(0, request.limit)
       return { rows: shown, limit: request.limit, next_cursor: encodeCursor(name, keyOf(shown[shown.length - 1]!)) }
     },
-    read(query, fetch) {
+    read: ((query: PageQuery, fetch: (request: PageRequest) => T[] | Promise<T[]>) => {
       const request = list.request(query)
-      return list.page(fetch(request), request)
-    },
+      const rows = fetch(request)
+      return rows instanceof Promise ? rows.then((read) => list.page(read, request)) : list.page(rows, request)
+    }) as PagedList<T>['read'],
   }
   return list
 }
