@@ -2,7 +2,7 @@
 import { randomBytes, randomUUID } from 'node:crypto'
 import type { Db } from '../store/index.js'
 import { perDatabase } from '../store/repository.js'
-import { keysetQueryDb as keysetQuery } from '../store/keyset.js'
+import { keysetQuery } from '../store/keyset.js'
 import { hashToken, type Scope } from './tokens.js'
 
 export interface GrantRecord {

@@ -3,7 +3,7 @@ import { createHash } from 'node:crypto'
 import { Refusal } from '../refusal.js'
 import type { Db } from '../store/index.js'
 import { perDatabase } from '../store/repository.js'
-import { keysetQueryDb as keysetQuery } from '../store/keyset.js'
+import { keysetQuery } from '../store/keyset.js'
 
 export const PIN_MEDIA_TYPES = ['text/plain', 'application/json'] as const
 export type PinMediaType = (typeof PIN_MEDIA_TYPES)[number]

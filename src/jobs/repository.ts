@@ -2,7 +2,7 @@
 // way on SQLite or PostgreSQL. Every state change is one conditional UPDATE … RETURNING: a job reaches a final state
 // once even when two runs (or two replicas) race, and the winner gets the new row in the same statement.
 import type { RefusalBody } from '../refusal.js'
-import { keysetQuery } from '../store/keyset.js'
+import { keysetPages } from '../store/keyset.js'
 import type { Sql } from '../store/sql.js'
 import type { JobProgress, JobRecord, JobState, JobSurface } from './types.js'
 
@@ -72,7 +72,7 @@ export interface JobRepository {
 }
 
 export function createJobRepository(sql: Sql): JobRepository {
-  const pageQuery = keysetQuery<JobRow>(sql, {
+  const pageQuery = keysetPages<JobRow>(sql, {
     select: `SELECT ${COLUMNS} FROM jobs`,
     where: ['purged_at IS NULL', '(@state IS NULL OR state = @state)', '(@op IS NULL OR op = @op)'],
     key: ['n'],

@@ -1,5 +1,5 @@
 // Keyset pages in SQL (the store side of src/paging.ts): the rows strictly after a sort-key position, in one order,
-// limit + 1 of them so the caller can tell whether another page follows. Two statement texts, built once.
+// limit + 1 of them so the caller can tell whether another page follows. Two statements, prepared once.
 import type { Db } from './index.js'
 import type { Sql } from './sql.js'
 
@@ -13,42 +13,46 @@ export interface KeysetSpec {
   order: 'asc' | 'desc'
 }
 
-type After = readonly (string | number)[] | null
-
 /** Reads one page: every named parameter of `where` must be given (null for an absent filter). */
-export type KeysetQuery<Row> = (params: Record<string, unknown>, after: After, limit: number) => Promise<Row[]>
+export type KeysetQuery<Row> = (params: Record<string, unknown>, after: readonly (string | number)[] | null, limit: number) => Row[]
 
-export function keysetQuery<Row>(sql: Sql, spec: KeysetSpec): KeysetQuery<Row> {
-  const { first, next, bind } = keysetStatements(spec)
-  return (params, after, limit) => sql.all<Row>(after ? next : first, bind(params, after, limit))
-}
+/** The same page read through Sql (src/store/sql.ts), on whichever database it reaches. */
+export type KeysetPages<Row> = (params: Record<string, unknown>, after: readonly (string | number)[] | null, limit: number) => Promise<Row[]>
 
-/** The same pages over the synchronous SQLite handle, for the trading tables until they move to Sql (#18). */
-export function keysetQueryDb<Row>(db: Db, spec: KeysetSpec): (params: Record<string, unknown>, after: After, limit: number) => Row[] {
-  const { first, next, bind } = keysetStatements(spec)
-  const [firstStatement, nextStatement] = [db.prepare(first), db.prepare(next)]
-  return (params, after, limit) => (after ? nextStatement : firstStatement).all(bind(params, after, limit)) as Row[]
-}
-
-/** The two statement texts (first page, page after a position) and the named parameters of one page. */
+/** The first-page and next-page statements of a spec, and the parameters of one read. */
 function keysetStatements(spec: KeysetSpec) {
   const cmp = spec.order === 'desc' ? '<' : '>'
   const dir = spec.order === 'desc' ? 'DESC' : 'ASC'
   const keyParams = spec.key.map((_, i) => `@k${i}`)
-  // A row value comparison is lexicographic and still uses an index on the key columns (SQLite and PostgreSQL).
+  // A row value comparison is lexicographic and still uses an index on the key columns.
   const afterKey = spec.key.length === 1
     ? `${spec.key[0]} ${cmp} @k0`
     : `(${spec.key.join(', ')}) ${cmp} (${keyParams.join(', ')})`
   const orderBy = spec.key.map((column) => `${column} ${dir}`).join(', ')
-  const text = (conditions: readonly string[]) =>
+  const sql = (conditions: readonly string[]) =>
     `${spec.select}${conditions.length ? ` WHERE ${conditions.join(' AND ')}` : ''} ORDER BY ${orderBy} LIMIT @limit`
   const where = spec.where ?? []
   return {
-    first: text(where),
-    next: text([...where, afterKey]),
-    bind(params: Record<string, unknown>, after: After, limit: number): Record<string, unknown> {
-      const keys = after ? Object.fromEntries(after.map((value, i) => [`k${i}`, value])) : {}
-      return { ...params, ...keys, limit: limit + 1 }
-    },
+    first: sql(where),
+    next: sql([...where, afterKey]),
+    paramsOf: (params: Record<string, unknown>, after: readonly (string | number)[], limit: number) =>
+      ({ ...params, ...Object.fromEntries(after.map((value, i) => [`k${i}`, value])), limit: limit + 1 }),
   }
+}
+
+export function keysetQuery<Row>(db: Db, spec: KeysetSpec): KeysetQuery<Row> {
+  const statements = keysetStatements(spec)
+  const first = db.prepare(statements.first)
+  const next = db.prepare(statements.next)
+  return (params, after, limit) => {
+    if (!after) return first.all({ ...params, limit: limit + 1 }) as Row[]
+    return next.all(statements.paramsOf(params, after, limit)) as Row[]
+  }
+}
+
+export function keysetPages<Row>(sql: Sql, spec: KeysetSpec): KeysetPages<Row> {
+  const statements = keysetStatements(spec)
+  return (params, after, limit) => after
+    ? sql.all<Row>(statements.next, statements.paramsOf(params, after, limit))
+    : sql.all<Row>(statements.first, { ...params, limit: limit + 1 })
 }

@@ -1,7 +1,7 @@
 // The trading tables read back page by page (keyset, src/store/keyset.ts) and a dataset's removal: part of the
 // trading repository, prepared once per database.
 import type { Db } from '../store/index.js'
-import { keysetQueryDb as keysetQuery } from '../store/keyset.js'
+import { keysetQuery } from '../store/keyset.js'
 import type { AccountRow, CycleRow, DatasetRow, FillRow, OrderRow, PositionRow, RunKind, RunRow } from './rows.js'
 
 type After = readonly (string | number)[] | null
