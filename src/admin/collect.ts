@@ -3,7 +3,6 @@ import { existsSync } from 'node:fs'
 import { basename, join, relative, sep } from 'node:path'
 import type { FastifyInstance } from 'fastify'
 import { CONFIG_ALIASES, type Config } from '../config.js'
-import { MIGRATIONS_DIR } from '../store/migrate.js'
 import { perDatabase } from '../store/repository.js'
 import { HUB_VERSION, NCM_VERSION, REPO_ROOT } from '../version.js'
 import { analyseNode, analysePython, type DependencySummary } from '../analysers/dependencies/index.js'
@@ -169,8 +168,8 @@ function migrationSummary(app: FastifyInstance, config: Config, rootDir: string)
     alembic_ini: 'alembic.ini',
     // This host has no Alembic: its migrations are numbered .sql files applied by src/store/migrate.ts.
     alembic_exists: existsSync(join(rootDir, 'alembic.ini')),
-    migrations_dir: displayPath(MIGRATIONS_DIR, rootDir, config.dataDir),
-    migrations_exist: existsSync(MIGRATIONS_DIR),
+    migrations_dir: displayPath(app.store.migrationsDir, rootDir, config.dataDir),
+    migrations_exist: existsSync(app.store.migrationsDir),
     database_path: displayPath(databasePath, rootDir, config.dataDir),
     database_exists: databasePath === ':memory:' ? app.store.db.open : existsSync(databasePath),
     applied,
