@@ -101,7 +101,7 @@ export async function buildApp(opts: BuildOptions): Promise<FastifyInstance> {
   app.setValidatorCompiler(lenientQueryValidatorCompiler)
   app.setSerializerCompiler(zodSerializerCompiler)
 
-  const store = opts.store ?? openStore({ path: config.databasePath })
+  const store = opts.store ?? await openStore({ path: config.databasePath })
   const mill = opts.mill ?? createMill({ threads: config.millThreads, maxQueue: config.millQueue, nice: config.millNice })
   const counters = createCallerCounters()
   app.decorate('config', config)
