@@ -11,6 +11,7 @@ import { buildReadinessReport } from './readiness.js'
 import type { EnvironmentSummary, MigrationSummary, Notice, ReadinessReport, RequiredBlocker, RunRetentionSummary, StartupSummary } from './schemas.js'
 import { ADMIN_ROUTES, runSmokeChecks, SMOKE_ALGORITHM } from './smoke.js'
 import { TRUTH_ALGORITHM, type TruthRunner } from './truth.js'
+import { scaleOutReport } from '../plugins/scale-out.js'
 
 export const MIGRATION_ALGORITHM = 'sql-migrations-forward/1'
 export const STARTUP_ALGORITHM = 'startup-plan/1'
@@ -109,6 +110,7 @@ export function createReadinessCollector(app: FastifyInstance, options: Collecto
       node,
       migrations: migrationSummary(app, options.config, rootDir),
       runRetention: runRetentionSummary(app, options.config),
+      scaleOut: await scaleOutReport(app),
       startup: startupSummary(rootDir),
       environment: environmentSummary(options.config, rootDir),
       algorithms: [SMOKE_ALGORITHM, TRUTH_ALGORITHM, python.algorithm, node.algorithm, 'pep503-normalise/1', MIGRATION_ALGORITHM, STARTUP_ALGORITHM, ENVIRONMENT_ALGORITHM],
