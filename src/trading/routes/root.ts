@@ -19,7 +19,7 @@ export default async function rootRoutes(parent: FastifyInstance, ctx: TradingCo
       response: { 200: rootHealthAnswer, 503: rootHealthAnswer },
     },
   }, async (_req, reply) => {
-    const database = system.databaseCheck()
+    const database = await system.databaseCheck()
     const health: z.infer<typeof rootHealthAnswer> = {
       status: database.ok ? 'ok' : 'down',
       version: PLATFORM_VERSION,
@@ -38,5 +38,5 @@ export default async function rootRoutes(parent: FastifyInstance, ctx: TradingCo
       produces: ['text/html'],
       response: { 200: { description: 'server-rendered page', content: { 'text/html': { schema: z.string() } } } },
     },
-  }, async (_req, reply) => reply.type('text/html; charset=utf-8').send(renderCommandCenter(system.panels())))
+  }, async (_req, reply) => reply.type('text/html; charset=utf-8').send(renderCommandCenter(await system.panels())))
 }
