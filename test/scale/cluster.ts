@@ -129,6 +129,7 @@ export async function startCluster(o: ClusterOptions): Promise<Cluster> {
   const dir = mkdtempSync(join(tmpdir(), 'ncm-scale-'))
   const replicas: Replica[] = []
   let nginx: ChildProcess | null = null
+  let boots = 0
 
   const boot = async (replica: Replica) => {
     const server = startServer({
@@ -145,7 +146,8 @@ export async function startCluster(o: ClusterOptions): Promise<Cluster> {
     }, { compiled: true })
     remember(server.child)
     replica.server = server
-    await waitForHealth(`${replica.url}/health`, { server, timeoutMs: 60_000 })
+    // Polled as a client of its own (TRUST_PROXY): a shared rate limit must not count the polls against a test's client.
+    await waitForHealth(`${replica.url}/health`, { server, timeoutMs: 60_000, headers: { 'x-forwarded-for': `10.255.${replica.index}.${++boots % 250}` } })
   }
 
   const stop = async () => {
