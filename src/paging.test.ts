@@ -60,9 +60,9 @@ describe('pagedList', () => {
 })
 
 describe('keyset walk over SQLite', () => {
-  function setup() {
+  async function setup() {
     // Through the store (the one module that opens databases): a migrated in-memory database plus a scratch table.
-    const store = openStore({ path: ':memory:' })
+    const store = await openStore({ path: ':memory:' })
     const db = store.db
     db.exec('CREATE TABLE items (id INTEGER PRIMARY KEY, created_at TEXT NOT NULL, tag TEXT NOT NULL)')
     const insert = db.prepare('INSERT INTO items (created_at, tag) VALUES (?, ?)')
@@ -83,8 +83,8 @@ describe('keyset walk over SQLite', () => {
     throw new Error('no last page')
   }
 
-  it('walks newest first by id with a filter, no duplicates and no gaps, while rows are inserted', () => {
-    const { db, insert } = setup()
+  it('walks newest first by id with a filter, no duplicates and no gaps, while rows are inserted', async () => {
+    const { db, insert } = await setup()
     for (let i = 0; i < 103; i++) insert('2026-01-01T00:00:00.000Z', i % 3 === 0 ? 'a' : 'b')
     const before = (db.prepare("SELECT id FROM items WHERE tag = 'a' ORDER BY id DESC").all() as Array<{ id: number }>).map((r) => r.id)
     const query = keysetQuery<Row>(db, { select: 'SELECT * FROM items', where: ['(@tag IS NULL OR tag = @tag)'], key: ['id'], order: 'desc' })
@@ -93,8 +93,8 @@ describe('keyset walk over SQLite', () => {
     expect(seen).toEqual(before)
   })
 
-  it('walks a two-column key (time, then id) in ascending order; rows inserted at the end are reached, none twice', () => {
-    const { db, insert } = setup()
+  it('walks a two-column key (time, then id) in ascending order; rows inserted at the end are reached, none twice', async () => {
+    const { db, insert } = await setup()
     // Many rows share a timestamp: the id breaks the ties, so no row is skipped at a page boundary.
     for (let i = 0; i < 60; i++) insert(`2026-01-01T00:00:${String(Math.floor(i / 7)).padStart(2, '0')}.000Z`, 'x')
     const query = keysetQuery<Row>(db, { select: 'SELECT * FROM items', key: ['created_at', 'id'], order: 'asc' })
@@ -109,7 +109,7 @@ describe('keyset walk over SQLite', () => {
   })
 
   it('reads the same pages through Sql (async), and the async read pages as the sync one', async () => {
-    const { sql, insert } = setup()
+    const { sql, insert } = await setup()
     for (let i = 0; i < 23; i++) insert(`2026-01-01T00:00:${String(Math.floor(i / 4)).padStart(2, '0')}.000Z`, i % 2 ? 'a' : 'b')
     const pages = keysetPages<Row>(sql, { select: 'SELECT * FROM items', where: ['(@tag IS NULL OR tag = @tag)'], key: ['created_at', 'id'], order: 'desc' })
     const list = pagedList<Row>('items', ['string', 'integer'], (r) => [r.created_at, r.id])

@@ -3,7 +3,6 @@ import { existsSync } from 'node:fs'
 import { basename, join, relative, sep } from 'node:path'
 import type { FastifyInstance } from 'fastify'
 import { CONFIG_ALIASES, type Config } from '../config.js'
-import { MIGRATIONS_DIR } from '../store/migrate.js'
 import { perDatabase } from '../store/repository.js'
 import { HUB_VERSION, NCM_VERSION, REPO_ROOT } from '../version.js'
 import { analyseNode, analysePython, type DependencySummary } from '../analysers/dependencies/index.js'
@@ -12,6 +11,7 @@ import { buildReadinessReport } from './readiness.js'
 import type { EnvironmentSummary, MigrationSummary, Notice, ReadinessReport, RequiredBlocker, RunRetentionSummary, StartupSummary } from './schemas.js'
 import { ADMIN_ROUTES, runSmokeChecks, SMOKE_ALGORITHM } from './smoke.js'
 import { TRUTH_ALGORITHM, type TruthRunner } from './truth.js'
+import { scaleOutReport } from '../plugins/scale-out.js'
 
 export const MIGRATION_ALGORITHM = 'sql-migrations-forward/1'
 export const STARTUP_ALGORITHM = 'startup-plan/1'
@@ -110,6 +110,7 @@ export function createReadinessCollector(app: FastifyInstance, options: Collecto
       node,
       migrations: migrationSummary(app, options.config, rootDir),
       runRetention: runRetentionSummary(app, options.config),
+      scaleOut: await scaleOutReport(app),
       startup: startupSummary(rootDir),
       environment: environmentSummary(options.config, rootDir),
       algorithms: [SMOKE_ALGORITHM, TRUTH_ALGORITHM, python.algorithm, node.algorithm, 'pep503-normalise/1', MIGRATION_ALGORITHM, STARTUP_ALGORITHM, ENVIRONMENT_ALGORITHM],
@@ -169,8 +170,8 @@ function migrationSummary(app: FastifyInstance, config: Config, rootDir: string)
     alembic_ini: 'alembic.ini',
     // This host has no Alembic: its migrations are numbered .sql files applied by src/store/migrate.ts.
     alembic_exists: existsSync(join(rootDir, 'alembic.ini')),
-    migrations_dir: displayPath(MIGRATIONS_DIR, rootDir, config.dataDir),
-    migrations_exist: existsSync(MIGRATIONS_DIR),
+    migrations_dir: displayPath(app.store.migrationsDir, rootDir, config.dataDir),
+    migrations_exist: existsSync(app.store.migrationsDir),
     database_path: displayPath(databasePath, rootDir, config.dataDir),
     database_exists: databasePath === ':memory:' ? app.store.db.open : existsSync(databasePath),
     applied,

@@ -57,6 +57,7 @@ export function createLocalJobQueue(opts: LocalQueueOptions): LocalJobQueue {
   }
 
   const queue: LocalJobQueue = {
+    backend: 'local',
     channel,
 
     define(op, executor) {

@@ -9,7 +9,7 @@ const job = (id: string, key: string | null = null): NewJob => ({
 
 describe('job repository', () => {
   it('stores one job per surface and Idempotency-Key: the second insert of a key stores nothing', async () => {
-    const repo = createJobRepository(openStore({ path: ':memory:' }).sql)
+    const repo = createJobRepository((await openStore({ path: ':memory:' })).sql)
     const [first, second] = await Promise.all([repo.insert(job('a', 'k')), repo.insert(job('b', 'k'))])
     expect(first).toMatchObject({ id: 'a', state: 'queued', idempotencyKey: 'k', input: { n: 1 }, attempts: 0, createdAt: 1_000 })
     expect(second).toBeNull()
@@ -18,7 +18,7 @@ describe('job repository', () => {
   })
 
   it('starts a queued job once and finishes it once, answering the changed row', async () => {
-    const repo = createJobRepository(openStore({ path: ':memory:' }).sql)
+    const repo = createJobRepository((await openStore({ path: ':memory:' })).sql)
     await repo.insert(job('a'))
     expect(await repo.start('a', 2_000)).toMatchObject({ state: 'running', attempts: 1, startedAt: 2_000 })
     expect(await repo.start('a', 2_001)).toBeNull()
@@ -33,7 +33,7 @@ describe('job repository', () => {
   })
 
   it('pages newest first with filters and purges answers past retention, keeping a tombstone', async () => {
-    const repo = createJobRepository(openStore({ path: ':memory:' }).sql)
+    const repo = createJobRepository((await openStore({ path: ':memory:' })).sql)
     for (const id of ['a', 'b', 'c']) await repo.insert(job(id))
     const progress = { fraction: null, phase: 'failed', done: null, total: null, eta_s: null, counters: {} }
     await repo.finish('b', 'failed', { refuse: { code: 'internal', reason: 'x', http_status: 500 }, progress, now: 5_000 })

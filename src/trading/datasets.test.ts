@@ -19,7 +19,7 @@ const CSV = `Date,Open,High,Low,Close,Volume
 `
 
 let store: Store
-beforeEach(() => { store = openStore({ path: ':memory:' }) })
+beforeEach(async () => { store = await openStore({ path: ':memory:' }) })
 afterEach(() => store.close())
 
 const count = (table: string) => (store.db.prepare(`SELECT count(*) AS n FROM ${table}`).get() as { n: number }).n
