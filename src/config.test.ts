@@ -49,6 +49,24 @@ describe('loadConfig', () => {
     }
   })
 
+  it('reads REDIS_URL (redis:// or rediss://) and REDIS_PREFIX; a password never shows, not even in a refusal', () => {
+    expect(loadConfig({})).toMatchObject({ redisUrl: null, redisPrefix: 'ncm:' })
+    const c = loadConfig({ REDIS_URL: 'redis://ops:s3cretPw@cache.internal:6380/2', REDIS_PREFIX: 'blue:' })
+    expect(c).toMatchObject({ redisUrl: 'redis://ops:s3cretPw@cache.internal:6380/2', redisPrefix: 'blue:' })
+    expect(redactedConfig(c)).toMatchObject({ REDIS_URL: 'redis://cache.internal:6380/2', REDIS_PREFIX: 'blue:' })
+    expect(JSON.stringify(redactedConfig(c))).not.toContain('s3cretPw')
+    expect(redactedConfig(loadConfig({})).REDIS_URL).toBe('unset')
+    for (const bad of ['http://x:6379', 'cache.internal:6379', 'redis//x']) {
+      expect(() => loadConfig({ REDIS_URL: bad }), bad).toThrow(/REDIS_URL/)
+    }
+    try {
+      loadConfig({ REDIS_URL: 'http://u:leakyPw@x' })
+    } catch (err) {
+      expect((err as Error).message).not.toContain('leakyPw')
+    }
+    expect(() => loadConfig({ REDIS_PREFIX: 'has space' })).toThrow(/REDIS_PREFIX/)
+  })
+
   it('reads PUBLIC_URL as an http(s) base without a trailing slash', () => {
     expect(loadConfig({}).publicUrl).toBeNull()
     expect(loadConfig({ PUBLIC_URL: 'https://ncm.example/' }).publicUrl).toBe('https://ncm.example')

@@ -54,10 +54,12 @@ const envSchema = z.object({
   BARS_CACHE_BYTES: intFrom(0, 64 * 1024 * MiB).default(256 * MiB),
   CSV_MAX_ROWS: intFrom(1, 100_000_000).default(250_000),
   PUBLIC_URL: z.string().optional(),
+  REDIS_URL: z.string().optional(),
+  REDIS_PREFIX: z.string().regex(/^[\w:.-]{1,64}$/, 'must be 1–64 letters, digits or _ : . -').default('ncm:'),
 })
 
 /** Variables whose value is a secret: a message about a bad value says how long it is, never what it is. */
-const SECRET_VARIABLES = new Set(['ADMIN_TOKEN'])
+const SECRET_VARIABLES = new Set(['ADMIN_TOKEN', 'REDIS_URL'])
 
 export interface Config {
   /** The address clients reach this host at (PUBLIC_URL, no trailing slash), for the curl lines of /help; null = the request's own. */
@@ -114,6 +116,13 @@ export interface Config {
   readonly barsCacheBytes: number
   /** Rows a CSV import over HTTP may have; counted before parsing (the ncm CLI's import is not bounded by it). */
   readonly csvMaxRows: number
+  /**
+   * redis:// or rediss:// URL shared by every replica: set, the rate limit counts in Redis and jobs are dispatched
+   * through BullMQ; null = each process alone (in-memory limit, in-process queue).
+   */
+  readonly redisUrl: string | null
+  /** Prefix of every Redis key this host writes (limiter counts, BullMQ queue, job events). */
+  readonly redisPrefix: string
   /** Aliases that were used to set a variable in this environment. */
   readonly aliasesUsed: ReadonlyArray<{ alias: string; canonical: string }>
 }
@@ -198,6 +207,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
     largeBodyConcurrency: e.LARGE_BODY_CONCURRENCY,
     barsCacheBytes: e.BARS_CACHE_BYTES,
     csvMaxRows: e.CSV_MAX_ROWS,
+    redisUrl: redisUrlOf(e.REDIS_URL),
+    redisPrefix: e.REDIS_PREFIX,
     aliasesUsed: Object.freeze(aliasesUsed),
   })
 }
@@ -210,6 +221,21 @@ function publicUrlOf(value: string | undefined): string | null {
     throw new ConfigError(`invalid configuration:\n  PUBLIC_URL=${JSON.stringify(value)}: must be an http(s) URL without credentials, query or fragment (e.g. https://ncm.example)`)
   }
   return `${url.origin}${url.pathname}`.replace(/\/+$/, '')
+}
+
+/** REDIS_URL: redis:// or rediss:// only; the message never repeats the value (it may carry a password). */
+function redisUrlOf(value: string | undefined): string | null {
+  if (value === undefined) return null
+  if (!URL.canParse(value) || !/^rediss?:$/.test(new URL(value).protocol)) {
+    throw new ConfigError('invalid configuration:\n  REDIS_URL: not a redis:// or rediss:// URL (value not shown: it may hold a password)')
+  }
+  return value
+}
+
+/** A Redis URL as /env, logs and health show it: scheme, host, port and database number; never the user or password. */
+export function redisDisplayUrl(url: string): string {
+  const { protocol, host, pathname } = new URL(url)
+  return `${protocol}//${host}${pathname.length > 1 ? pathname : ''}`
 }
 
 /** A comma-separated list of http(s) URLs; a ConfigError names the variable and the first URL that is not one. */
@@ -260,6 +286,8 @@ export function redactedConfig(config: Config): Record<string, unknown> {
     LARGE_BODY_CONCURRENCY: config.largeBodyConcurrency,
     BARS_CACHE_BYTES: config.barsCacheBytes,
     CSV_MAX_ROWS: config.csvMaxRows,
+    REDIS_URL: config.redisUrl === null ? 'unset' : redisDisplayUrl(config.redisUrl),
+    REDIS_PREFIX: config.redisPrefix,
   }
 }
 

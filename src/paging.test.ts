@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest'
 import { decodeCursor, encodeCursor, PAGE_LIMIT_DEFAULT, PAGE_LIMIT_MAX, pagedList, type PageQuery } from './paging.js'
 import { Refusal } from './refusal.js'
 import { openStore } from './store/index.js'
-import { keysetQuery } from './store/keyset.js'
+import { keysetPages, keysetQuery } from './store/keyset.js'
 
 const refusalOf = (fn: () => unknown): Refusal => {
   try {
@@ -60,12 +60,13 @@ describe('pagedList', () => {
 })
 
 describe('keyset walk over SQLite', () => {
-  function setup() {
+  async function setup() {
     // Through the store (the one module that opens databases): a migrated in-memory database plus a scratch table.
-    const db = openStore({ path: ':memory:' }).db
+    const store = await openStore({ path: ':memory:' })
+    const db = store.db
     db.exec('CREATE TABLE items (id INTEGER PRIMARY KEY, created_at TEXT NOT NULL, tag TEXT NOT NULL)')
     const insert = db.prepare('INSERT INTO items (created_at, tag) VALUES (?, ?)')
-    return { db, insert: (createdAt: string, tag: string) => Number(insert.run(createdAt, tag).lastInsertRowid) }
+    return { db, sql: store.sql, insert: (createdAt: string, tag: string) => Number(insert.run(createdAt, tag).lastInsertRowid) }
   }
   type Row = { id: number; created_at: string; tag: string }
 
@@ -82,8 +83,8 @@ describe('keyset walk over SQLite', () => {
     throw new Error('no last page')
   }
 
-  it('walks newest first by id with a filter, no duplicates and no gaps, while rows are inserted', () => {
-    const { db, insert } = setup()
+  it('walks newest first by id with a filter, no duplicates and no gaps, while rows are inserted', async () => {
+    const { db, insert } = await setup()
     for (let i = 0; i < 103; i++) insert('2026-01-01T00:00:00.000Z', i % 3 === 0 ? 'a' : 'b')
     const before = (db.prepare("SELECT id FROM items WHERE tag = 'a' ORDER BY id DESC").all() as Array<{ id: number }>).map((r) => r.id)
     const query = keysetQuery<Row>(db, { select: 'SELECT * FROM items', where: ['(@tag IS NULL OR tag = @tag)'], key: ['id'], order: 'desc' })
@@ -92,8 +93,8 @@ describe('keyset walk over SQLite', () => {
     expect(seen).toEqual(before)
   })
 
-  it('walks a two-column key (time, then id) in ascending order; rows inserted at the end are reached, none twice', () => {
-    const { db, insert } = setup()
+  it('walks a two-column key (time, then id) in ascending order; rows inserted at the end are reached, none twice', async () => {
+    const { db, insert } = await setup()
     // Many rows share a timestamp: the id breaks the ties, so no row is skipped at a page boundary.
     for (let i = 0; i < 60; i++) insert(`2026-01-01T00:00:${String(Math.floor(i / 7)).padStart(2, '0')}.000Z`, 'x')
     const query = keysetQuery<Row>(db, { select: 'SELECT * FROM items', key: ['created_at', 'id'], order: 'asc' })
@@ -105,5 +106,23 @@ describe('keyset walk over SQLite', () => {
     const all = (db.prepare('SELECT id FROM items ORDER BY created_at, id').all() as Array<{ id: number }>).map((r) => r.id)
     expect(new Set(seen).size).toBe(seen.length)
     expect(seen).toEqual(all)
+  })
+
+  it('reads the same pages through Sql (async), and the async read pages as the sync one', async () => {
+    const { sql, insert } = await setup()
+    for (let i = 0; i < 23; i++) insert(`2026-01-01T00:00:${String(Math.floor(i / 4)).padStart(2, '0')}.000Z`, i % 2 ? 'a' : 'b')
+    const pages = keysetPages<Row>(sql, { select: 'SELECT * FROM items', where: ['(@tag IS NULL OR tag = @tag)'], key: ['created_at', 'id'], order: 'desc' })
+    const list = pagedList<Row>('items', ['string', 'integer'], (r) => [r.created_at, r.id])
+    const seen: number[] = []
+    let cursor: string | undefined
+    for (;;) {
+      const page = await list.read({ limit: 4, ...(cursor ? { cursor } : {}) }, (req) => pages({ tag: null }, req.after, req.limit))
+      seen.push(...page.rows.map((r) => r.id))
+      if (page.next_cursor === null) break
+      cursor = page.next_cursor
+    }
+    const all = (await sql.all<{ id: number }>('SELECT id FROM items ORDER BY created_at DESC, id DESC')).map((r) => r.id)
+    expect(seen).toEqual(all)
+    expect(seen).toHaveLength(23)
   })
 })

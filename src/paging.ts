@@ -59,8 +59,9 @@ export interface PagedList<T> {
   readonly name: string
   request(query: PageQuery): PageRequest
   page(rows: T[], request: PageRequest): Page<T>
-  /** request + page around one read of up to limit + 1 rows after the request's position. */
+  /** request + page around one read of up to limit + 1 rows after the request's position (a database read may be async). */
   read(query: PageQuery, fetch: (request: PageRequest) => T[]): Page<T>
+  read(query: PageQuery, fetch: (request: PageRequest) => Promise<T[]>): Promise<Page<T>>
 }
 
 export function pagedList<T>(name: string, key: readonly KeyType[], keyOf: (row: T) => Position): PagedList<T> {
@@ -81,9 +82,10 @@ export function pagedList<T>(name: string, key: readonly KeyType[], keyOf: (row:
       const shown = rows.slice(0, request.limit)
       return { rows: shown, limit: request.limit, next_cursor: encodeCursor(name, keyOf(shown[shown.length - 1]!)) }
     },
-    read(query, fetch) {
+    read(query: PageQuery, fetch: (request: PageRequest) => T[] | Promise<T[]>): never {
       const request = list.request(query)
-      return list.page(fetch(request), request)
+      const rows = fetch(request)
+      return (rows instanceof Promise ? rows.then((read) => list.page(read, request)) : list.page(rows, request)) as never
     },
   }
   return list

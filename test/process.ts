@@ -88,9 +88,13 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
 
 /**
  * Polls url until it answers 200. With server given, gives up as soon as that process exits (and shows its stderr),
- * so a server that failed to start, or a port answered by some other process, is not mistaken for health.
+ * so a server that failed to start, or a port answered by some other process, is not mistaken for health. headers go with
+ * each poll (a client address of its own, so the polls spend no test's rate-limit quota).
  */
-export async function waitForHealth(url: string, { server, timeoutMs = 30_000 }: { server?: ServerProcess; timeoutMs?: number } = {}) {
+export async function waitForHealth(
+  url: string,
+  { server, timeoutMs = 30_000, headers }: { server?: ServerProcess; timeoutMs?: number; headers?: Record<string, string> } = {},
+) {
   const deadline = Date.now() + timeoutMs
   let last = 'no answer'
   while (Date.now() < deadline) {
@@ -99,7 +103,7 @@ export async function waitForHealth(url: string, { server, timeoutMs = 30_000 }:
       throw new Error(`the server exited (code ${code}, signal ${signal}) before ${url} answered; output:\n${server.stderr()}${server.stdout()}`)
     }
     try {
-      const res = await request(url, { headersTimeout: 5000, bodyTimeout: 5000 })
+      const res = await request(url, { headers, headersTimeout: 5000, bodyTimeout: 5000 })
       await res.body.dump()
       if (res.statusCode === 200) {
         if (server && !server.alive()) continue // answered by someone else just as ours died: report the exit

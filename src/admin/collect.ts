@@ -3,7 +3,6 @@ import { existsSync } from 'node:fs'
 import { basename, join, relative, sep } from 'node:path'
 import type { FastifyInstance } from 'fastify'
 import { CONFIG_ALIASES, type Config } from '../config.js'
-import { MIGRATIONS_DIR } from '../store/migrate.js'
 import { perDatabase } from '../store/repository.js'
 import { HUB_VERSION, NCM_VERSION, REPO_ROOT } from '../version.js'
 import { analyseNode, analysePython, type DependencySummary } from '../analysers/dependencies/index.js'
@@ -12,6 +11,7 @@ import { buildReadinessReport } from './readiness.js'
 import type { EnvironmentSummary, MigrationSummary, Notice, ReadinessReport, RequiredBlocker, RunRetentionSummary, StartupSummary } from './schemas.js'
 import { ADMIN_ROUTES, runSmokeChecks, SMOKE_ALGORITHM } from './smoke.js'
 import { TRUTH_ALGORITHM, type TruthRunner } from './truth.js'
+import { scaleOutReport } from '../plugins/scale-out.js'
 
 export const MIGRATION_ALGORITHM = 'sql-migrations-forward/1'
 export const STARTUP_ALGORITHM = 'startup-plan/1'
@@ -29,10 +29,13 @@ export const DEPLOYMENT_PATHS: StartupSummary['deployment_assets'] = {
 export const DEPLOYMENT_ASSETS: ReadonlyArray<{ path: string; purpose: string }> = [
   { path: 'Dockerfile', purpose: 'multi-stage, non-root image with a HEALTHCHECK on /health' },
   { path: '.dockerignore', purpose: 'keeps node_modules, data and build output out of the build context' },
-  { path: 'docker-compose.yml', purpose: 'app + nginx, named volume for DATA_DIR, healthchecks' },
-  { path: 'nginx/ncm-hub.conf', purpose: 'reverse proxy: upstream app:8000, forwarded headers, timeouts, gzip, body size' },
+  { path: 'docker-compose.yml', purpose: 'app + nginx, named volume for DATA_DIR, healthchecks; profile scale: 3 replicas on PostgreSQL + Redis' },
+  { path: 'nginx/ncm-hub.conf', purpose: 'reverse proxy: upstream app:8000' },
+  { path: 'nginx/ncm-hub-proxy.conf', purpose: 'what both proxies share: forwarded headers, timeouts, gzip, body size' },
+  { path: 'nginx/ncm-hub-scale.conf', purpose: 'balancer over the replicas: least_conn, failing replicas left out, unbuffered job events' },
   { path: 'systemd', purpose: 'service-unit directory' },
   { path: 'systemd/ncm-hub.service', purpose: 'hardened service unit for a host install' },
+  { path: 'systemd/ncm-hub@.service', purpose: 'one instance per port (ncm-hub@8001 …) on PostgreSQL + Redis' },
   { path: 'requirements.txt', purpose: 'Python dependencies of the ops scripts' },
   { path: 'scripts/smoke.py', purpose: 'go-live smoke check over HTTP (standard library only)' },
 ]
@@ -107,6 +110,7 @@ export function createReadinessCollector(app: FastifyInstance, options: Collecto
       node,
       migrations: migrationSummary(app, options.config, rootDir),
       runRetention: runRetentionSummary(app, options.config),
+      scaleOut: await scaleOutReport(app),
       startup: startupSummary(rootDir),
       environment: environmentSummary(options.config, rootDir),
       algorithms: [SMOKE_ALGORITHM, TRUTH_ALGORITHM, python.algorithm, node.algorithm, 'pep503-normalise/1', MIGRATION_ALGORITHM, STARTUP_ALGORITHM, ENVIRONMENT_ALGORITHM],
@@ -166,8 +170,8 @@ function migrationSummary(app: FastifyInstance, config: Config, rootDir: string)
     alembic_ini: 'alembic.ini',
     // This host has no Alembic: its migrations are numbered .sql files applied by src/store/migrate.ts.
     alembic_exists: existsSync(join(rootDir, 'alembic.ini')),
-    migrations_dir: displayPath(MIGRATIONS_DIR, rootDir, config.dataDir),
-    migrations_exist: existsSync(MIGRATIONS_DIR),
+    migrations_dir: displayPath(app.store.migrationsDir, rootDir, config.dataDir),
+    migrations_exist: existsSync(app.store.migrationsDir),
     database_path: displayPath(databasePath, rootDir, config.dataDir),
     database_exists: databasePath === ':memory:' ? app.store.db.open : existsSync(databasePath),
     applied,

@@ -40,6 +40,7 @@ const truth = (overrides: Partial<TruthSummary> = {}): TruthSummary => ({
 const healthy = (): ReadinessInputs => ({
   generatedAt: '2026-01-01T00:00:00.000Z',
   runRetention: { max_runs: 10_000, max_age_days: 90, stored_runs: 3, oldest_run_at: '2026-01-01T00:00:00.000Z', policy: 'p', error: null },
+  scaleOut: { queue_backend: 'local', rate_limit: { store: 'memory', scope: 'process', key_prefix: null, degraded: null }, redis: null },
   versions: { hub: '1.0.0', ncm: '1.0.0' },
   smoke: [
     { path: '/admin', status_code: 200, ms: 3, ok: true, error: null },
@@ -73,6 +74,23 @@ describe('buildReadinessReport', () => {
     expect(r.plan.next_steps).toEqual(['python3 scripts/smoke.py'])
     expect(r.summary.algorithms).toEqual(['readiness-weighted/1', 'boot-smoke-inject/1', 'requirements-scan/1'])
     expect(r.plan.algorithms).toEqual(r.summary.algorithms)
+  })
+
+  it('the shared Redis: reported as measured; unreachable or a per-replica limiter is a notice, never a blocker', () => {
+    const input = healthy()
+    const redis = { url: 'redis://cache:6379', reachable: true, latency_ms: 0.4, version: '7.0.15', error: null }
+    input.scaleOut = { queue_backend: 'bullmq', rate_limit: { store: 'redis', scope: 'replicas', key_prefix: 'ncm:rl:', degraded: null }, redis }
+    expect(readinessReportSchema.parse(buildReadinessReport(input)).scale_out).toEqual(input.scaleOut)
+    expect(buildReadinessReport(input).blockers.notices).toEqual([])
+
+    input.scaleOut.redis = { ...redis, reachable: false, latency_ms: null, version: null, error: 'connect ECONNREFUSED' }
+    input.scaleOut.rate_limit = { ...input.scaleOut.rate_limit, store: 'memory', degraded: { since: '2026-01-01T00:00:00.000Z', reason: 'connect ECONNREFUSED' } }
+    const r = buildReadinessReport(input)
+    expect(r.summary).toMatchObject({ status: 'ready', required_blocker_count: 0, notice_count: 1 })
+    expect(r.blockers.notices).toEqual([{
+      kind: 'scale-out',
+      detail: 'Redis at redis://cache:6379 is unreachable (connect ECONNREFUSED): jobs cannot be dispatched; the rate limit counts per replica',
+    }])
   })
 
   it('a failed smoke check blocks with the boot blocker naming the route', () => {

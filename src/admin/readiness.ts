@@ -17,6 +17,7 @@ import type {
   StartupSummary,
 } from './schemas.js'
 import type { TruthSummary } from './schemas.js'
+import type { ScaleOut } from '../plugins/scale-out.js'
 
 export type { ReadinessReport } from './schemas.js'
 
@@ -58,6 +59,7 @@ export interface ReadinessInputs {
   environment: EnvironmentSummary
   algorithms: string[]
   runRetention: RunRetentionSummary
+  scaleOut: ScaleOut
 }
 
 /** An analysis in the seed's dependency_summary shape, with the analysis' own detail as additions. */
@@ -151,6 +153,7 @@ export function buildReadinessReport(input: ReadinessInputs): ReadinessReport {
   judgeEnvironment(t, input.environment)
   const { python, node } = judgeDependencies(t, input)
   judgeDeploymentAssets(t, input.startup)
+  judgeScaleOut(t, input.scaleOut)
   const truth = input.truth
   const m = input.migrations
   const env = input.environment
@@ -206,6 +209,7 @@ export function buildReadinessReport(input: ReadinessInputs): ReadinessReport {
       ? { passed: truth.passed, failed: truth.failed, skipped: truth.skipped, ran_at: truth.ran_at, envelopes_without_flags: truth.envelopes_without_flags }
       : null,
     run_retention: input.runRetention,
+    scale_out: input.scaleOut,
   }
 }
 
@@ -302,6 +306,15 @@ function judgeDependencies(t: Tally, input: ReadinessInputs): { python: Contract
   }
   return { python, node }
 }
+
+/** The shared Redis (REDIS_URL): unreachable, jobs cannot be dispatched and each replica limits alone. Notices only. */
+function judgeScaleOut(t: Tally, scaleOut: ScaleOut): void {
+  const { redis, rate_limit: limit } = scaleOut
+  if (redis && !redis.reachable) notice(t, `Redis at ${redis.url} is unreachable (${redis.error}): jobs cannot be dispatched; the rate limit counts per replica`)
+  else if (limit.degraded) notice(t, `the rate limit counts per replica since ${limit.degraded.since}: ${limit.degraded.reason}`)
+}
+
+const notice = (t: Tally, detail: string) => t.notice('scale-out', detail)
 
 function judgeDeploymentAssets(t: Tally, startup: StartupSummary): void {
   const { notice, check } = t

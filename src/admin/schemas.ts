@@ -2,6 +2,7 @@
 // plus our additions), the truth summary and the command-post summary. The routes use them as response schemas (so
 // /docs/json documents them and the serializer sends exactly these fields) and the tests parse answers with them.
 import { z } from 'zod'
+import { scaleOutSchema } from '../plugins/scale-out.js'
 
 const isoTime = z.string().describe('ISO 8601 timestamp with offset')
 
@@ -203,6 +204,7 @@ export const readinessReportSchema = z.object({
     envelopes_without_flags: z.number().int(),
   }).nullable(),
   run_retention: runRetentionSchema,
+  scale_out: scaleOutSchema,
 })
 
 export type ReadinessReport = z.infer<typeof readinessReportSchema>

@@ -67,17 +67,18 @@ export function createLocalRunner(opts: LocalRunnerOptions) {
   }
 
   /** Writes a final state once; publishes it and hands the outcome to waiting requests. */
-  function finish(job: JobRecord, state: FinalState, outcome: FinalOutcome): void {
+  async function finish(job: JobRecord, state: FinalState, outcome: FinalOutcome): Promise<void> {
     const now = clock.now()
     const progress: JobProgress = { ...(active.get(job.id)?.progress ?? job.progress), phase: state, eta_s: null }
-    if (!repo.finish(job.id, state, { result: outcome.result, refuse: outcome.refuse ?? null, progress, now })) return
-    const final = repo.get(job.id)!
+    const final = await repo.finish(job.id, state, { result: outcome.result, refuse: outcome.refuse ?? null, progress, now })
+    if (!final) return
     if (final.startedAt !== null) durations.record(now - final.startedAt)
     publish(state, final, state === 'succeeded' ? outcome.result : undefined)
     settle(job.id, state === 'succeeded' ? { job: final, ok: true, result: outcome.result } : { job: final, ok: false, error: outcome.error ?? refusalFrom(outcome.refuse!) })
   }
 
   function pump(): void {
+    // beginRun takes the slot before the first await, so this loop never starts more than `concurrency` runs.
     while (!flags.closing && flags.started && active.size < concurrency && waiting.length) void runJob(waiting.shift()!)
   }
 
@@ -95,39 +96,52 @@ export function createLocalRunner(opts: LocalRunnerOptions) {
   }
 
   async function runJob(id: string): Promise<void> {
-    const job = repo.get(id)
-    if (!job || job.state !== 'queued' || !repo.start(id, clock.now())) return
-    const running = repo.get(id)!
     const { entry, release } = beginRun(id)
+    let running: JobRecord | null = null
+    try {
+      running = await repo.start(id, clock.now())
+      if (running) await run(running, entry)
+    } catch (err) {
+      // The store failed (a run's own errors end in finish): the row stays as it was and a restart picks it up;
+      // requests waiting on the job get the error rather than waiting for that.
+      log?.error({ err, job: id }, 'job state could not be written')
+      if (running) settle(id, { job: running, ok: false, error: err })
+    } finally {
+      active.delete(id)
+      release()
+      pump()
+    }
+  }
+
+  /** Runs a started job under its budget and records how it ended (not when the host is shutting down). */
+  async function run(running: JobRecord, entry: ActiveRun): Promise<void> {
     const { controller } = entry
     publish('running', withLive(running))
     const budget = setTimeout(() => {
       entry.timedOut = true
       controller.abort()
     }, maxRunMs)
+    let ending: [FinalState, FinalOutcome]
     try {
-      const executor = executors.get(job.op)
-      if (!executor) throw new Refusal('internal', `no executor is defined for ${job.op} in this process`, { op: job.op })
+      const executor = executors.get(running.op)
+      if (!executor) throw new Refusal('internal', `no executor is defined for ${running.op} in this process`, { op: running.op })
       const onProgress = (snapshot: ProgressSnapshot) => {
         entry.progress = progressOf(snapshot, entry.startedWall)
         publish('progress', withLive(running))
       }
       const result = await taskScope.run({ signal: controller.signal, onProgress, maxMs: maxRunMs }, () =>
-        executor(job.input, { jobId: id, signal: controller.signal, maxMs: maxRunMs }))
-      if (flags.closing) return
+        executor(running.input, { jobId: running.id, signal: controller.signal, maxMs: maxRunMs }))
       if (controller.signal.aborted) throw new TaskCancelled(false)
-      finish(running, 'succeeded', { result })
+      ending = ['succeeded', { result }]
     } catch (err) {
-      // Shutting down: the row stays `running` and the next start re-runs it (one of its two chances).
       if (flags.closing) return
-      const [state, outcome] = failureOf(err, running, entry, maxRunMs, log)
-      finish(running, state, outcome)
+      ending = failureOf(err, running, entry, maxRunMs, log)
     } finally {
       clearTimeout(budget)
-      active.delete(id)
-      release()
-      pump()
     }
+    // Shutting down: the row stays `running` and the next start re-runs it (one of its two chances).
+    if (flags.closing) return
+    await finish(running, ...ending)
   }
 
   return { executors, waiting, active, waiters, durations, flags, withLive, publish, finish, pump }

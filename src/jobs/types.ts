@@ -131,6 +131,8 @@ export type JobExecutor = (input: unknown, run: JobRun) => Promise<unknown>
  * The in-process implementation (SQLite rows, runners in this process) is the only one for now.
  */
 export interface JobQueue {
+  /** `local`: rows and runners in this process; `bullmq`: rows in the database, dispatch and events through Redis. */
+  readonly backend: 'local' | 'bullmq'
   /** Registers how an operation is executed; every replica defines the same executors before start(). */
   define(op: string, executor: JobExecutor): void
   /** Recovers jobs of an earlier process and starts running queued ones. */

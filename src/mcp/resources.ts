@@ -99,8 +99,8 @@ function latestPins(db: Db): PinRecord[] {
   return query.all(LISTED_PINS)
 }
 
-export function listResources({ ctx, trading }: ResourceDeps): ResourceEntry[] {
-  const datasets = trading.repo.datasets().map((row) => ({
+export async function listResources({ ctx, trading }: ResourceDeps): Promise<ResourceEntry[]> {
+  const datasets = (await trading.repo.datasets()).map((row) => ({
     uri: datasetUri(row.id),
     name: `dataset-${row.id}`,
     title: `${row.symbol} ${row.timeframe} (${row.source}, ${row.rows} bars)`,
@@ -123,7 +123,7 @@ export async function readResource(uri: string, { ctx, trading }: ResourceDeps):
 
   const dataset = new RegExp(`^${RESOURCE_SCHEME}://datasets/(\\d+)$`).exec(uri)
   if (dataset) {
-    const row = trading.repo.datasetById(Number(dataset[1]))
+    const row = await trading.repo.datasetById(Number(dataset[1]))
     if (!row) throw new Refusal('not_found', `no dataset with id ${dataset[1]}`)
     return { uri, mimeType: 'application/json', text: JSON.stringify(datasetView(row), null, 2) }
   }

@@ -3,6 +3,20 @@ import fp from 'fastify-plugin'
 import helmet from 'helmet'
 import rateLimit from '@fastify/rate-limit'
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
+import { sharedLimiter, type LimiterState } from '../redis/limiter-store.js'
+import type { SharedRedis } from './redis.js'
+
+/**
+ * Where the rate limit counts, for health: off; this process's memory (no REDIS_URL); or Redis, shared by every
+ * replica — `memory` with `degraded` set while Redis cannot answer.
+ */
+export interface LimiterReport {
+  store: 'off' | LimiterState['store']
+  /** Whose requests one quota covers. */
+  scope: 'none' | 'process' | 'replicas'
+  key_prefix: string | null
+  degraded: LimiterState['degraded']
+}
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -11,6 +25,7 @@ declare module 'fastify' {
      * Requests that never reach routing (malformed URLs) call it by hand.
      */
     limitRequest: ((req: FastifyRequest, reply: FastifyReply) => Promise<unknown>) | null
+    limiterReport(): LimiterReport
   }
 }
 
@@ -19,6 +34,8 @@ export interface LimitsOptions {
   rateLimitPerMin: number
   /** Requests that never count toward a quota: the host's own in-process checks. */
   exempt?: (req: FastifyRequest) => boolean
+  /** With a shared Redis the quota is one count across replicas (keys under `<REDIS_PREFIX>rl:`). */
+  redis?: SharedRedis | null
 }
 
 export class RateLimitedError extends Error {
@@ -115,8 +132,19 @@ export default fp(
       done()
     })
     app.decorate('limitRequest', null)
+    app.decorate('limiterReport', (): LimiterReport => ({ store: 'off', scope: 'none', key_prefix: null, degraded: null }))
     if (opts.rateLimitPerMin > 0) {
+      const shared = opts.redis
+        ? sharedLimiter(opts.redis.commands, `${opts.redis.prefix}rl:`, (state) => {
+          if (state.degraded) app.log.warn({ reason: state.degraded.reason }, 'rate limit: Redis unreachable, counting per replica in memory')
+          else app.log.info('rate limit: Redis answers again, counting across replicas')
+        })
+        : null
+      app.limiterReport = shared
+        ? () => ({ scope: 'replicas', key_prefix: `${opts.redis!.prefix}rl:`, ...shared.state() })
+        : () => ({ store: 'memory', scope: 'process', key_prefix: null, degraded: null })
       await app.register(rateLimit, {
+        ...(shared ? { store: shared.Store as never } : {}),
         max: opts.rateLimitPerMin,
         timeWindow: 60_000,
         // Not per route (the plugin's default): one root hook, so unmatched routes count toward the quota too.

@@ -2,7 +2,7 @@
 import Database from 'better-sqlite3'
 import { mkdirSync, statSync } from 'node:fs'
 import { dirname } from 'node:path'
-import { applyMigrations, listMigrations, MIGRATIONS_DIR, type MigrationRecord } from './migrate.js'
+import { APPLIED_MIGRATIONS, applyMigrations, migrationsDirOf, pendingMigrations, type MigrationRecord } from './migrate.js'
 import type { Sql } from './sql.js'
 import { createSqliteSql } from './sqlite-sql.js'
 
@@ -16,6 +16,8 @@ export interface Store {
   readonly db: Db
   /** Absolute path of the file, or ':memory:'. */
   readonly path: string
+  /** The folder of the migration files this store applies. */
+  readonly migrationsDir: string
   /** Migrations recorded in schema_migrations, oldest first. */
   applied(): MigrationRecord[]
   /** Migration files not yet applied (empty after a normal start). */
@@ -34,7 +36,7 @@ export interface OpenStoreOptions {
   migrationsDir?: string
 }
 
-export function openStore({ path, migrationsDir = MIGRATIONS_DIR }: OpenStoreOptions): Store {
+export async function openStore({ path, migrationsDir = migrationsDirOf('sqlite') }: OpenStoreOptions): Promise<Store> {
   if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true })
   const db = new Database(path)
   db.pragma('journal_mode = WAL')
@@ -43,24 +45,27 @@ export function openStore({ path, migrationsDir = MIGRATIONS_DIR }: OpenStoreOpt
   // WAL with synchronous=NORMAL is durable against process crashes (the case we test with SIGKILL);
   // FULL would add an fsync per commit for power-loss safety at a large write cost.
   db.pragma('synchronous = NORMAL')
-  applyMigrations(db, migrationsDir)
+  const sql = createSqliteSql(db)
+  try {
+    // One connection: the migrator's statements and a migration file's script run on it, the script inside the transaction.
+    await applyMigrations({ sql, exec: async (_tx, script) => { db.exec(script) } }, migrationsDir)
+  } catch (error) {
+    db.close()
+    throw error
+  }
 
-  const appliedStmt = db.prepare<[], MigrationRecord>(
-    'SELECT name, applied_at, checksum FROM schema_migrations ORDER BY name',
-  )
+  const appliedStmt = db.prepare<[], MigrationRecord>(APPLIED_MIGRATIONS)
   const pingStmt = db.prepare<[], { one: number }>('SELECT 1 AS one')
   return {
-    sql: createSqliteSql(db),
+    sql,
     db,
     path,
+    migrationsDir,
     ping: () => {
       if (pingStmt.get()?.one !== 1) throw new Error('SELECT 1 gave an unexpected answer')
     },
     applied: () => appliedStmt.all(),
-    pending: () => {
-      const done = new Set(appliedStmt.all().map((m) => m.name))
-      return listMigrations(migrationsDir).map((m) => m.name).filter((name) => !done.has(name))
-    },
+    pending: () => pendingMigrations(migrationsDir, appliedStmt.all()),
     transaction: <T>(fn: () => T): T => db.transaction(fn)(),
     fileSizes: () => ({ file: sizeOf(path), wal: sizeOf(`${path}-wal`) }),
     close: () => {

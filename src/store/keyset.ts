@@ -1,6 +1,7 @@
 // Keyset pages in SQL (the store side of src/paging.ts): the rows strictly after a sort-key position, in one order,
 // limit + 1 of them so the caller can tell whether another page follows. Two statements, prepared once.
 import type { Db } from './index.js'
+import type { Sql } from './sql.js'
 
 export interface KeysetSpec {
   /** `SELECT … FROM … [JOIN …]`, without WHERE or ORDER BY. */
@@ -15,7 +16,11 @@ export interface KeysetSpec {
 /** Reads one page: every named parameter of `where` must be given (null for an absent filter). */
 export type KeysetQuery<Row> = (params: Record<string, unknown>, after: readonly (string | number)[] | null, limit: number) => Row[]
 
-export function keysetQuery<Row>(db: Db, spec: KeysetSpec): KeysetQuery<Row> {
+/** The same page read through Sql (src/store/sql.ts), on whichever database it reaches. */
+export type KeysetPages<Row> = (params: Record<string, unknown>, after: readonly (string | number)[] | null, limit: number) => Promise<Row[]>
+
+/** The first-page and next-page statements of a spec, and the parameters of one read. */
+function keysetStatements(spec: KeysetSpec) {
   const cmp = spec.order === 'desc' ? '<' : '>'
   const dir = spec.order === 'desc' ? 'DESC' : 'ASC'
   const keyParams = spec.key.map((_, i) => `@k${i}`)
@@ -27,11 +32,27 @@ export function keysetQuery<Row>(db: Db, spec: KeysetSpec): KeysetQuery<Row> {
   const sql = (conditions: readonly string[]) =>
     `${spec.select}${conditions.length ? ` WHERE ${conditions.join(' AND ')}` : ''} ORDER BY ${orderBy} LIMIT @limit`
   const where = spec.where ?? []
-  const first = db.prepare(sql(where))
-  const next = db.prepare(sql([...where, afterKey]))
+  return {
+    first: sql(where),
+    next: sql([...where, afterKey]),
+    paramsOf: (params: Record<string, unknown>, after: readonly (string | number)[], limit: number) =>
+      ({ ...params, ...Object.fromEntries(after.map((value, i) => [`k${i}`, value])), limit: limit + 1 }),
+  }
+}
+
+export function keysetQuery<Row>(db: Db, spec: KeysetSpec): KeysetQuery<Row> {
+  const statements = keysetStatements(spec)
+  const first = db.prepare(statements.first)
+  const next = db.prepare(statements.next)
   return (params, after, limit) => {
     if (!after) return first.all({ ...params, limit: limit + 1 }) as Row[]
-    const keys = Object.fromEntries(after.map((value, i) => [`k${i}`, value]))
-    return next.all({ ...params, ...keys, limit: limit + 1 }) as Row[]
+    return next.all(statements.paramsOf(params, after, limit)) as Row[]
   }
+}
+
+export function keysetPages<Row>(sql: Sql, spec: KeysetSpec): KeysetPages<Row> {
+  const statements = keysetStatements(spec)
+  return (params, after, limit) => after
+    ? sql.all<Row>(statements.next, statements.paramsOf(params, after, limit))
+    : sql.all<Row>(statements.first, { ...params, limit: limit + 1 })
 }

@@ -1,9 +1,12 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { afterEach, describe, expect, it } from 'vitest'
+import { afterAll, afterEach, describe, expect, it } from 'vitest'
 import { openStore } from './index.js'
-import { MIGRATIONS_DIR, listMigrations } from './migrate.js'
+import { APPLIED_MIGRATIONS, listMigrations, migrationsDirOf, type MigrationRecord } from './migrate.js'
+import { createPostgresPool, createPostgresSql, type PostgresSql } from './postgres-sql.js'
+import { migratePostgres } from './postgres-store.js'
+import { createTestDatabase, postgresUnavailable, type TestDatabase } from './test-postgres.js'
 
 const dirs: string[] = []
 afterEach(() => {
@@ -15,49 +18,130 @@ const tempDir = () => {
   return d
 }
 
-describe('migrations', () => {
-  it('applies every migration of the repo in order and records it', () => {
-    const store = openStore({ path: ':memory:' })
-    const names = listMigrations(MIGRATIONS_DIR).map((m) => m.name)
+describe('migration files', () => {
+  it('are the same names for both databases', () => {
+    const names = (dialect: 'sqlite' | 'postgres') => listMigrations(migrationsDirOf(dialect)).map((m) => m.name)
+    expect(names('postgres')).toEqual(names('sqlite'))
+  })
+
+  it('of SQLite are byte for byte what existing databases recorded (a changed file would stop them starting)', () => {
+    expect(listMigrations(migrationsDirOf('sqlite')).map((m) => [m.name, m.checksum.slice(0, 16)])).toEqual([
+      ['0001-core.sql', '842982fce4b5bbba'],
+      ['0002-access.sql', '1616fbd0b57dbfd2'],
+      ['0003-trading.sql', '3c33b19b57c53fc2'],
+      ['0004-listings.sql', 'eb1a099d43ac2c7b'],
+      ['0005-jobs.sql', '956cd8f16cba0535'],
+      ['0006-run-retention.sql', '03870fa1c8597247'],
+    ])
+  })
+})
+
+describe('migrations on SQLite', () => {
+  it('applies every migration of the repo in order and records it', async () => {
+    const store = await openStore({ path: ':memory:' })
+    const names = listMigrations(migrationsDirOf('sqlite')).map((m) => m.name)
     expect(store.applied().map((m) => m.name)).toEqual(names)
     expect(store.pending()).toEqual([])
     expect(store.db.pragma('foreign_keys', { simple: true })).toBe(1)
     store.close()
   })
 
-  it('uses WAL on a file and re-opens without re-applying', () => {
+  it('uses WAL on a file and re-opens without re-applying', async () => {
     const dir = tempDir()
     const path = join(dir, 'db.sqlite')
-    const first = openStore({ path })
+    const first = await openStore({ path })
     expect(first.db.pragma('journal_mode', { simple: true })).toBe('wal')
     const applied = first.applied()
     first.close()
-    const second = openStore({ path })
+    const second = await openStore({ path })
     expect(second.applied()).toEqual(applied)
     second.close()
   })
 
-  it('rolls back a failing migration whole and records nothing of it', () => {
+  it('rolls back a failing migration whole and records nothing of it', async () => {
     const dir = tempDir()
     writeFileSync(join(dir, '0001-good.sql'), 'CREATE TABLE a (x INTEGER);')
     writeFileSync(join(dir, '0002-bad.sql'), 'CREATE TABLE b (y INTEGER); INSERT INTO nowhere VALUES (1);')
     const path = join(dir, 'db.sqlite')
-    expect(() => openStore({ path, migrationsDir: dir })).toThrow(/nowhere/)
+    await expect(openStore({ path, migrationsDir: dir })).rejects.toThrow(/nowhere/)
     writeFileSync(join(dir, '0002-bad.sql'), 'CREATE TABLE b (y INTEGER);')
-    const store = openStore({ path, migrationsDir: dir })
+    const store = await openStore({ path, migrationsDir: dir })
     expect(store.applied().map((m) => m.name)).toEqual(['0001-good.sql', '0002-bad.sql'])
     store.close()
   })
 
-  it('refuses a migration edited after it was applied, and badly named files', () => {
+  it('refuses a migration edited after it was applied, and badly named files', async () => {
     const dir = tempDir()
     writeFileSync(join(dir, '0001-a.sql'), 'CREATE TABLE a (x INTEGER);')
     const path = join(dir, 'db.sqlite')
-    openStore({ path, migrationsDir: dir }).close()
+    ;(await openStore({ path, migrationsDir: dir })).close()
     writeFileSync(join(dir, '0001-a.sql'), 'CREATE TABLE a (x INTEGER, y INTEGER);')
-    expect(() => openStore({ path, migrationsDir: dir })).toThrow(/changed after it was applied/)
+    await expect(openStore({ path, migrationsDir: dir })).rejects.toThrow(/changed after it was applied/)
     const other = tempDir()
     writeFileSync(join(other, 'init.sql'), 'SELECT 1;')
-    expect(() => openStore({ path: ':memory:', migrationsDir: other })).toThrow(/NNNN-name/)
+    await expect(openStore({ path: ':memory:', migrationsDir: other })).rejects.toThrow(/NNNN-name/)
+  })
+})
+
+const unavailable = await postgresUnavailable()
+
+describe.skipIf(unavailable !== null)('migrations on PostgreSQL', () => {
+  const databases: TestDatabase[] = []
+  const sqls: PostgresSql[] = []
+  const fresh = async () => {
+    const database = await createTestDatabase()
+    databases.push(database)
+    return database
+  }
+  const connect = (url: string) => {
+    const sql = createPostgresSql(createPostgresPool({ connectionString: url, max: 2, connectionTimeoutMs: 5000 }))
+    sqls.push(sql)
+    return sql
+  }
+  afterAll(async () => {
+    for (const sql of sqls) await sql.pool.end()
+    for (const database of databases) await database.drop()
+  })
+
+  it('applies every migration in order, and a second run applies none', async () => {
+    const sql = connect((await fresh()).url)
+    const names = listMigrations(migrationsDirOf('postgres')).map((m) => m.name)
+    expect(await migratePostgres(sql)).toEqual(names)
+    expect(await migratePostgres(sql)).toEqual([])
+    expect((await sql.all<MigrationRecord>(APPLIED_MIGRATIONS)).map((m) => m.name)).toEqual(names)
+    // The translated schema keeps SQLite's checks and hands out ids.
+    const { id } = (await sql.get<{ id: number }>(
+      `INSERT INTO datasets (symbol, timeframe, source, rows, sha256, seed, created_at) VALUES (?, ?, 'synthetic', 0, ?, 7, ?) RETURNING id`,
+      ['BTC', '1h', 'a'.repeat(64), '2026-01-01T00:00:00.000Z']))!
+    expect(id).toBe(1)
+    await expect(sql.run(`INSERT INTO datasets (symbol, timeframe, source, rows, sha256, created_at) VALUES ('ETH', '1h', 'synthetic', 0, ?, 'x')`, ['b'.repeat(64)]))
+      .rejects.toMatchObject({ code: '23514' })
+  })
+
+  it('applies each migration once when several replicas start together', async () => {
+    const url = (await fresh()).url
+    const replicas = Array.from({ length: 4 }, () => connect(url))
+    const results = await Promise.all(replicas.map((sql) => migratePostgres(sql)))
+    const names = listMigrations(migrationsDirOf('postgres')).map((m) => m.name)
+    expect(results.flat().sort()).toEqual(names)
+    expect(results.filter((r) => r.length > 0)).toHaveLength(1)
+    expect((await replicas[0]!.all<MigrationRecord>(APPLIED_MIGRATIONS)).map((m) => m.name)).toEqual(names)
+  })
+
+  it('rolls back a failing migration whole, and refuses one edited after it was applied', async () => {
+    const { url } = await fresh()
+    const sql = connect(url)
+    const dir = tempDir()
+    writeFileSync(join(dir, '0001-good.sql'), 'CREATE TABLE a (x bigint);')
+    writeFileSync(join(dir, '0002-bad.sql'), 'CREATE TABLE b (y bigint); INSERT INTO nowhere VALUES (1);')
+    await expect(migratePostgres(sql, dir)).rejects.toThrow(/nowhere/)
+    expect(await sql.get(`SELECT to_regclass('b') AS b`)).toEqual({ b: null })
+    writeFileSync(join(dir, '0002-bad.sql'), 'CREATE TABLE b (y bigint);')
+    expect(await migratePostgres(sql, dir)).toEqual(['0002-bad.sql'])
+    writeFileSync(join(dir, '0001-good.sql'), 'CREATE TABLE a (x bigint, z bigint);')
+    await expect(migratePostgres(sql, dir)).rejects.toThrow(/changed after it was applied/)
+    // The lock went with the failed run: another migrator is not kept waiting.
+    writeFileSync(join(dir, '0001-good.sql'), 'CREATE TABLE a (x bigint);')
+    expect(await migratePostgres(connect(url), dir)).toEqual([])
   })
 })

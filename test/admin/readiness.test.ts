@@ -219,7 +219,7 @@ describe('GET /api/v1/admin/go-live/overview', () => {
     const report = readinessReportSchema.parse(body.data)
     expect(report.summary.readiness_score).toBe(Math.round(report.plan.checks.reduce((s, c) => s + c.earned, 0)))
     expect(report.summary.algorithms).toEqual(expect.arrayContaining(['boot-smoke-inject/1', 'requirements-scan/1', 'package-json-scan/1']))
-    expect(report.plan.migration_summary).toMatchObject({ alembic_exists: false, migrations_dir: 'src/store/migrations', migrations_exist: true, database_path: ':memory:', pending: [] })
+    expect(report.plan.migration_summary).toMatchObject({ alembic_exists: false, migrations_dir: 'src/store/migrations/sqlite', migrations_exist: true, database_path: ':memory:', pending: [] })
     expect(report.plan.migration_summary.applied.map((m) => m.name)).toContain('0001-core.sql')
     expect(report.plan.environment_summary.aliases.map((a) => a.alias)).toContain('NCM_PORT')
   })

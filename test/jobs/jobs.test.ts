@@ -72,6 +72,14 @@ describe('caller jobs (/api/v1)', () => {
     expectRefusal(other, 'conflict', 409)
   })
 
+  it('two submissions racing with one Idempotency-Key make one job', async () => {
+    const headers = { ...ASYNC, 'idempotency-key': 'sat-race' }
+    const answers = await Promise.all([1, 2, 3].map(() => app.inject({ method: 'POST', url: '/api/v1/sat', payload: SAT, headers })))
+    expect(answers.map((res) => res.statusCode)).toEqual([202, 202, 202])
+    expect(new Set(answers.map((res) => json(res).data.id)).size).toBe(1)
+    expect(answers.filter((res) => res.headers['idempotent-replayed'] === 'true')).toHaveLength(2)
+  })
+
   it('an unknown job is a 404 envelope', async () => {
     expectRefusal(await app.inject({ url: '/api/v1/jobs/nope' }), 'not_found', 404)
   })

@@ -47,9 +47,10 @@ export function executeEvents(bars: Bars, strategyEventsIn: StrategyEvents, opti
   const broker = newBroker(bars, options)
 
   const equity = new Float64Array(n)
-  const units = new Float64Array(n)
-  const cashSeries = new Float64Array(n)
   const start = warmup + 1
+  // units and cash change only at fills: the loop logs (bar, cash, size, entry) there and the per-bar series are
+  // built from the log when someone reads them
+  const log: number[] = [start, broker.cash, 0, 0]
   let pending = PENDING_NONE
   // the hot loop keeps the broker's state in locals and syncs it only around the rare fills
   let cash = broker.cash
@@ -63,11 +64,10 @@ export function executeEvents(bars: Bars, strategyEventsIn: StrategyEvents, opti
       cash = broker.cash
       size = broker.size
       entryPrice = broker.entryPrice
+      log.push(i, cash, size, entryPrice)
     }
     const eq = size !== 0 ? cash + size * (close[i]! - entryPrice) : cash
     equity[i] = eq
-    units[i] = size
-    cashSeries[i] = cash - size * entryPrice
     if (eq <= 0) {
       if (size !== 0) closeTrade(broker, close[i]!, i)
       broker.cash = 0
@@ -78,18 +78,16 @@ export function executeEvents(bars: Bars, strategyEventsIn: StrategyEvents, opti
     if (e !== 0) pending = e > 0 ? PENDING_LONG : allowShort ? PENDING_SHORT : PENDING_CLOSE
   }
 
+  let lastBar: { units: number; cash: number } | null = null
   if (outOfMoneyAt >= 0) {
     equity.fill(0, outOfMoneyAt)
-    units.fill(0, outOfMoneyAt)
-    cashSeries.fill(0, outOfMoneyAt)
   } else if (options.finalizeTrades === true && start < n) {
     const last = n - 1
     if (broker.size !== 0) closeTrade(broker, exitPrice(broker, open[last]!), last)
     if (pending === PENDING_LONG || pending === PENDING_SHORT) openTrade(broker, pending, last)
     const b = broker
     equity[last] = b.size !== 0 ? b.cash + b.size * (close[last]! - b.entryPrice) : b.cash
-    units[last] = b.size
-    cashSeries[last] = b.cash - b.size * b.entryPrice
+    lastBar = { units: b.size, cash: b.cash - b.size * b.entryPrice }
   }
 
   const trades = broker.trades
@@ -113,21 +111,80 @@ export function executeEvents(bars: Bars, strategyEventsIn: StrategyEvents, opti
 
   // warm-up bars: the reference back-fills the first recorded equity (the starting cash)
   const first = start < n ? equity[start]! : options.cash
-  for (let i = 0; i < Math.min(start, n); i++) {
-    equity[i] = first
-    cashSeries[i] = first
-  }
+  for (let i = 0; i < Math.min(start, n); i++) equity[i] = first
 
-  return {
+  const ledger: FillLog = { log, n, start, first, outOfMoneyAt, lastBar }
+  const run: Execution = {
     trades,
     closedTrades,
     equity,
-    units,
-    cash: cashSeries,
-    positions: positionsFromEvents(strategyEventsIn, allowShort),
+    units: EMPTY,
+    cash: EMPTY,
+    positions: EMPTY,
     startBar: start,
     warmup,
   }
+  onFirstRead(run, 'units', () => unitsSeries(ledger))
+  onFirstRead(run, 'cash', () => cashSeries(ledger))
+  onFirstRead(run, 'positions', () => positionsFromEvents(strategyEventsIn, allowShort))
+  return run
+}
+
+const EMPTY = new Float64Array(0)
+
+/** Makes `key` of `target` a property computed by `make` on its first read (then a plain value, enumerable). */
+export function onFirstRead<T extends object, K extends keyof T>(target: T, key: K, make: () => T[K]): void {
+  Object.defineProperty(target, key, {
+    configurable: true,
+    enumerable: true,
+    get() {
+      const value = make()
+      Object.defineProperty(target, key, { value, writable: true, configurable: true, enumerable: true })
+      return value
+    },
+    set(value: T[K]) {
+      Object.defineProperty(target, key, { value, writable: true, configurable: true, enumerable: true })
+    },
+  })
+}
+
+/** What executeEvents' loop logged: (bar, cash, size, entry price) from the start and after every fill. */
+interface FillLog {
+  log: number[]
+  n: number
+  start: number
+  /** The warm-up bars' cash (the first recorded equity). */
+  first: number
+  outOfMoneyAt: number
+  /** The last bar's units and cash after finalizeTrades, when it changed them. */
+  lastBar: { units: number; cash: number } | null
+}
+
+/** Units held at each bar's close: the size after the latest fill, 0 in the warm-up and after a wipe-out. */
+function unitsSeries(f: FillLog): Float64Array {
+  return perBar(f, (_cash, size) => size, 0, (b) => b.units)
+}
+
+/** Cash at each bar's close (cash − size · entry), the warm-up's cash before the start, 0 after a wipe-out. */
+function cashSeries(f: FillLog): Float64Array {
+  return perBar(f, (cash, size, entry) => cash - size * entry, f.first, (b) => b.cash)
+}
+
+function perBar(
+  f: FillLog, value: (cash: number, size: number, entry: number) => number, warmupValue: number,
+  lastValue: (b: { units: number; cash: number }) => number,
+): Float64Array {
+  const { log, n, start } = f
+  const out = new Float64Array(n)
+  out.fill(warmupValue, 0, Math.min(start, n))
+  const end = f.outOfMoneyAt >= 0 ? f.outOfMoneyAt : n
+  for (let k = 0; k < log.length; k += 4) {
+    const from = log[k]!
+    const to = k + 4 < log.length ? log[k + 4]! : end
+    if (from < end) out.fill(value(log[k + 1]!, log[k + 2]!, log[k + 3]!), from, Math.min(to, end))
+  }
+  if (f.lastBar) out[n - 1] = lastValue(f.lastBar)
+  return out
 }
 
 /** The broker's state: the reference's cash (realised P&L less commissions, not reduced by purchases) and one trade. */
@@ -238,16 +295,22 @@ export function runBacktest(
     firstTradingBar: run.warmup,
     convention: extra.convention,
   })
-  return {
+  // the per-bar series beside equity are built on first read: most callers want the statistics and the equity
+  const result: BacktestResult = {
     stats,
     trades: run.trades,
     equity: run.equity,
-    drawdown: drawdownOf(run.equity),
-    positions: run.positions,
-    units: run.units,
-    cash: run.cash,
+    drawdown: EMPTY,
+    positions: EMPTY,
+    units: EMPTY,
+    cash: EMPTY,
     startBar: run.startBar,
   }
+  onFirstRead(result, 'drawdown', () => drawdownOf(run.equity))
+  onFirstRead(result, 'positions', () => run.positions)
+  onFirstRead(result, 'units', () => run.units)
+  onFirstRead(result, 'cash', () => run.cash)
+  return result
 }
 
 function drawdownOf(equity: Float64Array): Float64Array {

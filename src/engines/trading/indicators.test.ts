@@ -1,7 +1,7 @@
 // Indicator definitions against plain re-computations and small known cases.
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
-import { atr, bollinger, donchian, ema, macd, rsi, sma } from './indicators.js'
+import { atr, bollinger, donchian, ema, macd, rsi, sma, smaPair } from './indicators.js'
 
 const series = (min: number, max: number) =>
   fc.array(fc.double({ min: 1, max: 1000, noNaN: true }), { minLength: min, maxLength: max }).map((a) => Float64Array.from(a))
@@ -24,6 +24,16 @@ describe('indicators', () => {
   it('sma of a window of equal values is exactly that value (as pandas returns it)', () => {
     const x = Float64Array.from([0.1, 0.7, 0.3, 0.3, 0.3, 0.3])
     expect(sma(x, 4)[5]).toBe(0.3)
+  })
+
+  it('smaPair gives each window exactly what sma gives it alone, with gaps, signs and runs of equal values', () => {
+    const value = fc.oneof(fc.double({ min: -1000, max: 1000 }), fc.constantFrom(NaN, 0, -0, 0.3, -2.5))
+    const withGaps = fc.array(value, { maxLength: 60 }).map((a) => Float64Array.from(a))
+    fc.assert(fc.property(withGaps, fc.integer({ min: 1, max: 12 }), fc.integer({ min: 1, max: 12 }), (x, n1, n2) => {
+      const [a, b] = smaPair(x, n1, n2)
+      expect(Array.from(a)).toEqual(Array.from(sma(x, n1)))
+      expect(Array.from(b)).toEqual(Array.from(sma(x, n2)))
+    }))
   })
 
   it('ema starts at the SMA of the first n values and follows α = 2/(n+1)', () => {

@@ -23,55 +23,82 @@ function assertPeriod(n: number): void {
  * exactly. Matching it bit for bit matters because strict crossovers compare two averages for equality.
  */
 export function sma(values: Float64Array, n: number): Float64Array {
-  assertPeriod(n)
+  return smaPair(values, n, n)[0]
+}
+
+/**
+ * `[sma(values, n1), sma(values, n2)]` in one pass. Each Kahan sum is a chain of dependent additions, so one
+ * average waits on its own latency; two independent chains in the same loop overlap, and the pair costs about
+ * what one average costs alone.
+ */
+export function smaPair(values: Float64Array, n1: number, n2: number): [Float64Array, Float64Array] {
+  assertPeriod(n1)
+  assertPeriod(n2)
   const len = values.length
-  const out = new Float64Array(len)
-  if (n === 1) {
-    // pandas restarts the sum on every non-overlapping window, so a window of one is the value itself
-    out.set(values)
-    return out
-  }
-  let sum = 0
-  let compAdd = 0
-  let compRemove = 0
-  let nobs = 0
-  let negatives = 0
+  const out1 = new Float64Array(len)
+  const out2 = n2 === n1 ? out1 : new Float64Array(len)
+  // the state of window 1 (suffix 1) and window 2 (suffix 2), side by side
+  let sum1 = 0, compAdd1 = 0, compRemove1 = 0, nobs1 = 0, negatives1 = 0
+  let sum2 = 0, compAdd2 = 0, compRemove2 = 0, nobs2 = 0, negatives2 = 0
   let sameRun = 0
   let prev = NaN
   for (let i = 0; i < len; i++) {
-    if (i >= n) {
-      const v = values[i - n]!
+    if (i >= n1) {
+      const v = values[i - n1]!
       if (v === v) {
-        nobs--
-        const y = -v - compRemove
-        const t = sum + y
-        compRemove = t - sum - y
-        sum = t
-        if (v < 0 || (v === 0 && 1 / v < 0)) negatives--
+        nobs1--
+        const y = -v - compRemove1
+        const t = sum1 + y
+        compRemove1 = t - sum1 - y
+        sum1 = t
+        if (v < 0 || (v === 0 && 1 / v < 0)) negatives1--
+      }
+    }
+    if (i >= n2) {
+      const v = values[i - n2]!
+      if (v === v) {
+        nobs2--
+        const y = -v - compRemove2
+        const t = sum2 + y
+        compRemove2 = t - sum2 - y
+        sum2 = t
+        if (v < 0 || (v === 0 && 1 / v < 0)) negatives2--
       }
     }
     const v = values[i]!
     if (v === v) {
-      nobs++
-      const y = v - compAdd
-      const t = sum + y
-      compAdd = t - sum - y
-      sum = t
-      if (v < 0 || (v === 0 && 1 / v < 0)) negatives++
+      const negative = v < 0 || (v === 0 && 1 / v < 0) ? 1 : 0
+      nobs1++
+      const y1 = v - compAdd1
+      const t1 = sum1 + y1
+      compAdd1 = t1 - sum1 - y1
+      sum1 = t1
+      negatives1 += negative
+      nobs2++
+      const y2 = v - compAdd2
+      const t2 = sum2 + y2
+      compAdd2 = t2 - sum2 - y2
+      sum2 = t2
+      negatives2 += negative
       sameRun = v === prev ? sameRun + 1 : 1
       prev = v
     }
-    if (i >= n - 1 && nobs >= n) {
-      let mean = sum / nobs
-      if (sameRun >= nobs) mean = prev
-      else if (negatives === 0 && mean < 0) mean = 0
-      else if (negatives === nobs && mean > 0) mean = 0
-      out[i] = mean
-    } else {
-      out[i] = NaN
-    }
+    out1[i] = windowMean(i, n1, sum1, nobs1, negatives1, sameRun, prev)
+    if (n2 !== n1) out2[i] = windowMean(i, n2, sum2, nobs2, negatives2, sameRun, prev)
   }
-  return out
+  return [out1, out2]
+}
+
+/** pandas' rolling mean at bar i from the window's running state (a window of one is the value itself). */
+function windowMean(i: number, n: number, sum: number, nobs: number, negatives: number, sameRun: number, last: number): number {
+  if (i < n - 1 || nobs < n) return NaN
+  // pandas restarts the sum on every non-overlapping window, so a window of one is the value itself
+  if (n === 1) return last
+  const mean = sum / nobs
+  if (sameRun >= nobs) return last
+  if (negatives === 0 && mean < 0) return 0
+  if (negatives === nobs && mean > 0) return 0
+  return mean
 }
 
 /** Exponential moving average, α = 2/(n+1), seeded with the SMA of the first n values (bar n−1); NaN before. */

@@ -1,7 +1,7 @@
 // Strategies: parameter schemas and the buy/sell events each one derives from indicators, without look-ahead.
 import { z } from 'zod'
 import type { Bars, Signal, StrategyName } from './types.js'
-import { bollinger, donchian, ema, macd, rsi, sma } from './indicators.js'
+import { bollinger, donchian, ema, macd, rsi, sma, smaPair } from './indicators.js'
 
 /**
  * What a strategy decides on each bar's close: `events[i]` is +1 (go long), −1 (go short, or exit a long when
@@ -47,8 +47,7 @@ export const STRATEGIES: Record<StrategyName, StrategySpec> = {
     defaults: { fast: 10, slow: 20 },
     grid: { fast: range(5, 50, 5), slow: range(20, 200, 20) },
     events: (bars, p, cache, into) => {
-      const a = cached(cache, `sma:${p.fast}`, () => sma(bars.close, p.fast!))
-      const b = cached(cache, `sma:${p.slow}`, () => sma(bars.close, p.slow!))
+      const [a, b] = smaLines(bars.close, p.fast!, p.slow!, cache)
       return crossEvents(a, b, into)
     },
   },
@@ -232,6 +231,19 @@ function eventsBuffer(len: number, into: Int8Array | undefined): Int8Array {
 export function firstDefined(values: Float64Array): number {
   for (let i = 0; i < values.length; i++) if (values[i] === values[i]) return i
   return 0
+}
+
+/** The two averages of sma_cross, through the cache; both missing: computed in one pass. */
+function smaLines(close: Float64Array, fast: number, slow: number, cache: IndicatorCache | undefined): [Float64Array, Float64Array] {
+  const fastKey = `sma:${fast}`
+  const slowKey = `sma:${slow}`
+  let a = cache?.get(fastKey)
+  let b = cache?.get(slowKey)
+  if (!a && !b) [a, b] = smaPair(close, fast, slow)
+  a ??= sma(close, fast)
+  b ??= sma(close, slow)
+  cache?.set(fastKey, a).set(slowKey, b)
+  return [a, b]
 }
 
 function cached(cache: IndicatorCache | undefined, key: string, make: () => Float64Array): Float64Array {

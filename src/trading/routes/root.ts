@@ -7,6 +7,7 @@ import { TAGS } from '../context.js'
 import { renderCommandCenter } from '../page.js'
 import { iso } from '../present.js'
 import { PLATFORM_VERSION, rootHealthAnswer } from '../schemas.js'
+import { scaleOutReport } from '../../plugins/scale-out.js'
 
 export default async function rootRoutes(parent: FastifyInstance, ctx: TradingContext) {
   const app = parent.withTypeProvider<ZodTypeProvider>()
@@ -15,18 +16,20 @@ export default async function rootRoutes(parent: FastifyInstance, ctx: TradingCo
   app.get('/health', {
     schema: {
       tags: [TAGS.v11],
-      summary: 'Platform health: version 11.0.0, database check, uptime (503 when the database fails)',
+      summary: 'Platform health: version 11.0.0, database check, uptime (503 when the database fails); the queue backend, the rate limit\'s store and the shared Redis (degraded while it cannot answer)',
       response: { 200: rootHealthAnswer, 503: rootHealthAnswer },
     },
   }, async (_req, reply) => {
-    const database = system.databaseCheck()
+    const database = await system.databaseCheck()
+    const scaleOut = await scaleOutReport(parent)
     const health: z.infer<typeof rootHealthAnswer> = {
-      status: database.ok ? 'ok' : 'down',
+      status: !database.ok ? 'down' : scaleOut.redis && !scaleOut.redis.reachable ? 'degraded' : 'ok',
       version: PLATFORM_VERSION,
       mode: 'paper',
       uptime_s: system.uptimeS(),
       started_at: iso(system.startedAt),
       checks: { database },
+      scale_out: scaleOut,
     }
     return reply.code(database.ok ? 200 : 503).send(health)
   })
@@ -38,5 +41,5 @@ export default async function rootRoutes(parent: FastifyInstance, ctx: TradingCo
       produces: ['text/html'],
       response: { 200: { description: 'server-rendered page', content: { 'text/html': { schema: z.string() } } } },
     },
-  }, async (_req, reply) => reply.type('text/html; charset=utf-8').send(renderCommandCenter(system.panels())))
+  }, async (_req, reply) => reply.type('text/html; charset=utf-8').send(renderCommandCenter(await system.panels())))
 }

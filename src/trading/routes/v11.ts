@@ -43,7 +43,7 @@ export default async function v11Routes(parent: FastifyInstance, ctx: TradingCon
   app.get('/system/health', {
     schema: { tags, summary: 'Platform health with per-component checks', response: { 200: v11HealthAnswer, 503: v11HealthAnswer, ...problemResponses } },
   }, async (_req, reply) => {
-    const health = system.v11Health()
+    const health = await system.v11Health()
     return reply.code(health.status === 'down' ? 503 : 200).send(health)
   })
 
@@ -89,7 +89,7 @@ export default async function v11Routes(parent: FastifyInstance, ctx: TradingCon
     }
     const csv = fromJson ? body.csv : body
     if (fromJson) refuseOverRows(csv, config.csvMaxRows) // a text/csv body's rows were counted as it was read
-    const result = importCsvText(ctx.store, csv, { symbol, timeframe, origin: 'http', now: clock.now() })
+    const result = await importCsvText(ctx.store, csv, { symbol, timeframe, origin: 'http', now: clock.now() })
     return reply.code(result.created ? 201 : 200).send({ id: result.dataset.id, created: result.created, dataset: result.dataset })
   })
 

@@ -1,6 +1,7 @@
 // GET /health: the host's health in the shape of the IETF health-check draft, measured now.
 import { z } from 'zod'
 import { defineOperation, noInput } from '../../operation.js'
+import { scaleOutReport, scaleOutSchema } from '../../../plugins/scale-out.js'
 
 const check = z.object({
   componentId: z.string(),
@@ -19,9 +20,10 @@ export const health = defineOperation({
   method: 'GET',
   path: '/health',
   lobe: 'discovery',
-  caption: 'Health of the host: database, event loop, mill',
+  caption: 'Health of the host: database, event loop, mill, shared Redis',
   summary:
-    'Status pass/warn/fail with uptime and per-component checks (database round trip, event-loop delay, mill utilisation), ' +
+    'Status pass/warn/fail with uptime and per-component checks (database round trip, event-loop delay, mill utilisation, ' +
+    'Redis round trip and version with REDIS_URL), the job queue backend and where the rate limit counts (scale_out), ' +
     'shaped after draft-inadarei-api-health-check: checks keyed "component:measurement", each an array of observations.',
   input: noInput,
   output: z.object({
@@ -30,10 +32,11 @@ export const health = defineOperation({
     started_at: z.string(),
     occupancy_reason: z.string().nullable(),
     checks: z.record(z.string(), z.array(check)),
+    scale_out: scaleOutSchema,
   }),
   provenance: ['measured'],
   examples: [{}],
-  handler: (_input, ctx) => {
+  handler: async (_input, ctx) => {
     const time = new Date(ctx.clock.now()).toISOString()
     const t0 = performance.now()
     let dbStatus: Status = 'pass'
@@ -49,7 +52,11 @@ export const health = defineOperation({
     const delayStatus: Status = delay > ctx.config.maxEventLoopDelayMs ? 'warn' : 'pass'
     const mill = ctx.mill.stats()
     const millStatus: Status = ctx.mill.isSaturated() ? 'warn' : 'pass'
-    const statuses: Status[] = [dbStatus, delayStatus, millStatus]
+    const scaleOut = await scaleOutReport(ctx.host)
+    const redis = scaleOut.redis
+    // Redis away: light requests still answer (the limiter counts per replica) but jobs cannot be dispatched.
+    const redisStatus: Status = !redis || redis.reachable ? 'pass' : 'warn'
+    const statuses: Status[] = [dbStatus, delayStatus, millStatus, redisStatus]
     const status: Status = statuses.includes('fail') ? 'fail' : statuses.includes('warn') ? 'warn' : 'pass'
     return {
       status,
@@ -69,7 +76,14 @@ export const health = defineOperation({
           componentId: 'mill', componentType: 'component' as const, observedValue: round(mill.utilization * 100),
           observedUnit: 'percent', status: millStatus, time,
         }],
+        ...(redis ? {
+          'redis:responseTime': [{
+            componentId: redis.url, componentType: 'datastore' as const, observedValue: redis.latency_ms, observedUnit: 'ms',
+            status: redisStatus, time, output: redis.reachable ? `Redis ${redis.version}` : `unreachable: ${redis.error}`,
+          }],
+        } : {}),
       },
+      scale_out: scaleOut,
     }
   },
 })

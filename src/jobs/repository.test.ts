@@ -1,0 +1,50 @@
+// The job repository over Sql: one job per Idempotency-Key, state changes that happen once, purge and paging.
+import { describe, expect, it } from 'vitest'
+import { openStore } from '../store/index.js'
+import { createJobRepository, type NewJob } from './repository.js'
+
+const job = (id: string, key: string | null = null): NewJob => ({
+  id, op: 'sat', surface: 'caller', inputText: '{"n":1}', inputDigest: `digest-${id}`, idempotencyKey: key, createdAt: 1_000,
+})
+
+describe('job repository', () => {
+  it('stores one job per surface and Idempotency-Key: the second insert of a key stores nothing', async () => {
+    const repo = createJobRepository((await openStore({ path: ':memory:' })).sql)
+    const [first, second] = await Promise.all([repo.insert(job('a', 'k')), repo.insert(job('b', 'k'))])
+    expect(first).toMatchObject({ id: 'a', state: 'queued', idempotencyKey: 'k', input: { n: 1 }, attempts: 0, createdAt: 1_000 })
+    expect(second).toBeNull()
+    expect((await repo.byKey('caller', 'k'))?.id).toBe('a')
+    expect(await repo.insert({ ...job('c', 'k'), surface: 'trading' })).toMatchObject({ id: 'c', surface: 'trading' })
+  })
+
+  it('starts a queued job once and finishes it once, answering the changed row', async () => {
+    const repo = createJobRepository((await openStore({ path: ':memory:' })).sql)
+    await repo.insert(job('a'))
+    expect(await repo.start('a', 2_000)).toMatchObject({ state: 'running', attempts: 1, startedAt: 2_000 })
+    expect(await repo.start('a', 2_001)).toBeNull()
+    const progress = { fraction: 1, phase: 'succeeded', done: 1, total: 1, eta_s: null, counters: {} }
+    const final = await repo.finish('a', 'succeeded', { result: { ok: 1 }, progress, now: 3_000 })
+    expect(final).toMatchObject({ state: 'succeeded', finishedAt: 3_000, progress })
+    expect(await repo.finish('a', 'cancelled', { progress, now: 3_001 })).toBeNull()
+    expect(await repo.result('a')).toEqual({ ok: 1 })
+    expect(await repo.requeue('a')).toBe(false)
+    expect(await repo.countByState()).toEqual([{ state: 'succeeded', count: 1 }])
+    expect(await repo.finishedSince(3_000)).toBe(1)
+  })
+
+  it('pages newest first with filters and purges answers past retention, keeping a tombstone', async () => {
+    const repo = createJobRepository((await openStore({ path: ':memory:' })).sql)
+    for (const id of ['a', 'b', 'c']) await repo.insert(job(id))
+    const progress = { fraction: null, phase: 'failed', done: null, total: null, eta_s: null, counters: {} }
+    await repo.finish('b', 'failed', { refuse: { code: 'internal', reason: 'x', http_status: 500 }, progress, now: 5_000 })
+    const first = await repo.page({}, null, 2)
+    expect(first.map((row) => row.job.id)).toEqual(['c', 'b', 'a'])
+    expect((await repo.page({}, [first[1]!.n], 2)).map((row) => row.job.id)).toEqual(['a'])
+    expect((await repo.page({ state: 'failed' }, null, 5)).map((row) => row.job.id)).toEqual(['b'])
+    expect(await repo.purge(5_000 + 60_000, 60_000)).toBe(1)
+    expect(await repo.get('b')).toMatchObject({ input: null, purgedAt: 65_000, state: 'failed' })
+    expect((await repo.page({}, null, 5)).map((row) => row.job.id)).toEqual(['c', 'a'])
+    await repo.purge(5_000 + 600_000, 60_000)
+    expect(await repo.get('b')).toBeNull()
+  })
+})

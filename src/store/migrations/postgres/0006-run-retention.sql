@@ -1,0 +1,3 @@
+-- PostgreSQL translation of sqlite/0006-run-retention.sql.
+-- Run retention (issue #13): pruning old runs first unlinks the signals that point at them, found by this index.
+CREATE INDEX signals_by_run ON signals (run_id) WHERE run_id IS NOT NULL;

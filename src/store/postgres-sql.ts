@@ -1,0 +1,112 @@
+// Sql over a node-postgres pool. Each statement text is rewritten to $n parameters once and then run as a named
+// prepared statement (parsed once per connection). A transaction holds one pooled connection and is SERIALIZABLE: the
+// database, not this process, keeps concurrent replicas correct, and fn runs again after a serialization failure.
+import pg from 'pg'
+import { numberPlaceholders, valuesFor, type NumberedStatement } from './placeholders.js'
+import type { Sql, SqlParams, SqlRunResult } from './sql.js'
+
+export interface PostgresPoolOptions {
+  connectionString: string
+  max: number
+  connectionTimeoutMs: number
+}
+
+/** PostgreSQL's 64-bit integers and numerics as JS numbers, like SQLite's; set on this pool only, not pg's globals. */
+const INT8_OID = 20
+const NUMERIC_OID = 1700
+const numberTypes: pg.CustomTypesConfig = {
+  getTypeParser: ((oid: number, format?: 'text' | 'binary') =>
+    oid === INT8_OID || oid === NUMERIC_OID ? (value: string) => Number(value) : pg.types.getTypeParser(oid, format)) as pg.CustomTypesConfig['getTypeParser'],
+}
+
+export function createPostgresPool({ connectionString, max, connectionTimeoutMs }: PostgresPoolOptions): pg.Pool {
+  const pool = new pg.Pool({ connectionString, max, connectionTimeoutMillis: connectionTimeoutMs, types: numberTypes, application_name: 'ncm-hub' })
+  // An idle connection the server closed is dropped by the pool; the next statement reports any lasting problem.
+  pool.on('error', () => {})
+  return pool
+}
+
+/** Serialization failure and deadlock: the transaction lost a race and may simply be run again. */
+const RETRYABLE = new Set(['40001', '40P01'])
+export const TRANSACTION_ATTEMPTS = 8
+
+export interface PostgresSql extends Sql {
+  readonly pool: pg.Pool
+  /** Transactions run again after losing a serialization race, since this Sql was made. */
+  retries(): number
+  /** Runs fn with statements on one connection held for the whole of fn (a session lock stays with it). */
+  session<T>(fn: (sql: Sql) => Promise<T>): Promise<T>
+}
+
+type Queryable = Pick<pg.ClientBase, 'query'>
+
+export function createPostgresSql(pool: pg.Pool): PostgresSql {
+  const numbered = new Map<string, NumberedStatement & { name: string }>()
+  const query = async (on: Queryable, text: string, params: SqlParams | undefined): Promise<pg.QueryResult> => {
+    // Without parameters the text goes as it is (simple protocol): a migration file's several statements run too.
+    if (params === undefined) return on.query(text)
+    let statement = numbered.get(text)
+    if (!statement) {
+      statement = { ...numberPlaceholders(text), name: `ncm_${numbered.size + 1}` }
+      numbered.set(text, statement)
+    }
+    return on.query({ name: statement.name, text: statement.text, values: valuesFor(statement, params) })
+  }
+
+  let retries = 0
+  /** Runs fn in a transaction on client; `discard` marks the client unfit to go back to the pool. */
+  const transactionOn = async <T>(client: pg.PoolClient, discard: () => void, fn: (tx: Sql) => Promise<T>): Promise<T> => {
+    const tx = sqlOn(client, (inner) => inner(tx))
+    for (let attempt = 1; ; attempt++) {
+      await client.query('BEGIN ISOLATION LEVEL SERIALIZABLE')
+      try {
+        const value = await fn(tx)
+        await client.query('COMMIT')
+        return value
+      } catch (error) {
+        await client.query('ROLLBACK').catch(() => discard())
+        if (!RETRYABLE.has((error as { code?: string }).code ?? '') || attempt >= TRANSACTION_ATTEMPTS) throw error
+        retries++
+        await sleep(backoffMs(attempt))
+      }
+    }
+  }
+
+  /** An Sql whose statements go to `on`; `transaction` is how it runs a transaction. */
+  const sqlOn = (on: Queryable, transaction: Sql['transaction']): Sql => ({
+    dialect: 'postgres',
+    all: async <R>(text: string, params?: SqlParams) => (await query(on, text, params)).rows as R[],
+    get: async <R>(text: string, params?: SqlParams) => (await query(on, text, params)).rows[0] as R | undefined,
+    run: async (text: string, params?: SqlParams): Promise<SqlRunResult> => ({ changes: changesOf(await query(on, text, params)) }),
+    transaction,
+  })
+
+  const withClient = async <T>(fn: (client: pg.PoolClient, discard: () => void) => Promise<T>): Promise<T> => {
+    const client = await pool.connect()
+    // A connection whose ROLLBACK failed is closed, never handed to the next caller in an unknown state.
+    let unfit = false
+    try {
+      return await fn(client, () => { unfit = true })
+    } finally {
+      client.release(unfit)
+    }
+  }
+
+  const base = sqlOn(pool, (fn) => withClient((client, discard) => transactionOn(client, discard, fn)))
+  return {
+    ...base,
+    pool,
+    retries: () => retries,
+    session: (fn) => withClient((client, discard) => fn(sqlOn(client, (inner) => transactionOn(client, discard, inner)))),
+  }
+}
+
+/** Rows touched; a script of several statements answers one result per statement. */
+function changesOf(result: pg.QueryResult | pg.QueryResult[]): number {
+  const results = Array.isArray(result) ? result : [result]
+  return results.reduce((sum, r) => sum + (r.command === 'SELECT' ? 0 : (r.rowCount ?? 0)), 0)
+}
+
+/** Up to 2^attempt ms, jittered, so two losers of the same race do not collide again in step. */
+const backoffMs = (attempt: number): number => 1 + Math.random() * Math.min(200, 2 ** attempt)
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))

@@ -1,0 +1,43 @@
+// Redis for tests: a key prefix of their own (deleted after), and a skip with a printed reason when Redis is not
+// there — except under CI=true, where an unreachable Redis is a failure.
+import { randomBytes } from 'node:crypto'
+import { afterAll } from 'vitest'
+import { deletePrefix, openRedis, probeRedis } from '../../src/redis/connection.js'
+
+export const TEST_REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379'
+
+/** Resolved at import (top-level await) so `describe.skipIf(!redis.available)` can read it. */
+export async function redisForTests(): Promise<{ available: boolean; url: string; reason: string }> {
+  const client = openRedis(TEST_REDIS_URL, 'commands')
+  try {
+    await new Promise<void>((resolve) => {
+      if (client.status === 'ready') return resolve()
+      const timer = setTimeout(resolve, 2000)
+      client.once('ready', () => { clearTimeout(timer); resolve() })
+      client.once('error', () => { clearTimeout(timer); resolve() })
+    })
+    const probe = await probeRedis(client, TEST_REDIS_URL)
+    if (probe.reachable) return { available: true, url: TEST_REDIS_URL, reason: '' }
+    const reason = `Redis at ${probe.url} is unreachable (${probe.error})`
+    if (process.env.CI === 'true') throw new Error(`${reason}; CI=true requires it`)
+    console.warn(`skipping Redis tests: ${reason}`)
+    return { available: false, url: TEST_REDIS_URL, reason }
+  } finally {
+    client.disconnect()
+  }
+}
+
+/** A fresh key prefix for this test file; every key under it is deleted after the file's tests. */
+export function testPrefix(): string {
+  const prefix = `ncm_test_${randomBytes(6).toString('hex')}:`
+  afterAll(async () => {
+    const client = openRedis(TEST_REDIS_URL, 'commands')
+    try {
+      await new Promise<void>((resolve) => (client.status === 'ready' ? resolve() : client.once('ready', () => resolve())))
+      await deletePrefix(client, prefix)
+    } finally {
+      client.disconnect()
+    }
+  })
+  return prefix
+}
