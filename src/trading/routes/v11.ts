@@ -85,7 +85,7 @@ export default async function v11Routes(parent: FastifyInstance, ctx: TradingCon
     }
     const csv = fromJson ? body.csv : body
     refuseOverRows(csv, config.csvMaxRows)
-    const result = await importCsvText(ctx.store, csv, { symbol, timeframe, origin: 'http', now: clock.now() })
+    const result = await importCsvText(ctx.store.sql, csv, { symbol, timeframe, origin: 'http', now: clock.now() })
     return reply.code(result.created ? 201 : 200).send({ id: result.dataset.id, created: result.created, dataset: result.dataset })
   })
 
