@@ -48,22 +48,22 @@ export async function inventoryOf(repo: TradingRepository, routes: ReadonlyArray
   }
 }
 
-export function dbStatsOf(store: Store) {
-  const db = introspect(store.db)
-  const pageSize = Number(db.pragma('page_size'))
-  const pageCount = Number(db.pragma('page_count'))
+export async function dbStatsOf(store: Store) {
+  const db = introspect(store.sql)
+  const pageSize = Number(await db.pragma('page_size'))
+  const pageCount = Number(await db.pragma('page_count'))
   const sizes = store.fileSizes()
   return {
-    sqlite_version: db.sqliteVersion(),
-    journal_mode: String(db.pragma('journal_mode')),
+    sqlite_version: await db.serverVersion(),
+    journal_mode: String(await db.pragma('journal_mode')),
     in_memory: store.path === ':memory:',
     page_size: pageSize,
     page_count: pageCount,
-    freelist_count: Number(db.pragma('freelist_count')),
+    freelist_count: Number(await db.pragma('freelist_count')),
     database_bytes: pageSize * pageCount,
     file_bytes: sizes.file,
     wal_bytes: sizes.wal,
-    tables: db.tables(),
+    tables: (await db.tables()).map(({ name, rows }) => ({ name, rows })),
     migrations: store.applied().map((m) => ({ name: m.name, applied_at: m.applied_at })),
   }
 }

@@ -37,11 +37,12 @@ export const detect = defineOperation({
   }),
   provenance: ['measured'],
   examples: [{}],
-  handler: (_input, ctx) => {
+  handler: async (_input, ctx) => {
     const facts = runtimeFacts()
+    const db = introspect(ctx.store.sql)
     return {
       ...facts,
-      versions: { ...facts.versions, sqlite: introspect(ctx.store.db).sqliteVersion() },
+      versions: { ...facts.versions, sqlite: db.dialect === 'sqlite' ? await db.serverVersion() : null },
       worker_threads: { available: true, mill_threads: ctx.mill.stats().threads, live_workers: ctx.mill.agents().length },
       measured_at: new Date(ctx.clock.now()).toISOString(),
     }
