@@ -3,7 +3,7 @@ import { readFileSync } from 'node:fs'
 import { basename } from 'node:path'
 import { Refusal } from '../refusal.js'
 import type { Store } from '../store/index.js'
-import { CsvError, parseOhlcvCsv } from '../engines/trading/index.js'
+import { CsvError, csvOutcome, type CsvOutcome } from '../engines/trading/index.js'
 import type { Bars } from '../engines/trading/types.js'
 import { barsSha256 } from './checksum.js'
 import { createTradingRepository, type DatasetRow, type TradingRepository } from './repository.js'
@@ -79,7 +79,11 @@ export interface ImportOptions {
   /** Where the CSV came from: a file name or 'http'. */
   origin: string
   now: number
+  /** Parses the text (HTTP imports: in the mill); default here, on the caller's thread. */
+  parse?: (text: string) => Promise<CsvOutcome>
 }
+
+const parseHere = async (text: string): Promise<CsvOutcome> => csvOutcome(text)
 
 export interface ImportResult {
   dataset: DatasetView
@@ -95,16 +99,14 @@ export interface ImportResult {
 export async function importCsvText(store: Store, text: string, options: ImportOptions): Promise<ImportResult> {
   checkSymbol(options.symbol)
   if (options.timeframe !== undefined) checkTimeframe(options.timeframe)
-  let bars: Bars
-  try {
-    bars = parseOhlcvCsv(text).bars
-  } catch (err) {
-    if (!(err instanceof CsvError)) throw err
-    throw new Refusal('invalid_input', `the CSV was not imported: ${err.message}`, {
-      issues: err.issues.map((i) => ({ path: `line ${i.line}`, message: i.message })),
-      hints: { bad_rows: err.issues },
+  const parsed = await (options.parse ?? parseHere)(text)
+  if ('issues' in parsed) {
+    throw new Refusal('invalid_input', `the CSV was not imported: ${new CsvError(parsed.issues).message}`, {
+      issues: parsed.issues.map((i) => ({ path: `line ${i.line}`, message: i.message })),
+      hints: { bad_rows: parsed.issues },
     })
   }
+  const bars: Bars = parsed.bars
   const timeframe = options.timeframe ?? inferTimeframe(bars.ts)
   const sha256 = barsSha256(bars)
   const repo = createTradingRepository(store.sql)
