@@ -3,6 +3,7 @@ import { existsSync } from 'node:fs'
 import { basename, join, relative, sep } from 'node:path'
 import type { FastifyInstance } from 'fastify'
 import { CONFIG_ALIASES, type Config } from '../config.js'
+import { storeStatus } from '../store/status.js'
 import { HUB_VERSION, NCM_VERSION, REPO_ROOT } from '../version.js'
 import { analyseNode, analysePython, type DependencySummary } from '../analysers/dependencies/index.js'
 import type { PythonProbe } from '../analysers/dependencies/index.js'
@@ -107,7 +108,8 @@ export function createReadinessCollector(app: FastifyInstance, options: Collecto
       truthError,
       python,
       node,
-      migrations: migrationSummary(app, options.config, rootDir),
+      migrations: await migrationSummary(app, options.config, rootDir),
+      store: await storeStatus(app.store, storeLocation(app, options.config.dataDir, rootDir)),
       runRetention: await runRetentionSummary(app, options.config),
       scaleOut: await scaleOutReport(app),
       startup: startupSummary(rootDir),
@@ -154,14 +156,20 @@ async function runRetentionSummary(app: FastifyInstance, config: Config): Promis
   }
 }
 
-function migrationSummary(app: FastifyInstance, config: Config, rootDir: string): MigrationSummary {
-  const databasePath = app.store.path
+/** Where the store is, for the report: the SQLite file relative to DATA_DIR or the repo; PostgreSQL's server and database. */
+function storeLocation(app: FastifyInstance, dataDir: string, rootDir: string): string {
+  return app.store.backend === 'postgres' ? app.store.path : displayPath(app.store.path, rootDir, dataDir)
+}
+
+async function migrationSummary(app: FastifyInstance, config: Config, rootDir: string): Promise<MigrationSummary> {
+  const { store } = app
+  const postgres = store.backend === 'postgres'
   let applied: MigrationSummary['applied'] = []
   let pendingNames: string[] = []
   let error: string | null = null
   try {
-    applied = app.store.applied().map((m) => ({ name: m.name, applied_at: m.applied_at }))
-    pendingNames = app.store.pending()
+    applied = (await store.applied()).map((m) => ({ name: m.name, applied_at: m.applied_at }))
+    pendingNames = await store.pending()
   } catch (err) {
     error = (err as Error).message
   }
@@ -169,17 +177,21 @@ function migrationSummary(app: FastifyInstance, config: Config, rootDir: string)
     alembic_ini: 'alembic.ini',
     // This host has no Alembic: its migrations are numbered .sql files applied by src/store/migrate.ts.
     alembic_exists: existsSync(join(rootDir, 'alembic.ini')),
-    migrations_dir: displayPath(app.store.migrationsDir, rootDir, config.dataDir),
-    migrations_exist: existsSync(app.store.migrationsDir),
-    database_path: displayPath(databasePath, rootDir, config.dataDir),
-    database_exists: databasePath === ':memory:' ? app.store.db.open : existsSync(databasePath),
+    migrations_dir: displayPath(store.migrationsDir, rootDir, config.dataDir),
+    migrations_exist: existsSync(store.migrationsDir),
+    // PostgreSQL: the server and database (no credentials), which exists when it answered.
+    database_path: storeLocation(app, config.dataDir, rootDir),
+    database_exists: postgres || store.path === ':memory:' ? error === null : existsSync(store.path),
     applied,
     pending: pendingNames,
     commands: [
       'npm start  # applies pending migrations in order, each in a transaction, before listening',
-      "sqlite3 \"$DATA_DIR/ncm-hub.sqlite\" 'SELECT name, applied_at FROM schema_migrations ORDER BY name'",
+      postgres
+        ? `psql "$DATABASE_URL" -c 'SELECT name, applied_at FROM schema_migrations ORDER BY name'`
+        : "sqlite3 \"$DATA_DIR/ncm-hub.sqlite\" 'SELECT name, applied_at FROM schema_migrations ORDER BY name'",
     ],
     algorithm: MIGRATION_ALGORITHM,
+    backend: store.backend,
     error,
   }
 }

@@ -1,5 +1,6 @@
 // What a database holds, read one way on either backend: its tables with exact row counts (and bytes where the
-// database tells), its server version and size; SQLite's pragmas only on SQLite. One instance per database.
+// database tells) and its size; SQLite's pragmas only on SQLite. One instance per database. (The server's version is
+// Store.version().)
 import { perDatabase } from './repository.js'
 import type { Dialect, Sql } from './sql.js'
 
@@ -17,8 +18,6 @@ export interface Introspection {
   tables(): Promise<TableFacts[]>
   /** Rows of one table, or null when the database has no such table. */
   rowCount(table: string): Promise<number | null>
-  /** The server's version number ('3.46.1', '15.4'). */
-  serverVersion(): Promise<string>
   /** Bytes the whole database takes (SQLite: page_size × page_count; PostgreSQL: pg_database_size). */
   databaseBytes(): Promise<number>
   /** A SQLite pragma's single value (page_size, page_count, freelist_count, journal_mode, …); throws on PostgreSQL. */
@@ -53,7 +52,6 @@ function sqliteIntrospection(sql: Sql): Introspection {
     dialect: 'sqlite',
     tables: async () => Promise.all((await names()).map(async (name) => ({ name, rows: await countOf(name), bytes: null }))),
     rowCount,
-    serverVersion: async () => (await sql.get<{ v: string }>('SELECT sqlite_version() AS v'))!.v,
     databaseBytes: async () => Number(await pragma('page_size')) * Number(await pragma('page_count')),
     pragma,
   }
@@ -73,8 +71,6 @@ function postgresIntrospection(sql: Sql): Introspection {
       return Promise.all(found.map(async ({ name, bytes }) => ({ name, rows: await countOf(name), bytes: Number(bytes) })))
     },
     rowCount,
-    // 'SHOW server_version' may carry the build after the number ('15.8 (Debian 15.8-1.pgdg120+1)').
-    serverVersion: async () => (await sql.get<{ server_version: string }>('SHOW server_version'))!.server_version.split(' ')[0]!,
     databaseBytes: async () => Number((await sql.get<{ bytes: number }>('SELECT pg_database_size(current_database()) AS bytes'))!.bytes),
     pragma: async (name) => {
       throw new Error(`PRAGMA ${name} is SQLite's; this database is PostgreSQL`)

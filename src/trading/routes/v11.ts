@@ -60,7 +60,7 @@ export default async function v11Routes(parent: FastifyInstance, ctx: TradingCon
   }, async () => system.verify())
 
   app.get('/db/stats', {
-    schema: { tags, summary: 'Per-table row counts, pages, file and WAL size, journal mode, SQLite version', response: { 200: dbStatsAnswer } },
+    schema: { tags, summary: 'Per-table row counts, the backend (SQLite or PostgreSQL) and its version; SQLite: pages, file and WAL size, journal mode; PostgreSQL: database and per-table sizes', response: { 200: dbStatsAnswer } },
   }, async () => system.dbStats())
 
   app.post('/datasets', {

@@ -4,7 +4,7 @@ import { z } from 'zod'
 import { defineOperation, noInput } from '../../operation.js'
 import { detectWasm } from '../../../engines/race/index.js'
 import { introspect } from '../../../store/introspect.js'
-import type { Sql } from '../../../store/sql.js'
+import type { Store } from '../../../store/index.js'
 
 const resolvable = (pkg: string): boolean => {
   try {
@@ -32,7 +32,7 @@ export const capabilities = defineOperation({
     const wasm = detectWasm()
     const has = (op: string) => ctx.registry.byName(op) !== undefined
     const workers = ctx.mill.agents().length
-    const store = await storeCapability(ctx.store.sql)
+    const store = await storeCapability(ctx.store)
     const tokenizer = has('budget') && resolvable('js-tiktoken')
     return {
       capabilities: [
@@ -52,11 +52,10 @@ export const capabilities = defineOperation({
 })
 
 /** The database the store runs on, as found now: SQLite with its journal mode, or PostgreSQL with its version. */
-async function storeCapability(sql: Sql) {
-  const db = introspect(sql)
-  if (db.dialect === 'postgres') {
-    return { name: 'postgresql', available: true, reason: `node-postgres pool, PostgreSQL ${await db.serverVersion()} (DATABASE_URL)` }
+async function storeCapability(store: Store) {
+  if (store.backend === 'postgres') {
+    return { name: 'postgresql', available: true, reason: `node-postgres pool, PostgreSQL ${await store.version()} (DATABASE_URL)` }
   }
-  const journal = String(await db.pragma('journal_mode'))
+  const journal = String(await introspect(store.sql).pragma('journal_mode'))
   return { name: 'sqlite', available: journal === 'wal' || journal === 'memory', reason: `better-sqlite3, journal_mode ${journal}` }
 }
