@@ -56,6 +56,7 @@ const envSchema = z.object({
   LARGE_BODY_CONCURRENCY: intFrom(1, 10_000).default(4),
   BARS_CACHE_BYTES: intFrom(0, 64 * 1024 * MiB).default(256 * MiB),
   CSV_MAX_ROWS: intFrom(1, 100_000_000).default(250_000),
+  SSE_STREAMS_PER_CLIENT: intFrom(1, 10_000).default(8),
   PUBLIC_URL: z.string().optional(),
   REDIS_URL: z.string().optional(),
   REDIS_PREFIX: z.string().regex(/^[\w:.-]{1,64}$/, 'must be 1–64 letters, digits or _ : . -').default('ncm:'),
@@ -125,6 +126,8 @@ export interface Config {
   readonly barsCacheBytes: number
   /** Rows a CSV import over HTTP may have; counted before parsing (the ncm CLI's import is not bounded by it). */
   readonly csvMaxRows: number
+  /** Job event streams (SSE) one client (IP) may hold open at once; more are refused `over_limit` before they open. */
+  readonly sseStreamsPerClient: number
   /**
    * redis:// or rediss:// URL shared by every replica: set, the rate limit counts in Redis and jobs are dispatched
    * through BullMQ; null = each process alone (in-memory limit, in-process queue).
@@ -219,6 +222,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
     largeBodyConcurrency: e.LARGE_BODY_CONCURRENCY,
     barsCacheBytes: e.BARS_CACHE_BYTES,
     csvMaxRows: e.CSV_MAX_ROWS,
+    sseStreamsPerClient: e.SSE_STREAMS_PER_CLIENT,
     redisUrl: redisUrlOf(e.REDIS_URL),
     redisPrefix: e.REDIS_PREFIX,
     aliasesUsed: Object.freeze(aliasesUsed),
@@ -301,6 +305,7 @@ export function redactedConfig(config: Config): Record<string, unknown> {
     LARGE_BODY_CONCURRENCY: config.largeBodyConcurrency,
     BARS_CACHE_BYTES: config.barsCacheBytes,
     CSV_MAX_ROWS: config.csvMaxRows,
+    SSE_STREAMS_PER_CLIENT: config.sseStreamsPerClient,
     REDIS_URL: config.redisUrl === null ? 'unset' : redisDisplayUrl(config.redisUrl),
     REDIS_PREFIX: config.redisPrefix,
   }

@@ -6,7 +6,10 @@ import type { Sql } from './sql.js'
 export interface KeysetSpec {
   /** `SELECT … FROM … [JOIN …]`, without WHERE or ORDER BY. */
   select: string
-  /** Conditions ANDed together; optional filters read as '(@kind IS NULL OR kind = @kind)'. */
+  /**
+   * Conditions ANDed together; optional filters read as '(kind = @kind OR @kind IS NULL)', the column first: PostgreSQL
+   * takes a parameter's type from its first use, and '@kind IS NULL' alone gives it none.
+   */
   where?: readonly string[]
   /** Sort key columns, most significant first; together they must be unique (end with the primary key). */
   key: readonly string[]
