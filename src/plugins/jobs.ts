@@ -6,10 +6,13 @@ import type { Config } from '../config.js'
 import type { Clock } from '../clock.js'
 import { createLocalJobQueue } from '../jobs/local-queue.js'
 import type { JobQueue } from '../jobs/types.js'
+import { createStreamSlots, type StreamSlots } from '../jobs/stream-slots.js'
 
 declare module 'fastify' {
   interface FastifyInstance {
     jobs: JobQueue
+    /** Open job event streams per client, shared by both surfaces' …/jobs/{id}/events. */
+    jobStreams: StreamSlots
   }
 }
 
@@ -33,6 +36,7 @@ export default fp(
       log: app.log,
     })
     app.decorate('jobs', queue)
+    app.decorate('jobStreams', createStreamSlots(config.sseStreamsPerClient))
     app.addHook('onReady', async () => queue.start())
     // Before the mill closes: running jobs stay `running` in the store and are re-run by the next start.
     app.addHook('preClose', async () => queue.close())
