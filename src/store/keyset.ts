@@ -6,7 +6,10 @@ import type { Sql } from './sql.js'
 export interface KeysetSpec {
   /** `SELECT … FROM … [JOIN …]`, without WHERE or ORDER BY. */
   select: string
-  /** Conditions ANDed together; optional filters read as '(@kind IS NULL OR kind = @kind)'. */
+  /**
+   * Conditions ANDed together; optional filters read as '(CAST(@kind AS TEXT) IS NULL OR kind = @kind)': PostgreSQL cannot
+   * type a parameter whose first use is `IS NULL`, so the cast names it.
+   */
   where?: readonly string[]
   /** Sort key columns, most significant first; together they must be unique (end with the primary key). */
   key: readonly string[]

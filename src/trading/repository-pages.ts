@@ -31,7 +31,7 @@ export interface DatasetReferences {
   positions: number
 }
 
-const byAccountAndDataset = ['(@account_id IS NULL OR account_id = @account_id)', '(@dataset_id IS NULL OR dataset_id = @dataset_id)']
+const byAccountAndDataset = ['(CAST(@account_id AS TEXT) IS NULL OR account_id = @account_id)', '(CAST(@dataset_id AS BIGINT) IS NULL OR dataset_id = @dataset_id)']
 
 export function createPagedReads(sql: Sql) {
   const datasets = keysetPages<DatasetRow>(sql, { select: 'SELECT * FROM datasets', key: ['id'], order: 'asc' })
@@ -46,7 +46,7 @@ export function createPagedReads(sql: Sql) {
     select: `SELECT r.id, r.kind, r.dataset_id, r.strategy, r.params, r.inputs_digest, r.stats, r.elapsed_ms, r.created_at,
                CASE WHEN r.equity IS NULL THEN 0 ELSE 1 END AS equity_stored, d.symbol, d.timeframe
              FROM runs r JOIN datasets d ON d.id = r.dataset_id`,
-    where: ['(@kind IS NULL OR r.kind = @kind)', '(@dataset_id IS NULL OR r.dataset_id = @dataset_id)', '(@strategy IS NULL OR r.strategy = @strategy)'],
+    where: ['(CAST(@kind AS TEXT) IS NULL OR r.kind = @kind)', '(CAST(@dataset_id AS BIGINT) IS NULL OR r.dataset_id = @dataset_id)', '(CAST(@strategy AS TEXT) IS NULL OR r.strategy = @strategy)'],
     key: ['r.id'],
     order: 'desc',
   })
