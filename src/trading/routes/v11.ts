@@ -89,7 +89,7 @@ export default async function v11Routes(parent: FastifyInstance, ctx: TradingCon
     }
     const csv = fromJson ? body.csv : body
     if (fromJson) refuseOverRows(csv, config.csvMaxRows) // a text/csv body's rows were counted as it was read
-    const result = await importCsvText(ctx.store, csv, { symbol, timeframe, origin: 'http', now: clock.now(), parse: service.parseCsv })
+    const result = await importCsvText(ctx.store.sql, csv, { symbol, timeframe, origin: 'http', now: clock.now(), parse: service.parseCsv })
     return reply.code(result.created ? 201 : 200).send({ id: result.dataset.id, created: result.created, dataset: result.dataset })
   })
 
