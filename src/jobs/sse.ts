@@ -48,7 +48,11 @@ export async function streamJobEvents(jobs: JobQueue, heartbeatMs: number, req: 
   }
   // Subscribe before reading the state, so nothing published in between is lost.
   const unsubscribe = jobs.subscribe(job.id, onEvent)
-  const heartbeat = setInterval(() => raw.write(': keep-alive\n\n'), heartbeatMs)
+  const heartbeat = setInterval(() => {
+    raw.write(': keep-alive\n\n')
+    // A final event lost between replicas (Redis reconnecting) must not hold the stream open: the row tells.
+    jobs.get(job.id).then((row) => { if (row && isFinal(row.state)) return sendFinal(row) }).catch(() => undefined)
+  }, heartbeatMs)
   req.raw.on('close', end)
   const now = (await jobs.get(job.id)) ?? job
   if (isFinal(now.state)) return sendFinal(now)

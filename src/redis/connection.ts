@@ -27,11 +27,14 @@ const BLOCKING: RedisOptions = {
 /** The client type, for modules outside this room that hold one. */
 export type RedisClient = Redis
 
-export type RedisPurpose = 'commands' | 'subscriber' | 'queue'
+// A pub/sub subscriber waits the same way: its (un)subscribes queue for the connection, and ioredis subscribes again
+// after a reconnect.
+const OPTIONS = { commands: FAIL_FAST, subscriber: BLOCKING, queue: BLOCKING } as const
+export type RedisPurpose = keyof typeof OPTIONS
 
 /** Opens a client named after its purpose (CLIENT LIST shows who is who). */
 export function openRedis(url: string, purpose: RedisPurpose): Redis {
-  const options = purpose === 'queue' ? BLOCKING : FAIL_FAST
+  const options = OPTIONS[purpose]
   const client = new Redis(url, { ...options, connectionName: `ncm-${purpose}-${process.pid}` })
   // Without a listener an unreachable Redis is an unhandled 'error' event; reachability is reported by the probe.
   client.on('error', () => undefined)
