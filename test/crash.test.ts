@@ -12,7 +12,7 @@ import { join } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
 import { Pool } from 'undici'
 import { freePort, requireCompiledServer, startServer, stopServer, waitForHealth, type ServerProcess } from './process.js'
-import { checkWrites, Ledger, prng, writeStream } from './write-ledger.js'
+import { checkWrites, Ledger, prng, writeStream } from '../scripts/cluster/write-mix.js'
 
 const KILLS = Number(process.env.CRASH_KILLS ?? 21)
 const SEED = process.env.CRASH_SEED !== undefined ? Number(process.env.CRASH_SEED) >>> 0 : (Math.random() * 2 ** 32) >>> 0

@@ -89,7 +89,7 @@ async function issue(scopes: string[], ttlS: number, subject = 'sec') {
   expect(res.statusCode, res.body).toBe(200)
   return json(res).data as { id: string; token: string; expires_at: string }
 }
-const grantCount = () => (secured.store.db.prepare('SELECT count(*) AS n FROM grants').get() as { n: number }).n
+const grantCount = async () => Number((await secured.store.sql.get<{ n: number }>('SELECT count(*) AS n FROM grants'))!.n)
 
 /** The admin surfaces a credential is checked on: an enveloped JSON route, the page's panel, the Prometheus text. */
 async function adminStatuses(headers: Record<string, string>): Promise<number[]> {
@@ -113,14 +113,14 @@ describe('1. admin routes and /grant need the admin credential', () => {
       `Bearer ${ADMIN_TOKEN.toUpperCase()}`,
       `Bearer ${hashToken(ADMIN_TOKEN)}`, // its digest is not the credential
     ]
-    const before = grantCount()
+    const before = await grantCount()
     for (const authorization of nearMisses) {
       expect(await adminStatuses({ authorization }), authorization).toEqual([401, 401, 401])
       const grant = await secured.inject({ method: 'POST', url: '/api/v1/grant', headers: { authorization }, payload: { subject: 'x', scopes: ['admin:read'], ttl_s: 60 } })
       expect(grant.statusCode, authorization).toBe(401)
       expect(json(grant).refuse.code).toBe('unauthorized')
     }
-    expect(grantCount()).toBe(before)
+    expect(await grantCount()).toBe(before)
     // The scheme is case-insensitive (RFC 9110), the token is not.
     expect(await adminStatuses({ authorization: `bearer ${ADMIN_TOKEN}` })).toEqual([200, 200, 200])
   })
@@ -159,7 +159,7 @@ describe('1. admin routes and /grant need the admin credential', () => {
 
   it('/grant, directly with a bad body or through /run and /cli: no credential or a grant is refused, nothing stored', async () => {
     const reader = await issue(['admin:read', 'pin:write', 'run:heavy', 'trading:write'], 600)
-    const before = grantCount()
+    const before = await grantCount()
     const input = { subject: 'via-run', scopes: ['admin:read'], ttl_s: 60 }
     const attempts = [
       { url: '/api/v1/run', payload: { op: 'grant', input } },
@@ -177,10 +177,10 @@ describe('1. admin routes and /grant need the admin credential', () => {
         expect(res.body).not.toMatch(/"token"\s*:/)
       }
     }
-    expect(grantCount()).toBe(before)
+    expect(await grantCount()).toBe(before)
     const ok = await secured.inject({ method: 'POST', url: '/api/v1/run', headers: bearer(ADMIN_TOKEN), payload: { op: 'grant', input } })
     expect(json(ok).data.results[0].data).toMatchObject({ action: 'issued', subject: 'via-run' })
-    expect(grantCount()).toBe(before + 1)
+    expect(await grantCount()).toBe(before + 1)
   })
 })
 

@@ -1,4 +1,4 @@
-// Reading a text/event-stream body in tests: events as they arrive, comment lines counted.
+// A Server-Sent Events reader for tests that hold a real stream (jobs' …/events, directly or through nginx).
 
 export interface SseEvent { id: string | null; event: string; data: any }
 

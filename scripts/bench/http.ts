@@ -64,7 +64,7 @@ async function main() {
   line('  + the host\'s request id (genReqId)', 'plusRequestId', 'bare')
   line('  + security headers and the request id echo (one hook)', 'plusHeaders', 'bare')
   line('  + metrics (HdrHistogram per surface, per-route cells)', 'plusMetrics', 'bare')
-  line('  + the limiter (@fastify/rate-limit, in-memory store)', 'plusLimiter', 'bare')
+  line('  + the limiter (in-memory, synchronous)', 'plusLimiter', 'bare')
   line('same handler, bare route on the full host', 'hostBare', 'bare')
   line('same handler, its identical twin route (A/A control)', 'hostTwin', 'hostBare')
   const full = ratio('full', 'bare')

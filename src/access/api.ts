@@ -41,8 +41,8 @@ const pageQuery = z.object({ ...pageQueryFields })
 // Handlers return `data`; the caller plugin wraps it in the envelope the response schemas describe (so no type provider here).
 export default async function accessApi(app: FastifyInstance) {
   const auth = app.auth
-  const grants = grantRepository(app.store.db)
-  const pins = pinRepository(app.store.db)
+  const grants = grantRepository(app.store.sql)
+  const pins = pinRepository(app.store.sql)
   const now = () => app.clock.now()
 
   // The caller plugin's own onRequest hook (this plugin's parent) has already identified the bearer.
@@ -59,7 +59,7 @@ export default async function accessApi(app: FastifyInstance) {
     },
   }, async (req) => {
     const at = now()
-    return pageAnswer('grants', GRANTS.read(req.query as PageQuery, (r) => grants.page(r.after, r.limit)), (g) => ({
+    return pageAnswer('grants', await GRANTS.read(req.query as PageQuery, (r) => grants.page(r.after, r.limit)), (g) => ({
       id: g.id, subject: g.subject, scopes: g.scopes, created_at: g.created_at, expires_at: g.expires_at,
       expired: Date.parse(g.expires_at) <= at, revoked_at: g.revoked_at, revoked: g.revoked_at !== null, last_used_at: g.last_used_at,
     }))
@@ -72,7 +72,7 @@ export default async function accessApi(app: FastifyInstance) {
       querystring: pageQuery,
       response: responses(pageSchema('pins', z.object(pinMeta))),
     },
-  }, async (req) => pageAnswer('pins', PINS.read(req.query as PageQuery, (r) => pins.page(r.after, r.limit))))
+  }, async (req) => pageAnswer('pins', await PINS.read(req.query as PageQuery, (r) => pins.page(r.after, r.limit))))
 
   app.get('/pins/:digest', {
     schema: {

@@ -1,6 +1,6 @@
 // Credentials: the admin token or a stored grant, parsed from `Authorization: Bearer …` and compared in constant time.
 import type { Config } from '../config.js'
-import type { Db } from '../store/index.js'
+import type { Sql } from '../store/sql.js'
 import { Refusal } from '../refusal.js'
 import { grantRepository } from './grants.js'
 import { SCOPES, hashToken, secretsEqual, type Scope } from './tokens.js'
@@ -16,8 +16,12 @@ export interface Credential {
 }
 
 export interface Authenticator {
-  /** Reads the credential of a request; throws `unauthorized` for a bearer that is wrong, expired or revoked. */
-  identify(authorization: string | undefined, now: number): Credential | null
+  /**
+   * Reads the credential of a request; rejects with `unauthorized` for a bearer that is wrong, expired or revoked.
+   * A grant is read from the database on every request (one statement, no cache): a revocation holds on every replica
+   * from the next request on.
+   */
+  identify(authorization: string | undefined, now: number): Promise<Credential | null>
   /** Throws unless the credential carries the scope; with no ADMIN_TOKEN configured the host is open (dev mode). */
   require(credential: Credential | null, scope: Scope, op?: string): void
   /** Throws unless the credential is the admin token itself; with no ADMIN_TOKEN configured nobody is admin. */
@@ -25,12 +29,12 @@ export interface Authenticator {
   readonly open: boolean
 }
 
-export function createAuthenticator(config: Pick<Config, 'adminToken'>, db: Db): Authenticator {
+export function createAuthenticator(config: Pick<Config, 'adminToken'>, sql: Sql): Authenticator {
   const adminToken = config.adminToken
-  const grants = grantRepository(db)
+  const grants = grantRepository(sql)
   return {
     open: adminToken === null,
-    identify(authorization, now) {
+    async identify(authorization, now) {
       if (!authorization) return null
       const match = /^Bearer\s+(\S+)\s*$/i.exec(authorization)
       if (!match) throw new Refusal('unauthorized', 'the Authorization header must be "Bearer <token>"')
@@ -39,11 +43,11 @@ export function createAuthenticator(config: Pick<Config, 'adminToken'>, db: Db):
         return { kind: 'admin', subject: 'admin', scopes: SCOPES }
       }
       // Lookup by hash: the index compares digests, never the secret itself.
-      const row = grants.byTokenHash(hashToken(token))
+      const row = await grants.byTokenHash(hashToken(token))
       if (!row) throw new Refusal('unauthorized', 'the bearer token is not known to this host')
       if (row.revoked_at) throw new Refusal('unauthorized', `grant ${row.id} was revoked at ${row.revoked_at}`)
       if (Date.parse(row.expires_at) <= now) throw new Refusal('unauthorized', `grant ${row.id} expired at ${row.expires_at}`)
-      grants.touch(row.id, now)
+      await grants.touch(row.id, now)
       return { kind: 'grant', subject: row.subject, scopes: row.scopes, grantId: row.id }
     },
     require(credential, scope, op) {

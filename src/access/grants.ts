@@ -1,8 +1,8 @@
 // The grants table: bearer tokens issued by the admin. Only a token's SHA-256 is stored; the token is returned once.
 import { randomBytes, randomUUID } from 'node:crypto'
-import type { Db } from '../store/index.js'
+import { keysetPages } from '../store/keyset.js'
 import { perDatabase } from '../store/repository.js'
-import { keysetQuery } from '../store/keyset.js'
+import type { Sql } from '../store/sql.js'
 import { hashToken, type Scope } from './tokens.js'
 
 export interface GrantRecord {
@@ -29,18 +29,18 @@ export interface IssuedGrant {
 }
 
 export interface GrantRepository {
-  issue(subject: string, scopes: readonly Scope[], ttlS: number, now: number): IssuedGrant
+  issue(subject: string, scopes: readonly Scope[], ttlS: number, now: number): Promise<IssuedGrant>
   /** Marks a grant revoked (once); null when the id is unknown. */
-  revoke(id: string, now: number): { grant: GrantRecord; alreadyRevoked: boolean } | null
-  get(id: string): GrantRecord | null
-  /** The grant a bearer token stands for, looked up by the token's SHA-256 (never the secret itself). */
-  byTokenHash(tokenHash: string): GrantRecord | null
+  revoke(id: string, now: number): Promise<{ grant: GrantRecord; alreadyRevoked: boolean } | null>
+  get(id: string): Promise<GrantRecord | null>
+  /** The grant a bearer token stands for, looked up by the token's SHA-256 (never the secret itself). One statement, no cache. */
+  byTokenHash(tokenHash: string): Promise<GrantRecord | null>
   /** Active = neither revoked nor expired at `now`. */
-  counts(now: number): { total: number; active: number }
+  counts(now: number): Promise<{ total: number; active: number }>
   /** Newest first by (created_at, id): up to limit + 1 grants after a keyset position. */
-  page(after: readonly (string | number)[] | null, limit: number): GrantListing[]
-  /** Records that a grant authenticated a request at `now` (to GRANT_USE_RESOLUTION_MS). */
-  touch(id: string, now: number): void
+  page(after: readonly (string | number)[] | null, limit: number): Promise<GrantListing[]>
+  /** Records that a grant authenticated a request at `now` (to GRANT_USE_RESOLUTION_MS: most calls write nothing). */
+  touch(id: string, now: number): Promise<void>
 }
 
 interface GrantRow {
@@ -54,32 +54,26 @@ interface GrantRow {
 
 const toRecord = <R extends GrantRow>(row: R): Omit<R, 'scopes'> & { scopes: Scope[] } => ({ ...row, scopes: JSON.parse(row.scopes) as Scope[] })
 
-/** One repository per database, its statements prepared once. */
-export const grantRepository = perDatabase(createGrantRepository)
+const GRANT_COLUMNS = 'id, subject, scopes, created_at, expires_at, revoked_at'
 
-function createGrantRepository(db: Db): GrantRepository {
-  const insert = db.prepare<[string, string, string, string, string, string]>(
-    'INSERT INTO grants (id, subject, scopes, token_hash, created_at, expires_at) VALUES (?, ?, ?, ?, ?, ?)',
-  )
-  const byId = db.prepare<[string], GrantRow>(
-    'SELECT id, subject, scopes, created_at, expires_at, revoked_at FROM grants WHERE id = ?',
-  )
-  const byHash = db.prepare<[string], GrantRow>('SELECT id, subject, scopes, created_at, expires_at, revoked_at FROM grants WHERE token_hash = ?')
-  const markRevoked = db.prepare<[string, string]>('UPDATE grants SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL')
-  const total = db.prepare<[], { n: number }>('SELECT count(*) AS n FROM grants')
-  const active = db.prepare<[string], { n: number }>(
-    'SELECT count(*) AS n FROM grants WHERE revoked_at IS NULL AND expires_at > ?',
-  )
-  const listed = keysetQuery<GrantRow & { last_used_at: string | null }>(db, {
-    select: 'SELECT id, subject, scopes, created_at, expires_at, revoked_at, last_used_at FROM grants',
+/** One repository per database. */
+export const grantRepository = perDatabase((sql: Sql) => createGrantRepository(sql))
+
+function createGrantRepository(sql: Sql): GrantRepository {
+  const listed = keysetPages<GrantRow & { last_used_at: string | null }>(sql, {
+    select: `SELECT ${GRANT_COLUMNS}, last_used_at FROM grants`,
     key: ['created_at', 'id'],
     order: 'desc',
   })
-  const markUsed = db.prepare<[string, string]>('UPDATE grants SET last_used_at = ? WHERE id = ?')
+  const one = async (text: string, params: unknown[]): Promise<GrantRecord | null> => {
+    const row = await sql.get<GrantRow>(text, params)
+    return row ? toRecord(row) : null
+  }
+  // Per process: how often this replica writes a grant's last use, not whether a grant is valid (that is read every time).
   const lastWritten = new Map<string, number>()
 
   return {
-    issue(subject, scopes, ttlS, now) {
+    async issue(subject, scopes, ttlS, now) {
       const token = randomBytes(32).toString('base64url')
       const grant: GrantRecord = {
         id: randomUUID(),
@@ -89,33 +83,37 @@ function createGrantRepository(db: Db): GrantRepository {
         expires_at: new Date(now + ttlS * 1000).toISOString(),
         revoked_at: null,
       }
-      insert.run(grant.id, subject, JSON.stringify(grant.scopes), hashToken(token), grant.created_at, grant.expires_at)
+      await sql.run(
+        'INSERT INTO grants (id, subject, scopes, token_hash, created_at, expires_at) VALUES (?, ?, ?, ?, ?, ?)',
+        [grant.id, subject, JSON.stringify(grant.scopes), hashToken(token), grant.created_at, grant.expires_at],
+      )
       return { grant, token }
     },
-    revoke(id, now) {
-      return db.transaction(() => {
-        const changed = markRevoked.run(new Date(now).toISOString(), id).changes === 1
-        const row = byId.get(id)
-        return row ? { grant: toRecord(row), alreadyRevoked: !changed } : null
-      })()
+    async revoke(id, now) {
+      // A revocation is never undone, so the UPDATE that wins answers the row, and a loser reads the revoked one.
+      const revoked = await one(
+        `UPDATE grants SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL RETURNING ${GRANT_COLUMNS}`,
+        [new Date(now).toISOString(), id],
+      )
+      if (revoked) return { grant: revoked, alreadyRevoked: false }
+      const grant = await one(`SELECT ${GRANT_COLUMNS} FROM grants WHERE id = ?`, [id])
+      return grant ? { grant, alreadyRevoked: true } : null
     },
-    get(id) {
-      const row = byId.get(id)
-      return row ? toRecord(row) : null
+    get: (id) => one(`SELECT ${GRANT_COLUMNS} FROM grants WHERE id = ?`, [id]),
+    byTokenHash: (tokenHash) => one(`SELECT ${GRANT_COLUMNS} FROM grants WHERE token_hash = ?`, [tokenHash]),
+    async counts(now) {
+      const row = await sql.get<{ total: number | string; active: number | string }>(
+        `SELECT count(*) AS total, count(CASE WHEN revoked_at IS NULL AND expires_at > ? THEN 1 END) AS active FROM grants`,
+        [new Date(now).toISOString()],
+      )
+      return { total: Number(row?.total ?? 0), active: Number(row?.active ?? 0) }
     },
-    byTokenHash(tokenHash) {
-      const row = byHash.get(tokenHash)
-      return row ? toRecord(row) : null
-    },
-    counts(now) {
-      return { total: total.get()!.n, active: active.get(new Date(now).toISOString())!.n }
-    },
-    page: (after, limit) => listed({}, after, limit).map(toRecord),
-    touch(id, now) {
+    page: async (after, limit) => (await listed({}, after, limit)).map(toRecord),
+    async touch(id, now) {
       const last = lastWritten.get(id)
       if (last !== undefined && now - last < GRANT_USE_RESOLUTION_MS && now >= last) return
       lastWritten.set(id, now)
-      markUsed.run(new Date(now).toISOString(), id)
+      await sql.run('UPDATE grants SET last_used_at = ? WHERE id = ?', [new Date(now).toISOString(), id])
     },
   }
 }

@@ -1,9 +1,9 @@
 // The pins table: content-addressed, immutable blobs. The digest is SHA-256 of the stored bytes and is re-checked on read.
 import { createHash } from 'node:crypto'
 import { Refusal } from '../refusal.js'
-import type { Db } from '../store/index.js'
+import { keysetPages } from '../store/keyset.js'
 import { perDatabase } from '../store/repository.js'
-import { keysetQuery } from '../store/keyset.js'
+import type { Sql } from '../store/sql.js'
 
 export const PIN_MEDIA_TYPES = ['text/plain', 'application/json'] as const
 export type PinMediaType = (typeof PIN_MEDIA_TYPES)[number]
@@ -25,62 +25,65 @@ export interface PinRead {
 
 export interface PinRepository {
   /** Stores the bytes unless the digest is known; the first pin's label, media type and time stay. */
-  put(content: Buffer, mediaType: PinMediaType, label: string | null, now: number): { record: PinRecord; created: boolean }
-  get(digest: string): PinRead | null
-  count(): number
+  put(content: Buffer, mediaType: PinMediaType, label: string | null, now: number): Promise<{ record: PinRecord; created: boolean }>
+  get(digest: string): Promise<PinRead | null>
+  count(): Promise<number>
   /** Newest first by (created_at, digest), without content: up to limit + 1 pins after a keyset position. */
-  page(after: readonly (string | number)[] | null, limit: number): PinRecord[]
+  page(after: readonly (string | number)[] | null, limit: number): Promise<PinRecord[]>
+  /** The newest pins, without content (what a client is shown first). */
+  latest(limit: number): Promise<PinRecord[]>
 }
 
 export const digestOf = (content: Uint8Array): string => 'sha256:' + createHash('sha256').update(content).digest('hex')
 
 export const PIN_DIGEST = /^sha256:[0-9a-f]{64}$/
 
-interface PinRow extends PinRecord {
-  content: Buffer
-}
+type PinRow = Omit<PinRecord, 'size'> & { size: number | string }
 
-/** One repository per database, its statements prepared once. */
-export const pinRepository = perDatabase(createPinRepository)
+const PIN_COLUMNS = 'digest, size, media_type, label, created_at'
 
-function createPinRepository(db: Db): PinRepository {
-  const insert = db.prepare<[string, Buffer, string, string | null, number, string]>(
-    'INSERT INTO pins (digest, content, media_type, label, size, created_at) VALUES (?, ?, ?, ?, ?, ?) ' +
-      'ON CONFLICT (digest) DO NOTHING',
-  )
-  const meta = db.prepare<[string], PinRecord>('SELECT digest, size, media_type, label, created_at FROM pins WHERE digest = ?')
-  const full = db.prepare<[string], PinRow>(
-    'SELECT digest, content, size, media_type, label, created_at FROM pins WHERE digest = ?',
-  )
-  const count = db.prepare<[], { n: number }>('SELECT count(*) AS n FROM pins')
-  const listed = keysetQuery<PinRecord>(db, {
-    select: 'SELECT digest, size, media_type, label, created_at FROM pins',
-    key: ['created_at', 'digest'],
-    order: 'desc',
-  })
+/** One repository per database. */
+export const pinRepository = perDatabase((sql: Sql) => createPinRepository(sql))
+
+function createPinRepository(sql: Sql): PinRepository {
+  const listed = keysetPages<PinRow>(sql, { select: `SELECT ${PIN_COLUMNS} FROM pins`, key: ['created_at', 'digest'], order: 'desc' })
 
   return {
-    put(content, mediaType, label, now) {
+    async put(content, mediaType, label, now) {
       const digest = digestOf(content)
-      return db.transaction(() => {
-        const created = insert.run(digest, content, mediaType, label, content.byteLength, new Date(now).toISOString()).changes === 1
-        return { record: meta.get(digest)!, created }
-      })()
+      // Content-addressed and never changed: the one INSERT that stores a digest answers its row; every other put
+      // (here or on another replica) stores nothing and reads the pin that stands.
+      const inserted = await sql.get<PinRecord>(
+        `INSERT INTO pins (digest, content, media_type, label, size, created_at) VALUES (?, ?, ?, ?, ?, ?)
+         ON CONFLICT (digest) DO NOTHING RETURNING ${PIN_COLUMNS}`,
+        [digest, content, mediaType, label, content.byteLength, new Date(now).toISOString()],
+      )
+      if (inserted) return { record: recordOf(inserted), created: true }
+      const stored = await sql.get<PinRecord>(`SELECT ${PIN_COLUMNS} FROM pins WHERE digest = ?`, [digest])
+      return { record: recordOf(stored!), created: false }
     },
-    get(digest) {
-      const row = full.get(digest)
+    async get(digest) {
+      const row = await sql.get<PinRow & { content: Buffer }>(`SELECT ${PIN_COLUMNS}, content FROM pins WHERE digest = ?`, [digest])
       if (!row) return null
       const { content, ...record } = row
-      return { record, content, actualDigest: digestOf(content) }
+      return { record: recordOf(record), content, actualDigest: digestOf(content) }
     },
-    count: () => count.get()!.n,
-    page: (after, limit) => listed({}, after, limit),
+    async count() {
+      const row = await sql.get<{ n: number | string }>('SELECT count(*) AS n FROM pins')
+      return Number(row?.n ?? 0)
+    },
+    page: async (after, limit) => (await listed({}, after, limit)).map(recordOf),
+    latest: async (limit) =>
+      (await sql.all<PinRow>(`SELECT ${PIN_COLUMNS} FROM pins ORDER BY created_at DESC, digest LIMIT ?`, [limit])).map(recordOf),
   }
 }
 
+/** PostgreSQL answers a BIGINT size as text. */
+const recordOf = (row: PinRow): PinRecord => ({ ...row, size: Number(row.size) })
+
 /** A pin's content, its stored bytes hashed again: unknown is not_found, bytes that no longer match are withheld (conflict). */
-export function readPin(repo: PinRepository, digest: string) {
-  const found = repo.get(digest)
+export async function readPin(repo: PinRepository, digest: string) {
+  const found = await repo.get(digest)
   if (!found) throw new Refusal('not_found', `nothing is pinned under ${digest}`)
   if (found.actualDigest !== digest) {
     throw new Refusal(

@@ -20,7 +20,7 @@ export default async function adminPlugin(app: FastifyInstance) {
       description: 'The go-live page: readiness status and score, smoke checks, blockers and advisories, truth summary, live metrics. With ADMIN_TOKEN set it asks for the token.',
     },
   }, async (req, reply) => {
-    const access = accessOf(req, auth, app.clock)
+    const access = await accessOf(req, auth, app.clock)
     const partial = (req.query as Record<string, unknown>)?.partial === '1'
     reply.header('cache-control', 'no-store')
     if (access !== 'allowed') {
@@ -40,7 +40,7 @@ export default async function adminPlugin(app: FastifyInstance) {
       description: 'The command-post figures in Prometheus text format (0.0.4). With ADMIN_TOKEN set: Authorization: Bearer with the token or an admin:read grant.',
     },
   }, async (req, reply) => {
-    const access = accessOf(req, auth, app.clock)
+    const access = await accessOf(req, auth, app.clock)
     if (access !== 'allowed') {
       return reply.code(access === 'forbidden' ? 403 : 401).header('www-authenticate', 'Bearer').type('text/plain; charset=utf-8').send(`${access}\n`)
     }
@@ -51,10 +51,10 @@ export default async function adminPlugin(app: FastifyInstance) {
 
 type Access = 'allowed' | 'anonymous' | 'unauthorized' | 'forbidden'
 
-function accessOf(req: FastifyRequest, auth: Authenticator, clock: Clock): Access {
+async function accessOf(req: FastifyRequest, auth: Authenticator, clock: Clock): Promise<Access> {
   if (auth.open || isInternal(req)) return 'allowed'
   try {
-    const credential = auth.identify(req.headers.authorization, clock.now())
+    const credential = await auth.identify(req.headers.authorization, clock.now())
     if (!credential) return 'anonymous'
     auth.require(credential, 'admin:read')
     return 'allowed'

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { editDistance, parseArgv, tokenize } from './grammar.js'
+import { editDistance, parseArgv, refuseOverlongOperation, tokenize } from './grammar.js'
 import { registry } from './registry.js'
 import { Refusal } from '../refusal.js'
 
@@ -49,5 +49,24 @@ describe('parseArgv', () => {
   })
   it('refuses prototype-polluting flag names', () => {
     expect(() => parseArgv(['run', '--__proto__.x', '1'], registry)).toThrow(Refusal)
+  })
+})
+
+describe('refuseOverlongOperation', () => {
+  it('refuses a first word longer than any operation as parseArgv would, naming the closest operations', () => {
+    const line = '  ' + 'sat'.repeat(400) + ' --dimacs x'
+    const early = (() => { try { refuseOverlongOperation(line, registry) } catch (err) { return err as Refusal } })()
+    const late = (() => { try { parseArgv(tokenize(line), registry) } catch (err) { return err as Refusal } })()
+    expect(early).toBeInstanceOf(Refusal)
+    expect(early!.code).toBe('not_found')
+    expect(early!.message).toContain('(over 1024 characters)')
+    expect(late!.message).toContain('(1200 characters)')
+    expect(early!.options.hints).toEqual(late!.options.hints)
+  })
+
+  it('lets lines whose first word could be an operation through, quoted words included', () => {
+    for (const line of ['sat --dimacs "p cnf 1 1"', '  captions', `"${'q'.repeat(2000)}"`, 'q'.repeat(1024)]) {
+      expect(() => refuseOverlongOperation(line, registry)).not.toThrow()
+    }
   })
 })

@@ -95,23 +95,39 @@ export function closestNames(name: string, registry: Registry, count = 3): strin
     .map((x) => x.name)
 }
 
+/** No operation name or path is longer than this: a longer word is only compared (cut) for the closest names. */
+const LONGEST_OP_WORD = 1024
+/** A first word of plain characters longer than any operation's (white space before it skipped). */
+const OVERLONG_FIRST_WORD = new RegExp(`\\s*([^\\s'"\\\\]{${LONGEST_OP_WORD + 1}})`, 'y')
+
+function unknownOperation(word: string, length: string, registry: Registry): Refusal {
+  const shown = word.length > COMPARED_CHARS ? `${word.slice(0, COMPARED_CHARS)}… (${length} characters)` : word
+  return new Refusal('not_found', `no operation named ${JSON.stringify(shown)}`, {
+    hints: { closest: closestNames(word.slice(0, LONGEST_OP_WORD).replace(/^\/+/, ''), registry) },
+  })
+}
+
+/**
+ * Refuses a command line whose first word is longer than any operation's before the line is tokenised: a 15 MB unknown
+ * word cost a pass over the whole line (~20 ms of the event loop) only to be refused.
+ */
+export function refuseOverlongOperation(line: string, registry: Registry): void {
+  OVERLONG_FIRST_WORD.lastIndex = 0
+  const word = OVERLONG_FIRST_WORD.exec(line)?.[1]
+  if (word !== undefined) throw unknownOperation(word, `over ${LONGEST_OP_WORD}`, registry)
+}
+
 /** Finds an operation by name, by path ('/sat', 'skills.md') or by name with dashes. */
 export function findOperation(word: string, registry: Registry): AnyOperation {
-  // No operation name or path is longer than this: a longer word is only compared (cut) for the closest names.
-  const bare = word.slice(0, 1024).replace(/^\/+/, '')
+  const bare = word.slice(0, LONGEST_OP_WORD).replace(/^\/+/, '')
   const lower = bare.toLowerCase()
-  const op = word.length > 1024 ? undefined :
+  const op = word.length > LONGEST_OP_WORD ? undefined :
     registry.byName(bare) ??
     registry.byName(bare.replaceAll('-', '_')) ??
     registry.operations.find((o) => o.path === `/${bare}`) ??
     registry.byName(lower.replaceAll('-', '_')) ??
     registry.operations.find((o) => o.path.toLowerCase() === `/${lower}`)
-  if (!op) {
-    const shown = word.length > COMPARED_CHARS ? `${word.slice(0, COMPARED_CHARS)}… (${word.length} characters)` : word
-    throw new Refusal('not_found', `no operation named ${JSON.stringify(shown)}`, {
-      hints: { closest: closestNames(bare, registry) },
-    })
-  }
+  if (!op) throw unknownOperation(word, String(word.length), registry)
   return op
 }
 

@@ -43,12 +43,10 @@ export default async function callerPlugin(app: FastifyInstance, opts: CallerPlu
     counters.requests++
     const authorization = req.headers.authorization
     if (!authorization) return done()
-    try {
-      req.credential = auth.identify(authorization, clock.now())
+    auth.identify(authorization, clock.now()).then((credential) => {
+      req.credential = credential
       done()
-    } catch (err) {
-      done(err as Error)
-    }
+    }, done)
   })
   // The one place an envelope is built. preSerialization does not run for strings (Markdown renderings).
   app.addHook('preSerialization', (_req, reply, payload, done) => {

@@ -87,7 +87,7 @@ export default async function mcpPlugin(app: FastifyInstance, opts: McpPluginOpt
       throw new Refusal('forbidden', `origin ${origin.slice(0, 200)} may not use ${MCP_PATH}; CORS_ORIGINS lists the allowed ones`)
     }
     // Authenticated per request, like every API call: a bad bearer is refused before any message is read.
-    const credential = auth.identify(req.headers.authorization, clock.now())
+    const credential = await auth.identify(req.headers.authorization, clock.now())
     const binding: RequestBinding = { context: contextOf(req, credential), bodyBytes: Number(req.headers['content-length'] ?? 0) }
     const authInfo: AuthInfo = {
       token: '',

@@ -3,7 +3,6 @@ import { Refusal } from '../refusal.js'
 import { pinRepository, PIN_DIGEST, type PinRecord } from '../access/pins.js'
 import { runOperation } from '../caller/gate.js'
 import type { OperationContext } from '../caller/operation.js'
-import type { Db, Statement } from '../store/index.js'
 import { datasetView } from '../trading/datasets.js'
 import type { TradingService } from '../trading/service.js'
 
@@ -88,25 +87,14 @@ async function runNamed(ctx: OperationContext, name: string): Promise<unknown> {
 const datasetUri = (id: number) => `${RESOURCE_SCHEME}://datasets/${id}`
 const pinUri = (digest: string) => `${RESOURCE_SCHEME}://pins/${digest}`
 
-const latestPinsQuery = new WeakMap<Db, Statement<[number], PinRecord>>()
-
-function latestPins(db: Db): PinRecord[] {
-  let query = latestPinsQuery.get(db)
-  if (!query) {
-    query = db.prepare<[number], PinRecord>('SELECT digest, size, media_type, label, created_at FROM pins ORDER BY created_at DESC, digest LIMIT ?')
-    latestPinsQuery.set(db, query)
-  }
-  return query.all(LISTED_PINS)
-}
-
-export function listResources({ ctx, trading }: ResourceDeps): ResourceEntry[] {
-  const datasets = trading.repo.datasets().map((row) => ({
+export async function listResources({ ctx, trading }: ResourceDeps): Promise<ResourceEntry[]> {
+  const datasets = (await trading.repo.datasets()).map((row) => ({
     uri: datasetUri(row.id),
     name: `dataset-${row.id}`,
     title: `${row.symbol} ${row.timeframe} (${row.source}, ${row.rows} bars)`,
     mimeType: 'application/json',
   }))
-  const pins = latestPins(ctx.store.db).map((pin) => ({
+  const pins = (await pinRepository(ctx.store.sql).latest(LISTED_PINS)).map((pin) => ({
     uri: pinUri(pin.digest),
     name: pin.digest,
     title: pin.label ?? `pin ${pin.digest.slice(0, 19)}…`,
@@ -123,7 +111,7 @@ export async function readResource(uri: string, { ctx, trading }: ResourceDeps):
 
   const dataset = new RegExp(`^${RESOURCE_SCHEME}://datasets/(\\d+)$`).exec(uri)
   if (dataset) {
-    const row = trading.repo.datasetById(Number(dataset[1]))
+    const row = await trading.repo.datasetById(Number(dataset[1]))
     if (!row) throw new Refusal('not_found', `no dataset with id ${dataset[1]}`)
     return { uri, mimeType: 'application/json', text: JSON.stringify(datasetView(row), null, 2) }
   }
@@ -132,7 +120,7 @@ export async function readResource(uri: string, { ctx, trading }: ResourceDeps):
   if (pin) {
     const digest = decodeURIComponent(pin[1]!)
     if (!PIN_DIGEST.test(digest)) throw new Refusal('invalid_input', `a pin digest is sha256:<64 lowercase hex>; got ${digest.slice(0, 80)}`)
-    const read = pinRepository(ctx.store.db).get(digest)
+    const read = await pinRepository(ctx.store.sql).get(digest)
     if (!read) throw new Refusal('not_found', `no pin ${digest}`)
     if (read.actualDigest !== digest) {
       throw new Refusal('conflict', `pin ${digest} no longer matches its content (now ${read.actualDigest})`)

@@ -111,8 +111,8 @@ export function createMcpServer(deps: McpServerDeps): Server {
     }
   })
 
-  server.setRequestHandler(ListResourcesRequestSchema, (_request, extra) => ({
-    resources: listResources({ ctx: deps.bindingOf(extra).context, trading }),
+  server.setRequestHandler(ListResourcesRequestSchema, async (_request, extra) => ({
+    resources: await listResources({ ctx: deps.bindingOf(extra).context, trading }),
   }))
   server.setRequestHandler(ListResourceTemplatesRequestSchema, () => ({ resourceTemplates: [...RESOURCE_TEMPLATES] }))
   server.setRequestHandler(ReadResourceRequestSchema, async (request, extra) => {

@@ -128,7 +128,7 @@ export const TRADING_TOOLS: readonly McpTool[] = [
     title: 'Datasets of OHLCV bars with their metadata',
     description: 'Datasets of OHLCV bars with their metadata (symbol, timeframe, source, rows, range, checksum, seed), as GET /api/v11/datasets.',
     input: noInput,
-    run: (_input, trading) => ({ datasets: trading.repo.datasets().map(datasetView) }),
+    run: async (_input, trading) => ({ datasets: (await trading.repo.datasets()).map(datasetView) }),
   }),
   tradingTool({
     name: 'trading_backtest',

@@ -11,7 +11,7 @@ declare module 'fastify' {
 
 export default fp(
   async function authPlugin(app: FastifyInstance) {
-    app.decorate('auth', createAuthenticator(app.config, app.store.db))
+    app.decorate('auth', createAuthenticator(app.config, app.store.sql))
   },
   { name: 'ncm-auth', fastify: '5.x', dependencies: ['ncm-store'] },
 )

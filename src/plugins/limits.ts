@@ -1,8 +1,9 @@
 // Host-wide protections: security headers (helmet's set), the request id echo and the per-IP rate limit (SPEC §1.5).
 import fp from 'fastify-plugin'
 import helmet from 'helmet'
-import rateLimit from '@fastify/rate-limit'
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
+import rateLimit from '@fastify/rate-limit'
+import { localLimiter } from './local-limiter.js'
 import { sharedLimiter, type LimiterState } from '../redis/limiter-store.js'
 import type { SharedRedis } from './redis.js'
 
@@ -134,29 +135,49 @@ export default fp(
     app.decorate('limitRequest', null)
     app.decorate('limiterReport', (): LimiterReport => ({ store: 'off', scope: 'none', key_prefix: null, degraded: null }))
     if (opts.rateLimitPerMin > 0) {
-      const shared = opts.redis
-        ? sharedLimiter(opts.redis.commands, `${opts.redis.prefix}rl:`, (state) => {
-          if (state.degraded) app.log.warn({ reason: state.degraded.reason }, 'rate limit: Redis unreachable, counting per replica in memory')
-          else app.log.info('rate limit: Redis answers again, counting across replicas')
-        })
-        : null
-      app.limiterReport = shared
-        ? () => ({ scope: 'replicas', key_prefix: `${opts.redis!.prefix}rl:`, ...shared.state() })
-        : () => ({ store: 'memory', scope: 'process', key_prefix: null, degraded: null })
-      await app.register(rateLimit, {
-        ...(shared ? { store: shared.Store as never } : {}),
-        max: opts.rateLimitPerMin,
-        timeWindow: 60_000,
-        // Not per route (the plugin's default): one root hook, so unmatched routes count toward the quota too.
-        global: false,
-        ...(opts.exempt ? { allowList: opts.exempt } : {}),
-        errorResponseBuilder: (_req, context) =>
-          new RateLimitedError(Math.max(1, Math.ceil(context.ttl / 1000)), Number(context.max)),
-      })
-      const limitRequest = app.rateLimit()
-      app.limitRequest = limitRequest
-      app.addHook('onRequest', limitRequest)
+      if (opts.redis) await limitAcrossReplicas(app, opts, opts.redis)
+      else limitInMemory(app, opts)
     }
   },
   { name: 'ncm-limits', fastify: '5.x' },
 )
+
+/** One quota per client across replicas: @fastify/rate-limit over the shared Redis store (in memory while it is down). */
+async function limitAcrossReplicas(app: FastifyInstance, opts: LimitsOptions, redis: SharedRedis): Promise<void> {
+  const prefix = `${redis.prefix}rl:`
+  const shared = sharedLimiter(redis.commands, prefix, (state) => {
+    if (state.degraded) app.log.warn({ reason: state.degraded.reason }, 'rate limit: Redis unreachable, counting per replica in memory')
+    else app.log.info('rate limit: Redis answers again, counting across replicas')
+  })
+  app.limiterReport = () => ({ scope: 'replicas', key_prefix: prefix, ...shared.state() })
+  await app.register(rateLimit, {
+    store: shared.Store as never,
+    max: opts.rateLimitPerMin,
+    timeWindow: 60_000,
+    // Not per route (the plugin's default): one root hook, so unmatched routes count toward the quota too.
+    global: false,
+    ...(opts.exempt ? { allowList: opts.exempt } : {}),
+    errorResponseBuilder: (_req, context) =>
+      new RateLimitedError(Math.max(1, Math.ceil(context.ttl / 1000)), Number(context.max)),
+  })
+  const limitRequest = app.rateLimit()
+  app.limitRequest = limitRequest
+  app.addHook('onRequest', limitRequest)
+}
+
+/** One quota per client in this process: the same answers as the plugin's in-memory store, one synchronous step. */
+function limitInMemory(app: FastifyInstance, opts: LimitsOptions): void {
+  app.limiterReport = () => ({ store: 'memory', scope: 'process', key_prefix: null, degraded: null })
+  const limit = localLimiter({
+    max: opts.rateLimitPerMin,
+    windowMs: 60_000,
+    exempt: opts.exempt,
+    refusal: (retryAfterS, max) => new RateLimitedError(retryAfterS, max),
+  })
+  app.limitRequest = async (req, reply) => {
+    const refused = limit(req, reply)
+    if (refused) throw refused
+  }
+  // one root hook, so unmatched routes count toward the quota too; synchronous, so no promise per request
+  app.addHook('onRequest', (req, reply, done) => done(limit(req, reply) ?? undefined))
+}

@@ -1,4 +1,4 @@
-// The bars of stored datasets, read from SQLite once and kept in a bounded least-recently-used cache.
+// The bars of stored datasets, read from the database once and kept in a bounded least-recently-used cache.
 import type { Bars } from '../engines/trading/types.js'
 import type { DatasetRow, TradingRepository } from './repository.js'
 
@@ -9,32 +9,51 @@ export type BarsCache = ReturnType<typeof createBarsCache>
 
 /**
  * Datasets never change after import (a repeat import with other bars is refused), so their bars are read from
- * SQLite once and kept, least recently used first out, within `limitBytes` (BARS_CACHE_BYTES). Keyed by id and
+ * the database once and kept, least recently used first out, within `limitBytes` (BARS_CACHE_BYTES). Keyed by id and
  * checksum. Bounded by bytes, not bars: two 880k-bar datasets (84 MB) both stay hot, where a 1.5M-bar limit made them
- * evict each other and every backtest re-read 0.8 s of rows on the event loop.
+ * evict each other and every backtest re-read 0.8 s of rows.
  */
 export function createBarsCache(repo: TradingRepository, limitBytes: number) {
   const limit = Math.floor(limitBytes / BYTES_PER_BAR)
   const entries = new Map<string, Bars>()
+  /** Reads under way, so requests arriving together for one dataset share one read. */
+  const loading = new Map<string, Promise<Bars>>()
   let held = 0
+
+  function keep(key: string, bars: Bars): void {
+    if (bars.ts.length > limit) return
+    entries.set(key, bars)
+    held += bars.ts.length
+    for (const [oldKey, old] of entries) {
+      if (held <= limit) break
+      entries.delete(oldKey)
+      held -= old.ts.length
+    }
+  }
+
+  async function load(dataset: DatasetRow, key: string): Promise<Bars> {
+    let pending = loading.get(key)
+    if (!pending) {
+      pending = repo.loadBars(dataset.id)
+      loading.set(key, pending)
+      try {
+        keep(key, await pending)
+      } finally {
+        loading.delete(key)
+      }
+    }
+    return pending
+  }
+
   return {
-    get(dataset: DatasetRow, range: { from: number; to: number } | null): Bars {
+    async get(dataset: DatasetRow, range: { from: number; to: number } | null): Promise<Bars> {
       const key = `${dataset.id}:${dataset.sha256}`
       let bars = entries.get(key)
       if (bars) {
         entries.delete(key)
         entries.set(key, bars)
       } else {
-        bars = repo.loadBars(dataset.id)
-        if (bars.ts.length <= limit) {
-          entries.set(key, bars)
-          held += bars.ts.length
-          for (const [oldKey, old] of entries) {
-            if (held <= limit) break
-            entries.delete(oldKey)
-            held -= old.ts.length
-          }
-        }
+        bars = await load(dataset, key)
       }
       return range ? sliceBars(bars, range.from, range.to) : bars
     },

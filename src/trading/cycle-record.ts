@@ -1,4 +1,4 @@
-// Recording a paper cycle inside its transaction: the account (opened on first use), the signal, the cycle row, the
+// Recording a paper cycle inside its transaction (every read it depends on made there too): the account (opened on first use), the signal, the cycle row, the
 // filled market order with its cash entries and position, and the answer's body.
 import type { Clock } from '../clock.js'
 import type { Signal, StrategyName } from '../engines/trading/types.js'
@@ -35,15 +35,18 @@ interface OrderPlacement {
   now: string
 }
 
-/** Synchronous: runs inside the caller's transaction. */
-export function recordCycle(
+/**
+ * Runs on the repository of the caller's transaction: the account's cash and positions are read there, so two cycles
+ * on one account cannot both spend the same cash (PostgreSQL retries the one that lost, which then reads the new cash).
+ */
+export async function recordCycle(
   repo: TradingRepository, clock: Clock,
   body: FullCycleBody, dataset: DatasetRow, bar: Bar, atrNow: number, signal: ChosenSignal, key: string | null,
-): CycleAnswer {
+): Promise<CycleAnswer> {
   const now = iso(clock.now())
-  const account = ensureAccount(repo, body.account, now)
-  const valuation = valueAccount(repo, account, dataset.id, bar.close)
-  const held = repo.position(account.id, dataset.id)
+  const account = await ensureAccount(repo, body.account, now)
+  const valuation = await valueAccount(repo, account, dataset.id, bar.close)
+  const held = await repo.position(account.id, dataset.id)
   const risk: RiskSettings = {
     riskFraction: body.risk.fraction,
     atrMultiple: body.risk.atr_multiple,
@@ -56,18 +59,18 @@ export function recordCycle(
     signal: signal.value, currentQuantity: held?.quantity ?? 0, cash: account.cash, equity: valuation.equity, price: bar.close, atr: atrNow,
   }, risk)
 
-  const signalId = repo.insertSignal({
+  const signalId = await repo.insertSignal({
     dataset_id: dataset.id, strategy: signal.strategy, params: JSON.stringify(signal.params), signal: signal.value,
     bar_ts: bar.ts, origin: 'full-cycle', run_id: signal.run_id, created_at: now,
   })
   const outcome = sizing.order_quantity === 0 ? 'no_change' : 'ordered'
-  const cycleId = repo.insertCycle({ account_id: account.id, dataset_id: dataset.id, signal_id: signalId, idempotency_key: key, outcome, created_at: now })
+  const cycleId = await repo.insertCycle({ account_id: account.id, dataset_id: dataset.id, signal_id: signalId, idempotency_key: key, outcome, created_at: now })
 
   const before: Position = held
     ? { quantity: held.quantity, avgPrice: held.avg_price, realizedPnl: held.realized_pnl }
     : { quantity: 0, avgPrice: 0, realizedPnl: 0 }
   const filled = sizing.order_quantity !== 0
-    ? fillOrder(repo, { cycleId, account, dataset, bar, quantity: sizing.order_quantity, body, now }, before)
+    ? await fillOrder(repo, { cycleId, account, dataset, bar, quantity: sizing.order_quantity, body, now }, before)
     : null
   const cash = filled?.cash ?? account.cash
   const position = filled?.position ?? before
@@ -105,30 +108,30 @@ export function recordCycle(
 }
 
 /** The market order a cycle places, filled at the latest close with slippage: order, fill, cash entries, position. */
-function fillOrder(repo: TradingRepository, o: OrderPlacement, held: Position): FilledOrder {
+async function fillOrder(repo: TradingRepository, o: OrderPlacement, held: Position): Promise<FilledOrder> {
   const { cycleId, account, dataset, bar, body, now } = o
   const side = o.quantity > 0 ? 'buy' : 'sell'
   const quantity = Math.abs(o.quantity)
   const price = fillPrice(bar.close, side, body.slippage_bps)
   const commission = quantity * price * body.commission
-  const orderId = repo.insertOrder({
+  const orderId = await repo.insertOrder({
     cycle_id: cycleId, account_id: account.id, dataset_id: dataset.id, symbol: dataset.symbol, side, quantity,
     type: 'market', status: 'filled', reference_price: bar.close, created_at: now,
   })
-  const fillId = repo.insertFill({
+  const fillId = await repo.insertFill({
     order_id: orderId, account_id: account.id, dataset_id: dataset.id, symbol: dataset.symbol, side, quantity, price,
     commission, slippage_bps: body.slippage_bps, bar_ts: bar.ts, created_at: now,
   })
   const flow = cashFlowOf(side, quantity, price, commission)
   let cash = account.cash + flow.trade
-  repo.insertCash({ account_id: account.id, kind: 'trade', amount: flow.trade, balance_after: cash, fill_id: fillId, created_at: now })
+  await repo.insertCash({ account_id: account.id, kind: 'trade', amount: flow.trade, balance_after: cash, fill_id: fillId, created_at: now })
   if (commission > 0) {
     cash += flow.commission
-    repo.insertCash({ account_id: account.id, kind: 'commission', amount: flow.commission, balance_after: cash, fill_id: fillId, created_at: now })
+    await repo.insertCash({ account_id: account.id, kind: 'commission', amount: flow.commission, balance_after: cash, fill_id: fillId, created_at: now })
   }
-  repo.setCash(account.id, cash)
+  await repo.setCash(account.id, cash)
   const position = applyFill(held, o.quantity, price)
-  repo.upsertPosition({
+  await repo.upsertPosition({
     account_id: account.id, dataset_id: dataset.id, symbol: dataset.symbol, quantity: position.quantity,
     avg_price: position.avgPrice, realized_pnl: position.realizedPnl, updated_at: now,
   })
@@ -140,22 +143,22 @@ function fillOrder(repo: TradingRepository, o: OrderPlacement, held: Position): 
   }
 }
 
-function ensureAccount(repo: TradingRepository, id: string, now: string): AccountRow {
-  const existing = repo.account(id)
+async function ensureAccount(repo: TradingRepository, id: string, now: string): Promise<AccountRow> {
+  const existing = await repo.account(id)
   if (existing) return existing
   const account: AccountRow = { id, currency: PAPER_CURRENCY, initial_cash: PAPER_INITIAL_CASH, cash: PAPER_INITIAL_CASH, created_at: now }
-  repo.insertAccount(account)
-  repo.insertCash({ account_id: id, kind: 'deposit', amount: PAPER_INITIAL_CASH, balance_after: PAPER_INITIAL_CASH, fill_id: null, created_at: now })
+  await repo.insertAccount(account)
+  await repo.insertCash({ account_id: id, kind: 'deposit', amount: PAPER_INITIAL_CASH, balance_after: PAPER_INITIAL_CASH, fill_id: null, created_at: now })
   return account
 }
 
 /** Cash plus every position marked to its dataset's latest close. */
-function valueAccount(repo: TradingRepository, account: AccountRow, datasetId: number, close: number) {
+async function valueAccount(repo: TradingRepository, account: AccountRow, datasetId: number, close: number) {
   let otherMarketValue = 0
   let thisMarketValue = 0
-  for (const p of repo.positions(account.id)) {
+  for (const p of await repo.positions(account.id)) {
     if (p.dataset_id === datasetId) thisMarketValue = p.quantity * close
-    else otherMarketValue += p.quantity * (repo.lastBar(p.dataset_id)?.close ?? p.avg_price)
+    else otherMarketValue += p.quantity * ((await repo.lastBar(p.dataset_id))?.close ?? p.avg_price)
   }
   return { equity: account.cash + otherMarketValue + thisMarketValue, otherMarketValue }
 }

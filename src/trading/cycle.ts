@@ -1,7 +1,8 @@
-// The paper full cycle: signal → ATR risk sizing → paper order → fill at the latest close → ledger, in one transaction.
+// The paper full cycle: signal → ATR risk sizing → paper order → fill at the latest close → ledger, in one transaction
+// with its idempotency row. Across replicas the database decides: the key's unique constraint lets one request store
+// its cycle; the other's transaction fails (or, on PostgreSQL, is retried) and then replays the stored answer.
 import type { Clock } from '../clock.js'
 import { Refusal } from '../refusal.js'
-import type { Store } from '../store/index.js'
 import { atr, signalOf } from '../engines/trading/index.js'
 import type { Bars } from '../engines/trading/types.js'
 import { digestOf } from './checksum.js'
@@ -19,14 +20,16 @@ export const FULL_CYCLE_ROUTE = 'POST /api/v11/trading/full-cycle'
 export const IDEMPOTENCY_KEY_PATTERN = /^[\x21-\x7e]{1,200}$/
 
 export interface CycleDeps {
-  store: Store
   repo: TradingRepository
   service: TradingService
   clock: Clock
 }
 
-export function createCycleRunner({ store, repo, service, clock }: CycleDeps) {
-  /** Requests under way per idempotency key, so a concurrent repeat waits for the first instead of racing it. */
+export function createCycleRunner({ repo, service, clock }: CycleDeps) {
+  /**
+   * Requests under way per idempotency key in this process, so a concurrent repeat waits for the first instead of
+   * computing its signal too. Only a shortcut: the key's unique constraint is what keeps one order per key.
+   */
   const inflight = new Map<string, { digest: string; done: Promise<unknown> }>()
 
   const conflict = (key: string) =>
@@ -40,8 +43,8 @@ export function createCycleRunner({ store, repo, service, clock }: CycleDeps) {
   }
 
   async function execute(body: FullCycleBody, key: string | null, digest: string): Promise<CycleAnswer> {
-    const dataset = resolveDataset(repo, body.dataset)
-    const bars = service.bars(dataset)
+    const dataset = await resolveDataset(repo, body.dataset)
+    const bars = await service.bars(dataset)
     const n = bars.ts.length
     if (n < body.risk.atr_period + 1) {
       throw new Refusal('invalid_input', `dataset #${dataset.id} has ${n} bars; ATR(${body.risk.atr_period}) needs ${body.risk.atr_period + 1}`)
@@ -50,21 +53,32 @@ export function createCycleRunner({ store, repo, service, clock }: CycleDeps) {
     const atrNow = atr(bars.high, bars.low, bars.close, body.risk.atr_period)[n - 1]!
     if (!(atrNow > 0)) throw new Refusal('invalid_input', `ATR(${body.risk.atr_period}) of the latest bar is ${atrNow}; cannot size against it`)
     const bar = { ts: bars.ts[n - 1]!, close: bars.close[n - 1]! }
-    return store.transaction(() => {
-      if (key) {
-        // Another process (or a request that raced past the in-flight map) may have finished first.
-        const stored = repo.idempotency(key)
-        if (stored) return replay(stored, digest, key)
-      }
-      const answer = recordCycle(repo, clock, body, dataset, bar, atrNow, signal, key)
-      if (key) {
-        repo.insertIdempotency({
-          key, route: FULL_CYCLE_ROUTE, request_digest: digest, status_code: answer.status,
-          response: JSON.stringify(answer.body), created_at: iso(clock.now()),
-        })
-      }
-      return answer
-    })
+    // Everything above is computed before the transaction opens: it holds only database work.
+    try {
+      return await repo.transaction(async (tx) => {
+        if (key) {
+          // Another replica (or a request that raced past the in-flight map) may have finished first.
+          const stored = await tx.idempotency(key)
+          if (stored) return replay(stored, digest, key)
+        }
+        const answer = await recordCycle(tx, clock, body, dataset, bar, atrNow, signal, key)
+        if (key) {
+          const stored = await tx.insertIdempotency({
+            key, route: FULL_CYCLE_ROUTE, request_digest: digest, status_code: answer.status,
+            response: JSON.stringify(answer.body), created_at: iso(clock.now()),
+          })
+          if (!stored) throw new KeyTaken(key)
+        }
+        return answer
+      })
+    } catch (err) {
+      // A unique constraint (the key's, or its cycle's) refused this request's rows: the request that won stored
+      // its answer, which this one replays. Anything else (a refusal, no stored answer) stands.
+      if (key === null || err instanceof Refusal) throw err
+      const stored = await repo.idempotency(key)
+      if (!stored) throw err
+      return replay(stored, digest, key)
+    }
   }
 
   return {
@@ -81,7 +95,7 @@ export function createCycleRunner({ store, repo, service, clock }: CycleDeps) {
       if (key === null) return execute(body, null, digest)
       // Bounded: each pass either answers or waits for a request that then finished (successfully or not).
       for (let attempt = 0; attempt < 5; attempt++) {
-        const stored = repo.idempotency(key)
+        const stored = await repo.idempotency(key)
         if (stored) return replay(stored, digest, key)
         const pending = inflight.get(key)
         if (pending) {
@@ -99,6 +113,14 @@ export function createCycleRunner({ store, repo, service, clock }: CycleDeps) {
       }
       throw new Refusal('conflict', `Idempotency-Key "${key}" is busy with another request; retry`, { retryAfterS: 1 })
     },
+  }
+}
+
+/** Rolls back a cycle whose idempotency key another request stored meanwhile. */
+class KeyTaken extends Error {
+  override name = 'KeyTaken'
+  constructor(key: string) {
+    super(`Idempotency-Key "${key}" was stored by another request`)
   }
 }
 

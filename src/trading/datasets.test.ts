@@ -24,9 +24,9 @@ afterEach(() => store.close())
 
 const count = (table: string) => (store.db.prepare(`SELECT count(*) AS n FROM ${table}`).get() as { n: number }).n
 
-function refusalOf(fn: () => unknown): Refusal {
+async function refusalOf(fn: () => unknown): Promise<Refusal> {
   try {
-    fn()
+    await fn()
   } catch (err) {
     if (err instanceof Refusal) return err
     throw err
@@ -35,20 +35,20 @@ function refusalOf(fn: () => unknown): Refusal {
 }
 
 describe('CSV import', () => {
-  it('stores the bars with their checksum and inferred timeframe, and a repeat import is a no-op', () => {
-    const first = importCsvText(store, CSV, { symbol: 'TEST', origin: 'unit', now: NOW })
+  it('stores the bars with their checksum and inferred timeframe, and a repeat import is a no-op', async () => {
+    const first = await importCsvText(store, CSV, { symbol: 'TEST', origin: 'unit', now: NOW })
     expect(first.created).toBe(true)
     expect(first.dataset).toMatchObject({ symbol: 'TEST', timeframe: '1d', source: 'import', rows: 3, first_ts: '2024-01-02T00:00:00.000Z', seed: null })
-    const repo = createTradingRepository(store.db)
-    expect(barsSha256(repo.loadBars(first.dataset.id))).toBe(first.dataset.sha256)
-    const again = importCsvText(store, CSV, { symbol: 'TEST', origin: 'unit', now: NOW })
+    const repo = createTradingRepository(store.sql)
+    expect(barsSha256(await repo.loadBars(first.dataset.id))).toBe(first.dataset.sha256)
+    const again = await importCsvText(store, CSV, { symbol: 'TEST', origin: 'unit', now: NOW })
     expect(again).toMatchObject({ created: false, dataset: { id: first.dataset.id } })
     expect(count('bars')).toBe(3)
   })
 
-  it('reports a bad row by its line number and writes nothing', () => {
+  it('reports a bad row by its line number and writes nothing', async () => {
     const bad = CSV.replace('2024-01-03,10.5,11.2,10.1,11,1200', '2024-01-03,10.5,10.6,10.1,11,1200') // high below close
-    const refusal = refusalOf(() => importCsvText(store, bad, { symbol: 'BAD', origin: 'unit', now: NOW }))
+    const refusal = await refusalOf(() => importCsvText(store, bad, { symbol: 'BAD', origin: 'unit', now: NOW }))
     expect(refusal.code).toBe('invalid_input')
     expect(refusal.message).toMatch(/line 3/)
     expect(refusal.options.issues![0]).toMatchObject({ path: 'line 3' })
@@ -56,29 +56,29 @@ describe('CSV import', () => {
     expect(count('bars')).toBe(0)
   })
 
-  it('refuses other bars under an existing symbol and timeframe, and bad symbols', () => {
-    importCsvText(store, CSV, { symbol: 'TEST', origin: 'unit', now: NOW })
+  it('refuses other bars under an existing symbol and timeframe, and bad symbols', async () => {
+    await importCsvText(store, CSV, { symbol: 'TEST', origin: 'unit', now: NOW })
     const other = CSV.replace('1200', '1300')
-    expect(refusalOf(() => importCsvText(store, other, { symbol: 'TEST', origin: 'unit', now: NOW })).code).toBe('conflict')
-    expect(refusalOf(() => importCsvText(store, CSV, { symbol: 'no spaces', origin: 'unit', now: NOW })).code).toBe('invalid_input')
-    expect(refusalOf(() => importCsvText(store, CSV, { symbol: 'OK', timeframe: 'daily', origin: 'unit', now: NOW })).code).toBe('invalid_input')
+    expect((await refusalOf(() => importCsvText(store, other, { symbol: 'TEST', origin: 'unit', now: NOW }))).code).toBe('conflict')
+    expect((await refusalOf(() => importCsvText(store, CSV, { symbol: 'no spaces', origin: 'unit', now: NOW }))).code).toBe('invalid_input')
+    expect((await refusalOf(() => importCsvText(store, CSV, { symbol: 'OK', timeframe: 'daily', origin: 'unit', now: NOW }))).code).toBe('invalid_input')
   })
 
-  it('resolves datasets by id, symbol (any case) and symbol@timeframe, naming the choices otherwise', () => {
-    const d = importCsvText(store, CSV, { symbol: 'TEST', origin: 'unit', now: NOW }).dataset
-    importCsvText(store, CSV, { symbol: 'TEST', timeframe: '1h', origin: 'unit', now: NOW })
-    const repo = createTradingRepository(store.db)
-    expect(resolveDataset(repo, d.id).id).toBe(d.id)
-    expect(resolveDataset(repo, String(d.id)).id).toBe(d.id)
-    expect(resolveDataset(repo, 'test@1d').id).toBe(d.id)
-    const ambiguous = refusalOf(() => resolveDataset(repo, 'TEST'))
+  it('resolves datasets by id, symbol (any case) and symbol@timeframe, naming the choices otherwise', async () => {
+    const d = (await importCsvText(store, CSV, { symbol: 'TEST', origin: 'unit', now: NOW })).dataset
+    await importCsvText(store, CSV, { symbol: 'TEST', timeframe: '1h', origin: 'unit', now: NOW })
+    const repo = createTradingRepository(store.sql)
+    expect((await resolveDataset(repo, d.id)).id).toBe(d.id)
+    expect((await resolveDataset(repo, String(d.id))).id).toBe(d.id)
+    expect((await resolveDataset(repo, 'test@1d')).id).toBe(d.id)
+    const ambiguous = await refusalOf(() => resolveDataset(repo, 'TEST'))
     expect(ambiguous.options.hints!.valid_choices).toEqual(['TEST@1d', 'TEST@1h'])
-    const missing = refusalOf(() => resolveDataset(repo, 'NOPE'))
+    const missing = await refusalOf(() => resolveDataset(repo, 'NOPE'))
     expect(missing.code).toBe('not_found')
     expect(missing.options.hints!.valid_choices).toHaveLength(2)
   })
 
-  it('infers timeframes from the median spacing', () => {
+  it('infers timeframes from the median spacing', async () => {
     const days = Float64Array.from([0, 1, 2, 5, 6, 7], (d) => d * 86_400_000) // a weekend gap
     expect(inferTimeframe(days)).toBe('1d')
     expect(inferTimeframe(Float64Array.from([0, 1, 2, 3], (i) => i * 900_000))).toBe('15m')
@@ -87,49 +87,49 @@ describe('CSV import', () => {
 })
 
 describe.skipIf(!existsSync(DATA))('real data import (needs ../shared/data)', () => {
-  it('imports GOOG.csv and EURUSD.csv as they are', () => {
-    const goog = importCsvFile(store, join(DATA, 'GOOG.csv'), { symbol: 'GOOG', now: NOW })
+  it('imports GOOG.csv and EURUSD.csv as they are', async () => {
+    const goog = await importCsvFile(store, join(DATA, 'GOOG.csv'), { symbol: 'GOOG', now: NOW })
     expect(goog.dataset).toMatchObject({ symbol: 'GOOG', timeframe: '1d', rows: 2148, first_ts: '2004-08-19T00:00:00.000Z', origin: 'GOOG.csv' })
-    const eurusd = importCsvFile(store, join(DATA, 'EURUSD.csv'), { symbol: 'EURUSD', now: NOW })
+    const eurusd = await importCsvFile(store, join(DATA, 'EURUSD.csv'), { symbol: 'EURUSD', now: NOW })
     expect(eurusd.dataset).toMatchObject({ symbol: 'EURUSD', timeframe: '1h', rows: 5000, first_ts: '2017-04-19T09:00:00.000Z' })
     const lines = readFileSync(join(DATA, 'GOOG.csv'), 'utf8').trim().split('\n')
     const lastClose = Number(lines.at(-1)!.split(',')[4])
-    const repo = createTradingRepository(store.db)
-    const bars = repo.loadBars(goog.dataset.id)
+    const repo = createTradingRepository(store.sql)
+    const bars = await repo.loadBars(goog.dataset.id)
     expect(bars.close[bars.close.length - 1]).toBe(lastClose)
-    expect(verifyAll(store, repo, NOW).ok).toBe(true)
+    expect((await verifyAll(store.sql, repo, NOW)).ok).toBe(true)
   })
 })
 
 describe('seeding', () => {
-  it('writes the small synthetic set once, labelled with seed and generator', () => {
-    expect(seedIfFirstStart(store, 'small', NOW)).toEqual(seedDatasetsOf('small').map((d) => d.symbol))
-    const repo = createTradingRepository(store.db)
-    const rows = repo.datasets()
+  it('writes the small synthetic set once, labelled with seed and generator', async () => {
+    expect(await seedIfFirstStart(store, 'small', NOW)).toEqual(seedDatasetsOf('small').map((d) => d.symbol))
+    const repo = createTradingRepository(store.sql)
+    const rows = await repo.datasets()
     expect(rows.every((d) => d.source === 'synthetic' && d.seed !== null && d.generator !== null)).toBe(true)
-    expect(seedIfFirstStart(store, 'small', NOW)).toEqual([])
-    expect(repo.datasetCount()).toBe(rows.length)
+    expect(await seedIfFirstStart(store, 'small', NOW)).toEqual([])
+    expect(await repo.datasetCount()).toBe(rows.length)
   })
 
-  it('plans 10+ years of daily bars and 100k+ intraday bars for a full seed, and nothing for none', () => {
+  it('plans 10+ years of daily bars and 100k+ intraday bars for a full seed, and nothing for none', async () => {
     const full = seedDatasetsOf('full')
     const daily = full.find((d) => d.timeframe === '1d')!
     expect(daily.spec.bars).toBeGreaterThanOrEqual(2520)
     expect(full.some((d) => d.timeframe !== '1d' && d.spec.bars >= 100_000)).toBe(true)
     expect(seedDatasetsOf('none')).toEqual([])
-    expect(seedIfFirstStart(store, 'none', NOW)).toEqual([])
+    expect(await seedIfFirstStart(store, 'none', NOW)).toEqual([])
   })
 })
 
 describe('verify', () => {
-  it('passes on seeded data and catches a tampered bar and a tampered cash balance', () => {
-    seedIfFirstStart(store, 'small', NOW)
-    const repo = createTradingRepository(store.db)
-    expect(verifyAll(store, repo, NOW)).toMatchObject({ ok: true, summary: { failed: 0 } })
+  it('passes on seeded data and catches a tampered bar and a tampered cash balance', async () => {
+    await seedIfFirstStart(store, 'small', NOW)
+    const repo = createTradingRepository(store.sql)
+    expect(await verifyAll(store.sql, repo, NOW)).toMatchObject({ ok: true, summary: { failed: 0 } })
 
     store.db.prepare('UPDATE bars SET close = close * 1.0001 WHERE dataset_id = 1 AND ts = (SELECT max(ts) FROM bars WHERE dataset_id = 1)').run()
     store.db.prepare("INSERT INTO accounts (id, currency, initial_cash, cash, created_at) VALUES ('paper', 'USD', 1000, 1001, 'x')").run()
-    const report = verifyAll(store, repo, NOW)
+    const report = await verifyAll(store.sql, repo, NOW)
     expect(report.ok).toBe(false)
     const failed = report.checks.filter((c) => !c.ok).map((c) => `${c.name} ${c.subject}`)
     expect(failed).toContain('dataset_checksum #1 SYN-DAILY@1d')

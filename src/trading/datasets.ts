@@ -44,16 +44,16 @@ export function datasetView(row: DatasetRow): DatasetView {
 }
 
 /** `dataset` in a request: an id (number or digits), a symbol, or `symbol@timeframe` when a symbol has several. */
-export function resolveDataset(repo: TradingRepository, ref: number | string): DatasetRow {
+export async function resolveDataset(repo: TradingRepository, ref: number | string): Promise<DatasetRow> {
   const text = String(ref).trim()
   let found: DatasetRow | undefined
   if (/^\d+$/.test(text)) {
-    found = repo.datasetById(Number(text))
+    found = await repo.datasetById(Number(text))
   } else {
     const at = text.lastIndexOf('@')
     const matches = at > 0
-      ? repo.datasetsBySymbol(text.slice(0, at)).filter((d) => d.timeframe === text.slice(at + 1))
-      : repo.datasetsBySymbol(text)
+      ? (await repo.datasetsBySymbol(text.slice(0, at))).filter((d) => d.timeframe === text.slice(at + 1))
+      : await repo.datasetsBySymbol(text)
     if (matches.length > 1) {
       throw new Refusal('invalid_input', `dataset "${text}" is ambiguous: ${matches.map(label).join(', ')}; name one by id or as symbol@timeframe`, {
         hints: { valid_choices: matches.map((d) => `${d.symbol}@${d.timeframe}`) },
@@ -62,7 +62,7 @@ export function resolveDataset(repo: TradingRepository, ref: number | string): D
     found = matches[0]
   }
   if (!found) {
-    const all = repo.datasets()
+    const all = await repo.datasets()
     throw new Refusal('not_found', `no dataset "${text}"; known: ${all.map(label).join(', ') || 'none'}`, {
       hints: { valid_choices: all.map((d) => ({ id: d.id, symbol: d.symbol, timeframe: d.timeframe })) },
     })
@@ -87,8 +87,12 @@ export interface ImportResult {
   created: boolean
 }
 
-/** Parses, validates and stores a CSV in one transaction: a bad row is reported by line and nothing is written. */
-export function importCsvText(store: Store, text: string, options: ImportOptions): ImportResult {
+/**
+ * Parses, validates and stores a CSV in one transaction: a bad row is reported by line and nothing is written. Two
+ * imports of one symbol and timeframe at once (two replicas): the unique (symbol, timeframe) decides, and the one that
+ * lost finds the winner's dataset (the same bars: created false; other bars: conflict).
+ */
+export async function importCsvText(store: Store, text: string, options: ImportOptions): Promise<ImportResult> {
   checkSymbol(options.symbol)
   if (options.timeframe !== undefined) checkTimeframe(options.timeframe)
   let bars: Bars
@@ -103,16 +107,17 @@ export function importCsvText(store: Store, text: string, options: ImportOptions
   }
   const timeframe = options.timeframe ?? inferTimeframe(bars.ts)
   const sha256 = barsSha256(bars)
-  const repo = createTradingRepository(store.db)
-  return store.transaction(() => {
-    const existing = repo.datasetByKey(options.symbol, timeframe)
-    if (existing) {
-      if (existing.sha256 === sha256) return { dataset: datasetView(existing), created: false }
-      throw new Refusal('conflict', `dataset ${label(existing)} already exists with other bars (sha256 ${existing.sha256.slice(0, 12)}…); import under another symbol or timeframe`, {
-        hints: { existing: { id: existing.id, sha256: existing.sha256 } },
-      })
-    }
-    const row = repo.insertDataset({
+  const repo = createTradingRepository(store.sql)
+  const existingAnswer = (existing: DatasetRow): ImportResult => {
+    if (existing.sha256 === sha256) return { dataset: datasetView(existing), created: false }
+    throw new Refusal('conflict', `dataset ${label(existing)} already exists with other bars (sha256 ${existing.sha256.slice(0, 12)}…); import under another symbol or timeframe`, {
+      hints: { existing: { id: existing.id, sha256: existing.sha256 } },
+    })
+  }
+  const attempt = repo.transaction(async (tx) => {
+    const existing = await tx.datasetByKey(options.symbol, timeframe)
+    if (existing) return existingAnswer(existing)
+    const row = await tx.insertDataset({
       symbol: options.symbol,
       timeframe,
       source: 'import',
@@ -124,6 +129,15 @@ export function importCsvText(store: Store, text: string, options: ImportOptions
     }, bars)
     return { dataset: datasetView(row), created: true }
   })
+  try {
+    return await attempt
+  } catch (err) {
+    if (err instanceof Refusal) throw err
+    // The unique (symbol, timeframe) refused this insert: another import stored the dataset first.
+    const winner = await repo.datasetByKey(options.symbol, timeframe)
+    if (winner) return existingAnswer(winner)
+    throw err
+  }
 }
 
 /** What `ncm import file.csv --symbol GOOG` calls: reads the file and imports it (throws a Refusal on bad input). */
@@ -131,7 +145,7 @@ export function importCsvFile(
   store: Store,
   path: string,
   options: { symbol: string; timeframe?: string; now?: number },
-): ImportResult {
+): Promise<ImportResult> {
   const text = readFileSync(path, 'utf8')
   return importCsvText(store, text, {
     symbol: options.symbol,

@@ -3,7 +3,7 @@ import { runHref } from './readback.js'
 import { day, esc, link, more, num, params, signed, table, td, tone } from './page-format.js'
 import type { createSystem } from './system.js'
 
-export type Panels = ReturnType<ReturnType<typeof createSystem>['panels']>
+export type Panels = Awaited<ReturnType<ReturnType<typeof createSystem>['panels']>>
 type PanelSet = Panels['panels']
 
 /** The paper account's KPIs, or how to open one. */

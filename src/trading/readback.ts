@@ -2,7 +2,6 @@
 // (one with a page of bars; deleted), and the paper ledger, each list paged by src/paging.ts.
 import { pageAnswer, pagedList, type PagedList, type PageQuery, type Position } from '../paging.js'
 import { Refusal } from '../refusal.js'
-import type { Store } from '../store/index.js'
 import { datasetView, resolveDataset } from './datasets.js'
 import { downsample, iso, type tradeView } from './present.js'
 import type { AccountRow, CycleRow, DatasetRow, FillRow, OrderRow, PositionRow, RunKind, RunRow } from './repository.js'
@@ -27,21 +26,21 @@ export const runHref = (id: number): string => `/api/v11/runs/${id}`
 
 const parseJson = (text: string): Record<string, unknown> => JSON.parse(text) as Record<string, unknown>
 
-export function createReadback(service: TradingService, store: Store) {
+export function createReadback(service: TradingService) {
   const repo = service.repo
-  const datasetId = (ref: string | undefined): number | null => (ref === undefined ? null : resolveDataset(repo, ref).id)
+  const datasetId = async (ref: string | undefined): Promise<number | null> => (ref === undefined ? null : (await resolveDataset(repo, ref)).id)
 
   return {
-    datasets: (query: PageQuery) =>
-      pageAnswer('datasets', LISTS.datasets.read(query, (r) => repo.datasetsPage(r.after, r.limit)), datasetView),
+    datasets: async (query: PageQuery) =>
+      pageAnswer('datasets', await LISTS.datasets.read(query, (r) => repo.datasetsPage(r.after, r.limit)), datasetView),
 
     /** One dataset by id, symbol or symbol@timeframe: its metadata, what refers to it, and a page of its bars. */
-    dataset(ref: string, query: PageQuery) {
-      const dataset = resolveDataset(repo, ref)
-      const page = LISTS.bars.read(query, (r) => repo.barsPage(dataset.id, r.after, r.limit))
+    async dataset(ref: string, query: PageQuery) {
+      const dataset = await resolveDataset(repo, ref)
+      const page = await LISTS.bars.read(query, (r) => repo.barsPage(dataset.id, r.after, r.limit))
       return {
         dataset: datasetView(dataset),
-        references: repo.datasetReferences(dataset.id),
+        references: await repo.datasetReferences(dataset.id),
         ...pageAnswer('bars', page, (b) => ({ ts: b.ts, time: iso(b.ts), open: b.open, high: b.high, low: b.low, close: b.close, volume: b.volume })),
       }
     },
@@ -51,9 +50,9 @@ export function createReadback(service: TradingService, store: Store) {
      * the paper ledger is an accounting record, so a dataset it refers to is never deleted.
      */
     deleteDataset(ref: string, cascade: boolean) {
-      return store.transaction(() => {
-        const dataset = resolveDataset(repo, ref)
-        const refs = repo.datasetReferences(dataset.id)
+      return repo.transaction(async (tx) => {
+        const dataset = await resolveDataset(tx, ref)
+        const refs = await tx.datasetReferences(dataset.id)
         const label = `dataset #${dataset.id} (${dataset.symbol}@${dataset.timeframe})`
         const ledger = refs.cycles + refs.orders + refs.fills + refs.positions
         if (ledger > 0) {
@@ -66,14 +65,14 @@ export function createReadback(service: TradingService, store: Store) {
             `${refs.runs} runs and ${refs.signals} signals refer to ${label}; list them with GET /api/v11/runs?dataset=${dataset.id}, ` +
             'or delete them with it: ?cascade=true', { hints: { references: refs } })
         }
-        const removed = repo.deleteDatasetWithRuns(dataset.id)
+        const removed = await tx.deleteDatasetWithRuns(dataset.id)
         return { deleted: datasetView(dataset), removed }
       })
     },
 
-    runs(query: PageQuery & { kind?: RunKind | undefined; dataset?: string | undefined; strategy?: string | undefined }) {
-      const filter = { kind: query.kind ?? null, dataset_id: datasetId(query.dataset), strategy: query.strategy ?? null }
-      return pageAnswer('runs', LISTS.runs.read(query, (r) => repo.runsPage(filter, r.after, r.limit)), runListItem)
+    async runs(query: PageQuery & { kind?: RunKind | undefined; dataset?: string | undefined; strategy?: string | undefined }) {
+      const filter = { kind: query.kind ?? null, dataset_id: await datasetId(query.dataset), strategy: query.strategy ?? null }
+      return pageAnswer('runs', await LISTS.runs.read(query, (r) => repo.runsPage(filter, r.after, r.limit)), runListItem)
     },
 
     /**
@@ -82,11 +81,11 @@ export function createReadback(service: TradingService, store: Store) {
      * says whether the recomputed statistics equal the stored ones.
      */
     async run(id: number, opts: { withTrades: boolean; equityPoints?: number | undefined }) {
-      const row = repo.runById(id)
+      const row = await repo.runById(id)
       if (!row) throw new Refusal('not_found', `no run ${id}; list runs with GET /api/v11/runs`)
-      const dataset = repo.datasetById(row.dataset_id)!
+      const dataset = (await repo.datasetById(row.dataset_id))!
       const stats = parseJson(row.stats)
-      const earlier = repo.earlierRunWithDigest(row.inputs_digest, row.id)
+      const earlier = await repo.earlierRunWithDigest(row.inputs_digest, row.id)
       return {
         id: row.id,
         kind: row.kind,
@@ -105,7 +104,7 @@ export function createReadback(service: TradingService, store: Store) {
       }
     },
 
-    accounts: (query: PageQuery) => pageAnswer('accounts', LISTS.accounts.read(query, (r) => repo.accountsPage(r.after, r.limit))),
+    accounts: async (query: PageQuery) => pageAnswer('accounts', await LISTS.accounts.read(query, (r) => repo.accountsPage(r.after, r.limit))),
     positions: ledgerList('positions', LISTS.positions, repo.positionsPage),
     orders: ledgerList('orders', LISTS.orders, repo.ordersPage),
     fills: ledgerList('fills', LISTS.fills, repo.fillsPage),
@@ -113,12 +112,13 @@ export function createReadback(service: TradingService, store: Store) {
   }
 
   /** A ledger list filtered by account and dataset. */
-  function ledgerList<K extends string, T>(name: K, list: PagedList<T>, fetch: (filter: LedgerFilter, after: Position | null, limit: number) => T[]) {
-    return (query: LedgerQuery) => pageAnswer(name, list.read(query, (r) => fetch(ledgerFilter(query), r.after, r.limit)))
+  function ledgerList<K extends string, T>(name: K, list: PagedList<T>, fetch: (filter: LedgerFilter, after: Position | null, limit: number) => Promise<T[]>) {
+    return async (query: LedgerQuery) =>
+      pageAnswer(name, await list.read(query, async (r) => fetch(await ledgerFilter(query), r.after, r.limit)))
   }
 
-  function ledgerFilter(query: LedgerQuery): LedgerFilter {
-    return { account_id: query.account ?? null, dataset_id: datasetId(query.dataset) }
+  async function ledgerFilter(query: LedgerQuery): Promise<LedgerFilter> {
+    return { account_id: query.account ?? null, dataset_id: await datasetId(query.dataset) }
   }
 }
 
@@ -135,7 +135,7 @@ function runListItem(row: RunListRow) {
     params: parseJson(row.params),
     headline: headlineOf(row.kind, stats),
     inputs_digest: row.inputs_digest,
-    equity_stored: row.equity_stored === 1,
+    equity_stored: Number(row.equity_stored) === 1,
     elapsed_ms: row.elapsed_ms,
     created_at: row.created_at,
     href: runHref(row.id),

@@ -1,13 +1,14 @@
 // The trading tables read back page by page (keyset, src/store/keyset.ts) and a dataset's removal: part of the
-// trading repository, prepared once per database.
-import type { Db } from '../store/index.js'
-import { keysetQuery } from '../store/keyset.js'
+// trading repository.
+import { keysetPages } from '../store/keyset.js'
+import type { Sql } from '../store/sql.js'
+import type { BarRow } from './repository-market.js'
 import type { AccountRow, CycleRow, DatasetRow, FillRow, OrderRow, PositionRow, RunKind, RunRow } from './rows.js'
 
 type After = readonly (string | number)[] | null
 
-export type RunListRow = Omit<RunRow, 'equity' | 'request'> & { equity_stored: 0 | 1; symbol: string; timeframe: string }
-export type BarRow = { ts: number; open: number; high: number; low: number; close: number; volume: number }
+export type RunListRow = Omit<RunRow, 'equity' | 'request'> & { equity_stored: number; symbol: string; timeframe: string }
+export type { BarRow }
 
 export interface RunFilter {
   kind: RunKind | null
@@ -32,45 +33,30 @@ export interface DatasetReferences {
 
 const byAccountAndDataset = ['(@account_id IS NULL OR account_id = @account_id)', '(@dataset_id IS NULL OR dataset_id = @dataset_id)']
 
-export function createPagedReads(db: Db) {
-  const datasets = keysetQuery<DatasetRow>(db, { select: 'SELECT * FROM datasets', key: ['id'], order: 'asc' })
-  const bars = keysetQuery<BarRow>(db, {
+export function createPagedReads(sql: Sql) {
+  const datasets = keysetPages<DatasetRow>(sql, { select: 'SELECT * FROM datasets', key: ['id'], order: 'asc' })
+  const bars = keysetPages<BarRow>(sql, {
     select: 'SELECT ts, open, high, low, close, volume FROM bars',
     where: ['dataset_id = @dataset_id'],
     key: ['ts'],
     order: 'asc',
   })
   // Newest first; the equity curve itself stays out of a listing.
-  const runs = keysetQuery<RunListRow>(db, {
+  const runs = keysetPages<RunListRow>(sql, {
     select: `SELECT r.id, r.kind, r.dataset_id, r.strategy, r.params, r.inputs_digest, r.stats, r.elapsed_ms, r.created_at,
-               (r.equity IS NOT NULL) AS equity_stored, d.symbol, d.timeframe
+               CASE WHEN r.equity IS NULL THEN 0 ELSE 1 END AS equity_stored, d.symbol, d.timeframe
              FROM runs r JOIN datasets d ON d.id = r.dataset_id`,
     where: ['(@kind IS NULL OR r.kind = @kind)', '(@dataset_id IS NULL OR r.dataset_id = @dataset_id)', '(@strategy IS NULL OR r.strategy = @strategy)'],
     key: ['r.id'],
     order: 'desc',
   })
-  const accounts = keysetQuery<AccountRow>(db, { select: 'SELECT * FROM accounts', key: ['id'], order: 'asc' })
-  const positions = keysetQuery<PositionRow>(db, {
+  const accounts = keysetPages<AccountRow>(sql, { select: 'SELECT * FROM accounts', key: ['id'], order: 'asc' })
+  const positions = keysetPages<PositionRow>(sql, {
     select: 'SELECT * FROM positions', where: byAccountAndDataset, key: ['account_id', 'dataset_id'], order: 'asc',
   })
-  const orders = keysetQuery<OrderRow>(db, { select: 'SELECT * FROM orders', where: byAccountAndDataset, key: ['id'], order: 'desc' })
-  const fills = keysetQuery<FillRow>(db, { select: 'SELECT * FROM fills', where: byAccountAndDataset, key: ['id'], order: 'desc' })
-  const cycles = keysetQuery<CycleRow>(db, { select: 'SELECT * FROM cycles', where: byAccountAndDataset, key: ['id'], order: 'desc' })
-
-  const referenceCounts = db.prepare<{ id: number }, DatasetReferences>(
-    `SELECT (SELECT count(*) FROM runs WHERE dataset_id = @id) AS runs,
-            (SELECT count(*) FROM signals WHERE dataset_id = @id) AS signals,
-            (SELECT count(*) FROM cycles WHERE dataset_id = @id) AS cycles,
-            (SELECT count(*) FROM orders WHERE dataset_id = @id) AS orders,
-            (SELECT count(*) FROM fills WHERE dataset_id = @id) AS fills,
-            (SELECT count(*) FROM positions WHERE dataset_id = @id) AS positions`,
-  )
-  const datasetRows = db.prepare<[number], { n: number }>('SELECT rows AS n FROM datasets WHERE id = ?')
-  const deleteSignals = db.prepare<[number]>('DELETE FROM signals WHERE dataset_id = ?')
-  // Signals of other datasets never point at these runs (a signal's run is a run of its own dataset), but be exact.
-  const unlinkSignals = db.prepare<[number]>('UPDATE signals SET run_id = NULL WHERE run_id IN (SELECT id FROM runs WHERE dataset_id = ?)')
-  const deleteRuns = db.prepare<[number]>('DELETE FROM runs WHERE dataset_id = ?')
-  const deleteDataset = db.prepare<[number]>('DELETE FROM datasets WHERE id = ?') // bars go by ON DELETE CASCADE
+  const orders = keysetPages<OrderRow>(sql, { select: 'SELECT * FROM orders', where: byAccountAndDataset, key: ['id'], order: 'desc' })
+  const fills = keysetPages<FillRow>(sql, { select: 'SELECT * FROM fills', where: byAccountAndDataset, key: ['id'], order: 'desc' })
+  const cycles = keysetPages<CycleRow>(sql, { select: 'SELECT * FROM cycles', where: byAccountAndDataset, key: ['id'], order: 'desc' })
 
   return {
     datasetsPage: (after: After, limit: number) => datasets({}, after, limit),
@@ -82,14 +68,29 @@ export function createPagedReads(db: Db) {
     fillsPage: (filter: LedgerFilter, after: After, limit: number) => fills({ ...filter }, after, limit),
     cyclesPage: (filter: LedgerFilter, after: After, limit: number) => cycles({ ...filter }, after, limit),
 
-    datasetReferences: (id: number): DatasetReferences => referenceCounts.get({ id })!,
-    /** Removes a dataset, its bars, and (the caller has decided so) its runs and signals; call inside a transaction. */
-    deleteDatasetWithRuns(id: number): { bars: number; runs: number; signals: number } {
-      const bars = datasetRows.get(id)?.n ?? 0
-      const signals = deleteSignals.run(id).changes
-      unlinkSignals.run(id)
-      const runs = deleteRuns.run(id).changes
-      deleteDataset.run(id)
+    async datasetReferences(id: number): Promise<DatasetReferences> {
+      const row = (await sql.get<Record<keyof DatasetReferences, number | string>>(
+        `SELECT (SELECT count(*) FROM runs WHERE dataset_id = @id) AS runs,
+                (SELECT count(*) FROM signals WHERE dataset_id = @id) AS signals,
+                (SELECT count(*) FROM cycles WHERE dataset_id = @id) AS cycles,
+                (SELECT count(*) FROM orders WHERE dataset_id = @id) AS orders,
+                (SELECT count(*) FROM fills WHERE dataset_id = @id) AS fills,
+                (SELECT count(*) FROM positions WHERE dataset_id = @id) AS positions`,
+        { id },
+      ))!
+      return {
+        runs: Number(row.runs), signals: Number(row.signals), cycles: Number(row.cycles),
+        orders: Number(row.orders), fills: Number(row.fills), positions: Number(row.positions),
+      }
+    },
+    /** Removes a dataset, its bars, and (the caller has decided so) its runs and signals; call on a transaction's Sql. */
+    async deleteDatasetWithRuns(id: number): Promise<{ bars: number; runs: number; signals: number }> {
+      const bars = Number((await sql.get<{ n: number }>('SELECT rows AS n FROM datasets WHERE id = ?', [id]))?.n ?? 0)
+      const signals = (await sql.run('DELETE FROM signals WHERE dataset_id = ?', [id])).changes
+      // Signals of other datasets never point at these runs (a signal's run is a run of its own dataset), but be exact.
+      await sql.run('UPDATE signals SET run_id = NULL WHERE run_id IN (SELECT id FROM runs WHERE dataset_id = ?)', [id])
+      const runs = (await sql.run('DELETE FROM runs WHERE dataset_id = ?', [id])).changes
+      await sql.run('DELETE FROM datasets WHERE id = ?', [id]) // bars go by ON DELETE CASCADE
       return { bars, runs, signals }
     },
   }

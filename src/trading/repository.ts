@@ -1,6 +1,7 @@
-// The trading tables: prepared once, synchronous, called inside the service's transactions (never across an await).
-import type { Db } from '../store/index.js'
+// The trading tables through Sql (src/store/sql.ts): one repository per Sql, the same code on SQLite and PostgreSQL.
+// Writes that belong together go through `transaction`, whose repository reads and writes on the transaction's Sql.
 import { perDatabase } from '../store/repository.js'
+import type { Sql } from '../store/sql.js'
 import { createPagedReads } from './repository-pages.js'
 import { createLedgerTables } from './repository-ledger.js'
 import { createMarketTables } from './repository-market.js'
@@ -15,40 +16,41 @@ export const TRADING_TABLES = [
   'idempotency_keys',
 ] as const
 
-export type TradingRepository = ReturnType<typeof buildTradingRepository>
+type TradingTable = (typeof TRADING_TABLES)[number]
 
-/** The trading tables' repository of a database: one per database (service, seed and imports share it). */
-export const createTradingRepository = perDatabase(buildTradingRepository)
+export type TradingRepository = ReturnType<typeof buildTables> & {
+  /**
+   * Runs fn in one transaction with the repository of the transaction's Sql. Only database work inside: on
+   * PostgreSQL fn may run again (SERIALIZABLE, retried), on SQLite every other statement waits while it runs.
+   */
+  transaction<T>(fn: (tx: TradingRepository) => Promise<T>): Promise<T>
+}
 
-function buildTradingRepository(db: Db) {
-  const s = {
-    idempotency: db.prepare<[string], IdempotencyRow>('SELECT * FROM idempotency_keys WHERE key = ?'),
-    insertIdempotency: db.prepare<[IdempotencyRow]>(
-      `INSERT INTO idempotency_keys (key, route, request_digest, status_code, response, created_at)
-       VALUES (@key, @route, @request_digest, @status_code, @response, @created_at)`,
-    ),
-  }
+/** The trading tables' repository of a Sql: one per Sql (service, seed and imports share it). */
+export const createTradingRepository = perDatabase((sql: Sql): TradingRepository => ({
+  ...buildTables(sql),
+  transaction: (fn) => sql.transaction((tx) => fn(createTradingRepository(tx))),
+}))
 
-  const countOf = (table: (typeof TRADING_TABLES)[number]) => db.prepare<[], { n: number }>(`SELECT count(*) AS n FROM ${table}`)
-  const counts = Object.fromEntries(TRADING_TABLES.map((t) => [t, countOf(t)])) as Record<
-    (typeof TRADING_TABLES)[number],
-    ReturnType<typeof countOf>
-  >
-
+function buildTables(sql: Sql) {
   return {
-    ...createPagedReads(db),
-    ...createMarketTables(db),
-    ...createRunTables(db),
-    ...createLedgerTables(db),
+    ...createPagedReads(sql),
+    ...createMarketTables(sql),
+    ...createRunTables(sql),
+    ...createLedgerTables(sql),
 
-    idempotency: (key: string): IdempotencyRow | undefined => s.idempotency.get(key),
-    insertIdempotency: (row: IdempotencyRow): void => void s.insertIdempotency.run(row),
+    idempotency: (key: string): Promise<IdempotencyRow | undefined> =>
+      sql.get<IdempotencyRow>('SELECT * FROM idempotency_keys WHERE key = ?', [key]),
+    /** False when the key is already stored: another request holds it (its unique constraint decides). */
+    insertIdempotency: async (row: IdempotencyRow): Promise<boolean> => (await sql.run(
+      `INSERT INTO idempotency_keys (key, route, request_digest, status_code, response, created_at)
+       VALUES (@key, @route, @request_digest, @status_code, @response, @created_at) ON CONFLICT (key) DO NOTHING`,
+      { ...row },
+    )).changes === 1,
 
-    tableCounts(): Record<(typeof TRADING_TABLES)[number], number> {
-      return Object.fromEntries(TRADING_TABLES.map((t) => [t, counts[t].get()!.n])) as Record<
-        (typeof TRADING_TABLES)[number],
-        number
-      >
+    async tableCounts(): Promise<Record<TradingTable, number>> {
+      const counts = await Promise.all(TRADING_TABLES.map((t) => sql.get<{ n: number }>(`SELECT count(*) AS n FROM ${t}`)))
+      return Object.fromEntries(TRADING_TABLES.map((t, i) => [t, Number(counts[i]!.n)])) as Record<TradingTable, number>
     },
   }
 }

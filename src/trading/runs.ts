@@ -24,6 +24,10 @@ export interface RunRetention {
 export type RunRecorder = ReturnType<typeof createRunRecorder>
 
 export function createRunRecorder(repo: TradingRepository, clock: Clock, retention: RunRetention = { maxRuns: 0, maxAgeDays: 0 }) {
+  /**
+   * Stores a run once per inputs: identical inputs give an identical answer, so a repeat only adds a curve the first
+   * lacked. Lookup, insert and pruning are one transaction: two replicas storing the same inputs at once store one run.
+   */
   function record(kind: RunKind, dataset: DatasetRow, fields: {
     strategy: string | null
     params: unknown
@@ -33,20 +37,11 @@ export function createRunRecorder(repo: TradingRepository, clock: Clock, retenti
     stats: unknown
     equity: Array<[number, number]> | null
     elapsedMs: number
-  }): StoredRunRef {
+  }): Promise<StoredRunRef> {
     const digest = digestOf({ kind, engine: PLATFORM_VERSION, dataset: { id: dataset.id, sha256: dataset.sha256 }, ...fields.inputs })
     const equity = fields.equity ? JSON.stringify(fields.equity) : null
     const elapsedMs = round(fields.elapsedMs, 3)
-    // Identical inputs give an identical answer: store it once (a repeat only adds a curve the first lacked).
-    // Synchronous from lookup to insert, so no other request interleaves.
-    const first = repo.firstRunWithDigest(digest)
-    if (first) {
-      if (equity && !first.has_equity) repo.setMissingRunEquity(first.id, equity)
-      return { id: first.id, inputs_digest: digest, same_inputs_as_run: first.id, created_at: first.created_at, elapsed_ms: elapsedMs, stored: false }
-    }
-    const now = clock.now()
-    const createdAt = iso(now)
-    const id = repo.insertRun({
+    const row = {
       kind,
       dataset_id: dataset.id,
       strategy: fields.strategy,
@@ -56,10 +51,19 @@ export function createRunRecorder(repo: TradingRepository, clock: Clock, retenti
       stats: JSON.stringify(fields.stats),
       equity,
       elapsed_ms: fields.elapsedMs,
-      created_at: createdAt,
+    }
+    return repo.transaction(async (tx) => {
+      const first = await tx.firstRunWithDigest(digest)
+      if (first) {
+        if (equity && !first.has_equity) await tx.setMissingRunEquity(first.id, equity)
+        return { id: first.id, inputs_digest: digest, same_inputs_as_run: first.id, created_at: first.created_at, elapsed_ms: elapsedMs, stored: false }
+      }
+      const now = clock.now()
+      const createdAt = iso(now)
+      const id = await tx.insertRun({ ...row, created_at: createdAt })
+      await tx.pruneRuns(id, retention, now)
+      return { id, inputs_digest: digest, same_inputs_as_run: null, created_at: createdAt, elapsed_ms: elapsedMs, stored: true }
     })
-    repo.pruneRuns(id, retention, now)
-    return { id, inputs_digest: digest, same_inputs_as_run: null, created_at: createdAt, elapsed_ms: elapsedMs, stored: true }
   }
 
   return { record }

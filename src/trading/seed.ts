@@ -3,6 +3,7 @@ import type { Store } from '../store/index.js'
 import { generateSyntheticBars, SYNTHETIC_PRESETS } from '../engines/trading/index.js'
 import { DEFAULT_REGIMES, type SyntheticSpec } from '../engines/trading/synthetic.js'
 import { barsSha256 } from './checksum.js'
+import type { Sql } from '../store/sql.js'
 import { createTradingRepository } from './repository.js'
 
 /** `full`: the SPEC §3.1 datasets (10+ years daily, 100k intraday bars, one hourly); `small`: short versions for tests. */
@@ -45,21 +46,27 @@ const SEEDED_KEY = 'trading.seeded'
  * Seeds once per database: when no dataset exists and this database was never seeded (a user who removes the
  * synthetic data does not get it back). Returns the symbols written.
  */
-export function seedIfFirstStart(store: Store, level: SeedLevel, now: number): string[] {
+export async function seedIfFirstStart(store: Store, level: SeedLevel, now: number): Promise<string[]> {
   if (level === 'none') return []
-  const repo = createTradingRepository(store.db)
-  const seeded = store.db.prepare<[string], { value: string }>('SELECT value FROM meta WHERE key = ?').get(SEEDED_KEY)
-  if (seeded || repo.datasetCount() > 0) return []
+  if (await wasSeeded(store.sql)) return []
   const datasets = seedDatasetsOf(level)
   const createdAt = new Date(now).toISOString()
-  store.transaction(() => {
-    for (const { symbol, timeframe, spec } of datasets) {
-      const bars = generateSyntheticBars(spec)
-      repo.insertDataset({
+  // Generated before the transaction opens: it holds only database work.
+  const generated = datasets.map(({ spec }) => {
+    const bars = generateSyntheticBars(spec)
+    return { bars, sha256: barsSha256(bars) }
+  })
+  const written = await store.sql.transaction(async (tx) => {
+    // Another replica starting on the same database may have seeded it first.
+    if (await wasSeeded(tx)) return false
+    const repo = createTradingRepository(tx)
+    for (const [i, { symbol, timeframe, spec }] of datasets.entries()) {
+      const { bars, sha256 } = generated[i]!
+      await repo.insertDataset({
         symbol,
         timeframe,
         source: 'synthetic',
-        sha256: barsSha256(bars),
+        sha256,
         seed: spec.seed,
         generator: JSON.stringify({
           function: 'generateSyntheticBars',
@@ -71,8 +78,14 @@ export function seedIfFirstStart(store: Store, level: SeedLevel, now: number): s
         created_at: createdAt,
       }, bars)
     }
-    store.db.prepare('INSERT INTO meta (key, value, updated_at) VALUES (?, ?, ?)')
-      .run(SEEDED_KEY, JSON.stringify({ level, symbols: datasets.map((d) => d.symbol) }), createdAt)
+    await tx.run('INSERT INTO meta (key, value, updated_at) VALUES (?, ?, ?)',
+      [SEEDED_KEY, JSON.stringify({ level, symbols: datasets.map((d) => d.symbol) }), createdAt])
+    return true
   })
-  return datasets.map((d) => d.symbol)
+  return written ? datasets.map((d) => d.symbol) : []
+}
+
+async function wasSeeded(sql: Sql): Promise<boolean> {
+  const seeded = await sql.get<{ value: string }>('SELECT value FROM meta WHERE key = ?', [SEEDED_KEY])
+  return seeded !== undefined || (await createTradingRepository(sql).datasetCount()) > 0
 }

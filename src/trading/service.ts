@@ -31,7 +31,7 @@ export interface ServiceDeps {
 export type TradingService = ReturnType<typeof createTradingService>
 
 export function createTradingService({ store, mill, admission, clock, barsCacheBytes = 256 * 2 ** 20, runRetention }: ServiceDeps) {
-  const repo = createTradingRepository(store.db)
+  const repo = createTradingRepository(store.sql)
   const deps: ResearchDeps = {
     repo,
     bars: createBarsCache(repo, barsCacheBytes),
@@ -41,10 +41,10 @@ export function createTradingService({ store, mill, admission, clock, barsCacheB
   }
   return {
     repo,
-    dataset: (ref: number | string): DatasetRow => resolveDataset(repo, ref),
+    dataset: (ref: number | string): Promise<DatasetRow> => resolveDataset(repo, ref),
     strategyParams: strategyParamsOf,
     /** A dataset's bars (immutable once stored, so served from a bounded cache). */
-    bars: (dataset: DatasetRow): Bars => deps.bars.get(dataset, null),
+    bars: (dataset: DatasetRow): Promise<Bars> => deps.bars.get(dataset, null),
     ...research(deps),
     /** Recomputes without storing a run (a stored run's trades are read back this way). */
     recomputeBacktest: (body: BacktestBody) => recomputeBacktest(deps, body),

@@ -3,6 +3,7 @@ import type { Clock } from '../clock.js'
 import type { Mill } from '../mill/pool.js'
 import type { Admission } from '../plugins/admission.js'
 import type { Store } from '../store/index.js'
+import type { Sql } from '../store/sql.js'
 import { iso } from './present.js'
 import type { TradingRepository } from './repository.js'
 import type { RpcProber } from './rpc-prober.js'
@@ -23,18 +24,19 @@ export interface HealthDeps {
 }
 
 /** `SELECT 1` with its latency: every health mapping (root, v10, v11) starts from it. */
-export function databaseCheck(store: Store) {
+export async function databaseCheck(sql: Sql) {
   const started = performance.now()
   try {
-    store.ping()
+    const answer = await sql.get<{ one: number }>('SELECT 1 AS one')
+    if (Number(answer?.one) !== 1) throw new Error('SELECT 1 gave an unexpected answer')
     return { ok: true, detail: 'SELECT 1 answered', latency_ms: elapsed(started) }
   } catch (err) {
     return { ok: false, detail: `SELECT 1 failed: ${(err as Error).message}`, latency_ms: elapsed(started) }
   }
 }
 
-export function v11HealthOf({ store, repo, mill, admission, clock, prober }: HealthDeps, uptimeS: () => number) {
-  const database = databaseCheck(store)
+export async function v11HealthOf({ store, repo, mill, admission, clock, prober }: HealthDeps, uptimeS: () => number) {
+  const database = await databaseCheck(store.sql)
   const components: Array<{ name: string; status: Status; detail: string; [k: string]: unknown }> = []
   components.push({ name: 'database', status: database.ok ? 'ok' : 'down', detail: database.detail, latency_ms: database.latency_ms })
   if (database.ok) {
@@ -43,7 +45,7 @@ export function v11HealthOf({ store, repo, mill, admission, clock, prober }: Hea
       name: 'migrations', status: pending.length ? 'degraded' : 'ok',
       detail: pending.length ? `${pending.length} pending: ${pending.join(', ')}` : `${store.applied().length} applied, none pending`,
     })
-    const datasets = repo.datasetCount()
+    const datasets = await repo.datasetCount()
     components.push({
       name: 'datasets', status: datasets > 0 ? 'ok' : 'degraded', count: datasets,
       detail: datasets > 0 ? `${datasets} datasets stored` : 'no dataset: import one (POST /api/v11/datasets) to trade',

@@ -10,12 +10,13 @@ import { PLATFORM_VERSION } from './schemas.js'
 import { MAX_CONFIG_BARS, MAX_CONFIGS, MAX_V10_PAIRS, SIMULATE_MAX_BAR_STEPS } from './research/limits.js'
 
 /** `routes`: the platform's rows of the host's route table. */
-export function inventoryOf(repo: TradingRepository, routes: ReadonlyArray<Pick<RouteEntry, 'method' | 'url' | 'summary' | 'deprecated'>>) {
-  const counts = repo.tableCounts()
+export async function inventoryOf(repo: TradingRepository, routes: ReadonlyArray<Pick<RouteEntry, 'method' | 'url' | 'summary' | 'deprecated'>>) {
+  const counts = await repo.tableCounts()
+  const runs = await repo.runCounts()
   return {
     version: PLATFORM_VERSION,
     mode: 'paper' as const,
-    datasets: repo.datasets().map(datasetView),
+    datasets: (await repo.datasets()).map(datasetView),
     strategies: STRATEGY_NAMES.map((name) => {
       const spec = STRATEGIES[name]
       return {
@@ -30,7 +31,7 @@ export function inventoryOf(repo: TradingRepository, routes: ReadonlyArray<Pick<
     counts: {
       datasets: counts.datasets,
       bars: counts.bars,
-      runs: repo.runCounts(),
+      runs,
       signals: counts.signals,
       cycles: counts.cycles,
       orders: counts.orders,

@@ -4,22 +4,22 @@ import { iso } from './present.js'
 import type { RunRow, TradingRepository } from './repository.js'
 import type { RpcProber } from './rpc-prober.js'
 
-export function panelsOf<Health>(repo: TradingRepository, clock: Clock, prober: RpcProber, health: () => Health) {
-  const datasets = repo.datasets()
+export async function panelsOf<Health>(repo: TradingRepository, clock: Clock, prober: RpcProber, health: () => Promise<Health>) {
+  const datasets = await repo.datasets()
   const byId = new Map(datasets.map((d) => [d.id, d]))
-  const positionsPanel = positionsPanelOf(repo)
-  const signals = repo.recentSignals(10).map((s) => ({
+  const positionsPanel = await positionsPanelOf(repo)
+  const signals = (await repo.recentSignals(10)).map((s) => ({
     id: s.id, dataset_id: s.dataset_id, symbol: s.symbol, timeframe: s.timeframe, strategy: s.strategy,
     params: JSON.parse(s.params) as Record<string, unknown>, signal: s.signal, bar_ts: iso(s.bar_ts),
     origin: s.origin, run_id: s.run_id, created_at: s.created_at,
   }))
-  const runs = repo.recentRuns(10).map((r) => ({
+  const runs = (await repo.recentRuns(10)).map((r) => ({
     id: r.id, kind: r.kind, dataset_id: r.dataset_id, symbol: byId.get(r.dataset_id)?.symbol ?? null,
     strategy: r.strategy, params: JSON.parse(r.params) as Record<string, unknown>,
     headline: headlineOf(r.kind, JSON.parse(r.stats) as Record<string, unknown>),
     inputs_digest: r.inputs_digest, elapsed_ms: r.elapsed_ms, created_at: r.created_at,
   }))
-  const latest = repo.latestBacktest()
+  const latest = await repo.latestBacktest()
   return {
     generated_at: iso(clock.now()),
     mode: { mode: 'paper' as const, live_trading: false as const },
@@ -31,7 +31,7 @@ export function panelsOf<Health>(repo: TradingRepository, clock: Clock, prober: 
         id: d.id, symbol: d.symbol, timeframe: d.timeframe, source: d.source, rows: d.rows,
         first_ts: d.first_ts === null ? null : iso(d.first_ts), last_ts: d.last_ts === null ? null : iso(d.last_ts),
       })),
-      health: health(),
+      health: await health(),
       rpc: prober.snapshot(),
       equity: latest ? equityOf(latest, byId.get(latest.dataset_id)?.symbol ?? null) : null,
     },
@@ -39,8 +39,8 @@ export function panelsOf<Health>(repo: TradingRepository, clock: Clock, prober: 
 }
 
 /** The paper account (or the first one) valued at each position's latest close. */
-function positionsPanelOf(repo: TradingRepository) {
-  const account = repo.account('paper') ?? repo.accounts()[0] ?? null
+async function positionsPanelOf(repo: TradingRepository) {
+  const account = (await repo.account('paper')) ?? (await repo.accounts())[0] ?? null
   let positionsPanel: {
     account: Record<string, unknown> | null
     positions: Array<Record<string, unknown>>
@@ -49,19 +49,20 @@ function positionsPanelOf(repo: TradingRepository) {
     let marketValue = 0
     let realized = 0
     let unrealized = 0
-    const positions = repo.positions(account.id).map((p) => {
-      const last = repo.lastBar(p.dataset_id)
+    const positions = []
+    for (const p of await repo.positions(account.id)) {
+      const last = await repo.lastBar(p.dataset_id)
       const value = last ? p.quantity * last.close : null
       const upnl = last ? p.quantity * (last.close - p.avg_price) : null
       marketValue += value ?? 0
       realized += p.realized_pnl
       unrealized += upnl ?? 0
-      return {
+      positions.push({
         dataset_id: p.dataset_id, symbol: p.symbol, quantity: p.quantity, avg_price: p.avg_price,
-        last_price: last?.close ?? null, last_bar_ts: last ? iso(last.ts) : null, market_value: value,
+        last_price: last?.close ?? null, last_bar_ts: last ? iso(Number(last.ts)) : null, market_value: value,
         unrealized_pnl: upnl, realized_pnl: p.realized_pnl, updated_at: p.updated_at,
-      }
-    })
+      })
+    }
     const equity = account.cash + marketValue
     positionsPanel = {
       account: {

@@ -16,14 +16,20 @@ export interface SystemDeps extends HealthDeps {
 
 export function createSystem(deps: SystemDeps) {
   const { store, repo, mill, admission, clock, prober, startedAt, verifyCacheMs } = deps
-  // /system/verify is public and reads every page of the database on the event loop (0.2–2.4 s): one run per
-  // VERIFY_CACHE_MS at most, whoever asks and however often.
+  // /system/verify is public and reads every page of the database (0.2–2.4 s): one run per VERIFY_CACHE_MS at most,
+  // whoever asks and however often (a request during a run waits for that run).
   let lastVerify: { at: number; answer: ReturnType<typeof verifyAll> } | null = null
-  function verify() {
+  async function verify() {
     const now = clock.now()
-    if (lastVerify && now - lastVerify.at < verifyCacheMs && now >= lastVerify.at) return { ...lastVerify.answer, cached: true }
-    lastVerify = { at: now, answer: verifyAll(store, repo, now) }
-    return { ...lastVerify.answer, cached: false }
+    if (lastVerify && now - lastVerify.at < verifyCacheMs && now >= lastVerify.at) return { ...(await lastVerify.answer), cached: true }
+    const run = { at: now, answer: verifyAll(store.sql, repo, now) }
+    lastVerify = run
+    try {
+      return { ...(await run.answer), cached: false }
+    } catch (err) {
+      if (lastVerify === run) lastVerify = null
+      throw err
+    }
   }
   const uptimeS = () => Math.max(0, Math.round((clock.now() - startedAt) / 100) / 10)
 
@@ -34,7 +40,7 @@ export function createSystem(deps: SystemDeps) {
     uptimeS,
     startedAt,
     /** `SELECT 1` with its latency: every health mapping (root, v10, v11) starts from it. */
-    databaseCheck: () => databaseCheck(store),
+    databaseCheck: () => databaseCheck(store.sql),
 
     v11Health,
 

@@ -1,5 +1,6 @@
-// /system/verify: SQLite integrity, dataset checksums and OHLC sanity, and the paper ledger re-derived from its fills.
-import type { Store } from '../store/index.js'
+// /system/verify: the database's own integrity checks, dataset checksums and OHLC sanity, and the paper ledger
+// re-derived from its fills. The database checks differ per dialect; the rest is plain SQL on both.
+import type { Sql } from '../store/sql.js'
 import { BarsDigest } from './checksum.js'
 import type { TradingRepository } from './repository.js'
 import { applyFill, cashFlowOf, type PositionState } from './sizing.js'
@@ -12,60 +13,54 @@ export interface Check {
   elapsed_ms: number
 }
 
+type Outcome = { ok: boolean; detail: string }
+
 /** Cash and prices are doubles summed in the same order as when stored; a difference this small is rounding. */
 const TOLERANCE = 1e-9
 
 const close = (a: number, b: number): boolean => Math.abs(a - b) <= TOLERANCE * Math.max(1, Math.abs(a), Math.abs(b))
 
-function timed(name: string, subject: string | null, fn: () => { ok: boolean; detail: string }): Check {
+async function timed(name: string, subject: string | null, fn: () => Promise<Outcome>): Promise<Check> {
   const started = performance.now()
-  const { ok, detail } = fn()
+  const { ok, detail } = await fn()
   return { name, subject, ok, detail, elapsed_ms: Math.round((performance.now() - started) * 1000) / 1000 }
 }
 
-export function verifyAll(store: Store, repo: TradingRepository, now: number) {
+export async function verifyAll(sql: Sql, repo: TradingRepository, now: number) {
   const checks: Check[] = []
-  checks.push(timed('sqlite_integrity_check', null, () => {
-    const rows = store.db.pragma('integrity_check') as Array<{ integrity_check: string }>
-    const messages = rows.map((r) => r.integrity_check)
-    return messages.length === 1 && messages[0] === 'ok'
-      ? { ok: true, detail: 'ok' }
-      : { ok: false, detail: messages.slice(0, 10).join('; ') }
-  }))
-  checks.push(timed('sqlite_foreign_key_check', null, () => {
-    const rows = store.db.pragma('foreign_key_check') as Array<{ table: string; rowid: number; parent: string }>
-    return rows.length === 0
-      ? { ok: true, detail: 'no row refers to a missing parent' }
-      : { ok: false, detail: `${rows.length} rows refer to missing parents, e.g. ${rows.slice(0, 5).map((r) => `${r.table} rowid ${r.rowid} → ${r.parent}`).join(', ')}` }
-  }))
-  for (const dataset of repo.datasets()) {
+  for (const [name, check] of DATABASE_CHECKS[sql.dialect]) checks.push(await timed(name, null, () => check(sql)))
+  for (const dataset of await repo.datasets()) {
     const subject = `#${dataset.id} ${dataset.symbol}@${dataset.timeframe}`
-    checks.push(timed('dataset_checksum', subject, () => {
+    checks.push(await timed('dataset_checksum', subject, async () => {
       const digest = new BarsDigest()
-      for (const [ts, o, h, l, c, v] of repo.iterateBars(dataset.id)) digest.add(ts, o, h, l, c, v)
+      for await (const page of repo.barPages(dataset.id)) {
+        for (const bar of page) digest.add(Number(bar.ts), bar.open, bar.high, bar.low, bar.close, bar.volume)
+      }
       const actual = digest.hex()
       return actual === dataset.sha256
         ? { ok: true, detail: `sha256 ${actual} recomputed from ${dataset.rows} stored bars` }
         : { ok: false, detail: `stored sha256 ${dataset.sha256}, recomputed ${actual}` }
     }))
-    checks.push(timed('dataset_ohlc_sanity', subject, () => {
-      const summary = repo.barsSummary(dataset.id)
-      const bad = repo.ohlcViolations(dataset.id)
+    checks.push(await timed('dataset_ohlc_sanity', subject, async () => {
+      const summary = await repo.barsSummary(dataset.id)
+      const bad = await repo.ohlcViolations(dataset.id)
       const problems: string[] = []
       if (summary.n !== dataset.rows) problems.push(`${summary.n} bars stored, ${dataset.rows} recorded`)
-      if (summary.first_ts !== dataset.first_ts || summary.last_ts !== dataset.last_ts) problems.push('first/last timestamps differ from the dataset record')
+      if (summary.first_ts !== nullableNumber(dataset.first_ts) || summary.last_ts !== nullableNumber(dataset.last_ts)) {
+        problems.push('first/last timestamps differ from the dataset record')
+      }
       if (bad.n > 0) problems.push(`${bad.n} bars break 0 < low ≤ open, close ≤ high or volume ≥ 0 (first at ${new Date(bad.first_ts!).toISOString()})`)
       return problems.length
         ? { ok: false, detail: problems.join('; ') }
         : { ok: true, detail: `${summary.n} bars: prices positive, low ≤ open, close ≤ high, timestamps strictly increasing (primary key)` }
     }))
   }
-  const accounts = repo.accounts()
+  const accounts = await repo.accounts()
   if (accounts.length === 0) {
     checks.push({ name: 'ledger_reconciliation', subject: null, ok: true, detail: 'no paper account yet: nothing to reconcile', elapsed_ms: 0 })
   }
   for (const account of accounts) {
-    checks.push(timed('ledger_reconciliation', `account ${account.id}`, () => reconcile(repo, account.id, account.initial_cash, account.cash)))
+    checks.push(await timed('ledger_reconciliation', `account ${account.id}`, () => reconcile(repo, account.id, account.initial_cash, account.cash)))
   }
   const failed = checks.filter((c) => !c.ok).length
   return {
@@ -76,10 +71,54 @@ export function verifyAll(store: Store, repo: TradingRepository, now: number) {
   }
 }
 
+const nullableNumber = (value: number | string | null): number | null => (value === null ? null : Number(value))
+
+/** The database's own checks, by dialect: SQLite's pragmas; on PostgreSQL, what can be broken there (see below). */
+const DATABASE_CHECKS: Record<Sql['dialect'], Array<[string, (sql: Sql) => Promise<Outcome>]>> = {
+  sqlite: [
+    ['sqlite_integrity_check', async (sql) => {
+      const messages = (await sql.all<{ integrity_check: string }>('PRAGMA integrity_check')).map((r) => r.integrity_check)
+      return messages.length === 1 && messages[0] === 'ok'
+        ? { ok: true, detail: 'ok' }
+        : { ok: false, detail: messages.slice(0, 10).join('; ') }
+    }],
+    ['sqlite_foreign_key_check', async (sql) => {
+      const rows = await sql.all<{ table: string; rowid: number; parent: string }>('PRAGMA foreign_key_check')
+      return rows.length === 0
+        ? { ok: true, detail: 'no row refers to a missing parent' }
+        : { ok: false, detail: `${rows.length} rows refer to missing parents, e.g. ${rows.slice(0, 5).map((r) => `${r.table} rowid ${r.rowid} → ${r.parent}`).join(', ')}` }
+    }],
+  ],
+  // PostgreSQL checks pages itself and always enforces a validated foreign key; what can still be wrong is an index
+  // left invalid (a failed CREATE INDEX CONCURRENTLY: unique no longer enforced) or a constraint added NOT VALID.
+  postgres: [
+    ['postgres_indexes_valid', async (sql) => {
+      const rows = await sql.all<{ name: string }>(
+        `SELECT c.relname AS name FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid
+         JOIN pg_namespace n ON n.oid = c.relnamespace
+         WHERE n.nspname = current_schema() AND NOT (i.indisvalid AND i.indisready) ORDER BY c.relname`,
+      )
+      return rows.length === 0
+        ? { ok: true, detail: 'every index is valid and ready' }
+        : { ok: false, detail: `${rows.length} indexes are invalid (rebuild with REINDEX): ${rows.slice(0, 10).map((r) => r.name).join(', ')}` }
+    }],
+    ['postgres_constraints_validated', async (sql) => {
+      const rows = await sql.all<{ name: string; table_name: string }>(
+        `SELECT con.conname AS name, cl.relname AS table_name FROM pg_constraint con
+         JOIN pg_class cl ON cl.oid = con.conrelid JOIN pg_namespace n ON n.oid = cl.relnamespace
+         WHERE n.nspname = current_schema() AND con.contype IN ('f', 'c') AND NOT con.convalidated ORDER BY cl.relname, con.conname`,
+      )
+      return rows.length === 0
+        ? { ok: true, detail: 'every foreign key and check constraint is validated: no row refers to a missing parent' }
+        : { ok: false, detail: `${rows.length} constraints are NOT VALID (ALTER TABLE … VALIDATE CONSTRAINT): ${rows.slice(0, 10).map((r) => `${r.table_name}.${r.name}`).join(', ')}` }
+    }],
+  ],
+}
+
 /** Cash and every position re-derived from the fills alone must equal what is stored, and the cash ledger must agree. */
-function reconcile(repo: TradingRepository, accountId: string, initialCash: number, storedCash: number) {
+async function reconcile(repo: TradingRepository, accountId: string, initialCash: number, storedCash: number): Promise<Outcome> {
   const problems: string[] = []
-  const fills = repo.fillsOf(accountId)
+  const fills = await repo.fillsOf(accountId)
   let cash = initialCash
   const derived = new Map<number, PositionState>()
   for (const fill of fills) {
@@ -91,13 +130,13 @@ function reconcile(repo: TradingRepository, accountId: string, initialCash: numb
   }
   if (!close(cash, storedCash)) problems.push(`cash from fills ${cash} ≠ stored ${storedCash}`)
 
-  const entries = repo.cashEntriesOf(accountId)
+  const entries = await repo.cashEntriesOf(accountId)
   const ledgerSum = entries.reduce((sum, e) => sum + e.amount, 0)
   if (!close(ledgerSum, storedCash)) problems.push(`cash ledger sums to ${ledgerSum} ≠ stored ${storedCash}`)
   const last = entries.at(-1)
   if (last && !close(last.balance_after, storedCash)) problems.push(`last ledger balance ${last.balance_after} ≠ stored ${storedCash}`)
 
-  const stored = new Map(repo.positions(accountId).map((p) => [p.dataset_id, p]))
+  const stored = new Map((await repo.positions(accountId)).map((p) => [p.dataset_id, p]))
   for (const [datasetId, want] of derived) {
     const have = stored.get(datasetId)
     if (!have) {

@@ -9,10 +9,12 @@ import { INTERNAL_HEADER, SMOKE_HEADER } from '../../src/admin/internal.js'
 const ADMIN_TOKEN = 'admin-token-for-tests-0123456789'
 const JSON_ROUTES = ['/api/v1/admin/truth/summary', '/api/v1/admin/command-post/summary', '/api/v1/admin/go-live/overview']
 
-function insertGrant(app: FastifyInstance, scopes: string[]): string {
+async function insertGrant(app: FastifyInstance, scopes: string[]): Promise<string> {
   const token = randomBytes(24).toString('hex')
-  app.store.db.prepare('INSERT INTO grants (id, subject, scopes, token_hash, created_at, expires_at) VALUES (?, ?, ?, ?, ?, ?)')
-    .run(`g-${token.slice(0, 8)}`, 'ops', JSON.stringify(scopes), hashToken(token), '2020-01-01T00:00:00Z', '2999-01-01T00:00:00Z')
+  await app.store.sql.run(
+    'INSERT INTO grants (id, subject, scopes, token_hash, created_at, expires_at) VALUES (?, ?, ?, ?, ?, ?)',
+    [`g-${token.slice(0, 8)}`, 'ops', JSON.stringify(scopes), hashToken(token), '2020-01-01T00:00:00Z', '2999-01-01T00:00:00Z'],
+  )
   return token
 }
 
@@ -42,8 +44,8 @@ describe('admin routes with ADMIN_TOKEN set', () => {
   })
 
   it('answer the admin token and a grant with admin:read, refuse a grant without it (403)', async () => {
-    const reader = insertGrant(app, ['admin:read'])
-    const other = insertGrant(app, ['pin:write'])
+    const reader = await insertGrant(app, ['admin:read'])
+    const other = await insertGrant(app, ['pin:write'])
     for (const url of JSON_ROUTES) {
       expect((await app.inject({ url, headers: bearer(ADMIN_TOKEN) })).statusCode, url).toBe(200)
       expect((await app.inject({ url, headers: bearer(reader) })).statusCode, url).toBe(200)
@@ -78,7 +80,7 @@ describe('admin routes with ADMIN_TOKEN set', () => {
 
   it('/metrics needs the same credential', async () => {
     expect((await app.inject('/metrics')).statusCode).toBe(401)
-    expect((await app.inject({ url: '/metrics', headers: bearer(insertGrant(app, ['run:heavy'])) })).statusCode).toBe(403)
+    expect((await app.inject({ url: '/metrics', headers: bearer(await insertGrant(app, ['run:heavy'])) })).statusCode).toBe(403)
     const ok = await app.inject({ url: '/metrics', headers: bearer(ADMIN_TOKEN) })
     expect(ok.statusCode).toBe(200)
     expect(ok.headers['content-type']).toMatch(/^text\/plain; version=0\.0\.4/)

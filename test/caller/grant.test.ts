@@ -32,22 +32,22 @@ const refusal = async (url: string, payload: unknown, token: string | undefined,
   expect(status).toBe(body.refuse.http_status)
   return body.refuse as { reason: string; issues?: Array<{ path: string; message: string }> }
 }
-const grantRows = () => app.store.db.prepare('SELECT * FROM grants').all() as Array<Record<string, unknown>>
-const pinCount = () => (app.store.db.prepare('SELECT count(*) AS n FROM pins').get() as { n: number }).n
+const grantRows = () => app.store.sql.all<Record<string, unknown>>('SELECT * FROM grants')
+const pinCount = async () => Number((await app.store.sql.get<{ n: number }>('SELECT count(*) AS n FROM pins'))!.n)
 
 describe('POST /grant without ADMIN_TOKEN', () => {
   it('refuses and says how to set it, storing nothing', async () => {
     app = open
     const refuse = await refusal('/grant', { subject: 's', scopes: ['pin:write'], ttl_s: 60 }, undefined, 'forbidden')
     expect(refuse.reason).toMatch(/set ADMIN_TOKEN/)
-    expect(grantRows()).toHaveLength(0)
+    expect(await grantRows()).toHaveLength(0)
     app = secured
   })
 })
 
 describe('POST /grant with ADMIN_TOKEN', () => {
   it('issues a token shown once, storing only its SHA-256', async () => {
-    const before = grantRows().length
+    const before = (await grantRows()).length
     const { status, body } = await call('/grant', { subject: 'ci', scopes: ['pin:write', 'pin:write'], ttl_s: 3600 }, ADMIN)
     expect(status).toBe(200)
     const data = body.data
@@ -62,7 +62,7 @@ describe('POST /grant with ADMIN_TOKEN', () => {
       revoked_at: null,
     })
     expect(Buffer.from(data.token, 'base64url')).toHaveLength(32)
-    const rows = grantRows()
+    const rows = await grantRows()
     expect(rows).toHaveLength(before + 1)
     expect(rows.find((r) => r.id === data.id)!.token_hash).toBe(hashToken(data.token))
     expect(JSON.stringify(rows)).not.toContain(data.token)
@@ -73,15 +73,15 @@ describe('POST /grant with ADMIN_TOKEN', () => {
     await refusal('/grant', { subject: 's', scopes: ['pin:write'], ttl_s: 60 }, 'not-a-known-token', 'unauthorized')
     await refusal('/grant', { subject: 's', scopes: ['pin:write'], ttl_s: GRANT_LIMITS.ttlS + 1 }, undefined, 'unauthorized')
     const { body } = await call('/grant', { subject: 'ops', scopes: ['pin:write', 'run:heavy', 'admin:read', 'trading:write'], ttl_s: 60 }, ADMIN)
-    const before = grantRows().length
+    const before = (await grantRows()).length
     const refuse = await refusal('/grant', { subject: 'x', scopes: ['pin:write'], ttl_s: 60 }, body.data.token, 'forbidden')
     expect(refuse.reason).toMatch(/only the admin credential/)
-    expect(grantRows()).toHaveLength(before)
+    expect(await grantRows()).toHaveLength(before)
   })
 
   it('lifecycle: a grant works for its scope, not for others, until it expires', async () => {
     const start = clock.now()
-    const pinsBefore = pinCount()
+    const pinsBefore = await pinCount()
     const writer = (await call('/grant', { subject: 'writer', scopes: ['pin:write'], ttl_s: 600 }, ADMIN)).body.data
     const reader = (await call('/grant', { subject: 'reader', scopes: ['admin:read'], ttl_s: 600 }, ADMIN)).body.data
 
@@ -96,7 +96,7 @@ describe('POST /grant with ADMIN_TOKEN', () => {
     clock.advance(1_000)
     const expired = await refusal('/pin', { content: 'grant lifecycle: four' }, writer.token, 'unauthorized')
     expect(expired.reason).toContain(`expired at ${new Date(start + 600_000).toISOString()}`)
-    expect(pinCount()).toBe(pinsBefore + 2)
+    expect(await pinCount()).toBe(pinsBefore + 2)
   })
 
   it('lifecycle: revoke stops a token at once; revoking twice says so; unknown ids are not found', async () => {
@@ -114,7 +114,7 @@ describe('POST /grant with ADMIN_TOKEN', () => {
   })
 
   it('refuses bad input and stores nothing', async () => {
-    const before = grantRows().length
+    const before = (await grantRows()).length
     const bad: unknown[] = [
       {},
       { subject: 's', scopes: ['pin:read'], ttl_s: 60 },
@@ -132,6 +132,6 @@ describe('POST /grant with ADMIN_TOKEN', () => {
     for (const payload of bad) await refusal('/grant', payload, ADMIN, 'invalid_input')
     const over = await refusal('/grant', { subject: 's', scopes: ['pin:write'], ttl_s: GRANT_LIMITS.ttlS + 1 }, ADMIN, 'over_limit')
     expect(over.reason).toMatch(String(GRANT_LIMITS.ttlS))
-    expect(grantRows()).toHaveLength(before)
+    expect(await grantRows()).toHaveLength(before)
   })
 })

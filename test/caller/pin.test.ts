@@ -30,7 +30,7 @@ const refusal = async (payload: unknown, code: string, options: { app?: FastifyI
   return body.refuse as { reason: string; hints?: Record<string, unknown>; issues?: Array<{ path: string; message: string }> }
 }
 const sha256 = (text: string) => 'sha256:' + createHash('sha256').update(text, 'utf8').digest('hex')
-const pinCount = (app = open) => (app.store.db.prepare('SELECT count(*) AS n FROM pins').get() as { n: number }).n
+const pinCount = async (app = open) => Number((await app.store.sql.get<{ n: number }>('SELECT count(*) AS n FROM pins'))!.n)
 
 describe('POST /pin', () => {
   it('pins text under the SHA-256 of its UTF-8 bytes, and reads it back verified', async () => {
@@ -57,7 +57,7 @@ describe('POST /pin', () => {
     clock.advance(60_000)
     const again = (await call({ content: 'idempotent', label: 'two' })).body.data
     expect(again).toMatchObject({ digest: first.digest, created: false, created_at: first.created_at, label: 'one' })
-    expect(open.store.db.prepare('SELECT count(*) AS n FROM pins WHERE digest = ?').get(first.digest)).toEqual({ n: 1 })
+    expect(await open.store.sql.get('SELECT count(*) AS n FROM pins WHERE digest = ?', [first.digest])).toEqual({ n: 1 })
   })
 
   it('pins JSON in its RFC 8785 canonical form, so key order does not matter', async () => {
@@ -82,7 +82,7 @@ describe('POST /pin', () => {
 
   it('withholds bytes that no longer match their digest (tampered in the database)', async () => {
     const { digest } = (await call({ content: 'original bytes' })).body.data
-    open.store.db.prepare('UPDATE pins SET content = ? WHERE digest = ?').run(Buffer.from('tampered bytes'), digest)
+    await open.store.sql.run('UPDATE pins SET content = ? WHERE digest = ?', [Buffer.from('tampered bytes'), digest])
     const read = await call({ digest })
     const refuse = await refusal({ digest }, 'conflict')
     expect(refuse.reason).toMatch(/corrupt/)
@@ -94,13 +94,13 @@ describe('POST /pin', () => {
   it('needs pin:write to write when ADMIN_TOKEN is set, and nothing to read', async () => {
     await refusal({ content: 'no credential' }, 'unauthorized', { app: secured })
     await refusal({ json: { no: 'credential' } }, 'unauthorized', { app: secured })
-    expect(pinCount(secured)).toBe(0)
+    expect(await pinCount(secured)).toBe(0)
     const { digest } = (await call({ content: 'admin pinned' }, { app: secured, token: ADMIN })).body.data
     expect((await call({ digest }, { app: secured })).body.data.content).toBe('admin pinned')
   })
 
   it('refuses bad input and stores nothing', async () => {
-    const before = pinCount()
+    const before = await pinCount()
     let deep: unknown = 0
     for (let i = 0; i < PIN_LIMITS.jsonDepth + 1; i++) deep = { d: deep }
     const cases: Array<[unknown, string]> = [
@@ -119,6 +119,6 @@ describe('POST /pin', () => {
       [{ content: 'x'.repeat(17 * 1024 * 1024) }, 'payload_too_large'],
     ]
     for (const [payload, code] of cases) await refusal(payload, code)
-    expect(pinCount()).toBe(before)
+    expect(await pinCount()).toBe(before)
   })
 })

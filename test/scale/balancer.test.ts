@@ -6,7 +6,7 @@ import { setTimeout as sleep } from 'node:timers/promises'
 import { afterAll, describe, expect, it } from 'vitest'
 import type { Pool } from 'undici'
 import { pigeonholeDimacs } from '../../src/engines/sat/pigeonhole.js'
-import { nginxUnavailable, poolTo, startCluster, type Cluster } from './cluster.js'
+import { nginxUnavailable, poolTo, startCluster, type Cluster } from '../../scripts/cluster/cluster.js'
 
 const nginxMissing = nginxUnavailable()
 if (nginxMissing) console.warn(`skipping the balancer test: ${nginxMissing}`)

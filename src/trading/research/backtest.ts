@@ -23,10 +23,10 @@ export async function recomputeBacktest(deps: ResearchDeps, body: BacktestBody):
 async function runBacktest(deps: ResearchDeps, body: BacktestBody, persist: true): Promise<BacktestAnswer>
 async function runBacktest(deps: ResearchDeps, body: BacktestBody, persist: false): Promise<BacktestRecomputed>
 async function runBacktest(deps: ResearchDeps, body: BacktestBody, persist: boolean): Promise<BacktestAnswer | BacktestRecomputed> {
-  const dataset = resolveDataset(deps.repo, body.dataset)
+  const dataset = await resolveDataset(deps.repo, body.dataset)
   const params = strategyParamsOf(body.strategy, body.params)
   const range = rangeOf(body.from, body.to)
-  const bars = deps.bars.get(dataset, range)
+  const bars = await deps.bars.get(dataset, range)
   needBars(bars, 2, dataset, range)
   const payload: BacktestPayload = { bars, strategy: body.strategy, params, options: optionsOf(body) }
   const { result, elapsedMs } = await deps.heavy('trading.backtest', 'trading.backtest', payload, body.timeout_ms)
@@ -34,7 +34,7 @@ async function runBacktest(deps: ResearchDeps, body: BacktestBody, persist: bool
   const settings = settingsOf(body)
   const first = bars.ts[0]!
   const last = bars.ts[bars.ts.length - 1]!
-  const run: StoredRunRef | null = !persist ? null : deps.runs.record('backtest', dataset, {
+  const run: StoredRunRef | null = !persist ? null : await deps.runs.record('backtest', dataset, {
     strategy: body.strategy,
     params,
     request: { ...body, params },

@@ -16,8 +16,8 @@ export async function maxEdgeSignal(
   body: MaxEdgeBody,
   as: { kind: 'max_edge' | 'full_cycle_search'; recordSignal: boolean } = { kind: 'max_edge', recordSignal: true },
 ) {
-  const dataset = resolveDataset(deps.repo, body.dataset)
-  const bars = deps.bars.get(dataset, null)
+  const dataset = await resolveDataset(deps.repo, body.dataset)
+  const bars = await deps.bars.get(dataset, null)
   const n = bars.ts.length
   const inSample = body.in_sample ?? Math.min(2520, Math.max(50, Math.round(n / 5)))
   const outOfSample = body.out_of_sample ?? Math.max(10, Math.round(inSample / 4))
@@ -41,7 +41,7 @@ export async function maxEdgeSignal(
   const wf = finite(result)
   const oosStats = wf.oos_stats ? statsView(result.oos_stats!) : null
   const lastTs = bars.ts[n - 1]!
-  const runRef = deps.runs.record(as.kind, dataset, {
+  const runRef = await deps.runs.record(as.kind, dataset, {
     strategy: wf.best?.strategy ?? null,
     params: wf.best?.params ?? {},
     request: body,
@@ -51,7 +51,7 @@ export async function maxEdgeSignal(
     elapsedMs,
   })
   const signalId = as.recordSignal && wf.best && wf.signal
-    ? deps.repo.insertSignal({
+    ? await deps.repo.insertSignal({
       dataset_id: dataset.id, strategy: wf.best.strategy, params: JSON.stringify(wf.best.params), signal: wf.signal,
       bar_ts: lastTs, origin: 'max-edge-signal', run_id: runRef.id, created_at: iso(deps.clock.now()),
     })
@@ -81,8 +81,8 @@ export async function maxEdgeSignal(
 }
 
 export async function maxEdgeSignalV10(deps: ResearchDeps, body: MaxEdgeV10Body) {
-  const dataset = resolveDataset(deps.repo, body.dataset)
-  const bars = deps.bars.get(dataset, null)
+  const dataset = await resolveDataset(deps.repo, body.dataset)
+  const bars = await deps.bars.get(dataset, null)
   needBars(bars, 3, dataset, null)
   const grid = { fast: body.fast ?? STRATEGIES.sma_cross.grid.fast!, slow: body.slow ?? STRATEGIES.sma_cross.grid.slow! }
   const pairs = countPairs(grid.fast, grid.slow)
@@ -99,7 +99,7 @@ export async function maxEdgeSignalV10(deps: ResearchDeps, body: MaxEdgeV10Body)
   const g = finite(result)
   const best = g.best ? { fast: g.best.fast, slow: g.best.slow, stats: statsView(result.best!.stats) } : null
   const lastTs = bars.ts[bars.ts.length - 1]!
-  const runRef = deps.runs.record('max_edge_v10', dataset, {
+  const runRef = await deps.runs.record('max_edge_v10', dataset, {
     strategy: 'sma_cross',
     params: best ? { fast: best.fast, slow: best.slow } : {},
     request: body,
@@ -109,7 +109,7 @@ export async function maxEdgeSignalV10(deps: ResearchDeps, body: MaxEdgeV10Body)
     elapsedMs,
   })
   if (best && g.signal) {
-    deps.repo.insertSignal({
+    await deps.repo.insertSignal({
       dataset_id: dataset.id, strategy: 'sma_cross', params: JSON.stringify({ fast: best.fast, slow: best.slow }),
       signal: g.signal, bar_ts: lastTs, origin: 'max-edge-signal-v10', run_id: runRef.id, created_at: iso(deps.clock.now()),
     })

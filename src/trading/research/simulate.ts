@@ -9,9 +9,9 @@ import { briefOf, needBars, optionsOf, settingsOf, strategyParamsOf } from './in
 import { SIMULATE_MAX_BAR_STEPS } from './limits.js'
 
 export async function simulate(deps: ResearchDeps, body: SimulateBody): Promise<SimulateAnswer> {
-  const dataset = resolveDataset(deps.repo, body.dataset)
+  const dataset = await resolveDataset(deps.repo, body.dataset)
   const params = strategyParamsOf(body.strategy, body.params)
-  const bars = deps.bars.get(dataset, null)
+  const bars = await deps.bars.get(dataset, null)
   needBars(bars, 3, dataset, null)
   // Each path runs the strategy over a tail of history plus the horizon; the history is at most a few hundred bars.
   const steps = body.paths * (body.horizon + Math.min(bars.ts.length, 1000))
@@ -29,7 +29,7 @@ export async function simulate(deps: ResearchDeps, body: SimulateBody): Promise<
     return_p50_pct: mc.return_pct.p50, probability_of_loss: mc.probability_of_loss, var95_pct: mc.var95_pct,
     cvar95_pct: mc.cvar95_pct, max_drawdown_p50_pct: mc.max_drawdown_pct.p50, sharpe_p50: mc.sharpe.p50, paths: mc.paths,
   }
-  const run = deps.runs.record('simulate', dataset, {
+  const run = await deps.runs.record('simulate', dataset, {
     strategy: body.strategy,
     params,
     request: { ...body, params },

@@ -21,6 +21,6 @@ export const tradingNotFound = problemNotFound('on the trading platform', '/api/
  */
 export function requireScope({ auth, clock }: Pick<TradingContext, 'auth' | 'clock'>, scope: Scope, op: string) {
   return async (req: FastifyRequest) => {
-    auth.require(auth.identify(req.headers.authorization, clock.now()), scope, op)
+    auth.require(await auth.identify(req.headers.authorization, clock.now()), scope, op)
   }
 }

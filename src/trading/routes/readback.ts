@@ -15,7 +15,7 @@ const PAGING = 'Paged: `limit` (1–500, default 50) and `cursor` (the `next_cur
 
 export default async function readbackRoutes(parent: FastifyInstance, ctx: TradingContext) {
   const app = parent.withTypeProvider<ZodTypeProvider>()
-  const read = createReadback(ctx.service, ctx.store)
+  const read = createReadback(ctx.service)
   const tags = [TAGS.v11]
 
   app.get('/datasets', {

@@ -20,7 +20,7 @@ export default async function rootRoutes(parent: FastifyInstance, ctx: TradingCo
       response: { 200: rootHealthAnswer, 503: rootHealthAnswer },
     },
   }, async (_req, reply) => {
-    const database = system.databaseCheck()
+    const database = await system.databaseCheck()
     const scaleOut = await scaleOutReport(parent)
     const health: z.infer<typeof rootHealthAnswer> = {
       status: !database.ok ? 'down' : scaleOut.redis && !scaleOut.redis.reachable ? 'degraded' : 'ok',
@@ -41,5 +41,5 @@ export default async function rootRoutes(parent: FastifyInstance, ctx: TradingCo
       produces: ['text/html'],
       response: { 200: { description: 'server-rendered page', content: { 'text/html': { schema: z.string() } } } },
     },
-  }, async (_req, reply) => reply.type('text/html; charset=utf-8').send(renderCommandCenter(system.panels())))
+  }, async (_req, reply) => reply.type('text/html; charset=utf-8').send(renderCommandCenter(await system.panels())))
 }

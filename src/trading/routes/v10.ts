@@ -41,14 +41,14 @@ export default async function v10Routes(parent: FastifyInstance, ctx: TradingCon
   app.get('/system/health', {
     schema: { tags, deprecated, summary: 'v10 health (deprecated: use /api/v11/system/health)', response: { 200: v10HealthAnswer, 503: v10HealthAnswer } },
   }, async (_req, reply) => {
-    const database = system.databaseCheck()
+    const database = await system.databaseCheck()
     const health: z.infer<typeof v10HealthAnswer> = {
       status: database.ok ? 'ok' : 'down',
       version: V10_VERSION,
       api: 'v10',
       uptime: system.uptimeS(),
       db: database.ok ? 'ok' : 'error',
-      datasets: database.ok ? service.repo.datasetCount() : 0,
+      datasets: database.ok ? await service.repo.datasetCount() : 0,
       deprecated: true,
       successor: V10_SUCCESSORS['/api/v10/system/health']!,
     }
@@ -70,5 +70,5 @@ export default async function v10Routes(parent: FastifyInstance, ctx: TradingCon
 
   app.get('/datasets', {
     schema: { tags, deprecated, summary: 'Datasets with their metadata (deprecated: use GET /api/v11/datasets)', response: { 200: datasetListAnswer } },
-  }, async () => ({ datasets: service.repo.datasets().map(datasetView) }))
+  }, async () => ({ datasets: (await service.repo.datasets()).map(datasetView) }))
 }

@@ -80,16 +80,16 @@ export const grant = defineOperation({
     }
   },
   examples: [{ subject: 'ci-pipeline', scopes: ['pin:write'], ttl_s: 3600 }],
-  handler: (input, ctx) => {
-    const repo = grantRepository(ctx.store.db)
+  handler: async (input, ctx) => {
+    const repo = grantRepository(ctx.store.sql)
     const now = ctx.clock.now()
     if (input.revoke !== undefined) {
-      const result = repo.revoke(input.revoke, now)
+      const result = await repo.revoke(input.revoke, now)
       if (!result) throw new Refusal('not_found', `no grant has the id ${JSON.stringify(input.revoke)}`)
       return { action: 'revoked' as const, ...result.grant, already_revoked: result.alreadyRevoked }
     }
     const scopes = [...new Set(input.scopes!)]
-    const { grant: record, token } = repo.issue(input.subject!, scopes, input.ttl_s!, now)
+    const { grant: record, token } = await repo.issue(input.subject!, scopes, input.ttl_s!, now)
     return { action: 'issued' as const, ...record, ttl_s: input.ttl_s!, token, token_type: 'Bearer' as const }
   },
 })

@@ -99,13 +99,13 @@ export const pin = defineOperation({
     { json: { b: [1, 2], a: 'x' } },
     { digest: 'sha256:cdee2ebd9fb3469f980f065206301cb120af225b87a396f6ff78074e9121156b' },
   ],
-  handler: (input, ctx) => {
-    const repo = pinRepository(ctx.store.db)
-    if (input.digest !== undefined) return { action: 'read' as const, ...readPin(repo, input.digest.toLowerCase()) }
+  handler: async (input, ctx) => {
+    const repo = pinRepository(ctx.store.sql)
+    if (input.digest !== undefined) return { action: 'read' as const, ...(await readPin(repo, input.digest.toLowerCase())) }
     const isJson = input.json !== undefined
     const bytes = Buffer.from(isJson ? canonicalJson(input.json) : input.content!, 'utf8')
     const mediaType: PinMediaType = isJson ? 'application/json' : 'text/plain'
-    const { record, created } = repo.put(bytes, mediaType, input.label ?? null, ctx.clock.now())
+    const { record, created } = await repo.put(bytes, mediaType, input.label ?? null, ctx.clock.now())
     return { action: 'pinned' as const, ...record, created, canonicalization: isJson ? CANONICAL : null }
   },
 })

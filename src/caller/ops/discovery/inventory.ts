@@ -28,7 +28,7 @@ export const inventory = defineOperation({
   }),
   provenance: ['declared', 'stored', 'measured'],
   examples: [{}],
-  handler: (_input, ctx) => {
+  handler: async (_input, ctx) => {
     const routes: Record<string, number> = { caller: 0, trading: 0, admin: 0, docs: 0 }
     const seen = new Set<string>()
     for (const r of ctx.host.routeTable) {
@@ -38,8 +38,7 @@ export const inventory = defineOperation({
       routes[r.surface] = (routes[r.surface] ?? 0) + 1
     }
     const db = ctx.store.db
-    // Grants are read through their repository (statements prepared once per database), like everywhere else.
-    const grants = grantRepository(db).counts(ctx.clock.now())
+    const grants = await grantRepository(ctx.store.sql).counts(ctx.clock.now())
     return {
       operations: ctx.registry.operations.length,
       routes,

@@ -1,7 +1,7 @@
 // POST /cli: a command line parsed into an operation and its input, then run through /run's gate.
 import { z } from 'zod'
 import { defineOperation } from '../../operation.js'
-import { parseArgv, tokenize } from '../../grammar.js'
+import { parseArgv, refuseOverlongOperation, tokenize } from '../../grammar.js'
 import { Refusal } from '../../../refusal.js'
 import { dispatch, rethrowSingle, runOutput } from './run.js'
 
@@ -24,6 +24,7 @@ export const cli = defineOperation({
   bodyLimit: 'large',
   examples: [{ line: 'captions' }, { argv: ['surface'] }],
   handler: async (input, ctx) => {
+    if ('line' in input) refuseOverlongOperation(input.line, ctx.registry)
     const argv = 'line' in input ? tokenize(input.line) : input.argv
     const parsed = parseArgv(argv, ctx.registry)
     if (parsed.op.name === 'cli') throw new Refusal('invalid_input', 'cli cannot run cli')

@@ -1,13 +1,14 @@
 // Several compiled app processes behind Debian's nginx running nginx/ncm-hub-scale.conf (its own prefix, loopback
-// ports, no root needed), started, killed, restarted and stopped as one. Every process it starts is remembered and
-// SIGKILLed when the test process exits, so a failed or interrupted test leaves nothing running.
+// ports, no root needed), started, killed, restarted and stopped as one; for the multi-replica tests and bench:scale.
+// Every process it starts is remembered and SIGKILLed when this process exits, so a failed or interrupted run leaves
+// nothing running.
 import { spawn, type ChildProcess } from 'node:child_process'
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { Pool } from 'undici'
 import { REPO_ROOT } from '../../src/version.js'
-import { freePort, requireCompiledServer, startServer, stopServer, waitForHealth, type ServerProcess } from '../process.js'
+import { freePort, requireCompiledServer, startServer, stopServer, waitForHealth, type ServerProcess } from './process.js'
 
 export const NGINX = '/usr/sbin/nginx'
 
@@ -54,21 +55,29 @@ export interface ClusterOptions {
   env: Record<string, string>
 }
 
-export interface Cluster {
+/** nginx running the scale config over some app ports. */
+export interface Balancer {
   /** Through nginx. */
   readonly url: string
-  readonly replicas: readonly Replica[]
-  /** The `upstream ⇒ count` of every line nginx logged so far, and the raw lines. */
+  /** Every request nginx logged so far. */
   accessLog(): LogLine[]
   /** The access log once `done(lines)` holds (nginx writes a line just after the answer leaves): throws after 5 s. */
   settledLog(done: (lines: LogLine[]) => boolean): Promise<LogLine[]>
+  /** The nginx process (its pid for CPU accounting). */
+  readonly process: ChildProcess
+  stop(): Promise<void>
+}
+
+export interface Cluster extends Omit<Balancer, 'process' | 'stop'> {
+  readonly replicas: readonly Replica[]
+  readonly balancer: Balancer
   /** SIGKILLs a replica and waits for its exit. */
   kill(index: number): Promise<void>
   /** Starts a replica again on its port and waits until it answers /health. */
   restart(index: number): Promise<void>
   /** The replica whose port this is ("127.0.0.1:port" as nginx logs it). */
   replicaAt(address: string): Replica | undefined
-  /** Stops nginx and every replica (SIGKILL: nothing here needs a clean shutdown) and removes the temp folders. */
+  /** Stops nginx and every replica (SIGKILL: nothing here needs a clean shutdown) and removes the temp folder. */
   stop(): Promise<void>
 }
 
@@ -108,27 +117,67 @@ function mainConfig(dir: string, root: boolean): string {
   ].join('\n')
 }
 
-async function startNginx(dir: string, conf: string, port: number): Promise<ChildProcess> {
-  const child = spawn(NGINX, ['-p', `${dir}/`, '-c', conf, '-e', `${dir}/error.log`], { stdio: ['ignore', 'ignore', 'pipe'] })
+/** Starts nginx with the scale config pointed at `ports`, in its own folder under `dir`; resolves once it answers. */
+export async function startBalancer(ports: readonly number[], dir: string): Promise<Balancer> {
+  const port = await freePort()
+  mkdirSync(join(dir, 'tmp'), { recursive: true })
+  writeFileSync(join(dir, 'ncm-hub-scale.conf'), scaleConfigFor(ports, port))
+  // The scale config includes ncm-hub-proxy.conf relative to the main config's folder, as in /etc/nginx.
+  symlinkSync(join(REPO_ROOT, 'nginx', 'ncm-hub-proxy.conf'), join(dir, 'ncm-hub-proxy.conf'))
+  writeFileSync(join(dir, 'nginx.conf'), mainConfig(dir, process.getuid?.() === 0))
+  const child = spawn(NGINX, ['-p', `${dir}/`, '-c', join(dir, 'nginx.conf'), '-e', `${dir}/error.log`], { stdio: ['ignore', 'ignore', 'pipe'] })
   remember(child)
   let stderr = ''
   child.stderr!.setEncoding('utf8').on('data', (d: string) => (stderr += d))
   child.once('error', () => undefined)
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()))
-  const ready = waitForHealth(`http://127.0.0.1:${port}/nginx-health`, { timeoutMs: 10_000 })
-  const outcome = await Promise.race([ready.then(() => 'ready' as const), exited.then(() => 'exited' as const)])
-  if (outcome === 'exited') {
-    const log = existsSync(`${dir}/error.log`) ? readFileSync(`${dir}/error.log`, 'utf8') : ''
-    throw new Error(`nginx exited at start: ${stderr}${log}`)
+  const stop = async () => {
+    if (child.exitCode === null && child.signalCode === null) {
+      child.kill('SIGKILL')
+      await exited
+    }
   }
-  return child
+  const ready = waitForHealth(`http://127.0.0.1:${port}/nginx-health`, { timeoutMs: 10_000 })
+  const outcome = await Promise.race([ready.then(() => 'ready' as const, (err: Error) => err), exited.then(() => 'exited' as const)])
+  if (outcome !== 'ready') {
+    await stop()
+    const log = existsSync(`${dir}/error.log`) ? readFileSync(`${dir}/error.log`, 'utf8') : ''
+    throw new Error(`nginx did not start (${outcome === 'exited' ? 'it exited' : outcome.message}): ${stderr}${log}`)
+  }
+
+  const accessLog = (): LogLine[] => {
+    const path = join(dir, 'access.log')
+    if (!existsSync(path)) return []
+    return readFileSync(path, 'utf8').split('\n').filter(Boolean).map((line) => {
+      const m = /^(\S+) (\S+) (\d+) \[([^\]]*)\] \[([^\]]*)\]$/.exec(line)
+      if (!m) throw new Error(`unexpected nginx access log line: ${line}`)
+      const list = (s: string) => (s === '-' ? [] : s.split(/, | : /))
+      return { method: m[1]!, uri: m[2]!, status: Number(m[3]), upstreams: list(m[4]!), upstreamStatuses: list(m[5]!) }
+    })
+  }
+  return {
+    url: `http://127.0.0.1:${port}`,
+    process: child,
+    accessLog,
+    settledLog: async (done) => {
+      const deadline = Date.now() + 5000
+      for (;;) {
+        const lines = accessLog()
+        if (done(lines)) return lines
+        if (Date.now() > deadline) throw new Error(`the nginx access log did not settle:\n${lines.slice(-20).map((l) => JSON.stringify(l)).join('\n')}`)
+        await new Promise((r) => setTimeout(r, 20))
+      }
+    },
+    stop,
+  }
 }
 
 export async function startCluster(o: ClusterOptions): Promise<Cluster> {
   requireCompiledServer()
   const dir = mkdtempSync(join(tmpdir(), 'ncm-scale-'))
   const replicas: Replica[] = []
-  let nginx: ChildProcess | null = null
+  let balancer: Balancer | null = null
+  let boots = 0
 
   const boot = async (replica: Replica) => {
     const server = startServer({
@@ -138,22 +187,19 @@ export async function startCluster(o: ClusterOptions): Promise<Cluster> {
       LOG_LEVEL: 'warn',
       MILL_THREADS: '1',
       TRUST_PROXY: 'true',
-      // The test machine is loaded: event-loop delay must not turn requests away; verify reads the database each time.
+      // The machine is loaded: event-loop delay must not turn requests away; verify reads the database each time.
       MAX_EVENT_LOOP_DELAY_MS: '60000',
       VERIFY_CACHE_MS: '0',
       ...o.env,
     }, { compiled: true })
     remember(server.child)
     replica.server = server
-    await waitForHealth(`${replica.url}/health`, { server, timeoutMs: 60_000 })
+    // Polled as a client of its own (TRUST_PROXY): a shared rate limit must not count the polls against a test's client.
+    await waitForHealth(`${replica.url}/health`, { server, timeoutMs: 60_000, headers: { 'x-forwarded-for': `10.255.${replica.index}.${++boots % 250}` } })
   }
 
   const stop = async () => {
-    if (nginx && nginx.exitCode === null && nginx.signalCode === null) {
-      const exited = new Promise((resolve) => nginx!.once('exit', resolve))
-      nginx.kill('SIGKILL')
-      await exited
-    }
+    await balancer?.stop()
     await Promise.all(replicas.map(async (r) => {
       if (r.server) await stopServer(r.server)
       r.server = null
@@ -166,41 +212,16 @@ export async function startCluster(o: ClusterOptions): Promise<Cluster> {
       const port = await freePort()
       replicas.push({ index, port, url: `http://127.0.0.1:${port}`, server: null })
     }
-    // One at a time: concurrent first starts on one fresh database would race for its migrations' lock anyway,
-    // and on two cores a staggered start is hardly slower.
-    for (const replica of replicas) await boot(replica)
-
-    const port = await freePort()
-    mkdirSync(join(dir, 'tmp'))
-    writeFileSync(join(dir, 'ncm-hub-scale.conf'), scaleConfigFor(replicas.map((r) => r.port), port))
-    // The scale config includes ncm-hub-proxy.conf relative to the main config's folder, as in /etc/nginx.
-    symlinkSync(join(REPO_ROOT, 'nginx', 'ncm-hub-proxy.conf'), join(dir, 'ncm-hub-proxy.conf'))
-    writeFileSync(join(dir, 'nginx.conf'), mainConfig(dir, process.getuid?.() === 0))
-    nginx = await startNginx(dir, join(dir, 'nginx.conf'), port)
-
-    const accessLog = (): LogLine[] => {
-      const path = join(dir, 'access.log')
-      if (!existsSync(path)) return []
-      return readFileSync(path, 'utf8').split('\n').filter(Boolean).map((line) => {
-        const m = /^(\S+) (\S+) (\d+) \[([^\]]*)\] \[([^\]]*)\]$/.exec(line)
-        if (!m) throw new Error(`unexpected nginx access log line: ${line}`)
-        const list = (s: string) => (s === '-' ? [] : s.split(/, | : /))
-        return { method: m[1]!, uri: m[2]!, status: Number(m[3]), upstreams: list(m[4]!), upstreamStatuses: list(m[5]!) }
-      })
-    }
+    // At once: on a fresh database the migrations' lock lets one migrate while the others wait for it.
+    await Promise.all(replicas.map(boot))
+    const lb = await startBalancer(replicas.map((r) => r.port), join(dir, 'nginx'))
+    balancer = lb
     return {
-      url: `http://127.0.0.1:${port}`,
+      url: lb.url,
+      balancer: lb,
       replicas,
-      accessLog,
-      settledLog: async (done) => {
-        const deadline = Date.now() + 5000
-        for (;;) {
-          const lines = accessLog()
-          if (done(lines)) return lines
-          if (Date.now() > deadline) throw new Error(`the nginx access log did not settle:\n${lines.slice(-20).map((l) => JSON.stringify(l)).join('\n')}`)
-          await new Promise((r) => setTimeout(r, 20))
-        }
-      },
+      accessLog: lb.accessLog,
+      settledLog: lb.settledLog,
       kill: async (index) => {
         const replica = replicas[index]!
         if (replica.server) await stopServer(replica.server, 'SIGKILL')

@@ -5,7 +5,7 @@
 import { createHash } from 'node:crypto'
 import { isDeepStrictEqual } from 'node:util'
 import type { Pool } from 'undici'
-import { canonicalJson } from '../src/engines/digest/canonical-json.js'
+import { canonicalJson } from '../../src/engines/digest/canonical-json.js'
 
 /** mulberry32: small, seedable, good enough to pick moments and workloads. */
 export function prng(seed: number) {
@@ -65,6 +65,8 @@ interface DatasetWrite {
 interface DatasetAck extends DatasetWrite {
   round: number
   id: number
+  /** An answer said created: true (only one ever may). */
+  createdSeen: boolean
 }
 
 export class Ledger {
@@ -130,18 +132,18 @@ export class Ledger {
       this.problem(`import ${write.symbol}: unexpected answer ${status} ${JSON.stringify(body).slice(0, 200)}`)
       return
     }
+    const created = status === 201 && body.created === true
     const first = this.datasets.get(write.symbol)
     if (!first) {
-      this.datasets.set(write.symbol, { ...write, round, id })
+      this.datasets.set(write.symbol, { ...write, round, id, createdSeen: created })
       return
     }
-    // One dataset per content: the same bars again answer the dataset already made, wherever they land.
+    // One dataset per content: the same bars again answer the dataset already made, wherever they land, and only
+    // one import (concurrent ones included) may say it created it.
     this.repeatedImportAcks++
     if (id !== first.id) this.problem(`import ${write.symbol}: the same bars made dataset ${id} after dataset ${first.id}`)
-    if (status === 201 && body.created === true && first.round === round) {
-      // Two imports both claiming creation is a duplicate made and answered (unless the first was lost to a kill).
-      this.problem(`import ${write.symbol}: answered created twice (datasets ${first.id} and ${id})`)
-    }
+    if (created && first.createdSeen) this.problem(`import ${write.symbol}: two answers said created (datasets ${first.id} and ${id})`)
+    if (created) first.createdSeen = true
   }
 }
 

@@ -1,0 +1,59 @@
+// What a request body becomes, the same on the event loop (small bodies) and in the body thread (large ones): JSON under
+// the host's rules (json-text.ts, Fastify's prototype-poisoning protection), or CSV text with its rows counted.
+import secureJsonParse from 'secure-json-parse'
+import { parseJsonText } from '../json-text.js'
+import { Refusal, type RefusalCode, type RefusalOptions } from '../refusal.js'
+
+export type BodyFormat =
+  | { kind: 'json'; maxDepth: number; maxValues: number }
+  | { kind: 'csv'; maxRows: number }
+
+/** A body's outcome as it crosses the thread: a value, a refusal, or one of Fastify's own JSON body errors. */
+export type BodyOutcome =
+  | { ok: true; value: unknown }
+  | { ok: false; refusal: { code: RefusalCode; reason: string; options: RefusalOptions } }
+  | { ok: false; fastify: 'FST_ERR_CTP_EMPTY_JSON_BODY' | 'FST_ERR_CTP_INVALID_JSON_BODY' }
+
+/** As Fastify's default JSON parser is configured here: `__proto__` refused, `constructor` left alone. */
+const SECURE = { protoAction: 'error', constructorAction: 'ignore' } as const
+
+class InvalidJson extends Error {}
+
+function secureParse(text: string): unknown {
+  try {
+    return secureJsonParse.parse(text, SECURE)
+  } catch {
+    throw new InvalidJson()
+  }
+}
+
+/** The body's text: UTF-8 decoded as Fastify decodes it (invalid sequences become U+FFFD; a BOM is kept). */
+const textOf = (bytes: Uint8Array): string => Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('utf8')
+
+export function parseBody(bytes: Uint8Array, format: BodyFormat): BodyOutcome {
+  try {
+    const text = textOf(bytes)
+    if (format.kind === 'csv') {
+      refuseOverRows(text, format.maxRows)
+      return { ok: true, value: text }
+    }
+    if (text.length === 0) return { ok: false, fastify: 'FST_ERR_CTP_EMPTY_JSON_BODY' }
+    return { ok: true, value: parseJsonText(text, format.maxDepth, secureParse, format.maxValues) }
+  } catch (err) {
+    if (err instanceof InvalidJson) return { ok: false, fastify: 'FST_ERR_CTP_INVALID_JSON_BODY' }
+    if (err instanceof Refusal) return { ok: false, refusal: { code: err.code, reason: err.message, options: err.options } }
+    throw err
+  }
+}
+
+/** An import over CSV_MAX_ROWS is refused before any parsing: rows are counted by line ends alone. */
+export function refuseOverRows(csv: string, maxRows: number): void {
+  let lines = 0
+  for (let at = csv.indexOf('\n'); at !== -1; at = csv.indexOf('\n', at + 1)) {
+    if (++lines > maxRows + 1) {
+      throw new Refusal('over_limit', `the CSV has more than ${maxRows} rows (CSV_MAX_ROWS); import larger files with the ncm CLI`, {
+        hints: { limit: 'CSV_MAX_ROWS', value: maxRows },
+      })
+    }
+  }
+}

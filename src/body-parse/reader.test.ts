@@ -1,0 +1,61 @@
+// The body reader gives the same answer for a body parsed on the loop and in the body thread.
+import { Readable } from 'node:stream'
+import { afterAll, describe, expect, it } from 'vitest'
+import { createBodyReader } from './reader.js'
+import type { BodyFormat } from './formats.js'
+
+const onLoop = createBodyReader({ offLoopBytes: Number.POSITIVE_INFINITY })
+const offLoop = createBodyReader({ offLoopBytes: 0 })
+afterAll(async () => Promise.all([onLoop.close(), offLoop.close()]))
+
+const json: BodyFormat = { kind: 'json', maxDepth: 5, maxValues: 20 }
+
+/** What a reader makes of `text` sent in 7-byte chunks: the value, or the error's code and message. */
+async function outcome(reader: ReturnType<typeof createBodyReader>, text: string, format = json, limit = 1 << 20, declared?: number) {
+  const bytes = Buffer.from(text)
+  const chunks = Array.from({ length: Math.ceil(bytes.length / 7) }, (_, i) => bytes.subarray(i * 7, i * 7 + 7))
+  try {
+    return { value: await reader.read(Readable.from(chunks), declared ?? bytes.length, limit, format) }
+  } catch (err) {
+    const e = err as Error & { code?: string }
+    return { error: e.code, message: e.message }
+  }
+}
+
+const cases: Array<[string, string, BodyFormat?, number?, number?]> = [
+  ['an object with text beyond ASCII', JSON.stringify({ a: 'é😀'.repeat(100), b: [1, 2, { c: null }] })],
+  ['a BOM before the value', '\uFEFF{"a":1}'],
+  ['an empty body', ''],
+  ['text that is not JSON', '{"a":'],
+  ['a __proto__ key', '{"__proto__":{"x":1}}'],
+  ['a constructor key (left alone, as Fastify is configured)', '{"constructor":{"prototype":1}}'],
+  ['nesting deeper than maxDepth', '[[[[[[1]]]]]]'],
+  ['more values than maxValues', JSON.stringify(Array.from({ length: 30 }, (_, i) => i))],
+  ['a number that overflows', '{"n":1e400}'],
+  ['a body over the limit', JSON.stringify({ a: 'x'.repeat(100) }), json, 50],
+  ['a body shorter than its content-length', '{"a":1}', json, 1 << 20, 99],
+  ['a CSV within its rows', 'Date,Open\n1,2\n3,4\n', { kind: 'csv', maxRows: 2 }],
+  ['a CSV over its rows', 'Date,Open\n1,2\n3,4\n5,6\n7,8\n', { kind: 'csv', maxRows: 2 }],
+]
+
+describe('body reader', () => {
+  it.each(cases)('%s: the same outcome on the loop and in the thread', async (_name, text, format, limit, declared) => {
+    const here = await outcome(onLoop, text, format, limit, declared)
+    const there = await outcome(offLoop, text, format, limit, declared)
+    expect(there).toEqual(here)
+    expect(here).toMatchSnapshot()
+  })
+
+  it('counts the bodies it sent to the thread, and starts the thread again after it was closed', async () => {
+    const reader = createBodyReader({ offLoopBytes: 10 })
+    await outcome(reader, '{"a":1}')
+    expect(reader.offLoop()).toBe(0)
+    const big = await outcome(reader, JSON.stringify({ big: 'y'.repeat(3_000_000) }), json, 1 << 23)
+    expect(big.error).toBeUndefined()
+    expect((big.value as { big: string }).big.length).toBe(3_000_000)
+    expect(reader.offLoop()).toBe(1)
+    await reader.close()
+    expect((await outcome(reader, '{"again":"over ten bytes"}')).value).toEqual({ again: 'over ten bytes' })
+    await reader.close()
+  })
+})

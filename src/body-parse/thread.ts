@@ -1,0 +1,38 @@
+// The body thread: large request bodies arrive here in transferred blocks and are decoded, scanned and parsed off the
+// event loop; the parsed value (or the refusal) goes back. One message protocol, keyed by the body's id.
+import { parentPort } from 'node:worker_threads'
+import { parseBody, type BodyFormat, type BodyOutcome } from './formats.js'
+
+export type ToThread =
+  | { id: number; block: Uint8Array }
+  | { id: number; end: BodyFormat }
+  | { id: number; drop: true }
+
+export interface FromThread {
+  id: number
+  outcome: BodyOutcome
+}
+
+const pending = new Map<number, Uint8Array[]>()
+
+parentPort!.on('message', (message: ToThread) => {
+  if ('block' in message) {
+    const blocks = pending.get(message.id)
+    if (blocks) blocks.push(message.block)
+    else pending.set(message.id, [message.block])
+  } else if ('end' in message) {
+    const blocks = pending.get(message.id) ?? []
+    pending.delete(message.id)
+    const bytes = blocks.length === 1 ? blocks[0]! : Buffer.concat(blocks)
+    let outcome: BodyOutcome
+    try {
+      outcome = parseBody(bytes, message.end)
+    } catch (err) {
+      // Not a rule of ours: the parse itself failed (e.g. out of memory); the request answers 500 and the thread lives.
+      outcome = { ok: false, refusal: { code: 'internal', reason: `the body could not be parsed: ${(err as Error).message}`, options: {} } }
+    }
+    parentPort!.postMessage({ id: message.id, outcome } satisfies FromThread)
+  } else {
+    pending.delete(message.id)
+  }
+})
