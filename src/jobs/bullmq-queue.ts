@@ -45,6 +45,9 @@ const REMOTE_CANCEL_WAIT_MS = CANCEL_GRACE_MS + 1000
 /** Progress of jobs running elsewhere, kept for reads on this replica (entries leave at the final event). */
 const MAX_PROGRESS_ELSEWHERE = 10_000
 
+/** Longest a closing replica waits on BullMQ (its runs handing back, its connections quitting) before it drops them. */
+const CLOSE_WAIT_MS = 3000
+
 const QUEUE_NAME = 'jobs'
 
 export function createBullJobQueue(opts: BullQueueOptions): JobQueue {
@@ -101,7 +104,9 @@ export function createBullJobQueue(opts: BullQueueOptions): JobQueue {
   async function processJob(bullJob: Job<{ id: string }>, token?: string): Promise<void> {
     const { id } = bullJob.data
     const job = await repo.get(id)
-    if (!job || isFinal(job.state)) return
+    // Final (cancelled before it ran, or ended elsewhere), or still running here: this replica's lock lapsed while its
+    // event loop was held up, and the stalled check handed the job back to it.
+    if (!job || isFinal(job.state) || active.has(id)) return
     if (job.state === 'running') {
       // Its run stopped with its replica (died, or shut down): this is the re-run, unless it was the second.
       if (job.attempts >= 2) return void await runner.finish(job, 'failed', { refuse: interruptedTwice(job.op) })
@@ -250,14 +255,22 @@ export function createBullJobQueue(opts: BullQueueOptions): JobQueue {
       flags.closing = true
       purger.stop()
       for (const run of active.values()) run.controller.abort()
-      // Waits for this replica's runs to hand their jobs back (processJob); then nothing more is taken.
-      await worker?.close()
+      // Waits for this replica's runs to hand their jobs back (processJob); then nothing more is taken. With Redis gone
+      // nothing would answer: the jobs' locks expire and another replica's stalled check re-runs them.
+      const reachable = connection.status === 'ready'
+      if (worker) await closeWithin(worker, reachable)
       await failWaiters(repo, runner.waiters)
-      await queue.close()
+      await closeWithin(queue, reachable)
       await bus.close()
       connection.disconnect()
     },
   }
+}
+
+/** Closes a BullMQ part gracefully within CLOSE_WAIT_MS while Redis answers; else drops its connections, not waiting. */
+async function closeWithin(part: { close(): Promise<void>; disconnect(): Promise<void> }, reachable: boolean): Promise<void> {
+  const closed = reachable && (await within(part.close().then(() => true, () => false), CLOSE_WAIT_MS, false))
+  if (!closed) void part.disconnect().catch(() => undefined)
 }
 
 /** The promise's value, or fallback when it takes longer than ms (the promise itself goes on). */

@@ -51,7 +51,9 @@ export function createRedisBus(url: string, publisher: RedisClient, onError: (er
     },
     async close() {
       listeners.clear()
-      await subscriber.quit().catch(() => subscriber.disconnect())
+      // QUIT waits for an answer: only when there is a connection to answer it.
+      if (subscriber.status === 'ready') await subscriber.quit().catch(() => subscriber.disconnect())
+      else subscriber.disconnect()
     },
   }
 }
