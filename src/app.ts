@@ -8,7 +8,7 @@ import { clientErrorHandler } from './plugins/client-errors.js'
 import { zodSerializerCompiler } from './plugins/serializer.js'
 import type { Config } from './config.js'
 import { loggerOptions, type LogDestination } from './logger.js'
-import { openStore, type Store } from './store/index.js'
+import { openStore, storeOptionsOf, type Store } from './store/index.js'
 import { createMill, type Mill } from './mill/pool.js'
 import routeTablePlugin from './plugins/route-table.js'
 import storePlugin from './plugins/store.js'
@@ -52,7 +52,7 @@ declare module 'fastify' {
 
 export interface BuildOptions {
   config: Config
-  /** Defaults to a store opened at config.databasePath. */
+  /** Defaults to the store the config names: PostgreSQL at DATABASE_URL, else the SQLite file at databasePath. */
   store?: Store
   /** Defaults to a pool of config.millThreads workers. */
   mill?: Mill
@@ -101,7 +101,7 @@ export async function buildApp(opts: BuildOptions): Promise<FastifyInstance> {
   app.setValidatorCompiler(lenientQueryValidatorCompiler)
   app.setSerializerCompiler(zodSerializerCompiler)
 
-  const store = opts.store ?? await openStore({ path: config.databasePath })
+  const store = opts.store ?? await openStore(storeOptionsOf(config))
   const mill = opts.mill ?? createMill({ threads: config.millThreads, maxQueue: config.millQueue, nice: config.millNice })
   const counters = createCallerCounters()
   app.decorate('config', config)
@@ -165,8 +165,8 @@ async function buildSelfTestHost(opts: BuildOptions, parent: FastifyInstance, cl
     close: async () => {},
   }
   const app = await buildApp({
-    // No REDIS_URL either: the sandbox's jobs and limits stay in its own process.
-    config: { ...opts.config, databasePath: ':memory:', rateLimitPerMin: 0, rpcEndpoints: [], redisUrl: null },
+    // No REDIS_URL either: the sandbox's jobs and limits stay in its own process; its store is in-memory SQLite.
+    config: { ...opts.config, databasePath: ':memory:', databaseUrl: null, rateLimitPerMin: 0, rpcEndpoints: [], redisUrl: null },
     mill: borrowed,
     // A second event-loop sampler would never be released (under-pressure does not disable its histogram on close)
     // and disturbed the parent's readings: the sandbox answers with the parent's occupancy instead.

@@ -84,4 +84,15 @@ describe('loadConfig', () => {
     expect(shown).not.toContain('abc')
     expect(redactedConfig(c).ADMIN_TOKEN).toBe('set')
   })
+
+  it('reads DATABASE_URL as PostgreSQL only, shows it without credentials, and never echoes a bad one', () => {
+    expect(loadConfig({}).databaseUrl).toBeNull()
+    const c = loadConfig({ DATABASE_URL: 'postgresql://ncm:s3cret-pw@db.internal:5433/ncm?sslmode=require', DATABASE_POOL_MAX: '25' })
+    expect(c).toMatchObject({ databaseUrl: 'postgresql://ncm:s3cret-pw@db.internal:5433/ncm?sslmode=require', databasePoolMax: 25, databaseConnectTimeoutMs: 5000 })
+    expect(redactedConfig(c).DATABASE_URL).toBe('postgresql://db.internal:5433/ncm')
+    expect(JSON.stringify(redactedConfig(c))).not.toContain('s3cret')
+    expect(() => loadConfig({ DATABASE_URL: 'mysql://u:hunter2@x/db' })).toThrow(/DATABASE_URL=<\d+ characters, not shown>: must be a postgres/)
+    expect(() => loadConfig({ DATABASE_URL: 'mysql://u:hunter2@x/db' })).not.toThrow(/hunter2/)
+    expect(() => loadConfig({ DATABASE_POOL_MAX: '0' })).toThrow(/DATABASE_POOL_MAX/)
+  })
 })

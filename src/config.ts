@@ -2,7 +2,7 @@
 import { availableParallelism } from 'node:os'
 import { isAbsolute, join, resolve } from 'node:path'
 import { z } from 'zod'
-import { publicEndpointUrl, redactEndpointUrl } from './redact.js'
+import { databaseLocation, publicEndpointUrl, redactEndpointUrl } from './redact.js'
 import { DEFAULT_JSON_MAX_DEPTH, DEFAULT_JSON_MAX_VALUES } from './json-text.js'
 
 /** Alternative names accepted for a variable; reported in the readiness report's environment summary. */
@@ -24,6 +24,9 @@ const envSchema = z.object({
   PORT: intFrom(0, 65535).default(8000),
   DATA_DIR: z.string().min(1).default('./data'),
   DATABASE_PATH: z.string().min(1).optional(),
+  DATABASE_URL: z.string().regex(/^postgres(ql)?:\/\/./, 'must be a postgres:// or postgresql:// URL').optional(),
+  DATABASE_POOL_MAX: intFrom(1, 1000).default(10),
+  DATABASE_CONNECT_TIMEOUT_MS: intFrom(100, 600_000).default(5000),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   ADMIN_TOKEN: z.string().min(16, 'must be at least 16 characters').optional(),
   RATE_LIMIT_PER_MIN: intFrom(0, 10_000_000).default(1200),
@@ -53,13 +56,14 @@ const envSchema = z.object({
   LARGE_BODY_CONCURRENCY: intFrom(1, 10_000).default(4),
   BARS_CACHE_BYTES: intFrom(0, 64 * 1024 * MiB).default(256 * MiB),
   CSV_MAX_ROWS: intFrom(1, 100_000_000).default(250_000),
+  SSE_STREAMS_PER_CLIENT: intFrom(1, 10_000).default(8),
   PUBLIC_URL: z.string().optional(),
   REDIS_URL: z.string().optional(),
   REDIS_PREFIX: z.string().regex(/^[\w:.-]{1,64}$/, 'must be 1–64 letters, digits or _ : . -').default('ncm:'),
 })
 
 /** Variables whose value is a secret: a message about a bad value says how long it is, never what it is. */
-const SECRET_VARIABLES = new Set(['ADMIN_TOKEN', 'REDIS_URL'])
+const SECRET_VARIABLES = new Set(['ADMIN_TOKEN', 'DATABASE_URL', 'REDIS_URL'])
 
 export interface Config {
   /** The address clients reach this host at (PUBLIC_URL, no trailing slash), for the curl lines of /help; null = the request's own. */
@@ -68,8 +72,14 @@ export interface Config {
   readonly port: number
   /** Absolute path of DATA_DIR. */
   readonly dataDir: string
-  /** Absolute path of the SQLite file, or ':memory:'. */
+  /** Absolute path of the SQLite file, or ':memory:'; unused when databaseUrl is set. */
   readonly databasePath: string
+  /** PostgreSQL connection string (DATABASE_URL): set, the store is PostgreSQL instead of the SQLite file. Holds a password. */
+  readonly databaseUrl: string | null
+  /** Most connections the PostgreSQL pool opens (DATABASE_POOL_MAX). */
+  readonly databasePoolMax: number
+  /** How long opening a PostgreSQL connection may take before the statement waiting for it fails. */
+  readonly databaseConnectTimeoutMs: number
   readonly logLevel: z.infer<typeof envSchema>['LOG_LEVEL']
   readonly adminToken: string | null
   /** Requests per minute per client IP; 0 turns the limiter off. */
@@ -116,6 +126,8 @@ export interface Config {
   readonly barsCacheBytes: number
   /** Rows a CSV import over HTTP may have; counted before parsing (the ncm CLI's import is not bounded by it). */
   readonly csvMaxRows: number
+  /** Job event streams (SSE) one client (IP) may hold open at once; more are refused `over_limit` before they open. */
+  readonly sseStreamsPerClient: number
   /**
    * redis:// or rediss:// URL shared by every replica: set, the rate limit counts in Redis and jobs are dispatched
    * through BullMQ; null = each process alone (in-memory limit, in-process queue).
@@ -179,6 +191,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
     port: e.PORT,
     dataDir,
     databasePath,
+    databaseUrl: e.DATABASE_URL ?? null,
+    databasePoolMax: e.DATABASE_POOL_MAX,
+    databaseConnectTimeoutMs: e.DATABASE_CONNECT_TIMEOUT_MS,
     logLevel: e.LOG_LEVEL,
     adminToken: e.ADMIN_TOKEN ?? null,
     rateLimitPerMin: e.RATE_LIMIT_PER_MIN,
@@ -207,6 +222,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
     largeBodyConcurrency: e.LARGE_BODY_CONCURRENCY,
     barsCacheBytes: e.BARS_CACHE_BYTES,
     csvMaxRows: e.CSV_MAX_ROWS,
+    sseStreamsPerClient: e.SSE_STREAMS_PER_CLIENT,
     redisUrl: redisUrlOf(e.REDIS_URL),
     redisPrefix: e.REDIS_PREFIX,
     aliasesUsed: Object.freeze(aliasesUsed),
@@ -257,6 +273,9 @@ export function redactedConfig(config: Config): Record<string, unknown> {
     PORT: config.port,
     DATA_DIR: config.dataDir === process.cwd() ? '.' : relativeToCwd(config.dataDir),
     DATABASE: config.databasePath === ':memory:' ? ':memory:' : relativeToCwd(config.databasePath),
+    DATABASE_URL: config.databaseUrl === null ? 'unset' : databaseLocation(config.databaseUrl),
+    DATABASE_POOL_MAX: config.databasePoolMax,
+    DATABASE_CONNECT_TIMEOUT_MS: config.databaseConnectTimeoutMs,
     LOG_LEVEL: config.logLevel,
     ADMIN_TOKEN: config.adminToken ? 'set' : 'unset',
     RATE_LIMIT_PER_MIN: config.rateLimitPerMin,
@@ -286,6 +305,7 @@ export function redactedConfig(config: Config): Record<string, unknown> {
     LARGE_BODY_CONCURRENCY: config.largeBodyConcurrency,
     BARS_CACHE_BYTES: config.barsCacheBytes,
     CSV_MAX_ROWS: config.csvMaxRows,
+    SSE_STREAMS_PER_CLIENT: config.sseStreamsPerClient,
     REDIS_URL: config.redisUrl === null ? 'unset' : redisDisplayUrl(config.redisUrl),
     REDIS_PREFIX: config.redisPrefix,
   }

@@ -54,3 +54,9 @@ function decodeLoosely(text: string): string {
     return text
   }
 }
+
+/** A database URL as answers and logs may show it: scheme, host, port and database name; user, password and options dropped. */
+export function databaseLocation(raw: string): string {
+  const url = new URL(raw)
+  return `${url.protocol}//${url.host}${url.pathname === '/' ? '' : url.pathname}`
+}

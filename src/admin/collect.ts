@@ -3,7 +3,7 @@ import { existsSync } from 'node:fs'
 import { basename, join, relative, sep } from 'node:path'
 import type { FastifyInstance } from 'fastify'
 import { CONFIG_ALIASES, type Config } from '../config.js'
-import { perDatabase } from '../store/repository.js'
+import { storeStatus } from '../store/status.js'
 import { HUB_VERSION, NCM_VERSION, REPO_ROOT } from '../version.js'
 import { analyseNode, analysePython, type DependencySummary } from '../analysers/dependencies/index.js'
 import type { PythonProbe } from '../analysers/dependencies/index.js'
@@ -108,8 +108,9 @@ export function createReadinessCollector(app: FastifyInstance, options: Collecto
       truthError,
       python,
       node,
-      migrations: migrationSummary(app, options.config, rootDir),
-      runRetention: runRetentionSummary(app, options.config),
+      migrations: await migrationSummary(app, options.config, rootDir),
+      store: await storeStatus(app.store, storeLocation(app, options.config.dataDir, rootDir)),
+      runRetention: await runRetentionSummary(app, options.config),
       scaleOut: await scaleOutReport(app),
       startup: startupSummary(rootDir),
       environment: environmentSummary(options.config, rootDir),
@@ -138,31 +139,37 @@ function dataDirDisplay(dataDir: string, rootDir: string): string {
   return rel.startsWith('..') || rel.startsWith(sep) ? '$DATA_DIR (outside the repo)' : rel.split(sep).join('/')
 }
 
-/** Stored runs and the oldest one's time: prepared once per database (the readiness report is read on every admin page). */
-const heldRuns = perDatabase((db) =>
-  db.prepare<[], { n: number; oldest: string | null }>('SELECT count(*) AS n, (SELECT created_at FROM runs ORDER BY id LIMIT 1) AS oldest FROM runs'))
 
 /** The run retention policy in force and what the store holds against it. */
-function runRetentionSummary(app: FastifyInstance, config: Config): RunRetentionSummary {
+async function runRetentionSummary(app: FastifyInstance, config: Config): Promise<RunRetentionSummary> {
   const { maxRuns, maxAgeDays } = config.runRetention
   const limits = [maxRuns > 0 ? `the newest ${maxRuns} runs` : null, maxAgeDays > 0 ? `runs younger than ${maxAgeDays} days` : null].filter(Boolean)
   const policy = `identical runs are stored once; equity curves only when asked for; ${limits.length ? `kept: ${limits.join(' and ')} (oldest pruned at each new run)` : 'no retention limit'}`
   try {
-    const held = heldRuns(app.store.db).get()!
+    // Stored runs and the oldest one's time in one statement (the readiness report is read on every admin page).
+    const held = (await app.store.sql.get<{ n: number; oldest: string | null }>(
+      'SELECT count(*) AS n, (SELECT created_at FROM runs ORDER BY id LIMIT 1) AS oldest FROM runs',
+    ))!
     return { max_runs: maxRuns, max_age_days: maxAgeDays, stored_runs: held.n, oldest_run_at: held.oldest, policy, error: null }
   } catch (err) {
     return { max_runs: maxRuns, max_age_days: maxAgeDays, stored_runs: null, oldest_run_at: null, policy, error: (err as Error).message }
   }
 }
 
-function migrationSummary(app: FastifyInstance, config: Config, rootDir: string): MigrationSummary {
-  const databasePath = app.store.path
+/** Where the store is, for the report: the SQLite file relative to DATA_DIR or the repo; PostgreSQL's server and database. */
+function storeLocation(app: FastifyInstance, dataDir: string, rootDir: string): string {
+  return app.store.backend === 'postgres' ? app.store.path : displayPath(app.store.path, rootDir, dataDir)
+}
+
+async function migrationSummary(app: FastifyInstance, config: Config, rootDir: string): Promise<MigrationSummary> {
+  const { store } = app
+  const postgres = store.backend === 'postgres'
   let applied: MigrationSummary['applied'] = []
   let pendingNames: string[] = []
   let error: string | null = null
   try {
-    applied = app.store.applied().map((m) => ({ name: m.name, applied_at: m.applied_at }))
-    pendingNames = app.store.pending()
+    applied = (await store.applied()).map((m) => ({ name: m.name, applied_at: m.applied_at }))
+    pendingNames = await store.pending()
   } catch (err) {
     error = (err as Error).message
   }
@@ -170,17 +177,21 @@ function migrationSummary(app: FastifyInstance, config: Config, rootDir: string)
     alembic_ini: 'alembic.ini',
     // This host has no Alembic: its migrations are numbered .sql files applied by src/store/migrate.ts.
     alembic_exists: existsSync(join(rootDir, 'alembic.ini')),
-    migrations_dir: displayPath(app.store.migrationsDir, rootDir, config.dataDir),
-    migrations_exist: existsSync(app.store.migrationsDir),
-    database_path: displayPath(databasePath, rootDir, config.dataDir),
-    database_exists: databasePath === ':memory:' ? app.store.db.open : existsSync(databasePath),
+    migrations_dir: displayPath(store.migrationsDir, rootDir, config.dataDir),
+    migrations_exist: existsSync(store.migrationsDir),
+    // PostgreSQL: the server and database (no credentials), which exists when it answered.
+    database_path: storeLocation(app, config.dataDir, rootDir),
+    database_exists: postgres || store.path === ':memory:' ? error === null : existsSync(store.path),
     applied,
     pending: pendingNames,
     commands: [
       'npm start  # applies pending migrations in order, each in a transaction, before listening',
-      "sqlite3 \"$DATA_DIR/ncm-hub.sqlite\" 'SELECT name, applied_at FROM schema_migrations ORDER BY name'",
+      postgres
+        ? `psql "$DATABASE_URL" -c 'SELECT name, applied_at FROM schema_migrations ORDER BY name'`
+        : "sqlite3 \"$DATA_DIR/ncm-hub.sqlite\" 'SELECT name, applied_at FROM schema_migrations ORDER BY name'",
     ],
     algorithm: MIGRATION_ALGORITHM,
+    backend: store.backend,
     error,
   }
 }

@@ -53,8 +53,9 @@ const healthy = (): ReadinessInputs => ({
   migrations: {
     alembic_ini: 'alembic.ini', alembic_exists: false, migrations_dir: 'src/store/migrations', migrations_exist: true,
     database_path: '$DATA_DIR/ncm-hub.sqlite', database_exists: true, applied: [{ name: '0001-core.sql', applied_at: 'x' }],
-    pending: [], commands: [], algorithm: 'sql-migrations-forward/1', error: null,
+    pending: [], commands: [], algorithm: 'sql-migrations-forward/1', backend: 'sqlite', error: null,
   },
+  store: { backend: 'sqlite', location: '$DATA_DIR/ncm-hub.sqlite', ok: true, latency_ms: 0.1, version: '3.50.0', pool: null, error: null },
   startup: {
     commands: [], smoke_tests: [], algorithm: 'startup-plan/1', smoke_script: 'python3 scripts/smoke.py',
     deployment_assets: { compose_file: 'docker-compose.yml', reverse_proxy_config: 'nginx/x.conf', service_unit_dir: 'systemd' },
@@ -138,6 +139,15 @@ describe('buildReadinessReport', () => {
     expect(r.summary).toMatchObject({ status: 'blocked', boot_status: 'pass' })
     expect(r.summary.readiness_score).toBe(CHECK_WEIGHTS.boot_smoke + CHECK_WEIGHTS.node_dependencies + CHECK_WEIGHTS.deployment_assets)
     expect(r.plan.next_steps).toContain('python3 -m pip install PyYAML')
+  })
+
+  it('a database that does not answer blocks, naming the backend and where it is', () => {
+    const input = healthy()
+    input.store = { backend: 'postgres', location: 'postgres://db:5432/ncm', ok: false, latency_ms: null, version: null, pool: { total: 0, idle: 0, waiting: 1, max: 10 }, error: 'connect ECONNREFUSED' }
+    const r = readinessReportSchema.parse(buildReadinessReport(input))
+    expect(r.blockers.required_blockers).toEqual([{ kind: 'migrations', detail: 'the postgres database at postgres://db:5432/ncm does not answer: connect ECONNREFUSED' }])
+    expect(r.plan.checks.find((c) => c.name === 'migrations')).toMatchObject({ status: 'fail' })
+    expect(r.store).toEqual(input.store)
   })
 
   it('no truth summary at all is a blocker with the reason', () => {

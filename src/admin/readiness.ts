@@ -17,6 +17,7 @@ import type {
   StartupSummary,
 } from './schemas.js'
 import type { TruthSummary } from './schemas.js'
+import type { StoreStatus } from '../store/status.js'
 import type { ScaleOut } from '../plugins/scale-out.js'
 
 export type { ReadinessReport } from './schemas.js'
@@ -55,6 +56,7 @@ export interface ReadinessInputs {
   python: DependencySummary
   node: DependencySummary
   migrations: MigrationSummary
+  store: StoreStatus
   startup: StartupSummary
   environment: EnvironmentSummary
   algorithms: string[]
@@ -149,7 +151,7 @@ export function buildReadinessReport(input: ReadinessInputs): ReadinessReport {
   const { blockers, advisories, notices, checks, nextSteps } = t
   const boot = judgeBoot(t, input)
   judgeTruth(t, input)
-  judgeMigrations(t, input.migrations)
+  judgeMigrations(t, input.migrations, input.store)
   judgeEnvironment(t, input.environment)
   const { python, node } = judgeDependencies(t, input)
   judgeDeploymentAssets(t, input.startup)
@@ -209,6 +211,7 @@ export function buildReadinessReport(input: ReadinessInputs): ReadinessReport {
       ? { passed: truth.passed, failed: truth.failed, skipped: truth.skipped, ran_at: truth.ran_at, envelopes_without_flags: truth.envelopes_without_flags }
       : null,
     run_retention: input.runRetention,
+    store: input.store,
     scale_out: input.scaleOut,
   }
 }
@@ -259,9 +262,12 @@ function judgeTruth(t: Tally, input: ReadinessInputs): void {
   }
 }
 
-function judgeMigrations(t: Tally, m: MigrationSummary): void {
+function judgeMigrations(t: Tally, m: MigrationSummary, store: StoreStatus): void {
   const { block, check, nextSteps } = t
-  if (m.error) {
+  if (!store.ok) {
+    block('migrations', `the ${store.backend} database at ${store.location} does not answer: ${store.error}`)
+    check('migrations', 'fail', `${store.backend} does not answer`)
+  } else if (m.error) {
     block('migrations', `the migration status cannot be read: ${m.error}`)
     check('migrations', 'fail', m.error)
   } else if (!m.migrations_exist) {

@@ -2,6 +2,7 @@
 // plus our additions), the truth summary and the command-post summary. The routes use them as response schemas (so
 // /docs/json documents them and the serializer sends exactly these fields) and the tests parse answers with them.
 import { z } from 'zod'
+import { storeStatusSchema } from '../store/status.js'
 import { scaleOutSchema } from '../plugins/scale-out.js'
 
 const isoTime = z.string().describe('ISO 8601 timestamp with offset')
@@ -95,6 +96,7 @@ export const migrationSummarySchema = z.object({
   // additions
   applied: z.array(z.object({ name: z.string(), applied_at: z.string() })),
   pending: z.array(z.string()),
+  backend: z.enum(['sqlite', 'postgres']).describe('the database the migrations apply to: the SQLite file, or PostgreSQL when DATABASE_URL is set'),
   error: z.string().nullable(),
 })
 
@@ -204,6 +206,7 @@ export const readinessReportSchema = z.object({
     envelopes_without_flags: z.number().int(),
   }).nullable(),
   run_retention: runRetentionSchema,
+  store: storeStatusSchema.describe('the database this host runs on, checked when the report was built'),
   scale_out: scaleOutSchema,
 })
 

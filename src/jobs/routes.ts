@@ -92,7 +92,7 @@ export default async function jobRoutes(app: FastifyInstance, opts: JobRoutesOpt
         'a reconnect answers 204 (EventSource stops). Comment lines keep idle proxies open.',
       params: idParams,
     },
-  }, async (req, reply) => streamJobEvents(jobs, heartbeatMs, req, reply, await found((req.params as { id: string }).id)))
+  }, async (req, reply) => streamJobEvents(jobs, app.jobStreams, heartbeatMs, req, reply, await found((req.params as { id: string }).id)))
 }
 
 function purgedRefusal(job: JobRecord): Refusal {

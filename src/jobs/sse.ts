@@ -1,15 +1,20 @@
 // The Server-Sent Events stream of one job (GET …/jobs/{id}/events on both surfaces).
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import { isFinal, type JobEvent, type JobQueue, type JobRecord } from './types.js'
+import type { StreamSlots } from './stream-slots.js'
 import { jobView } from './view.js'
 
 /**
  * A job's events as Server-Sent Events: progress, then one final event with the result or refusal. A reconnect after the
- * final event answers 204; comment lines every heartbeatMs keep idle proxies open.
+ * final event answers 204; comment lines every heartbeatMs keep idle proxies open. A client over its streams is refused
+ * (over_limit, Retry-After) before the stream opens.
  */
-export async function streamJobEvents(jobs: JobQueue, heartbeatMs: number, req: FastifyRequest, reply: FastifyReply, job: JobRecord) {
+export async function streamJobEvents(
+  jobs: JobQueue, slots: StreamSlots, heartbeatMs: number, req: FastifyRequest, reply: FastifyReply, job: JobRecord,
+) {
   const lastId = req.headers['last-event-id']
   if (lastId === 'final' && isFinal(job.state)) return reply.code(204).send()
+  const release = slots.take(req.ip)
   reply.hijack()
   const raw = reply.raw
   raw.writeHead(200, {
@@ -28,6 +33,7 @@ export async function streamJobEvents(jobs: JobQueue, heartbeatMs: number, req: 
   const end = () => {
     if (ended) return
     ended = true
+    release()
     unsubscribe()
     clearInterval(heartbeat)
     raw.end()
@@ -54,6 +60,8 @@ export async function streamJobEvents(jobs: JobQueue, heartbeatMs: number, req: 
     jobs.get(job.id).then((row) => { if (row && isFinal(row.state)) return sendFinal(row) }).catch(() => undefined)
   }, heartbeatMs)
   req.raw.on('close', end)
+  raw.on('close', end) // the response's own close: the slot is given back however the stream ends
+  if (raw.destroyed) end()
   const now = (await jobs.get(job.id)) ?? job
   if (isFinal(now.state)) return sendFinal(now)
   write(0, 'progress', { job: jobView(now) })

@@ -12,6 +12,7 @@ import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js'
 import { operationContext, type OperationContext } from '../caller/operation.js'
 import type { TradingService } from '../trading/service.js'
 import { Refusal } from '../refusal.js'
+import { setRawSecurityHeaders } from '../plugins/limits.js'
 import { createMcpServer, indexTools, type RequestBinding } from './server.js'
 import { mcpTools } from './tools.js'
 
@@ -123,6 +124,7 @@ export default async function mcpPlugin(app: FastifyInstance, opts: McpPluginOpt
       return rpcError(reply, 400, -32000, `no mcp-session-id: ${req.method} ${MCP_PATH} needs a session (initialize first)`)
     }
 
+    setRawSecurityHeaders(req, reply)
     reply.hijack()
     const raw = req.raw as IncomingMessage & { auth?: AuthInfo }
     raw.auth = authInfo

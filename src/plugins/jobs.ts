@@ -7,10 +7,13 @@ import type { Config } from '../config.js'
 import type { Clock } from '../clock.js'
 import { createLocalJobQueue } from '../jobs/local-queue.js'
 import type { JobQueue } from '../jobs/types.js'
+import { createStreamSlots, type StreamSlots } from '../jobs/stream-slots.js'
 
 declare module 'fastify' {
   interface FastifyInstance {
     jobs: JobQueue
+    /** Open job event streams per client, shared by both surfaces' …/jobs/{id}/events. */
+    jobStreams: StreamSlots
   }
 }
 
@@ -25,6 +28,7 @@ export default fp(
   async function jobsPlugin(app: FastifyInstance, opts: JobsPluginOptions) {
     const queue = opts.queue ?? await queueFor(app, opts)
     app.decorate('jobs', queue)
+    app.decorate('jobStreams', createStreamSlots(config.sseStreamsPerClient))
     app.addHook('onReady', async () => queue.start())
     // Before the mill closes: running jobs stay `running` in the store and are re-run by the next start (or, with
     // BullMQ, handed back to the shared queue at once for another replica).

@@ -114,11 +114,23 @@ function captureHeaders(middleware: typeof helmetMiddleware): Array<[string, str
   return [...headers]
 }
 
-/** Every response's fixed headers and the request id echo. */
 /** OWASP's REST set for the APIs, helmet's document set for pages. */
 export const securityHeadersFor = (url: string) => (url.startsWith('/api/') ? API_SECURITY_HEADERS : PAGE_SECURITY_HEADERS)
 
+/**
+ * Every response's fixed headers and the request id echo, into Fastify's reply headers: they leave with the answer's
+ * one writeHead, where Node checks each once. (Through the raw response's setHeader, each header was checked and
+ * stored there, and writeHead then merged Fastify's own headers into that store one setHeader at a time.)
+ */
 export function setSecurityHeaders(req: FastifyRequest, reply: FastifyReply) {
+  const set = securityHeadersFor(req.url)
+  for (let i = 0; i < set.length; i++) reply.header(set[i]![0], set[i]![1])
+  if (req.protocol === 'https') reply.header(HSTS[0], HSTS[1])
+  reply.header('x-request-id', req.id)
+}
+
+/** For answers written on the raw response after `reply.hijack()`, which never sends Fastify's reply headers. */
+export function setRawSecurityHeaders(req: FastifyRequest, reply: FastifyReply) {
   const raw = reply.raw
   for (const [name, value] of securityHeadersFor(req.url)) raw.setHeader(name, value)
   if (req.protocol === 'https') raw.setHeader(HSTS[0], HSTS[1])

@@ -40,10 +40,10 @@ describe('migrations on SQLite', () => {
   it('applies every migration of the repo in order and records it', async () => {
     const store = await openStore({ path: ':memory:' })
     const names = listMigrations(migrationsDirOf('sqlite')).map((m) => m.name)
-    expect(store.applied().map((m) => m.name)).toEqual(names)
-    expect(store.pending()).toEqual([])
+    expect((await store.applied()).map((m) => m.name)).toEqual(names)
+    expect(await store.pending()).toEqual([])
     expect(store.db.pragma('foreign_keys', { simple: true })).toBe(1)
-    store.close()
+    await store.close()
   })
 
   it('uses WAL on a file and re-opens without re-applying', async () => {
@@ -51,11 +51,11 @@ describe('migrations on SQLite', () => {
     const path = join(dir, 'db.sqlite')
     const first = await openStore({ path })
     expect(first.db.pragma('journal_mode', { simple: true })).toBe('wal')
-    const applied = first.applied()
-    first.close()
+    const applied = await first.applied()
+    await first.close()
     const second = await openStore({ path })
-    expect(second.applied()).toEqual(applied)
-    second.close()
+    expect(await second.applied()).toEqual(applied)
+    await second.close()
   })
 
   it('rolls back a failing migration whole and records nothing of it', async () => {
@@ -66,15 +66,15 @@ describe('migrations on SQLite', () => {
     await expect(openStore({ path, migrationsDir: dir })).rejects.toThrow(/nowhere/)
     writeFileSync(join(dir, '0002-bad.sql'), 'CREATE TABLE b (y INTEGER);')
     const store = await openStore({ path, migrationsDir: dir })
-    expect(store.applied().map((m) => m.name)).toEqual(['0001-good.sql', '0002-bad.sql'])
-    store.close()
+    expect((await store.applied()).map((m) => m.name)).toEqual(['0001-good.sql', '0002-bad.sql'])
+    await store.close()
   })
 
   it('refuses a migration edited after it was applied, and badly named files', async () => {
     const dir = tempDir()
     writeFileSync(join(dir, '0001-a.sql'), 'CREATE TABLE a (x INTEGER);')
     const path = join(dir, 'db.sqlite')
-    ;(await openStore({ path, migrationsDir: dir })).close()
+    await (await openStore({ path, migrationsDir: dir })).close()
     writeFileSync(join(dir, '0001-a.sql'), 'CREATE TABLE a (x INTEGER, y INTEGER);')
     await expect(openStore({ path, migrationsDir: dir })).rejects.toThrow(/changed after it was applied/)
     const other = tempDir()

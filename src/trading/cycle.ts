@@ -19,9 +19,12 @@ export const FULL_CYCLE_ROUTE = 'POST /api/v11/trading/full-cycle'
 
 export const IDEMPOTENCY_KEY_PATTERN = /^[\x21-\x7e]{1,200}$/
 
+/** What a cycle needs of the research service: a dataset's bars, and a signal (given, or searched for). */
+export type CycleResearch = Pick<TradingService, 'bars' | 'strategyParams' | 'maxEdgeSignal'>
+
 export interface CycleDeps {
   repo: TradingRepository
-  service: TradingService
+  service: CycleResearch
   clock: Clock
 }
 
@@ -125,7 +128,7 @@ class KeyTaken extends Error {
 }
 
 /** The signal a cycle acts on: the named strategy's on the latest bar, or the best out-of-sample configuration's. */
-async function chooseSignal(service: TradingService, body: FullCycleBody, dataset: DatasetRow, bars: Bars): Promise<ChosenSignal> {
+async function chooseSignal(service: CycleResearch, body: FullCycleBody, dataset: DatasetRow, bars: Bars): Promise<ChosenSignal> {
   if (body.strategy) {
     const params = service.strategyParams(body.strategy, body.params ?? {})
     // A signal is one pass of indicators over the bars: light enough for the event loop.

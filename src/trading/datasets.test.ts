@@ -36,19 +36,19 @@ async function refusalOf(fn: () => unknown): Promise<Refusal> {
 
 describe('CSV import', () => {
   it('stores the bars with their checksum and inferred timeframe, and a repeat import is a no-op', async () => {
-    const first = await importCsvText(store, CSV, { symbol: 'TEST', origin: 'unit', now: NOW })
+    const first = await importCsvText(store.sql, CSV, { symbol: 'TEST', origin: 'unit', now: NOW })
     expect(first.created).toBe(true)
     expect(first.dataset).toMatchObject({ symbol: 'TEST', timeframe: '1d', source: 'import', rows: 3, first_ts: '2024-01-02T00:00:00.000Z', seed: null })
     const repo = createTradingRepository(store.sql)
     expect(barsSha256(await repo.loadBars(first.dataset.id))).toBe(first.dataset.sha256)
-    const again = await importCsvText(store, CSV, { symbol: 'TEST', origin: 'unit', now: NOW })
+    const again = await importCsvText(store.sql, CSV, { symbol: 'TEST', origin: 'unit', now: NOW })
     expect(again).toMatchObject({ created: false, dataset: { id: first.dataset.id } })
     expect(count('bars')).toBe(3)
   })
 
   it('reports a bad row by its line number and writes nothing', async () => {
     const bad = CSV.replace('2024-01-03,10.5,11.2,10.1,11,1200', '2024-01-03,10.5,10.6,10.1,11,1200') // high below close
-    const refusal = await refusalOf(() => importCsvText(store, bad, { symbol: 'BAD', origin: 'unit', now: NOW }))
+    const refusal = await refusalOf(() => importCsvText(store.sql, bad, { symbol: 'BAD', origin: 'unit', now: NOW }))
     expect(refusal.code).toBe('invalid_input')
     expect(refusal.message).toMatch(/line 3/)
     expect(refusal.options.issues![0]).toMatchObject({ path: 'line 3' })
@@ -57,16 +57,16 @@ describe('CSV import', () => {
   })
 
   it('refuses other bars under an existing symbol and timeframe, and bad symbols', async () => {
-    await importCsvText(store, CSV, { symbol: 'TEST', origin: 'unit', now: NOW })
+    await importCsvText(store.sql, CSV, { symbol: 'TEST', origin: 'unit', now: NOW })
     const other = CSV.replace('1200', '1300')
-    expect((await refusalOf(() => importCsvText(store, other, { symbol: 'TEST', origin: 'unit', now: NOW }))).code).toBe('conflict')
-    expect((await refusalOf(() => importCsvText(store, CSV, { symbol: 'no spaces', origin: 'unit', now: NOW }))).code).toBe('invalid_input')
-    expect((await refusalOf(() => importCsvText(store, CSV, { symbol: 'OK', timeframe: 'daily', origin: 'unit', now: NOW }))).code).toBe('invalid_input')
+    expect((await refusalOf(() => importCsvText(store.sql, other, { symbol: 'TEST', origin: 'unit', now: NOW }))).code).toBe('conflict')
+    expect((await refusalOf(() => importCsvText(store.sql, CSV, { symbol: 'no spaces', origin: 'unit', now: NOW }))).code).toBe('invalid_input')
+    expect((await refusalOf(() => importCsvText(store.sql, CSV, { symbol: 'OK', timeframe: 'daily', origin: 'unit', now: NOW }))).code).toBe('invalid_input')
   })
 
   it('resolves datasets by id, symbol (any case) and symbol@timeframe, naming the choices otherwise', async () => {
-    const d = (await importCsvText(store, CSV, { symbol: 'TEST', origin: 'unit', now: NOW })).dataset
-    await importCsvText(store, CSV, { symbol: 'TEST', timeframe: '1h', origin: 'unit', now: NOW })
+    const d = (await importCsvText(store.sql, CSV, { symbol: 'TEST', origin: 'unit', now: NOW })).dataset
+    await importCsvText(store.sql, CSV, { symbol: 'TEST', timeframe: '1h', origin: 'unit', now: NOW })
     const repo = createTradingRepository(store.sql)
     expect((await resolveDataset(repo, d.id)).id).toBe(d.id)
     expect((await resolveDataset(repo, String(d.id))).id).toBe(d.id)
@@ -88,9 +88,9 @@ describe('CSV import', () => {
 
 describe.skipIf(!existsSync(DATA))('real data import (needs ../shared/data)', () => {
   it('imports GOOG.csv and EURUSD.csv as they are', async () => {
-    const goog = await importCsvFile(store, join(DATA, 'GOOG.csv'), { symbol: 'GOOG', now: NOW })
+    const goog = await importCsvFile(store.sql, join(DATA, 'GOOG.csv'), { symbol: 'GOOG', now: NOW })
     expect(goog.dataset).toMatchObject({ symbol: 'GOOG', timeframe: '1d', rows: 2148, first_ts: '2004-08-19T00:00:00.000Z', origin: 'GOOG.csv' })
-    const eurusd = await importCsvFile(store, join(DATA, 'EURUSD.csv'), { symbol: 'EURUSD', now: NOW })
+    const eurusd = await importCsvFile(store.sql, join(DATA, 'EURUSD.csv'), { symbol: 'EURUSD', now: NOW })
     expect(eurusd.dataset).toMatchObject({ symbol: 'EURUSD', timeframe: '1h', rows: 5000, first_ts: '2017-04-19T09:00:00.000Z' })
     const lines = readFileSync(join(DATA, 'GOOG.csv'), 'utf8').trim().split('\n')
     const lastClose = Number(lines.at(-1)!.split(',')[4])
@@ -103,11 +103,11 @@ describe.skipIf(!existsSync(DATA))('real data import (needs ../shared/data)', ()
 
 describe('seeding', () => {
   it('writes the small synthetic set once, labelled with seed and generator', async () => {
-    expect(await seedIfFirstStart(store, 'small', NOW)).toEqual(seedDatasetsOf('small').map((d) => d.symbol))
+    expect(await seedIfFirstStart(store.sql, 'small', NOW)).toEqual(seedDatasetsOf('small').map((d) => d.symbol))
     const repo = createTradingRepository(store.sql)
     const rows = await repo.datasets()
     expect(rows.every((d) => d.source === 'synthetic' && d.seed !== null && d.generator !== null)).toBe(true)
-    expect(await seedIfFirstStart(store, 'small', NOW)).toEqual([])
+    expect(await seedIfFirstStart(store.sql, 'small', NOW)).toEqual([])
     expect(await repo.datasetCount()).toBe(rows.length)
   })
 
@@ -117,13 +117,13 @@ describe('seeding', () => {
     expect(daily.spec.bars).toBeGreaterThanOrEqual(2520)
     expect(full.some((d) => d.timeframe !== '1d' && d.spec.bars >= 100_000)).toBe(true)
     expect(seedDatasetsOf('none')).toEqual([])
-    expect(await seedIfFirstStart(store, 'none', NOW)).toEqual([])
+    expect(await seedIfFirstStart(store.sql, 'none', NOW)).toEqual([])
   })
 })
 
 describe('verify', () => {
   it('passes on seeded data and catches a tampered bar and a tampered cash balance', async () => {
-    await seedIfFirstStart(store, 'small', NOW)
+    await seedIfFirstStart(store.sql, 'small', NOW)
     const repo = createTradingRepository(store.sql)
     expect(await verifyAll(store.sql, repo, NOW)).toMatchObject({ ok: true, summary: { failed: 0 } })
 

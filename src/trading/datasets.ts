@@ -2,8 +2,8 @@
 import { readFileSync } from 'node:fs'
 import { basename } from 'node:path'
 import { Refusal } from '../refusal.js'
-import type { Store } from '../store/index.js'
-import { CsvError, parseOhlcvCsv } from '../engines/trading/index.js'
+import type { Sql } from '../store/sql.js'
+import { CsvError, csvOutcome, type CsvOutcome } from '../engines/trading/index.js'
 import type { Bars } from '../engines/trading/types.js'
 import { barsSha256 } from './checksum.js'
 import { createTradingRepository, type DatasetRow, type TradingRepository } from './repository.js'
@@ -79,7 +79,11 @@ export interface ImportOptions {
   /** Where the CSV came from: a file name or 'http'. */
   origin: string
   now: number
+  /** Parses the text (HTTP imports: in the mill); default here, on the caller's thread. */
+  parse?: (text: string) => Promise<CsvOutcome>
 }
+
+const parseHere = async (text: string): Promise<CsvOutcome> => csvOutcome(text)
 
 export interface ImportResult {
   dataset: DatasetView
@@ -92,22 +96,20 @@ export interface ImportResult {
  * imports of one symbol and timeframe at once (two replicas): the unique (symbol, timeframe) decides, and the one that
  * lost finds the winner's dataset (the same bars: created false; other bars: conflict).
  */
-export async function importCsvText(store: Store, text: string, options: ImportOptions): Promise<ImportResult> {
+export async function importCsvText(sql: Sql, text: string, options: ImportOptions): Promise<ImportResult> {
   checkSymbol(options.symbol)
   if (options.timeframe !== undefined) checkTimeframe(options.timeframe)
-  let bars: Bars
-  try {
-    bars = parseOhlcvCsv(text).bars
-  } catch (err) {
-    if (!(err instanceof CsvError)) throw err
-    throw new Refusal('invalid_input', `the CSV was not imported: ${err.message}`, {
-      issues: err.issues.map((i) => ({ path: `line ${i.line}`, message: i.message })),
-      hints: { bad_rows: err.issues },
+  const parsed = await (options.parse ?? parseHere)(text)
+  if ('issues' in parsed) {
+    throw new Refusal('invalid_input', `the CSV was not imported: ${new CsvError(parsed.issues).message}`, {
+      issues: parsed.issues.map((i) => ({ path: `line ${i.line}`, message: i.message })),
+      hints: { bad_rows: parsed.issues },
     })
   }
+  const bars: Bars = parsed.bars
   const timeframe = options.timeframe ?? inferTimeframe(bars.ts)
   const sha256 = barsSha256(bars)
-  const repo = createTradingRepository(store.sql)
+  const repo = createTradingRepository(sql)
   const existingAnswer = (existing: DatasetRow): ImportResult => {
     if (existing.sha256 === sha256) return { dataset: datasetView(existing), created: false }
     throw new Refusal('conflict', `dataset ${label(existing)} already exists with other bars (sha256 ${existing.sha256.slice(0, 12)}…); import under another symbol or timeframe`, {
@@ -142,12 +144,12 @@ export async function importCsvText(store: Store, text: string, options: ImportO
 
 /** What `ncm import file.csv --symbol GOOG` calls: reads the file and imports it (throws a Refusal on bad input). */
 export function importCsvFile(
-  store: Store,
+  sql: Sql,
   path: string,
   options: { symbol: string; timeframe?: string; now?: number },
 ): Promise<ImportResult> {
   const text = readFileSync(path, 'utf8')
-  return importCsvText(store, text, {
+  return importCsvText(sql, text, {
     symbol: options.symbol,
     timeframe: options.timeframe,
     origin: basename(path),

@@ -27,7 +27,7 @@ export default async function tradingPlugin(app: FastifyInstance, opts: TradingP
   const { config, clock } = app
   const store = app.store
   const startedAt = clock.now()
-  const seeded = await seedIfFirstStart(store, opts.seed ?? 'full', startedAt)
+  const seeded = await seedIfFirstStart(store.sql, opts.seed ?? 'full', startedAt)
   if (seeded.length) app.log.info({ datasets: seeded }, 'seeded synthetic datasets')
 
   const service = opts.service ?? createTradingService({ store, mill: app.mill, admission: app.admission, clock, barsCacheBytes: config.barsCacheBytes, runRetention: config.runRetention })

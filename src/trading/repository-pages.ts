@@ -31,7 +31,8 @@ export interface DatasetReferences {
   positions: number
 }
 
-const byAccountAndDataset = ['(@account_id IS NULL OR account_id = @account_id)', '(@dataset_id IS NULL OR dataset_id = @dataset_id)']
+// The column comparison comes first: PostgreSQL takes a parameter's type from its first use, and `? IS NULL` has none.
+const byAccountAndDataset = ['(account_id = @account_id OR @account_id IS NULL)', '(dataset_id = @dataset_id OR @dataset_id IS NULL)']
 
 export function createPagedReads(sql: Sql) {
   const datasets = keysetPages<DatasetRow>(sql, { select: 'SELECT * FROM datasets', key: ['id'], order: 'asc' })
@@ -46,7 +47,7 @@ export function createPagedReads(sql: Sql) {
     select: `SELECT r.id, r.kind, r.dataset_id, r.strategy, r.params, r.inputs_digest, r.stats, r.elapsed_ms, r.created_at,
                CASE WHEN r.equity IS NULL THEN 0 ELSE 1 END AS equity_stored, d.symbol, d.timeframe
              FROM runs r JOIN datasets d ON d.id = r.dataset_id`,
-    where: ['(@kind IS NULL OR r.kind = @kind)', '(@dataset_id IS NULL OR r.dataset_id = @dataset_id)', '(@strategy IS NULL OR r.strategy = @strategy)'],
+    where: ['(r.kind = @kind OR @kind IS NULL)', '(r.dataset_id = @dataset_id OR @dataset_id IS NULL)', '(r.strategy = @strategy OR @strategy IS NULL)'],
     key: ['r.id'],
     order: 'desc',
   })

@@ -5,6 +5,7 @@ import { STRATEGY_NAMES } from '../engines/trading/index.js'
 import type { StrategyName } from '../engines/trading/types.js'
 import { MAX_CONFIGS } from './research/limits.js'
 import { scaleOutSchema } from '../plugins/scale-out.js'
+import { storeStatusSchema } from '../store/status.js'
 
 export const PLATFORM_VERSION = '11.0.0' as const
 
@@ -342,16 +343,22 @@ export const verifyAnswer = z.object({
 })
 
 export const dbStatsAnswer = z.object({
-  sqlite_version: z.string(),
-  journal_mode: z.string(),
+  backend: z.enum(['sqlite', 'postgres']).describe('postgres when DATABASE_URL is set'),
+  server_version: z.string().describe("SQLite's library version or PostgreSQL's server_version"),
+  sqlite_version: z.string().nullable().describe('null on PostgreSQL'),
+  journal_mode: z.string().nullable().describe('null on PostgreSQL'),
   in_memory: z.boolean(),
-  page_size: z.number().int(),
-  page_count: z.number().int(),
-  freelist_count: z.number().int(),
-  database_bytes: z.number().int().describe('page_size × page_count'),
-  file_bytes: z.number().int().nullable().describe('null for an in-memory database'),
-  wal_bytes: z.number().int().nullable().describe('null for an in-memory database or when no WAL file exists'),
-  tables: z.array(z.object({ name: z.string(), rows: z.number().int() })),
+  page_size: z.number().int().nullable().describe('null on PostgreSQL'),
+  page_count: z.number().int().nullable().describe('null on PostgreSQL'),
+  freelist_count: z.number().int().nullable().describe('null on PostgreSQL'),
+  database_bytes: z.number().int().describe('SQLite: page_size × page_count; PostgreSQL: pg_database_size'),
+  file_bytes: z.number().int().nullable().describe('null for an in-memory database and on PostgreSQL'),
+  wal_bytes: z.number().int().nullable().describe('null for an in-memory database, when no WAL file exists, and on PostgreSQL'),
+  tables: z.array(z.object({
+    name: z.string(),
+    rows: z.number().int().describe('count(*)'),
+    bytes: z.number().int().nullable().describe('PostgreSQL: pg_total_relation_size (table, indexes, TOAST); null on SQLite'),
+  })),
   migrations: z.array(z.object({ name: z.string(), applied_at: z.string() })),
 })
 
@@ -371,6 +378,7 @@ export const rootHealthAnswer = z.object({
     database: z.object({ ok: z.boolean(), detail: z.string(), latency_ms: z.number() }),
   }),
   scale_out: scaleOutSchema,
+  store: storeStatusSchema,
 })
 
 export const v11HealthAnswer = z.object({

@@ -1,5 +1,4 @@
 // First-start seeding: synthetic datasets from the engine's seeded GBM generator, labelled as synthetic with their seed.
-import type { Store } from '../store/index.js'
 import { generateSyntheticBars, SYNTHETIC_PRESETS } from '../engines/trading/index.js'
 import { DEFAULT_REGIMES, type SyntheticSpec } from '../engines/trading/synthetic.js'
 import { barsSha256 } from './checksum.js'
@@ -46,9 +45,9 @@ const SEEDED_KEY = 'trading.seeded'
  * Seeds once per database: when no dataset exists and this database was never seeded (a user who removes the
  * synthetic data does not get it back). Returns the symbols written.
  */
-export async function seedIfFirstStart(store: Store, level: SeedLevel, now: number): Promise<string[]> {
+export async function seedIfFirstStart(sql: Sql, level: SeedLevel, now: number): Promise<string[]> {
   if (level === 'none') return []
-  if (await wasSeeded(store.sql)) return []
+  if (await wasSeeded(sql)) return []
   const datasets = seedDatasetsOf(level)
   const createdAt = new Date(now).toISOString()
   // Generated before the transaction opens: it holds only database work.
@@ -56,7 +55,7 @@ export async function seedIfFirstStart(store: Store, level: SeedLevel, now: numb
     const bars = generateSyntheticBars(spec)
     return { bars, sha256: barsSha256(bars) }
   })
-  const written = await store.sql.transaction(async (tx) => {
+  const seeding = sql.transaction(async (tx) => {
     // Another replica starting on the same database may have seeded it first.
     if (await wasSeeded(tx)) return false
     const repo = createTradingRepository(tx)
@@ -82,7 +81,13 @@ export async function seedIfFirstStart(store: Store, level: SeedLevel, now: numb
       [SEEDED_KEY, JSON.stringify({ level, symbols: datasets.map((d) => d.symbol) }), createdAt])
     return true
   })
-  return written ? datasets.map((d) => d.symbol) : []
+  try {
+    return (await seeding) ? datasets.map((d) => d.symbol) : []
+  } catch (err) {
+    // A unique constraint refused these datasets: another replica seeded this database at the same moment.
+    if (await wasSeeded(sql)) return []
+    throw err
+  }
 }
 
 async function wasSeeded(sql: Sql): Promise<boolean> {

@@ -43,6 +43,8 @@ export function createTradingService({ store, mill, admission, clock, barsCacheB
     repo,
     dataset: (ref: number | string): Promise<DatasetRow> => resolveDataset(repo, ref),
     strategyParams: strategyParamsOf,
+    /** Parses an imported CSV in the mill (heavy: admitted like the research operations). */
+    parseCsv: async (text: string) => (await deps.heavy('trading.datasets.import', 'trading.csv', text, undefined)).result,
     /** A dataset's bars (immutable once stored, so served from a bounded cache). */
     bars: (dataset: DatasetRow): Promise<Bars> => deps.bars.get(dataset, null),
     ...research(deps),

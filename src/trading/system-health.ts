@@ -3,7 +3,7 @@ import type { Clock } from '../clock.js'
 import type { Mill } from '../mill/pool.js'
 import type { Admission } from '../plugins/admission.js'
 import type { Store } from '../store/index.js'
-import type { Sql } from '../store/sql.js'
+import { storeStatus } from '../store/status.js'
 import { iso } from './present.js'
 import type { TradingRepository } from './repository.js'
 import type { RpcProber } from './rpc-prober.js'
@@ -23,27 +23,24 @@ export interface HealthDeps {
   prober: RpcProber
 }
 
-/** `SELECT 1` with its latency: every health mapping (root, v10, v11) starts from it. */
-export async function databaseCheck(sql: Sql) {
+/** `SELECT 1` with its latency, and the store it went to (backend, version, pool): every health mapping (root, v10, v11) starts from it. */
+export async function databaseCheck(store: Store) {
   const started = performance.now()
-  try {
-    const answer = await sql.get<{ one: number }>('SELECT 1 AS one')
-    if (Number(answer?.one) !== 1) throw new Error('SELECT 1 gave an unexpected answer')
-    return { ok: true, detail: 'SELECT 1 answered', latency_ms: elapsed(started) }
-  } catch (err) {
-    return { ok: false, detail: `SELECT 1 failed: ${(err as Error).message}`, latency_ms: elapsed(started) }
-  }
+  const status = await storeStatus(store)
+  const latency_ms = status.latency_ms ?? elapsed(started)
+  return { ok: status.ok, detail: status.ok ? 'SELECT 1 answered' : `SELECT 1 failed: ${status.error}`, latency_ms, store: status }
 }
 
 export async function v11HealthOf({ store, repo, mill, admission, clock, prober }: HealthDeps, uptimeS: () => number) {
-  const database = await databaseCheck(store.sql)
+  const database = await databaseCheck(store)
   const components: Array<{ name: string; status: Status; detail: string; [k: string]: unknown }> = []
-  components.push({ name: 'database', status: database.ok ? 'ok' : 'down', detail: database.detail, latency_ms: database.latency_ms })
+  const { backend, version, pool } = database.store
+  components.push({ name: 'database', status: database.ok ? 'ok' : 'down', detail: database.detail, latency_ms: database.latency_ms, backend, version, pool })
   if (database.ok) {
-    const pending = store.pending()
+    const pending = await store.pending()
     components.push({
       name: 'migrations', status: pending.length ? 'degraded' : 'ok',
-      detail: pending.length ? `${pending.length} pending: ${pending.join(', ')}` : `${store.applied().length} applied, none pending`,
+      detail: pending.length ? `${pending.length} pending: ${pending.join(', ')}` : `${(await store.applied()).length} applied, none pending`,
     })
     const datasets = await repo.datasetCount()
     components.push({

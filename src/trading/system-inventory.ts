@@ -1,8 +1,7 @@
-// What the platform holds and can do (inventory: datasets, strategies, routes, counts, limits) and its database's figures.
+// What the platform holds and can do (inventory: datasets, strategies, routes, counts, limits); the database's own
+// figures are the store's (src/store/stats.ts).
 import { z } from 'zod'
 import type { RouteEntry } from '../plugins/route-table.js'
-import type { Store } from '../store/index.js'
-import { introspect } from '../store/introspect.js'
 import { STRATEGIES, STRATEGY_NAMES } from '../engines/trading/index.js'
 import { datasetView } from './datasets.js'
 import type { TradingRepository } from './repository.js'
@@ -45,25 +44,5 @@ export async function inventoryOf(repo: TradingRepository, routes: ReadonlyArray
       max_v10_pairs: MAX_V10_PAIRS,
       simulate_max_bar_steps: SIMULATE_MAX_BAR_STEPS,
     },
-  }
-}
-
-export function dbStatsOf(store: Store) {
-  const db = introspect(store.db)
-  const pageSize = Number(db.pragma('page_size'))
-  const pageCount = Number(db.pragma('page_count'))
-  const sizes = store.fileSizes()
-  return {
-    sqlite_version: db.sqliteVersion(),
-    journal_mode: String(db.pragma('journal_mode')),
-    in_memory: store.path === ':memory:',
-    page_size: pageSize,
-    page_count: pageCount,
-    freelist_count: Number(db.pragma('freelist_count')),
-    database_bytes: pageSize * pageCount,
-    file_bytes: sizes.file,
-    wal_bytes: sizes.wal,
-    tables: db.tables(),
-    migrations: store.applied().map((m) => ({ name: m.name, applied_at: m.applied_at })),
   }
 }

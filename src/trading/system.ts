@@ -1,7 +1,8 @@
 // Platform state read from storage and live components: health, inventory, database statistics, command-center panels
 // (each in its own module: system-health.ts, system-inventory.ts, system-panels.ts).
 import { databaseCheck, v11HealthOf, type HealthDeps } from './system-health.js'
-import { dbStatsOf, inventoryOf } from './system-inventory.js'
+import { inventoryOf } from './system-inventory.js'
+import { databaseStats } from '../store/stats.js'
 import { panelsOf } from './system-panels.js'
 import { verifyAll } from './verify.js'
 
@@ -40,7 +41,7 @@ export function createSystem(deps: SystemDeps) {
     uptimeS,
     startedAt,
     /** `SELECT 1` with its latency: every health mapping (root, v10, v11) starts from it. */
-    databaseCheck: () => databaseCheck(store.sql),
+    databaseCheck: () => databaseCheck(store),
 
     v11Health,
 
@@ -49,7 +50,7 @@ export function createSystem(deps: SystemDeps) {
     /** `routes`: the platform's rows of the host's route table. */
     inventory: (routes: Parameters<typeof inventoryOf>[1]) => inventoryOf(repo, routes),
 
-    dbStats: () => dbStatsOf(store),
+    dbStats: () => databaseStats(store),
 
     panels: () => panelsOf(repo, clock, prober, v11Health),
   }

@@ -120,6 +120,18 @@ export function parseOhlcvCsv(text: string): ParsedCsv {
   }
 }
 
+/** A parsed CSV, or its bad lines: parseOhlcvCsv as a value, for callers across a thread (an error's own fields do not cross). */
+export type CsvOutcome = ParsedCsv | { issues: CsvIssue[] }
+
+export function csvOutcome(text: string): CsvOutcome {
+  try {
+    return parseOhlcvCsv(text)
+  } catch (err) {
+    if (err instanceof CsvError) return { issues: err.issues }
+    throw err
+  }
+}
+
 /** Splits one CSV row; double-quoted fields may hold commas and doubled quotes. */
 function splitRow(line: string): string[] {
   if (!line.includes('"')) return line.split(',')

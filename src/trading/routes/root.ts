@@ -16,7 +16,7 @@ export default async function rootRoutes(parent: FastifyInstance, ctx: TradingCo
   app.get('/health', {
     schema: {
       tags: [TAGS.v11],
-      summary: 'Platform health: version 11.0.0, database check, uptime (503 when the database fails); the queue backend, the rate limit\'s store and the shared Redis (degraded while it cannot answer)',
+      summary: 'Platform health: version 11.0.0, database check, uptime (503 when the database fails); the store (SQLite or PostgreSQL: version, latency, pool use); the queue backend, the rate limit\'s store and the shared Redis (degraded while it cannot answer)',
       response: { 200: rootHealthAnswer, 503: rootHealthAnswer },
     },
   }, async (_req, reply) => {
@@ -28,8 +28,9 @@ export default async function rootRoutes(parent: FastifyInstance, ctx: TradingCo
       mode: 'paper',
       uptime_s: system.uptimeS(),
       started_at: iso(system.startedAt),
-      checks: { database },
+      checks: { database: { ok: database.ok, detail: database.detail, latency_ms: database.latency_ms } },
       scale_out: scaleOut,
+      store: database.store,
     }
     return reply.code(database.ok ? 200 : 503).send(health)
   })

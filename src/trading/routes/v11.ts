@@ -60,7 +60,7 @@ export default async function v11Routes(parent: FastifyInstance, ctx: TradingCon
   }, async () => system.verify())
 
   app.get('/db/stats', {
-    schema: { tags, summary: 'Per-table row counts, pages, file and WAL size, journal mode, SQLite version', response: { 200: dbStatsAnswer } },
+    schema: { tags, summary: 'Per-table row counts, the backend (SQLite or PostgreSQL) and its version; SQLite: pages, file and WAL size, journal mode; PostgreSQL: database and per-table sizes', response: { 200: dbStatsAnswer } },
   }, async () => system.dbStats())
 
   app.post('/datasets', {
@@ -89,7 +89,7 @@ export default async function v11Routes(parent: FastifyInstance, ctx: TradingCon
     }
     const csv = fromJson ? body.csv : body
     if (fromJson) refuseOverRows(csv, config.csvMaxRows) // a text/csv body's rows were counted as it was read
-    const result = await importCsvText(ctx.store, csv, { symbol, timeframe, origin: 'http', now: clock.now() })
+    const result = await importCsvText(ctx.store.sql, csv, { symbol, timeframe, origin: 'http', now: clock.now(), parse: service.parseCsv })
     return reply.code(result.created ? 201 : 200).send({ id: result.dataset.id, created: result.created, dataset: result.dataset })
   })
 

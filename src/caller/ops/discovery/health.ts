@@ -2,6 +2,7 @@
 import { z } from 'zod'
 import { defineOperation, noInput } from '../../operation.js'
 import { scaleOutReport, scaleOutSchema } from '../../../plugins/scale-out.js'
+import { storeStatus, storeStatusSchema } from '../../../store/status.js'
 
 const check = z.object({
   componentId: z.string(),
@@ -23,7 +24,7 @@ export const health = defineOperation({
   caption: 'Health of the host: database, event loop, mill, shared Redis',
   summary:
     'Status pass/warn/fail with uptime and per-component checks (database round trip, event-loop delay, mill utilisation, ' +
-    'Redis round trip and version with REDIS_URL), the job queue backend and where the rate limit counts (scale_out), ' +
+    'Redis round trip and version with REDIS_URL), the store (SQLite or PostgreSQL: version, latency, pool use), the job queue backend and where the rate limit counts (scale_out), ' +
     'shaped after draft-inadarei-api-health-check: checks keyed "component:measurement", each an array of observations.',
   input: noInput,
   output: z.object({
@@ -33,21 +34,14 @@ export const health = defineOperation({
     occupancy_reason: z.string().nullable(),
     checks: z.record(z.string(), z.array(check)),
     scale_out: scaleOutSchema,
+    store: storeStatusSchema,
   }),
   provenance: ['measured'],
   examples: [{}],
   handler: async (_input, ctx) => {
     const time = new Date(ctx.clock.now()).toISOString()
-    const t0 = performance.now()
-    let dbStatus: Status = 'pass'
-    let dbOutput: string | undefined
-    try {
-      ctx.store.ping()
-    } catch (err) {
-      dbStatus = 'fail'
-      dbOutput = (err as Error).message
-    }
-    const dbMs = performance.now() - t0
+    const store = await storeStatus(ctx.store)
+    const dbStatus: Status = store.ok ? 'pass' : 'fail'
     const delay = ctx.admission.eventLoopDelayMs()
     const delayStatus: Status = delay > ctx.config.maxEventLoopDelayMs ? 'warn' : 'pass'
     const mill = ctx.mill.stats()
@@ -65,8 +59,8 @@ export const health = defineOperation({
       occupancy_reason: ctx.admission.reason(),
       checks: {
         'database:responseTime': [{
-          componentId: 'sqlite', componentType: 'datastore' as const, observedValue: round(dbMs), observedUnit: 'ms',
-          status: dbStatus, time, ...(dbOutput ? { output: dbOutput } : {}),
+          componentId: store.backend, componentType: 'datastore' as const, observedValue: store.latency_ms, observedUnit: 'ms',
+          status: dbStatus, time, output: store.ok ? `${store.backend} ${store.version}` : `unreachable: ${store.error}`,
         }],
         'eventloop:delay': [{
           componentId: 'main-loop', componentType: 'system' as const, observedValue: round(delay), observedUnit: 'ms',
@@ -84,6 +78,7 @@ export const health = defineOperation({
         } : {}),
       },
       scale_out: scaleOut,
+      store,
     }
   },
 })

@@ -1,0 +1,53 @@
+// What the rest of the host holds of its database, whichever backend it is (SQLite file or PostgreSQL pool).
+import type Database from 'better-sqlite3'
+import type { MigrationRecord } from './migrate.js'
+import type { Dialect, Sql } from './sql.js'
+
+export type Db = Database.Database
+
+/** Connections of a PostgreSQL pool. */
+export interface PoolUse {
+  /** Open connections, busy or idle. */
+  total: number
+  idle: number
+  /** Statements waiting for a connection. */
+  waiting: number
+  max: number
+}
+
+export interface Store {
+  readonly backend: Dialect
+  /** Every repository's way in (src/store/sql.ts). */
+  readonly sql: Sql
+  /** The SQLite handle, while repositories move to `sql` (issue #18); throws on PostgreSQL. */
+  readonly db: Db
+  /** The SQLite connection, for what only SQLite has (pragmas, file sizes); null on PostgreSQL. */
+  readonly sqlite: Db | null
+  /** SQLite: absolute path of the file, or ':memory:'. PostgreSQL: scheme://host:port/database, no credentials. */
+  readonly path: string
+  /** The folder of the migration files this store applies. */
+  readonly migrationsDir: string
+  /** Migrations recorded in schema_migrations, oldest first. */
+  applied(): Promise<MigrationRecord[]>
+  /** Migration files not yet applied (empty after a normal start). */
+  pending(): Promise<string[]>
+  /** SQLite only, while repositories move to `sql`: runs fn inside one transaction (synchronous: never await inside). */
+  transaction<T>(fn: () => T): T
+  /** One round trip (`SELECT 1`); answers its latency in ms, rejects when the database cannot answer. */
+  ping(): Promise<number>
+  /** The database's version: SQLite's library version, or PostgreSQL's server_version. */
+  version(): Promise<string>
+  /** The PostgreSQL pool's connections; null on SQLite (one connection). */
+  poolUse(): PoolUse | null
+  /** SQLite file and WAL sizes in bytes; null for an in-memory database and on PostgreSQL. */
+  fileSizes(): { file: number | null; wal: number | null }
+  close(): Promise<void>
+}
+
+/** `SELECT 1` through sql, timed. */
+export async function pingThrough(sql: Sql): Promise<number> {
+  const started = performance.now()
+  const answer = await sql.get<{ one: number }>('SELECT 1 AS one')
+  if (Number(answer?.one) !== 1) throw new Error('SELECT 1 gave an unexpected answer')
+  return Math.round((performance.now() - started) * 1000) / 1000
+}
