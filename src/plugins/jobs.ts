@@ -28,7 +28,7 @@ export default fp(
   async function jobsPlugin(app: FastifyInstance, opts: JobsPluginOptions) {
     const queue = opts.queue ?? await queueFor(app, opts)
     app.decorate('jobs', queue)
-    app.decorate('jobStreams', createStreamSlots(config.sseStreamsPerClient))
+    app.decorate('jobStreams', createStreamSlots(opts.config.sseStreamsPerClient))
     app.addHook('onReady', async () => queue.start())
     // Before the mill closes: running jobs stay `running` in the store and are re-run by the next start (or, with
     // BullMQ, handed back to the shared queue at once for another replica).
