@@ -1,15 +1,18 @@
 // The job repository over Sql: one job per Idempotency-Key, state changes that happen once, purge and paging.
-import { describe, expect, it } from 'vitest'
-import { openStore } from '../store/index.js'
+import { afterAll, describe, expect, it } from 'vitest'
+import { TEST_BACKENDS, testStores } from '../store/test-backends.js'
 import { createJobRepository, type NewJob } from './repository.js'
+
+const stores = testStores()
+afterAll(() => stores.cleanup())
 
 const job = (id: string, key: string | null = null): NewJob => ({
   id, op: 'sat', surface: 'caller', inputText: '{"n":1}', inputDigest: `digest-${id}`, idempotencyKey: key, createdAt: 1_000,
 })
 
-describe('job repository', () => {
+describe.each(TEST_BACKENDS)('job repository on %s', (backend) => {
   it('stores one job per surface and Idempotency-Key: the second insert of a key stores nothing', async () => {
-    const repo = createJobRepository((await openStore({ path: ':memory:' })).sql)
+    const repo = createJobRepository((await stores.open(backend)).sql)
     const [first, second] = await Promise.all([repo.insert(job('a', 'k')), repo.insert(job('b', 'k'))])
     expect(first).toMatchObject({ id: 'a', state: 'queued', idempotencyKey: 'k', input: { n: 1 }, attempts: 0, createdAt: 1_000 })
     expect(second).toBeNull()
@@ -18,7 +21,7 @@ describe('job repository', () => {
   })
 
   it('starts a queued job once and finishes it once, answering the changed row', async () => {
-    const repo = createJobRepository((await openStore({ path: ':memory:' })).sql)
+    const repo = createJobRepository((await stores.open(backend)).sql)
     await repo.insert(job('a'))
     expect(await repo.start('a', 2_000)).toMatchObject({ state: 'running', attempts: 1, startedAt: 2_000 })
     expect(await repo.start('a', 2_001)).toBeNull()
@@ -33,7 +36,7 @@ describe('job repository', () => {
   })
 
   it('pages newest first with filters and purges answers past retention, keeping a tombstone', async () => {
-    const repo = createJobRepository((await openStore({ path: ':memory:' })).sql)
+    const repo = createJobRepository((await stores.open(backend)).sql)
     for (const id of ['a', 'b', 'c']) await repo.insert(job(id))
     const progress = { fraction: null, phase: 'failed', done: null, total: null, eta_s: null, counters: {} }
     await repo.finish('b', 'failed', { refuse: { code: 'internal', reason: 'x', http_status: 500 }, progress, now: 5_000 })
