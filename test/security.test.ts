@@ -74,6 +74,8 @@ beforeAll(async () => {
       clock,
       registry: createRegistry([...registry.operations, boom]),
       logStream: { write: (line: string) => void logLines.push(line) },
+      // Section 4 reads the line of every 404 it sends; by default only 5 unmatched requests a minute are logged in full.
+      unmatchedLog: { sampled: 1_000 },
     }),
     buildTestApp({ env: { CORS_ORIGINS: 'https://ops.example, http://localhost:5173' } }),
   ])
