@@ -5,6 +5,7 @@ import fp from 'fastify-plugin'
 import type { ZodTypeProvider } from 'fastify-type-provider-zod'
 import { lenientQueryValidatorCompiler } from './plugins/validator.js'
 import { clientErrorHandler } from './plugins/client-errors.js'
+import { UnmatchedRequestLog, type UnmatchedLogOptions } from './plugins/unmatched-log.js'
 import { zodSerializerCompiler } from './plugins/serializer.js'
 import type { Config } from './config.js'
 import { loggerOptions, type LogDestination } from './logger.js'
@@ -59,6 +60,8 @@ export interface BuildOptions {
   clock?: Clock
   /** Overrides the logger derived from config (tests pass false). */
   logger?: boolean
+  /** How many unmatched requests each window logs in full (default 5 a minute; tests that read every 404's line raise it). */
+  unmatchedLog?: UnmatchedLogOptions
   /** Logs at config.logLevel to this destination instead of stdout (tests capture the lines); wins over `logger`. */
   logStream?: LogDestination
   registry?: Registry
@@ -84,7 +87,9 @@ export async function buildApp(opts: BuildOptions): Promise<FastifyInstance> {
   const { config } = opts
   const clock = opts.clock ?? systemClock
   const registry = opts.registry ?? defaultRegistry
+  const unmatchedLog = new UnmatchedRequestLog(opts.unmatchedLog)
   const app = Fastify({
+    logController: unmatchedLog,
     logger: opts.logStream ? loggerOptions(config, opts.logStream) : (opts.logger ?? loggerOptions(config)),
     bodyLimit: config.bodyLimitBytes,
     // Read here rather than through requestIdHeader, which would take any value verbatim.
@@ -104,6 +109,7 @@ export async function buildApp(opts: BuildOptions): Promise<FastifyInstance> {
   const store = opts.store ?? await openStore(storeOptionsOf(config))
   const mill = opts.mill ?? createMill({ threads: config.millThreads, maxQueue: config.millQueue, nice: config.millNice })
   const counters = createCallerCounters()
+  app.decorate('unmatchedLog', unmatchedLog)
   app.decorate('config', config)
   app.decorate('clock', clock)
   app.decorate('callerCounters', counters)

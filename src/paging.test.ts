@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest'
 import { decodeCursor, encodeCursor, PAGE_LIMIT_DEFAULT, PAGE_LIMIT_MAX, pagedList, type PageQuery } from './paging.js'
 import { Refusal } from './refusal.js'
 import { openStore } from './store/index.js'
-import { keysetPages, keysetQuery } from './store/keyset.js'
+import { keysetPages } from './store/keyset.js'
 
 const refusalOf = (fn: () => unknown): Refusal => {
   try {
@@ -62,21 +62,22 @@ describe('pagedList', () => {
 describe('keyset walk over SQLite', () => {
   async function setup() {
     // Through the store (the one module that opens databases): a migrated in-memory database plus a scratch table.
-    const store = await openStore({ path: ':memory:' })
-    const db = store.db
-    db.exec('CREATE TABLE items (id INTEGER PRIMARY KEY, created_at TEXT NOT NULL, tag TEXT NOT NULL)')
-    const insert = db.prepare('INSERT INTO items (created_at, tag) VALUES (?, ?)')
-    return { db, sql: store.sql, insert: (createdAt: string, tag: string) => Number(insert.run(createdAt, tag).lastInsertRowid) }
+    const { sql } = await openStore({ path: ':memory:' })
+    await sql.run('CREATE TABLE items (id INTEGER PRIMARY KEY, created_at TEXT NOT NULL, tag TEXT NOT NULL)')
+    const insert = async (createdAt: string, tag: string) =>
+      (await sql.get<{ id: number }>('INSERT INTO items (created_at, tag) VALUES (?, ?) RETURNING id', [createdAt, tag]))!.id
+    const ids = async (text: string) => (await sql.all<{ id: number }>(text)).map((r) => r.id)
+    return { sql, insert, ids }
   }
   type Row = { id: number; created_at: string; tag: string }
 
-  function walk(read: (q: PageQuery) => { rows: Row[]; next_cursor: string | null }, limit: number, between?: (page: number) => void) {
+  async function walk(read: (q: PageQuery) => Promise<{ rows: Row[]; next_cursor: string | null }>, limit: number, between?: (page: number) => Promise<unknown>) {
     const seen: number[] = []
     let cursor: string | undefined
     for (let page = 0; page < 1000; page++) {
-      const answer = read({ limit, ...(cursor ? { cursor } : {}) })
+      const answer = await read({ limit, ...(cursor ? { cursor } : {}) })
       seen.push(...answer.rows.map((r) => r.id))
-      between?.(page)
+      await between?.(page)
       if (answer.next_cursor === null) return seen
       cursor = answer.next_cursor
     }
@@ -84,45 +85,37 @@ describe('keyset walk over SQLite', () => {
   }
 
   it('walks newest first by id with a filter, no duplicates and no gaps, while rows are inserted', async () => {
-    const { db, insert } = await setup()
-    for (let i = 0; i < 103; i++) insert('2026-01-01T00:00:00.000Z', i % 3 === 0 ? 'a' : 'b')
-    const before = (db.prepare("SELECT id FROM items WHERE tag = 'a' ORDER BY id DESC").all() as Array<{ id: number }>).map((r) => r.id)
-    const query = keysetQuery<Row>(db, { select: 'SELECT * FROM items', where: ['(@tag IS NULL OR tag = @tag)'], key: ['id'], order: 'desc' })
+    const { sql, insert, ids } = await setup()
+    for (let i = 0; i < 103; i++) await insert('2026-01-01T00:00:00.000Z', i % 3 === 0 ? 'a' : 'b')
+    const before = await ids("SELECT id FROM items WHERE tag = 'a' ORDER BY id DESC")
+    const pages = keysetPages<Row>(sql, { select: 'SELECT * FROM items', where: ['(tag = @tag OR @tag IS NULL)'], key: ['id'], order: 'desc' })
     const list = pagedList<Row>('items', ['integer'], (r) => [r.id])
-    const seen = walk((q) => list.read(q, (req) => query({ tag: 'a' }, req.after, req.limit)), 7, () => insert('2026-01-02T00:00:00.000Z', 'a'))
+    const seen = await walk((q) => list.read(q, (req) => pages({ tag: 'a' }, req.after, req.limit)), 7, () => insert('2026-01-02T00:00:00.000Z', 'a'))
     expect(seen).toEqual(before)
   })
 
   it('walks a two-column key (time, then id) in ascending order; rows inserted at the end are reached, none twice', async () => {
-    const { db, insert } = await setup()
+    const { sql, insert, ids } = await setup()
     // Many rows share a timestamp: the id breaks the ties, so no row is skipped at a page boundary.
-    for (let i = 0; i < 60; i++) insert(`2026-01-01T00:00:${String(Math.floor(i / 7)).padStart(2, '0')}.000Z`, 'x')
-    const query = keysetQuery<Row>(db, { select: 'SELECT * FROM items', key: ['created_at', 'id'], order: 'asc' })
+    for (let i = 0; i < 60; i++) await insert(`2026-01-01T00:00:${String(Math.floor(i / 7)).padStart(2, '0')}.000Z`, 'x')
+    const pages = keysetPages<Row>(sql, { select: 'SELECT * FROM items', key: ['created_at', 'id'], order: 'asc' })
     const list = pagedList<Row>('items', ['string', 'integer'], (r) => [r.created_at, r.id])
     let added = 0
-    const seen = walk((q) => list.read(q, (req) => query({}, req.after, req.limit)), 5, () => {
-      if (added++ < 4) insert('2027-01-01T00:00:00.000Z', 'late')
+    const seen = await walk((q) => list.read(q, (req) => pages({}, req.after, req.limit)), 5, async () => {
+      if (added++ < 4) await insert('2027-01-01T00:00:00.000Z', 'late')
     })
-    const all = (db.prepare('SELECT id FROM items ORDER BY created_at, id').all() as Array<{ id: number }>).map((r) => r.id)
+    const all = await ids('SELECT id FROM items ORDER BY created_at, id')
     expect(new Set(seen).size).toBe(seen.length)
     expect(seen).toEqual(all)
   })
 
-  it('reads the same pages through Sql (async), and the async read pages as the sync one', async () => {
-    const { sql, insert } = await setup()
-    for (let i = 0; i < 23; i++) insert(`2026-01-01T00:00:${String(Math.floor(i / 4)).padStart(2, '0')}.000Z`, i % 2 ? 'a' : 'b')
-    const pages = keysetPages<Row>(sql, { select: 'SELECT * FROM items', where: ['(@tag IS NULL OR tag = @tag)'], key: ['created_at', 'id'], order: 'desc' })
+  it('walks a two-column key newest first with an absent filter (null)', async () => {
+    const { sql, insert, ids } = await setup()
+    for (let i = 0; i < 23; i++) await insert(`2026-01-01T00:00:${String(Math.floor(i / 4)).padStart(2, '0')}.000Z`, i % 2 ? 'a' : 'b')
+    const pages = keysetPages<Row>(sql, { select: 'SELECT * FROM items', where: ['(tag = @tag OR @tag IS NULL)'], key: ['created_at', 'id'], order: 'desc' })
     const list = pagedList<Row>('items', ['string', 'integer'], (r) => [r.created_at, r.id])
-    const seen: number[] = []
-    let cursor: string | undefined
-    for (;;) {
-      const page = await list.read({ limit: 4, ...(cursor ? { cursor } : {}) }, (req) => pages({ tag: null }, req.after, req.limit))
-      seen.push(...page.rows.map((r) => r.id))
-      if (page.next_cursor === null) break
-      cursor = page.next_cursor
-    }
-    const all = (await sql.all<{ id: number }>('SELECT id FROM items ORDER BY created_at DESC, id DESC')).map((r) => r.id)
-    expect(seen).toEqual(all)
+    const seen = await walk((q) => list.read(q, (req) => pages({ tag: null }, req.after, req.limit)), 4)
+    expect(seen).toEqual(await ids('SELECT id FROM items ORDER BY created_at DESC, id DESC'))
     expect(seen).toHaveLength(23)
   })
 })

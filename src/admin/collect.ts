@@ -3,7 +3,6 @@ import { existsSync } from 'node:fs'
 import { basename, join, relative, sep } from 'node:path'
 import type { FastifyInstance } from 'fastify'
 import { CONFIG_ALIASES, type Config } from '../config.js'
-import { perDatabase } from '../store/repository.js'
 import { storeStatus } from '../store/status.js'
 import { HUB_VERSION, NCM_VERSION, REPO_ROOT } from '../version.js'
 import { analyseNode, analysePython, type DependencySummary } from '../analysers/dependencies/index.js'
@@ -111,7 +110,7 @@ export function createReadinessCollector(app: FastifyInstance, options: Collecto
       node,
       migrations: await migrationSummary(app, options.config, rootDir),
       store: await storeStatus(app.store, storeLocation(app, options.config.dataDir, rootDir)),
-      runRetention: runRetentionSummary(app, options.config),
+      runRetention: await runRetentionSummary(app, options.config),
       scaleOut: await scaleOutReport(app),
       startup: startupSummary(rootDir),
       environment: environmentSummary(options.config, rootDir),
@@ -140,17 +139,17 @@ function dataDirDisplay(dataDir: string, rootDir: string): string {
   return rel.startsWith('..') || rel.startsWith(sep) ? '$DATA_DIR (outside the repo)' : rel.split(sep).join('/')
 }
 
-/** Stored runs and the oldest one's time: prepared once per database (the readiness report is read on every admin page). */
-const heldRuns = perDatabase((db) =>
-  db.prepare<[], { n: number; oldest: string | null }>('SELECT count(*) AS n, (SELECT created_at FROM runs ORDER BY id LIMIT 1) AS oldest FROM runs'))
 
 /** The run retention policy in force and what the store holds against it. */
-function runRetentionSummary(app: FastifyInstance, config: Config): RunRetentionSummary {
+async function runRetentionSummary(app: FastifyInstance, config: Config): Promise<RunRetentionSummary> {
   const { maxRuns, maxAgeDays } = config.runRetention
   const limits = [maxRuns > 0 ? `the newest ${maxRuns} runs` : null, maxAgeDays > 0 ? `runs younger than ${maxAgeDays} days` : null].filter(Boolean)
   const policy = `identical runs are stored once; equity curves only when asked for; ${limits.length ? `kept: ${limits.join(' and ')} (oldest pruned at each new run)` : 'no retention limit'}`
   try {
-    const held = heldRuns(app.store.db).get()!
+    // Stored runs and the oldest one's time in one statement (the readiness report is read on every admin page).
+    const held = (await app.store.sql.get<{ n: number; oldest: string | null }>(
+      'SELECT count(*) AS n, (SELECT created_at FROM runs ORDER BY id LIMIT 1) AS oldest FROM runs',
+    ))!
     return { max_runs: maxRuns, max_age_days: maxAgeDays, stored_runs: held.n, oldest_run_at: held.oldest, policy, error: null }
   } catch (err) {
     return { max_runs: maxRuns, max_age_days: maxAgeDays, stored_runs: null, oldest_run_at: null, policy, error: (err as Error).message }

@@ -11,7 +11,7 @@ export function createCallerErrorHandler(counters: CallerCounters) {
     counters.refused(refusal.code)
     if (refusal.code === 'internal') {
       req.log.error({ err, method: req.method, url: redactUrl(req.url) }, 'internal error')
-    } else {
+    } else if (!req.server.unmatchedLog.isSuppressed(req)) {
       req.log.info({ refusal: refusal.code, reason: refusal.message }, 'refused')
     }
     if (refusal.options.retryAfterS !== undefined) reply.header('retry-after', String(Math.ceil(refusal.options.retryAfterS)))

@@ -1,5 +1,6 @@
-// The running half of the in-process queue: the waiting line, runs under a time budget, final states written once,
-// events published in order and the outcome handed to requests waiting on it.
+// The running half of the queue in this process: the waiting line, runs under a time budget, final states written
+// once, events published in order and the outcome handed to requests waiting on it. The BullMQ backend runs the jobs
+// BullMQ hands this replica through the same runJob (its waiting line stays empty).
 import type { FastifyBaseLogger } from 'fastify'
 import type { Clock } from '../clock.js'
 import { Refusal, type RefusalBody } from '../refusal.js'
@@ -144,7 +145,8 @@ export function createLocalRunner(opts: LocalRunnerOptions) {
     await finish(running, ...ending)
   }
 
-  return { executors, waiting, active, waiters, durations, flags, withLive, publish, finish, pump }
+  // runJob is also how a distributed backend runs a job it was handed (its own dispatch instead of the waiting line).
+  return { executors, waiting, active, waiters, durations, flags, withLive, publish, finish, pump, runJob }
 }
 
 /** How a run that threw ends: timed out, cancelled, refused, or failed on an internal error (logged). */

@@ -74,7 +74,7 @@ export interface JobRepository {
 export function createJobRepository(sql: Sql): JobRepository {
   const pageQuery = keysetPages<JobRow>(sql, {
     select: `SELECT ${COLUMNS} FROM jobs`,
-    where: ['purged_at IS NULL', '(@state IS NULL OR state = @state)', '(@op IS NULL OR op = @op)'],
+    where: ['purged_at IS NULL', '(state = @state OR @state IS NULL)', '(op = @op OR @op IS NULL)'],
     key: ['n'],
     order: 'desc',
   })

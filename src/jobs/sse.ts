@@ -54,7 +54,11 @@ export async function streamJobEvents(
   }
   // Subscribe before reading the state, so nothing published in between is lost.
   const unsubscribe = jobs.subscribe(job.id, onEvent)
-  const heartbeat = setInterval(() => raw.write(': keep-alive\n\n'), heartbeatMs)
+  const heartbeat = setInterval(() => {
+    raw.write(': keep-alive\n\n')
+    // A final event lost between replicas (Redis reconnecting) must not hold the stream open: the row tells.
+    jobs.get(job.id).then((row) => { if (row && isFinal(row.state)) return sendFinal(row) }).catch(() => undefined)
+  }, heartbeatMs)
   req.raw.on('close', end)
   raw.on('close', end) // the response's own close: the slot is given back however the stream ends
   if (raw.destroyed) end()

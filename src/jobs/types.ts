@@ -105,8 +105,9 @@ export type SettledJob =
 
 export interface JobStats {
   by_state: Record<JobState, number>
-  /** Jobs waiting for a runner in this process. */
+  /** Jobs waiting for a runner: in this process (local), in the queue every replica shares (bullmq). */
   queue_depth: number
+  /** Jobs running in this process. */
   running: number
   /** Final jobs per minute over the last 15 minutes. */
   throughput_per_min: number
@@ -128,7 +129,7 @@ export type JobExecutor = (input: unknown, run: JobRun) => Promise<unknown>
 
 /**
  * The queue: the only way long work runs. Async throughout so a distributed backend fits behind it.
- * The in-process implementation (SQLite rows, runners in this process) is the only one for now.
+ * Two implementations: in-process (local-queue.ts) and across replicas (bullmq-queue.ts), selected in plugins/jobs.ts.
  */
 export interface JobQueue {
   /** `local`: rows and runners in this process; `bullmq`: rows in the database, dispatch and events through Redis. */

@@ -6,14 +6,13 @@ import type { IncomingMessage } from 'node:http'
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { baseUrlOf } from '../base-url.js'
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js'
-import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js'
+import type { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js'
 import type { AuthInfo } from '@modelcontextprotocol/sdk/server/auth/types.js'
-import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js'
 import { operationContext, type OperationContext } from '../caller/operation.js'
 import type { TradingService } from '../trading/service.js'
 import { Refusal } from '../refusal.js'
 import { setRawSecurityHeaders } from '../plugins/limits.js'
-import { createMcpServer, indexTools, type RequestBinding } from './server.js'
+import type { RequestBinding } from './server.js'
 import { mcpTools } from './tools.js'
 
 export const MCP_PATH = '/mcp'
@@ -35,13 +34,41 @@ interface Session {
 
 const BINDING = 'ncm.binding'
 
+/** What the endpoint needs of the SDK, imported on first use. */
+interface McpRuntime {
+  StreamableHTTPServerTransport: typeof StreamableHTTPServerTransport
+  isInitializeRequest: typeof import('@modelcontextprotocol/sdk/types.js').isInitializeRequest
+  createMcpServer: typeof import('./server.js').createMcpServer
+  tools: ReturnType<typeof import('./server.js').indexTools>
+}
+
+async function loadRuntime(registry: FastifyInstance['registry']): Promise<McpRuntime> {
+  const [transport, types, server] = await Promise.all([
+    import('@modelcontextprotocol/sdk/server/streamableHttp.js'),
+    import('@modelcontextprotocol/sdk/types.js'),
+    import('./server.js'),
+  ])
+  return {
+    StreamableHTTPServerTransport: transport.StreamableHTTPServerTransport,
+    isInitializeRequest: types.isInitializeRequest,
+    createMcpServer: server.createMcpServer,
+    tools: server.indexTools(mcpTools(registry)),
+  }
+}
+
 export default async function mcpPlugin(app: FastifyInstance, opts: McpPluginOptions) {
   const { config, clock, registry, callerCounters: counters, auth } = app
   const { trading } = opts
-  const tools = indexTools(mcpTools(registry))
   const sessions = new Map<string, Session>()
 
-  const newServer = () => createMcpServer({
+  // The SDK (and Hono under its transport, ~0.3 s to import) and the tool index load with the first /mcp request.
+  let sdkLoad: Promise<McpRuntime> | null = null
+  const runtime = () => (sdkLoad ??= loadRuntime(registry).catch((err: unknown) => {
+    sdkLoad = null
+    throw err
+  }))
+
+  const newServer = ({ createMcpServer, tools }: McpRuntime) => createMcpServer({
     config,
     tools,
     trading,
@@ -97,6 +124,8 @@ export default async function mcpPlugin(app: FastifyInstance, opts: McpPluginOpt
       extra: { [BINDING]: binding },
     }
 
+    const sdk = await runtime()
+    const { isInitializeRequest, StreamableHTTPServerTransport } = sdk
     const sessionId = req.headers['mcp-session-id']
     let session: Session | undefined
     if (typeof sessionId === 'string') {
@@ -105,7 +134,7 @@ export default async function mcpPlugin(app: FastifyInstance, opts: McpPluginOpt
       touch(sessionId, session)
     } else if (req.method === 'POST' && isInitializeRequest(req.body)) {
       if (sessions.size >= MAX_SESSIONS) await closeSession(sessions.keys().next().value!)
-      const server = newServer()
+      const server = newServer(sdk)
       const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
         sessionIdGenerator: () => randomUUID(),
         onsessioninitialized: (id) => { sessions.set(id, { transport, server, lastSeen: clock.now() }) },
@@ -115,7 +144,7 @@ export default async function mcpPlugin(app: FastifyInstance, opts: McpPluginOpt
       session = { transport, server, lastSeen: clock.now() }
     } else if (req.method === 'POST') {
       // No session: a one-shot server answers this message alone, as plain JSON (a curl line, a simple agent).
-      const server = newServer()
+      const server = newServer(sdk)
       const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true })
       await server.connect(transport)
       reply.raw.once('close', () => { void server.close() })

@@ -1,5 +1,6 @@
 // Decorates the instance with the job queue (`app.jobs`): the in-process API other modules call (submit, get,
 // subscribe, cancel). Surfaces define their executors while registering; the queue starts once all are defined.
+// With REDIS_URL the queue is the BullMQ one (jobs dispatched to any replica); without it, the in-process one.
 import fp from 'fastify-plugin'
 import type { FastifyInstance } from 'fastify'
 import type { Config } from '../config.js'
@@ -19,27 +20,35 @@ declare module 'fastify' {
 export interface JobsPluginOptions {
   config: Config
   clock: Clock
-  /** Another backend behind the same interface; defaults to the in-process queue on the store. */
+  /** Another backend behind the same interface; defaults to the one REDIS_URL selects. */
   queue?: JobQueue
 }
 
 export default fp(
   async function jobsPlugin(app: FastifyInstance, opts: JobsPluginOptions) {
-    const { config, clock } = opts
-    const queue = opts.queue ?? createLocalJobQueue({
-      store: app.store,
-      clock,
-      concurrency: config.millThreads,
-      maxQueued: config.millQueue,
-      retentionMs: config.jobRetentionH * 3_600_000,
-      maxRunMs: config.jobMaxMs,
-      log: app.log,
-    })
+    const queue = opts.queue ?? await queueFor(app, opts)
     app.decorate('jobs', queue)
-    app.decorate('jobStreams', createStreamSlots(config.sseStreamsPerClient))
+    app.decorate('jobStreams', createStreamSlots(opts.config.sseStreamsPerClient))
     app.addHook('onReady', async () => queue.start())
-    // Before the mill closes: running jobs stay `running` in the store and are re-run by the next start.
+    // Before the mill closes: running jobs stay `running` in the store and are re-run by the next start (or, with
+    // BullMQ, handed back to the shared queue at once for another replica).
     app.addHook('preClose', async () => queue.close())
   },
-  { name: 'ncm-jobs', fastify: '5.x', dependencies: ['ncm-store', 'ncm-mill'] },
+  { name: 'ncm-jobs', fastify: '5.x', dependencies: ['ncm-store', 'ncm-mill', 'ncm-redis'] },
 )
+
+async function queueFor(app: FastifyInstance, { config, clock }: JobsPluginOptions): Promise<JobQueue> {
+  const common = {
+    store: app.store,
+    clock,
+    concurrency: config.millThreads,
+    maxQueued: config.millQueue,
+    retentionMs: config.jobRetentionH * 3_600_000,
+    maxRunMs: config.jobMaxMs,
+    log: app.log,
+  }
+  if (!app.redis) return createLocalJobQueue(common)
+  // Loaded only when used: a single process never pays for BullMQ.
+  const { createBullJobQueue } = await import('../jobs/bullmq-queue.js')
+  return createBullJobQueue({ ...common, redisUrl: app.redis.url, prefix: app.redis.prefix, commands: app.redis.commands })
+}

@@ -2,7 +2,6 @@
 import fp from 'fastify-plugin'
 import helmet from 'helmet'
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
-import rateLimit from '@fastify/rate-limit'
 import { localLimiter } from './local-limiter.js'
 import { sharedLimiter, type LimiterState } from '../redis/limiter-store.js'
 import type { SharedRedis } from './redis.js'
@@ -162,6 +161,7 @@ async function limitAcrossReplicas(app: FastifyInstance, opts: LimitsOptions, re
     else app.log.info('rate limit: Redis answers again, counting across replicas')
   })
   app.limiterReport = () => ({ scope: 'replicas', key_prefix: prefix, ...shared.state() })
+  const { default: rateLimit } = await import('@fastify/rate-limit')
   await app.register(rateLimit, {
     store: shared.Store as never,
     max: opts.rateLimitPerMin,

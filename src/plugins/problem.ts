@@ -93,7 +93,7 @@ export function problemErrorHandler(err: unknown, req: FastifyRequest, reply: Fa
   }
   const refusal = toRefusal(err, req.id)
   if (refusal.code === 'internal') req.log.error({ err, method: req.method, url: redactUrl(req.url) }, 'internal error')
-  else req.log.info({ refusal: refusal.code, reason: refusal.message }, 'refused')
+  else if (!req.server.unmatchedLog.isSuppressed(req)) req.log.info({ refusal: refusal.code, reason: refusal.message }, 'refused')
   return sendProblem(reply, refusal, redactUrl(req.url))
 }
 

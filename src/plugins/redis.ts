@@ -36,7 +36,8 @@ export default fp(
       app.log.warn({ redis: (await shared.probe()).url }, 'Redis did not answer at start: serving degraded until it does')
     }
     app.addHook('onClose', async () => {
-      await commands.quit().catch(() => commands.disconnect())
+      if (commands.status === 'ready') await commands.quit().catch(() => commands.disconnect())
+      else commands.disconnect()
     })
   },
   { name: 'ncm-redis', fastify: '5.x' },

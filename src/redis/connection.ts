@@ -1,5 +1,6 @@
 // Connections to the Redis every replica shares (REDIS_URL): the only module that opens them, plus the health probe.
-import { Redis, type RedisOptions } from 'ioredis'
+import { createRequire } from 'node:module'
+import type { Redis, RedisOptions } from 'ioredis'
 import { redisDisplayUrl } from '../config.js'
 
 /**
@@ -27,12 +28,17 @@ const BLOCKING: RedisOptions = {
 /** The client type, for modules outside this room that hold one. */
 export type RedisClient = Redis
 
-export type RedisPurpose = 'commands' | 'subscriber' | 'queue'
+// A pub/sub subscriber waits the same way: its (un)subscribes queue for the connection, and ioredis subscribes again
+// after a reconnect.
+const OPTIONS = { commands: FAIL_FAST, subscriber: BLOCKING, queue: BLOCKING } as const
+export type RedisPurpose = keyof typeof OPTIONS
 
 /** Opens a client named after its purpose (CLIENT LIST shows who is who). */
 export function openRedis(url: string, purpose: RedisPurpose): Redis {
-  const options = purpose === 'queue' ? BLOCKING : FAIL_FAST
-  const client = new Redis(url, { ...options, connectionName: `ncm-${purpose}-${process.pid}` })
+  const options = OPTIONS[purpose]
+  // ioredis (~0.1 s to import) is loaded by the first connection: a host without REDIS_URL never needs it
+  const { Redis: RedisClass } = createRequire(import.meta.url)('ioredis') as typeof import('ioredis')
+  const client = new RedisClass(url, { ...options, connectionName: `ncm-${purpose}-${process.pid}` })
   // Without a listener an unreachable Redis is an unhandled 'error' event; reachability is reported by the probe.
   client.on('error', () => undefined)
   return client

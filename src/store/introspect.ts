@@ -1,38 +1,79 @@
-// What a database holds, read one way everywhere: its tables with row counts, and its pragmas. Statements are
-// prepared once per database (a table's count once per table), never per request.
-import type { Db, Statement } from './index.js'
+// What a database holds, read one way on either backend: its tables with exact row counts (and bytes where the
+// database tells) and its size; SQLite's pragmas only on SQLite. One instance per database. (The server's version is
+// Store.version().)
 import { perDatabase } from './repository.js'
+import type { Dialect, Sql } from './sql.js'
 
-export interface Introspection {
-  /** User tables by name with their row counts. */
-  tables(): Array<{ name: string; rows: number }>
-  /** Rows of one table, or null when the database has no such table. */
-  rowCount(table: string): number | null
-  /** A pragma's single value (page_size, page_count, freelist_count, journal_mode, …). */
-  pragma(name: string): unknown
-  sqliteVersion(): string
+export interface TableFacts {
+  name: string
+  /** Exact: count(*) of the table. */
+  rows: number
+  /** Table with its indexes and TOAST (PostgreSQL); null on SQLite, whose size is the file's (pages). */
+  bytes: number | null
 }
 
-export const introspect = perDatabase((db: Db): Introspection => {
-  const tableNames = db.prepare<[], { name: string }>(
+export interface Introspection {
+  readonly dialect: Dialect
+  /** The application's tables by name (SQLite: every user table; PostgreSQL: the current schema). */
+  tables(): Promise<TableFacts[]>
+  /** Rows of one table, or null when the database has no such table. */
+  rowCount(table: string): Promise<number | null>
+  /** Bytes the whole database takes (SQLite: page_size × page_count; PostgreSQL: pg_database_size). */
+  databaseBytes(): Promise<number>
+  /** A SQLite pragma's single value (page_size, page_count, freelist_count, journal_mode, …); throws on PostgreSQL. */
+  pragma(name: string): Promise<unknown>
+}
+
+export const introspect = perDatabase((sql: Sql): Introspection =>
+  sql.dialect === 'sqlite' ? sqliteIntrospection(sql) : postgresIntrospection(sql))
+
+/** Names come from the catalogue itself; quoting them keeps any name a single identifier. */
+const quoted = (name: string) => `"${name.replaceAll('"', '""')}"`
+
+function counting(sql: Sql, names: () => Promise<string[]>) {
+  const countOf = async (name: string) => Number((await sql.get<{ n: number }>(`SELECT count(*) AS n FROM ${quoted(name)}`))!.n)
+  return {
+    countOf,
+    rowCount: async (table: string) => ((await names()).includes(table) ? countOf(table) : null),
+  }
+}
+
+function sqliteIntrospection(sql: Sql): Introspection {
+  const names = async () => (await sql.all<{ name: string }>(
     "SELECT name FROM sqlite_schema WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name",
-  )
-  const version = db.prepare<[], { v: string }>('SELECT sqlite_version() AS v')
-  const counters = new Map<string, Statement<[], { n: number }>>()
-  const names = () => tableNames.all().map((t) => t.name)
-  /** Names come from sqlite_schema itself, so quoting them is safe. */
-  const countOf = (name: string): number => {
-    let counter = counters.get(name)
-    if (!counter) {
-      counter = db.prepare<[], { n: number }>(`SELECT count(*) AS n FROM "${name.replaceAll('"', '""')}"`)
-      counters.set(name, counter)
-    }
-    return counter.get()!.n
+  )).map((t) => t.name)
+  const { countOf, rowCount } = counting(sql, names)
+  const pragma = async (name: string): Promise<unknown> => {
+    if (!/^[a-z_]+$/.test(name)) throw new Error(`not a pragma name: ${name}`)
+    const row = await sql.get<Record<string, unknown>>(`PRAGMA ${name}`)
+    return row === undefined ? undefined : Object.values(row)[0]
   }
   return {
-    tables: () => names().map((name) => ({ name, rows: countOf(name) })),
-    rowCount: (table) => (names().includes(table) ? countOf(table) : null),
-    pragma: (name) => db.pragma(name, { simple: true }),
-    sqliteVersion: () => version.get()!.v,
+    dialect: 'sqlite',
+    tables: async () => Promise.all((await names()).map(async (name) => ({ name, rows: await countOf(name), bytes: null }))),
+    rowCount,
+    databaseBytes: async () => Number(await pragma('page_size')) * Number(await pragma('page_count')),
+    pragma,
   }
-})
+}
+
+function postgresIntrospection(sql: Sql): Introspection {
+  const relations = () => sql.all<{ name: string; bytes: number }>(
+    `SELECT c.relname AS name, pg_total_relation_size(c.oid) AS bytes FROM pg_class c
+     JOIN pg_namespace n ON n.oid = c.relnamespace
+     WHERE c.relkind IN ('r', 'p') AND n.nspname = current_schema() ORDER BY c.relname`,
+  )
+  const { countOf, rowCount } = counting(sql, async () => (await relations()).map((r) => r.name))
+  return {
+    dialect: 'postgres',
+    async tables() {
+      const found = await relations()
+      return Promise.all(found.map(async ({ name, bytes }) => ({ name, rows: await countOf(name), bytes: Number(bytes) })))
+    },
+    rowCount,
+    databaseBytes: async () => Number((await sql.get<{ bytes: number }>('SELECT pg_database_size(current_database()) AS bytes'))!.bytes),
+    pragma: async (name) => {
+      throw new Error(`PRAGMA ${name} is SQLite's; this database is PostgreSQL`)
+    },
+  }
+}

@@ -1,6 +1,6 @@
 // Keyset pages in SQL (the store side of src/paging.ts): the rows strictly after a sort-key position, in one order,
-// limit + 1 of them so the caller can tell whether another page follows. Two statements, prepared once.
-import type { Db } from './index.js'
+// limit + 1 of them so the caller can tell whether another page follows. Two statement texts, built once; row-value
+// comparisons, which SQLite and PostgreSQL both read.
 import type { Sql } from './sql.js'
 
 export interface KeysetSpec {
@@ -17,9 +17,6 @@ export interface KeysetSpec {
 }
 
 /** Reads one page: every named parameter of `where` must be given (null for an absent filter). */
-export type KeysetQuery<Row> = (params: Record<string, unknown>, after: readonly (string | number)[] | null, limit: number) => Row[]
-
-/** The same page read through Sql (src/store/sql.ts), on whichever database it reaches. */
 export type KeysetPages<Row> = (params: Record<string, unknown>, after: readonly (string | number)[] | null, limit: number) => Promise<Row[]>
 
 /** The first-page and next-page statements of a spec, and the parameters of one read. */
@@ -40,16 +37,6 @@ function keysetStatements(spec: KeysetSpec) {
     next: sql([...where, afterKey]),
     paramsOf: (params: Record<string, unknown>, after: readonly (string | number)[], limit: number) =>
       ({ ...params, ...Object.fromEntries(after.map((value, i) => [`k${i}`, value])), limit: limit + 1 }),
-  }
-}
-
-export function keysetQuery<Row>(db: Db, spec: KeysetSpec): KeysetQuery<Row> {
-  const statements = keysetStatements(spec)
-  const first = db.prepare(statements.first)
-  const next = db.prepare(statements.next)
-  return (params, after, limit) => {
-    if (!after) return first.all({ ...params, limit: limit + 1 }) as Row[]
-    return next.all(statements.paramsOf(params, after, limit)) as Row[]
   }
 }
 

@@ -1,5 +1,5 @@
 // The two probes of an upstream endpoint over undici: a JSON-RPC 2.0 call, and a plain GET; both read a bounded body.
-import { request, type Agent } from 'undici'
+import type { Agent, request } from 'undici'
 
 export type ProbeResult =
   | { kind: 'json-rpc'; method: string; block_height: number | null; value: string }
@@ -7,6 +7,8 @@ export type ProbeResult =
 
 export interface ProbeHttp {
   agent: Agent
+  /** undici's request, passed in: the prober imports undici on its first probe. */
+  request: typeof request
   /** Aborted when the prober stops. */
   signal: AbortSignal
   maxBodyBytes: number
@@ -14,7 +16,7 @@ export interface ProbeHttp {
 
 /** A JSON-RPC 2.0 call of `method`; 'not-json-rpc-here' when the HTTP status says the URL does not serve JSON-RPC. */
 export async function probeJsonRpc(http: ProbeHttp, url: string, method: string, id: number): Promise<ProbeResult | 'not-json-rpc-here'> {
-  const res = await request(url, {
+  const res = await http.request(url, {
     dispatcher: http.agent,
     method: 'POST',
     headers: { 'content-type': 'application/json', accept: 'application/json' },
@@ -44,7 +46,7 @@ export async function probeJsonRpc(http: ProbeHttp, url: string, method: string,
 
 /** A plain GET: any 2xx is a success. */
 export async function probeGet(http: ProbeHttp, url: string): Promise<ProbeResult> {
-  const res = await request(url, { dispatcher: http.agent, method: 'GET', signal: http.signal })
+  const res = await http.request(url, { dispatcher: http.agent, method: 'GET', signal: http.signal })
   const text = await readBody(http, res.body, res.headers['content-length'])
   if (res.statusCode < 200 || res.statusCode > 299) throw new Error(`HTTP ${res.statusCode} to GET`)
   const contentType = res.headers['content-type']

@@ -28,7 +28,7 @@ export function createRunRecorder(repo: TradingRepository, clock: Clock, retenti
    * Stores a run once per inputs: identical inputs give an identical answer, so a repeat only adds a curve the first
    * lacked. Lookup, insert and pruning are one transaction: two replicas storing the same inputs at once store one run.
    */
-  function record(kind: RunKind, dataset: DatasetRow, fields: {
+  async function record(kind: RunKind, dataset: DatasetRow, fields: {
     strategy: string | null
     params: unknown
     request: unknown
@@ -52,11 +52,16 @@ export function createRunRecorder(repo: TradingRepository, clock: Clock, retenti
       equity,
       elapsed_ms: fields.elapsedMs,
     }
+    const repeatOf = (first: { id: number; created_at: string }): StoredRunRef =>
+      ({ id: first.id, inputs_digest: digest, same_inputs_as_run: first.id, created_at: first.created_at, elapsed_ms: elapsedMs, stored: false })
+    // A repeat that adds nothing is answered without a transaction (runs are never changed but for a missing curve).
+    const seen = await repo.firstRunWithDigest(digest)
+    if (seen && (!equity || seen.has_equity)) return repeatOf(seen)
     return repo.transaction(async (tx) => {
       const first = await tx.firstRunWithDigest(digest)
       if (first) {
         if (equity && !first.has_equity) await tx.setMissingRunEquity(first.id, equity)
-        return { id: first.id, inputs_digest: digest, same_inputs_as_run: first.id, created_at: first.created_at, elapsed_ms: elapsedMs, stored: false }
+        return repeatOf(first)
       }
       const now = clock.now()
       const createdAt = iso(now)

@@ -14,7 +14,7 @@ describe('self-tests and the user\'s data', () => {
   let runsBefore: number
   beforeAll(async () => {
     app = await buildTestApp()
-    runsBefore = (app.store.db.prepare('SELECT count(*) AS n FROM runs').get() as { n: number }).n
+    runsBefore = (await app.store.sql.get<{ n: number }>('SELECT count(*) AS n FROM runs'))!.n
     // A real start: the known-answer tests run by themselves shortly after the server listens.
     await app.listen({ host: '127.0.0.1', port: 0 })
     await sleep(START_REPORT_DELAY_MS + 200)
@@ -38,8 +38,8 @@ describe('self-tests and the user\'s data', () => {
 
   it('leaves no self-test row in the store, the listings, the inventory or the command center', async () => {
     const { symbol } = TRUTH_DATASET
-    expect(app.store.db.prepare('SELECT count(*) AS n FROM datasets WHERE symbol = ?').get(symbol)).toEqual({ n: 0 })
-    expect(app.store.db.prepare('SELECT count(*) AS n FROM runs').get()).toEqual({ n: runsBefore })
+    expect(await app.store.sql.get('SELECT count(*) AS n FROM datasets WHERE symbol = ?', [symbol])).toEqual({ n: 0 })
+    expect(await app.store.sql.get('SELECT count(*) AS n FROM runs')).toEqual({ n: runsBefore })
     const pages = [
       '/api/v10/datasets',
       '/api/v11/datasets?limit=500',

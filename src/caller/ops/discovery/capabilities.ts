@@ -4,6 +4,7 @@ import { z } from 'zod'
 import { defineOperation, noInput } from '../../operation.js'
 import { detectWasm } from '../../../engines/race/index.js'
 import { introspect } from '../../../store/introspect.js'
+import type { Store } from '../../../store/index.js'
 
 const resolvable = (pkg: string): boolean => {
   try {
@@ -27,11 +28,11 @@ export const capabilities = defineOperation({
   }),
   provenance: ['measured', 'declared'],
   examples: [{}],
-  handler: (_input, ctx) => {
+  handler: async (_input, ctx) => {
     const wasm = detectWasm()
     const has = (op: string) => ctx.registry.byName(op) !== undefined
     const workers = ctx.mill.agents().length
-    const journal = String(introspect(ctx.store.db).pragma('journal_mode'))
+    const store = await storeCapability(ctx.store)
     const tokenizer = has('budget') && resolvable('js-tiktoken')
     return {
       capabilities: [
@@ -44,8 +45,17 @@ export const capabilities = defineOperation({
         { name: 'wasm_simd', available: wasm.simd, reason: wasm.simd ? 'a module using i32x4.add validated' : 'a module using v128 instructions did not validate' },
         { name: 'bpe_tokenizer', available: tokenizer, reason: tokenizer ? 'js-tiktoken with bundled cl100k_base and o200k_base ranks (/budget)' : 'js-tiktoken or /budget is not available' },
         { name: 'worker_pool', available: workers > 0, reason: `${workers} of ${ctx.mill.stats().threads} mill workers live` },
-        { name: 'sqlite', available: journal === 'wal' || journal === 'memory', reason: `better-sqlite3, journal_mode ${journal}` },
+        store,
       ],
     }
   },
 })
+
+/** The database the store runs on, as found now: SQLite with its journal mode, or PostgreSQL with its version. */
+async function storeCapability(store: Store) {
+  if (store.backend === 'postgres') {
+    return { name: 'postgresql', available: true, reason: `node-postgres pool, PostgreSQL ${await store.version()} (DATABASE_URL)` }
+  }
+  const journal = String(await introspect(store.sql).pragma('journal_mode'))
+  return { name: 'sqlite', available: journal === 'wal' || journal === 'memory', reason: `better-sqlite3, journal_mode ${journal}` }
+}

@@ -3,7 +3,6 @@ import { availableParallelism, cpus, freemem, totalmem } from 'node:os'
 import { z } from 'zod'
 import { defineOperation, noInput } from '../../operation.js'
 import { detectWasm } from '../../../engines/race/index.js'
-import { introspect } from '../../../store/introspect.js'
 
 export function runtimeFacts() {
   const cpuList = cpus()
@@ -37,11 +36,11 @@ export const detect = defineOperation({
   }),
   provenance: ['measured'],
   examples: [{}],
-  handler: (_input, ctx) => {
+  handler: async (_input, ctx) => {
     const facts = runtimeFacts()
     return {
       ...facts,
-      versions: { ...facts.versions, sqlite: introspect(ctx.store.db).sqliteVersion() },
+      versions: { ...facts.versions, sqlite: ctx.store.backend === 'sqlite' ? await ctx.store.version() : null },
       worker_threads: { available: true, mill_threads: ctx.mill.stats().threads, live_workers: ctx.mill.agents().length },
       measured_at: new Date(ctx.clock.now()).toISOString(),
     }

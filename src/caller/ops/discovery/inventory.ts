@@ -37,18 +37,20 @@ export const inventory = defineOperation({
       seen.add(key)
       routes[r.surface] = (routes[r.surface] ?? 0) + 1
     }
-    const db = ctx.store.db
-    const grants = await grantRepository(ctx.store.sql).counts(ctx.clock.now())
+    const db = introspect(ctx.store.sql)
+    const [grants, pins, datasets] = await Promise.all([
+      grantRepository(ctx.store.sql).counts(ctx.clock.now()), db.rowCount('pins'), db.rowCount('datasets'),
+    ])
     return {
       operations: ctx.registry.operations.length,
       routes,
       model_presets: MODEL_PRESETS.length,
       wasm_kernels: RACE_KERNELS.length,
       stored: {
-        pins: introspect(db).rowCount('pins'),
+        pins,
         grants: grants.total,
         active_grants: grants.active,
-        datasets: introspect(db).rowCount('datasets'),
+        datasets,
       },
     }
   },
