@@ -28,7 +28,7 @@ export function createPostgresPool({ connectionString, max, connectionTimeoutMs 
 
 /** Serialization failure and deadlock: the transaction lost a race and may simply be run again. */
 const RETRYABLE = new Set(['40001', '40P01'])
-export const TRANSACTION_ATTEMPTS = 8
+export const TRANSACTION_ATTEMPTS = 10
 
 export interface PostgresSql extends Sql {
   readonly pool: pg.Pool
@@ -40,14 +40,24 @@ export interface PostgresSql extends Sql {
 
 type Queryable = Pick<pg.ClientBase, 'query'>
 
-export function createPostgresSql(pool: pg.Pool): PostgresSql {
+/** Statement texts kept prepared; texts past it (statements built with varying shapes) run unnamed, parsed each time. */
+export const MAX_NAMED_STATEMENTS = 1000
+
+/** Names are unique in the process: a connection keeps its prepared statements whichever Sql prepared them. */
+let statementsNamed = 0
+
+export function createPostgresSql(pool: pg.Pool, { maxNamed = MAX_NAMED_STATEMENTS } = {}): PostgresSql {
   const numbered = new Map<string, NumberedStatement & { name: string }>()
   const query = async (on: Queryable, text: string, params: SqlParams | undefined): Promise<pg.QueryResult> => {
     // Without parameters the text goes as it is (simple protocol): a migration file's several statements run too.
     if (params === undefined) return on.query(text)
     let statement = numbered.get(text)
     if (!statement) {
-      statement = { ...numberPlaceholders(text), name: `ncm_${numbered.size + 1}` }
+      if (numbered.size >= maxNamed) {
+        const unnamed = numberPlaceholders(text)
+        return on.query({ text: unnamed.text, values: valuesFor(unnamed, params) })
+      }
+      statement = { ...numberPlaceholders(text), name: `ncm_${++statementsNamed}` }
       numbered.set(text, statement)
     }
     return on.query({ name: statement.name, text: statement.text, values: valuesFor(statement, params) })
@@ -108,5 +118,5 @@ function changesOf(result: pg.QueryResult | pg.QueryResult[]): number {
 }
 
 /** Up to 2^attempt ms, jittered, so two losers of the same race do not collide again in step. */
-const backoffMs = (attempt: number): number => 1 + Math.random() * Math.min(200, 2 ** attempt)
+const backoffMs = (attempt: number): number => 1 + Math.random() * Math.min(250, 4 * 2 ** attempt)
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
