@@ -74,3 +74,11 @@ export const median = (xs: number[]): number => {
   const m = s.length >> 1
   return s.length % 2 ? s[m]! : (s[m - 1]! + s[m]!) / 2
 }
+
+/** CPU time the whole machine has spent busy (every core, every process) and idle so far, in ms, from /proc/stat. */
+export function machineCpuMs(): { busy: number; idle: number } {
+  const [, ...ticks] = readFileSync('/proc/stat', 'utf8').split('\n')[0]!.trim().split(/\s+/)
+  const [user, nice, system, idle, iowait, irq, softirq, steal] = ticks.map(Number) as number[]
+  // USER_HZ is 100 on Linux: a tick is 10 ms.
+  return { busy: (user! + nice! + system! + irq! + softirq! + steal!) * 10, idle: (idle! + iowait!) * 10 }
+}
