@@ -1,7 +1,8 @@
 // Sql over a node-postgres pool. Each statement text is rewritten to $n parameters once and then run as a named
 // prepared statement (parsed once per connection). A transaction holds one pooled connection and is SERIALIZABLE: the
 // database, not this process, keeps concurrent replicas correct, and fn runs again after a serialization failure.
-import pg from 'pg'
+import { createRequire } from 'node:module'
+import type pg from 'pg'
 import { numberPlaceholders, valuesFor, type NumberedStatement } from './placeholders.js'
 import type { Sql, SqlParams, SqlRunResult } from './sql.js'
 
@@ -11,16 +12,19 @@ export interface PostgresPoolOptions {
   connectionTimeoutMs: number
 }
 
+/** node-postgres (~0.1 s to import), loaded with the first pool: a host on SQLite never needs it. */
+const loadPg = (): typeof pg => createRequire(import.meta.url)('pg') as typeof pg
+
 /** PostgreSQL's 64-bit integers and numerics as JS numbers, like SQLite's; set on this pool only, not pg's globals. */
 const INT8_OID = 20
 const NUMERIC_OID = 1700
 const numberTypes: pg.CustomTypesConfig = {
   getTypeParser: ((oid: number, format?: 'text' | 'binary') =>
-    oid === INT8_OID || oid === NUMERIC_OID ? (value: string) => Number(value) : pg.types.getTypeParser(oid, format)) as pg.CustomTypesConfig['getTypeParser'],
+    oid === INT8_OID || oid === NUMERIC_OID ? (value: string) => Number(value) : loadPg().types.getTypeParser(oid, format)) as pg.CustomTypesConfig['getTypeParser'],
 }
 
 export function createPostgresPool({ connectionString, max, connectionTimeoutMs }: PostgresPoolOptions): pg.Pool {
-  const pool = new pg.Pool({ connectionString, max, connectionTimeoutMillis: connectionTimeoutMs, types: numberTypes, application_name: 'ncm-hub' })
+  const pool = new (loadPg().Pool)({ connectionString, max, connectionTimeoutMillis: connectionTimeoutMs, types: numberTypes, application_name: 'ncm-hub' })
   // An idle connection the server closed is dropped by the pool; the next statement reports any lasting problem.
   pool.on('error', () => {})
   return pool
