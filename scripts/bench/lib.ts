@@ -43,10 +43,14 @@ export interface LoadResult {
   total: number
 }
 
-export async function load(url: string, options: { connections?: number; duration?: number; amount?: number } = {}): Promise<LoadResult> {
+export async function load(
+  url: string,
+  options: { connections?: number; duration?: number; amount?: number; headers?: Record<string, string> } = {},
+): Promise<LoadResult> {
   const result = await autocannon({
     url,
     connections: options.connections ?? 20,
+    ...(options.headers ? { headers: options.headers } : {}),
     ...(options.amount ? { amount: options.amount } : { duration: options.duration ?? 5 }),
   })
   return {

@@ -165,8 +165,7 @@ describe.skipIf(missing !== null)('three replicas on one PostgreSQL database and
     expect(writers.size, context()).toBe(3)
   }, 120_000)
 
-  // Waits for the BullMQ queue (#18).
-  it.skip('a job whose replica is killed finishes on another; SSE clients on the other replicas and through nginx get its end', async () => {
+  it('a job whose replica is killed finishes on another; SSE clients on the other replicas and through nginx get its end', async () => {
     const client = newClient()
     // A search that cannot finish: it runs its whole budget, then answers UNKNOWN. After the kill it runs once more.
     const submitted = await json(`${cluster!.url}/api/v1/sat`, {
