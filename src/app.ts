@@ -68,7 +68,7 @@ export interface BuildOptions {
   /** How much synthetic market data a first start seeds (tests use 'small'). */
   tradingSeed?: SeedLevel
   /** Options of the admin JSON routes (tests: a fake python3, another tree to analyse). */
-  admin?: Pick<AdminCollectorOptions, 'pythonProbe' | 'rootDir' | 'prepareSelfTestHost'>
+  admin?: Pick<AdminCollectorOptions, 'pythonProbe' | 'rootDir'>
   /** Set on the throwaway host the known-answer tests run in (it has no self-test host of its own). */
   selfTestSandbox?: boolean
   /** The occupancy of another host to answer with instead of measuring one (the self-test host borrows its parent's). */

@@ -88,7 +88,7 @@ describe('keyset walk over SQLite', () => {
     const { sql, insert, ids } = await setup()
     for (let i = 0; i < 103; i++) await insert('2026-01-01T00:00:00.000Z', i % 3 === 0 ? 'a' : 'b')
     const before = await ids("SELECT id FROM items WHERE tag = 'a' ORDER BY id DESC")
-    const pages = keysetPages<Row>(sql, { select: 'SELECT * FROM items', where: ['(@tag IS NULL OR tag = @tag)'], key: ['id'], order: 'desc' })
+    const pages = keysetPages<Row>(sql, { select: 'SELECT * FROM items', where: ['(tag = @tag OR @tag IS NULL)'], key: ['id'], order: 'desc' })
     const list = pagedList<Row>('items', ['integer'], (r) => [r.id])
     const seen = await walk((q) => list.read(q, (req) => pages({ tag: 'a' }, req.after, req.limit)), 7, () => insert('2026-01-02T00:00:00.000Z', 'a'))
     expect(seen).toEqual(before)
@@ -112,7 +112,7 @@ describe('keyset walk over SQLite', () => {
   it('walks a two-column key newest first with an absent filter (null)', async () => {
     const { sql, insert, ids } = await setup()
     for (let i = 0; i < 23; i++) await insert(`2026-01-01T00:00:${String(Math.floor(i / 4)).padStart(2, '0')}.000Z`, i % 2 ? 'a' : 'b')
-    const pages = keysetPages<Row>(sql, { select: 'SELECT * FROM items', where: ['(@tag IS NULL OR tag = @tag)'], key: ['created_at', 'id'], order: 'desc' })
+    const pages = keysetPages<Row>(sql, { select: 'SELECT * FROM items', where: ['(tag = @tag OR @tag IS NULL)'], key: ['created_at', 'id'], order: 'desc' })
     const list = pagedList<Row>('items', ['string', 'integer'], (r) => [r.created_at, r.id])
     const seen = await walk((q) => list.read(q, (req) => pages({ tag: null }, req.after, req.limit)), 4)
     expect(seen).toEqual(await ids('SELECT id FROM items ORDER BY created_at DESC, id DESC'))

@@ -17,8 +17,8 @@ async function main() {
     throw err
   }
   const started = performance.now()
-  // The self-test host is built before listening: building it later would stall a serving event loop.
-  const app = await buildApp({ config, admin: { prepareSelfTestHost: true } })
+  // The self-test host is built by the start report, 2 s after listening (a short stall then, not before the first answer).
+  const app = await buildApp({ config })
   const drain = trackConnections(app.server)
   closeWithGrace({ delay: config.shutdownGraceMs }, async ({ signal, err }) => {
     if (err) app.log.error({ err }, 'closing after an error')

@@ -20,11 +20,11 @@ async function backtest(body: Record<string, unknown>) {
   expect(res.statusCode, JSON.stringify(answer).slice(0, 300)).toBe(200)
   return answer
 }
-const runs = () => host.app.store.db.prepare('SELECT id, equity IS NOT NULL AS has_equity, created_at FROM runs ORDER BY id').all() as Array<{ id: number; has_equity: 0 | 1; created_at: string }>
+const runs = () => host.app.store.sql.all<{ id: number; has_equity: 0 | 1; created_at: string }>('SELECT id, CASE WHEN equity IS NULL THEN 0 ELSE 1 END AS has_equity, created_at FROM runs ORDER BY id')
 
 describe('run storage is bounded (item 9)', () => {
   it('stores identical backtests once, without an equity curve unless asked for', async () => {
-    const before = runs().length
+    const before = (await runs()).length
     const first = await backtest({ params: { fast: 7, slow: 21 } })
     expect(first.run).toMatchObject({ stored: true, same_inputs_as_run: null })
     for (let i = 0; i < 10; i++) {
@@ -32,30 +32,30 @@ describe('run storage is bounded (item 9)', () => {
       expect(again.run).toMatchObject({ id: first.run.id, stored: false, same_inputs_as_run: first.run.id, inputs_digest: first.run.inputs_digest })
       expect(again.stats).toEqual(first.stats)
     }
-    expect(runs().length).toBe(before + 1)
-    expect(runs().at(-1)).toMatchObject({ id: first.run.id, has_equity: 0 })
+    expect((await runs()).length).toBe(before + 1)
+    expect((await runs()).at(-1)).toMatchObject({ id: first.run.id, has_equity: 0 })
     // A repeat that asks for the curve gives the stored run one, still without a second row.
     const withCurve = await backtest({ params: { fast: 7, slow: 21 }, include: ['equity'] })
     expect(withCurve.run).toMatchObject({ id: first.run.id, stored: false })
-    expect(runs().length).toBe(before + 1)
-    expect(runs().at(-1)).toMatchObject({ id: first.run.id, has_equity: 1 })
+    expect((await runs()).length).toBe(before + 1)
+    expect((await runs()).at(-1)).toMatchObject({ id: first.run.id, has_equity: 1 })
   })
 
   it('keeps only the newest RUN_RETENTION_MAX_RUNS runs', async () => {
     const ids: number[] = []
     for (let slow = 30; slow < 38; slow++) ids.push((await backtest({ params: { fast: 5, slow } })).run.id)
-    expect(runs().map((r) => r.id)).toEqual(ids.slice(-MAX_RUNS))
+    expect((await runs()).map((r) => r.id)).toEqual(ids.slice(-MAX_RUNS))
     const gone = await request(`${host.base}/api/v11/runs/${ids[0]}`)
     expect(gone.statusCode).toBe(404)
     await gone.body.dump()
   })
 
   it('drops runs older than RUN_RETENTION_MAX_AGE_DAYS at the next stored run', async () => {
-    const old = runs().map((r) => r.id)
+    const old = (await runs()).map((r) => r.id)
     // Age the stored runs by a month (the host's clock drives admission too, so the rows move instead of the clock).
-    host.app.store.db.prepare('UPDATE runs SET created_at = ?').run(new Date(Date.now() - 31 * 86_400_000).toISOString())
+    await host.app.store.sql.run('UPDATE runs SET created_at = ?', [new Date(Date.now() - 31 * 86_400_000).toISOString()])
     const fresh = await backtest({ params: { fast: 3, slow: 50 } })
-    expect(runs().map((r) => r.id)).toEqual([fresh.run.id])
+    expect((await runs()).map((r) => r.id)).toEqual([fresh.run.id])
     expect(old).not.toContain(fresh.run.id)
   })
 
@@ -63,7 +63,7 @@ describe('run storage is bounded (item 9)', () => {
     const res = await request(`${host.base}/api/v1/admin/go-live/overview`)
     const body = (await res.body.json()) as any
     expect(res.statusCode).toBe(200)
-    expect(body.data.run_retention).toMatchObject({ max_runs: MAX_RUNS, max_age_days: 30, stored_runs: runs().length, error: null })
+    expect(body.data.run_retention).toMatchObject({ max_runs: MAX_RUNS, max_age_days: 30, stored_runs: (await runs()).length, error: null })
     expect(body.data.run_retention.policy).toMatch(/identical runs are stored once/)
   })
 })

@@ -24,31 +24,31 @@ async function grant(scopes: string[]): Promise<string> {
   return res.json.data.token as string
 }
 
-const orders = () => (host.app.store.db.prepare('SELECT count(*) AS n FROM orders').get() as { n: number }).n
+const orders = async () => (await host.app.store.sql.get<{ n: number }>('SELECT count(*) AS n FROM orders'))!.n
 const CYCLE = { dataset: 'SYN-DAILY', strategy: 'buy_and_hold', account: 'scoped' }
 const CSV = { symbol: 'SCOPED', timeframe: '1d', csv: 'Date,Open,High,Low,Close,Volume\n2024-01-01,1,2,0.5,1.5,10\n2024-01-02,1.5,2,1,1.8,12\n' }
 
 describe('trading:write (item 10)', () => {
   it('an anonymous paper full cycle is refused with 401 naming the scope, and no order is placed', async () => {
-    const before = orders()
+    const before = (await orders())
     const res = await send('POST', '/api/v11/trading/full-cycle', CYCLE)
     expect(res.status).toBe(401)
     expect(res.contentType).toMatch(/^application\/problem\+json/)
     expect(res.json.code).toBe('unauthorized')
     expect(res.json.detail).toContain('trading:write')
-    expect(orders()).toBe(before)
+    expect((await orders())).toBe(before)
   })
 
   it('a grant without the scope is refused with 403 naming it; a grant with it places the order', async () => {
-    const before = orders()
+    const before = (await orders())
     const pinOnly = await send('POST', '/api/v11/trading/full-cycle', CYCLE, await grant(['pin:write']))
     expect(pinOnly.status).toBe(403)
     expect(pinOnly.json.code).toBe('forbidden')
     expect(pinOnly.json.detail).toContain('trading:write')
-    expect(orders()).toBe(before)
+    expect((await orders())).toBe(before)
     const allowed = await send('POST', '/api/v11/trading/full-cycle', CYCLE, await grant(['trading:write']))
     expect(allowed.status, JSON.stringify(allowed.json)).toBe(201)
-    expect(orders()).toBe(before + 1)
+    expect((await orders())).toBe(before + 1)
   })
 
   it('dataset import and delete need the scope too', async () => {

@@ -43,10 +43,14 @@ export interface LoadResult {
   total: number
 }
 
-export async function load(url: string, options: { connections?: number; duration?: number; amount?: number } = {}): Promise<LoadResult> {
+export async function load(
+  url: string,
+  options: { connections?: number; duration?: number; amount?: number; headers?: Record<string, string> } = {},
+): Promise<LoadResult> {
   const result = await autocannon({
     url,
     connections: options.connections ?? 20,
+    ...(options.headers ? { headers: options.headers } : {}),
     ...(options.amount ? { amount: options.amount } : { duration: options.duration ?? 5 }),
   })
   return {
@@ -73,4 +77,12 @@ export const median = (xs: number[]): number => {
   const s = [...xs].sort((a, b) => a - b)
   const m = s.length >> 1
   return s.length % 2 ? s[m]! : (s[m - 1]! + s[m]!) / 2
+}
+
+/** CPU time the whole machine has spent busy (every core, every process) and idle so far, in ms, from /proc/stat. */
+export function machineCpuMs(): { busy: number; idle: number } {
+  const [, ...ticks] = readFileSync('/proc/stat', 'utf8').split('\n')[0]!.trim().split(/\s+/)
+  const [user, nice, system, idle, iowait, irq, softirq, steal] = ticks.map(Number) as number[]
+  // USER_HZ is 100 on Linux: a tick is 10 ms.
+  return { busy: (user! + nice! + system! + irq! + softirq! + steal!) * 10, idle: (idle! + iowait!) * 10 }
 }

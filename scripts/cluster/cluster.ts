@@ -75,6 +75,8 @@ export interface Cluster extends Omit<Balancer, 'process' | 'stop'> {
   kill(index: number): Promise<void>
   /** Starts a replica again on its port and waits until it answers /health. */
   restart(index: number): Promise<void>
+  /** Lines the replicas (every process, the killed ones too) logged at level error or above, or wrote on stderr. */
+  errors(): string[]
   /** The replica whose port this is ("127.0.0.1:port" as nginx logs it). */
   replicaAt(address: string): Replica | undefined
   /** Stops nginx and every replica (SIGKILL: nothing here needs a clean shutdown) and removes the temp folder. */
@@ -178,6 +180,7 @@ export async function startCluster(o: ClusterOptions): Promise<Cluster> {
   const replicas: Replica[] = []
   let balancer: Balancer | null = null
   let boots = 0
+  const started: Array<{ replica: number; server: ServerProcess }> = []
 
   const boot = async (replica: Replica) => {
     const server = startServer({
@@ -193,6 +196,7 @@ export async function startCluster(o: ClusterOptions): Promise<Cluster> {
       ...o.env,
     }, { compiled: true })
     remember(server.child)
+    started.push({ replica: replica.index, server })
     replica.server = server
     // Polled as a client of its own (TRUST_PROXY): a shared rate limit must not count the polls against a test's client.
     await waitForHealth(`${replica.url}/health`, { server, timeoutMs: 60_000, headers: { 'x-forwarded-for': `10.255.${replica.index}.${++boots % 250}` } })
@@ -212,8 +216,10 @@ export async function startCluster(o: ClusterOptions): Promise<Cluster> {
       const port = await freePort()
       replicas.push({ index, port, url: `http://127.0.0.1:${port}`, server: null })
     }
-    // At once: on a fresh database the migrations' lock lets one migrate while the others wait for it.
-    await Promise.all(replicas.map(boot))
+    // The first alone (it migrates and seeds a fresh database), then the others at once. All at once, the waiters
+    // for the migrations' lock can pass Fastify's plugin timeout on a loaded machine and exit.
+    await boot(replicas[0]!)
+    await Promise.all(replicas.slice(1).map(boot))
     const lb = await startBalancer(replicas.map((r) => r.port), join(dir, 'nginx'))
     balancer = lb
     return {
@@ -232,6 +238,10 @@ export async function startCluster(o: ClusterOptions): Promise<Cluster> {
         if (replica.server?.alive()) throw new Error(`replica ${index} is still running`)
         await boot(replica)
       },
+      errors: () => started.flatMap(({ replica, server }) => [
+        ...server.stdout().split('\n').filter((line) => /"level":(5|6)\d/.test(line)),
+        ...server.stderr().split('\n').filter(Boolean),
+      ].map((line) => `replica ${replica}: ${line}`)),
       replicaAt: (address) => replicas.find((r) => address === `127.0.0.1:${r.port}`),
       stop,
     }

@@ -1,6 +1,6 @@
 // The real server as a child process: spawn it (from src through tsx, or the compiled dist), find a free port, wait for health.
 import { spawn, type ChildProcess } from 'node:child_process'
-import { existsSync, readFileSync } from 'node:fs'
+import { existsSync, readdirSync, readFileSync } from 'node:fs'
 import { createServer } from 'node:net'
 import { join } from 'node:path'
 import { request } from 'undici'
@@ -124,4 +124,18 @@ export function cpuMsOf(pid: number): number {
   const stat = readFileSync(`/proc/${pid}/stat`, 'utf8')
   const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
   return (Number(fields[11]) + Number(fields[12])) * 10
+}
+
+/** Pids whose command line contains text (Linux /proc; e.g. PostgreSQL's backends name their database there). */
+export function pidsMatching(text: string): number[] {
+  const pids: number[] = []
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue
+    try {
+      if (readFileSync(`/proc/${entry}/cmdline`, 'utf8').includes(text)) pids.push(Number(entry))
+    } catch {
+      // gone meanwhile, or not ours to read
+    }
+  }
+  return pids
 }

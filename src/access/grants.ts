@@ -57,7 +57,7 @@ const toRecord = <R extends GrantRow>(row: R): Omit<R, 'scopes'> & { scopes: Sco
 const GRANT_COLUMNS = 'id, subject, scopes, created_at, expires_at, revoked_at'
 
 /** One repository per database. */
-export const grantRepository = perDatabase((sql: Sql) => createGrantRepository(sql))
+export const grantRepository = perDatabase(createGrantRepository)
 
 function createGrantRepository(sql: Sql): GrantRepository {
   const listed = keysetPages<GrantRow & { last_used_at: string | null }>(sql, {

@@ -43,7 +43,7 @@ type PinRow = Omit<PinRecord, 'size'> & { size: number | string }
 const PIN_COLUMNS = 'digest, size, media_type, label, created_at'
 
 /** One repository per database. */
-export const pinRepository = perDatabase((sql: Sql) => createPinRepository(sql))
+export const pinRepository = perDatabase(createPinRepository)
 
 function createPinRepository(sql: Sql): PinRepository {
   const listed = keysetPages<PinRow>(sql, { select: `SELECT ${PIN_COLUMNS} FROM pins`, key: ['created_at', 'digest'], order: 'desc' })

@@ -18,13 +18,11 @@ export interface AdminCollectorOptions {
   pythonProbe?: (modules: readonly string[]) => Promise<PythonProbe>
   /** The tree the readiness report analyses; defaults to the repo root. */
   rootDir?: string
-  /** Builds the throwaway host the known-answer tests run in; without it they run against this host. */
-  selfTestHost?: () => Promise<FastifyInstance>
   /**
-   * Build that host while this one gets ready rather than at the first self-test: compiling its routes blocks the
-   * event loop for a second or more, which a listening host must not do (the server sets it; tests build lazily).
+   * Builds the throwaway host the known-answer tests run in; without it they run against this host. Built on the first
+   * self-test — on a server, the start report's, 2 s after listening — so it never delays the first answer.
    */
-  prepareSelfTestHost?: boolean
+  selfTestHost?: () => Promise<FastifyInstance>
 }
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
@@ -35,7 +33,7 @@ export default fp(
   async function adminCollectorsPlugin(app: FastifyInstance, opts: AdminCollectorOptions) {
     const config = app.config
     const now = () => app.clock.now()
-    // The self-test host: built once (before listening when prepareSelfTestHost), closed with this host.
+    // The self-test host: built once, on first use, closed with this host.
     let sandbox: Promise<FastifyInstance> | null = null
     const selfTestHost = opts.selfTestHost
       ? async () => {
@@ -49,14 +47,13 @@ export default fp(
         // Built just now, lazily: the build blocked the event loop, and the occupancy sampler reads its next window as
         // overload. Let it take that sample, then wait (bounded) for it to settle, so the heavy known answers are not
         // refused as `occupied` because of our own build.
-        if (fresh && !opts.prepareSelfTestHost) {
+        if (fresh) {
           await sleep(ADMISSION_SAMPLE_MS + 100)
           for (let waited = 0; app.admission.state() !== 'live-bound' && waited < 3000; waited += 100) await sleep(100)
         }
         return host
       }
       : null
-    if (selfTestHost && opts.prepareSelfTestHost) app.addHook('onReady', async () => void (await selfTestHost()))
     app.addHook('onClose', async () => {
       if (sandbox) await (await sandbox.catch(() => null))?.close()
     })

@@ -1,8 +1,7 @@
 // The host-wide OpenAPI document (generated from the routes' zod schemas), Swagger UI at /docs and a reference at /reference.
 import fp from 'fastify-plugin'
 import swagger from '@fastify/swagger'
-import swaggerUi from '@fastify/swagger-ui'
-import Fastify, { type FastifyInstance } from 'fastify'
+import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify'
 import type { FastifyApiReferenceOptions } from '@scalar/fastify-api-reference'
 import { jsonSchemaTransform } from 'fastify-type-provider-zod'
 import { HUB_VERSION, NCM_VERSION } from '../version.js'
@@ -16,6 +15,47 @@ const REFERENCE_FAVICON =
 const REFERENCE_ROUTES = ['/reference', '/reference/', '/reference/js/scalar.js'] as const
 /** What the reference's answers say about themselves; the host adds its own security headers. */
 const FORWARDED_HEADERS = ['content-type', 'location', 'cache-control', 'etag', 'last-modified'] as const
+/** Of the explorer's answers, what stays with the connection rather than the answer. */
+const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'transfer-encoding', 'date', 'content-length'])
+const EXPLORER_OPTIONS = { routePrefix: '/docs', uiConfig: { docExpansion: 'list' as const, deepLinking: true } }
+
+/** A Fastify instance of its own built on first use, holding a plugin the host only forwards requests to. */
+function lazyInner(build: (inner: FastifyInstance) => Promise<void>): { get(): Promise<FastifyInstance>; close(): Promise<void> } {
+  let inner: Promise<FastifyInstance> | null = null
+  return {
+    get: () => (inner ??= (async () => {
+      const app = Fastify({ logger: false })
+      await build(app)
+      await app.ready()
+      return app
+    })().catch((err: unknown) => {
+      inner = null
+      throw err
+    })),
+    close: async () => {
+      if (inner) await (await inner.catch(() => null))?.close()
+    },
+  }
+}
+
+interface Forwarding {
+  /** Which of the inner answer's headers the host's answer keeps. */
+  keep: (name: string) => boolean
+  /** Pass the request's headers on (conditional and range requests of static files). */
+  withHeaders: boolean
+  /** The inner 404 becomes the host's own not-found answer. */
+  hostNotFound: boolean
+}
+
+/** Answers with what `inner` answers to the same GET. */
+async function forward(inner: FastifyInstance, req: FastifyRequest, reply: FastifyReply, how: Forwarding) {
+  const res = await inner.inject({ method: 'GET', url: req.url, ...(how.withHeaders ? { headers: req.headers } : {}) })
+  if (how.hostNotFound && res.statusCode === 404) return reply.callNotFound()
+  reply.code(res.statusCode)
+  for (const [name, value] of Object.entries(res.headers)) if (value !== undefined && how.keep(name)) reply.header(name, value)
+  // a redirect has no body: sent empty, it gets no content type (as the plugin's own answer)
+  return res.rawPayload.length ? reply.send(res.rawPayload) : reply.send()
+}
 
 const REFERENCE_OPTIONS: FastifyApiReferenceOptions = {
   routePrefix: '/reference',
@@ -67,31 +107,39 @@ export default fp(
       },
       transform: jsonSchemaTransform,
     })
-    await app.register(swaggerUi, { routePrefix: '/docs', uiConfig: { docExpansion: 'list', deepLinking: true } })
+    // Swagger UI (@fastify/swagger-ui with @fastify/static: ~0.3 s of start-up to register its routes) is built in an
+    // instance of its own on the first /docs request; the document routes answer here, as the plugin's do.
+    const explorer = lazyInner(async (inner) => {
+      const { default: swaggerUi } = await import('@fastify/swagger-ui')
+      // the UI reads the document from the host's @fastify/swagger
+      await inner.register(fp(async (i) => { i.decorate('swagger', app.swagger.bind(app)) }, { name: '@fastify/swagger' }))
+      await inner.register(swaggerUi, EXPLORER_OPTIONS)
+    })
+    await app.register(async (docs) => {
+      // a file the UI does not have is the host's 404, as @fastify/static's callNotFound made it
+      const how: Forwarding = { keep: (name) => !HOP_BY_HOP.has(name), withHeaders: true, hostNotFound: true }
+      const explore = async (req: FastifyRequest, reply: FastifyReply) => forward(await explorer.get(), req, reply, how)
+      // in the plugin's order, so the route table reads as before
+      for (const url of ['/', '/static/index.html', '/static/swagger-initializer.js']) docs.get(url, { schema: { hide: true } }, explore)
+      docs.get('/json', { schema: { hide: true } }, (_req, reply) => reply.send(app.swagger()))
+      docs.get('/yaml', { schema: { hide: true } }, (_req, reply) => reply.type('application/x-yaml').send(app.swagger({ yaml: true })))
+      docs.get('/static/*', { schema: { hide: true } }, explore)
+    }, { prefix: EXPLORER_OPTIONS.routePrefix })
+
     // Scalar's reference is a 4.3 MB string compiled into its module (~30 MiB of RSS once imported): its routes here
     // hand requests to a Fastify instance of its own, built with the plugin on the first /reference request.
-    let reference: Promise<FastifyInstance> | null = null
-    const referenceApp = () => (reference ??= (async () => {
+    const reference = lazyInner(async (inner) => {
       const { default: scalarReference } = await import('@scalar/fastify-api-reference')
-      const inner = Fastify({ logger: false })
       await inner.register(scalarReference, REFERENCE_OPTIONS)
-      await inner.ready()
-      return inner
-    })())
-    app.addHook('onClose', async () => {
-      if (reference) await (await reference).close()
     })
+    app.addHook('onClose', async () => {
+      await explorer.close()
+      await reference.close()
+    })
+    const forwarded = new Set<string>(FORWARDED_HEADERS)
+    const how: Forwarding = { keep: (name) => forwarded.has(name), withHeaders: false, hostNotFound: false }
     for (const url of REFERENCE_ROUTES) {
-      app.get(url, { schema: { hide: true }, logLevel: 'warn' }, async (req, reply) => {
-        const res = await (await referenceApp()).inject({ method: 'GET', url: req.url })
-        reply.code(res.statusCode)
-        for (const name of FORWARDED_HEADERS) {
-          const value = res.headers[name]
-          if (value !== undefined) reply.header(name, value)
-        }
-        // a redirect has no body: sent empty, it gets no content type (as the plugin's own answer)
-        return res.rawPayload.length ? reply.send(res.rawPayload) : reply.send()
-      })
+      app.get(url, { schema: { hide: true }, logLevel: 'warn' }, async (req, reply) => forward(await reference.get(), req, reply, how))
     }
   },
   { name: 'ncm-docs', fastify: '5.x' },

@@ -42,7 +42,7 @@ describe('migrations on SQLite', () => {
     const names = listMigrations(migrationsDirOf('sqlite')).map((m) => m.name)
     expect((await store.applied()).map((m) => m.name)).toEqual(names)
     expect(await store.pending()).toEqual([])
-    expect(store.db.pragma('foreign_keys', { simple: true })).toBe(1)
+    expect(store.sqlite!.pragma('foreign_keys', { simple: true })).toBe(1)
     await store.close()
   })
 
@@ -50,7 +50,7 @@ describe('migrations on SQLite', () => {
     const dir = tempDir()
     const path = join(dir, 'db.sqlite')
     const first = await openStore({ path })
-    expect(first.db.pragma('journal_mode', { simple: true })).toBe('wal')
+    expect(first.sqlite!.pragma('journal_mode', { simple: true })).toBe('wal')
     const applied = await first.applied()
     await first.close()
     const second = await openStore({ path })

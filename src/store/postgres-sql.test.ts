@@ -96,6 +96,19 @@ describe.skipIf(unavailable !== null)('Sql over PostgreSQL', () => {
     expect(await sql.get('SELECT 1 AS one')).toEqual({ one: 1 })
   })
 
+  it('prepares each statement text once per connection, and past the bound runs further texts unnamed', async () => {
+    const bounded = createPostgresSql(sql.pool, { maxNamed: 1 })
+    // pg_prepared_statements lists the statements of the session asking, so everything runs on one connection.
+    const statements = await bounded.session(async (s) => {
+      expect(await s.get('SELECT ? AS a', [1])).toEqual({ a: '1' })
+      expect(await s.get('SELECT ?::int AS b', [2])).toEqual({ b: 2 })
+      expect(await s.get('SELECT ? AS a', [3])).toEqual({ a: '3' })
+      return (await s.all<{ statement: string }>('SELECT statement FROM pg_prepared_statements')).map((p) => p.statement)
+    })
+    expect(statements.filter((t) => t === 'SELECT $1 AS a')).toHaveLength(1)
+    expect(statements).not.toContain('SELECT $1::int AS b')
+  })
+
   it('holds one connection for a session, so a session lock stays with it', async () => {
     const pids = await sql.session(async (s) => {
       const a = await s.get<{ pid: number }>('SELECT pg_backend_pid() AS pid')

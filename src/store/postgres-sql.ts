@@ -1,7 +1,8 @@
 // Sql over a node-postgres pool. Each statement text is rewritten to $n parameters once and then run as a named
 // prepared statement (parsed once per connection). A transaction holds one pooled connection and is SERIALIZABLE: the
 // database, not this process, keeps concurrent replicas correct, and fn runs again after a serialization failure.
-import pg from 'pg'
+import { createRequire } from 'node:module'
+import type pg from 'pg'
 import { numberPlaceholders, valuesFor, type NumberedStatement } from './placeholders.js'
 import type { Sql, SqlParams, SqlRunResult } from './sql.js'
 
@@ -11,16 +12,19 @@ export interface PostgresPoolOptions {
   connectionTimeoutMs: number
 }
 
+/** node-postgres (~0.1 s to import), loaded with the first pool: a host on SQLite never needs it. */
+const loadPg = (): typeof pg => createRequire(import.meta.url)('pg') as typeof pg
+
 /** PostgreSQL's 64-bit integers and numerics as JS numbers, like SQLite's; set on this pool only, not pg's globals. */
 const INT8_OID = 20
 const NUMERIC_OID = 1700
 const numberTypes: pg.CustomTypesConfig = {
   getTypeParser: ((oid: number, format?: 'text' | 'binary') =>
-    oid === INT8_OID || oid === NUMERIC_OID ? (value: string) => Number(value) : pg.types.getTypeParser(oid, format)) as pg.CustomTypesConfig['getTypeParser'],
+    oid === INT8_OID || oid === NUMERIC_OID ? (value: string) => Number(value) : loadPg().types.getTypeParser(oid, format)) as pg.CustomTypesConfig['getTypeParser'],
 }
 
 export function createPostgresPool({ connectionString, max, connectionTimeoutMs }: PostgresPoolOptions): pg.Pool {
-  const pool = new pg.Pool({ connectionString, max, connectionTimeoutMillis: connectionTimeoutMs, types: numberTypes, application_name: 'ncm-hub' })
+  const pool = new (loadPg().Pool)({ connectionString, max, connectionTimeoutMillis: connectionTimeoutMs, types: numberTypes, application_name: 'ncm-hub' })
   // An idle connection the server closed is dropped by the pool; the next statement reports any lasting problem.
   pool.on('error', () => {})
   return pool
@@ -28,7 +32,7 @@ export function createPostgresPool({ connectionString, max, connectionTimeoutMs 
 
 /** Serialization failure and deadlock: the transaction lost a race and may simply be run again. */
 const RETRYABLE = new Set(['40001', '40P01'])
-export const TRANSACTION_ATTEMPTS = 8
+export const TRANSACTION_ATTEMPTS = 10
 
 export interface PostgresSql extends Sql {
   readonly pool: pg.Pool
@@ -40,14 +44,24 @@ export interface PostgresSql extends Sql {
 
 type Queryable = Pick<pg.ClientBase, 'query'>
 
-export function createPostgresSql(pool: pg.Pool): PostgresSql {
+/** Statement texts kept prepared; texts past it (statements built with varying shapes) run unnamed, parsed each time. */
+export const MAX_NAMED_STATEMENTS = 1000
+
+/** Names are unique in the process: a connection keeps its prepared statements whichever Sql prepared them. */
+let statementsNamed = 0
+
+export function createPostgresSql(pool: pg.Pool, { maxNamed = MAX_NAMED_STATEMENTS } = {}): PostgresSql {
   const numbered = new Map<string, NumberedStatement & { name: string }>()
   const query = async (on: Queryable, text: string, params: SqlParams | undefined): Promise<pg.QueryResult> => {
     // Without parameters the text goes as it is (simple protocol): a migration file's several statements run too.
     if (params === undefined) return on.query(text)
     let statement = numbered.get(text)
     if (!statement) {
-      statement = { ...numberPlaceholders(text), name: `ncm_${numbered.size + 1}` }
+      if (numbered.size >= maxNamed) {
+        const unnamed = numberPlaceholders(text)
+        return on.query({ text: unnamed.text, values: valuesFor(unnamed, params) })
+      }
+      statement = { ...numberPlaceholders(text), name: `ncm_${++statementsNamed}` }
       numbered.set(text, statement)
     }
     return on.query({ name: statement.name, text: statement.text, values: valuesFor(statement, params) })
@@ -108,5 +122,5 @@ function changesOf(result: pg.QueryResult | pg.QueryResult[]): number {
 }
 
 /** Up to 2^attempt ms, jittered, so two losers of the same race do not collide again in step. */
-const backoffMs = (attempt: number): number => 1 + Math.random() * Math.min(200, 2 ** attempt)
+const backoffMs = (attempt: number): number => 1 + Math.random() * Math.min(250, 4 * 2 ** attempt)
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))

@@ -3,7 +3,7 @@
 import { databaseLocation } from '../redact.js'
 import { APPLIED_MIGRATIONS, applyMigrations, migrationsDirOf, pendingMigrations, type MigrationRecord } from './migrate.js'
 import { createPostgresPool, createPostgresSql, type PostgresSql } from './postgres-sql.js'
-import { pingThrough, type Db, type Store } from './store.js'
+import { pingThrough, type Store } from './store.js'
 
 export interface PostgresStoreOptions {
   url: string
@@ -36,17 +36,11 @@ export async function openPostgresStore({ url, poolMax, connectTimeoutMs, migrat
   return {
     backend: 'postgres',
     sql,
-    get db(): Db {
-      throw new Error('the PostgreSQL store has no SQLite handle: reach the database through store.sql')
-    },
     sqlite: null,
     path: location,
     migrationsDir,
     applied,
     pending: async () => pendingMigrations(migrationsDir, await applied()),
-    transaction: () => {
-      throw new Error('the PostgreSQL store has no synchronous transactions: use store.sql.transaction')
-    },
     ping: () => pingThrough(sql),
     version: async () => (version ??= (await sql.get<{ v: string }>(`SELECT current_setting('server_version') AS v`))!.v),
     poolUse: () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount, max: poolMax }),

@@ -1,15 +1,15 @@
-// One repository per table group and database: the helper every repository goes through, so its statements are
-// prepared once per database however many modules ask for it.
-import type { Db } from './index.js'
+// One repository per table group and database: the helper every repository goes through, so however many modules ask
+// for a repository of one database they share one instance (and whatever it keeps, such as a grant's last-use times).
+import type { Sql } from './sql.js'
 
-/** Wraps a repository factory so each database (a Db, or a Sql) gets exactly one instance. */
-export function perDatabase<R, D extends object = Db>(create: (db: D) => R): (db: D) => R {
-  const made = new WeakMap<D, R>()
-  return (db) => {
-    let repo = made.get(db)
+/** Wraps a repository factory so each database (its Sql) gets exactly one instance. */
+export function perDatabase<R>(create: (sql: Sql) => R): (sql: Sql) => R {
+  const made = new WeakMap<Sql, R>()
+  return (sql) => {
+    let repo = made.get(sql)
     if (!repo) {
-      repo = create(db)
-      made.set(db, repo)
+      repo = create(sql)
+      made.set(sql, repo)
     }
     return repo
   }

@@ -33,13 +33,11 @@ export async function openSqliteStore({ path, migrationsDir = migrationsDirOf('s
   return {
     backend: 'sqlite',
     sql,
-    db,
     sqlite: db,
     path,
     migrationsDir,
     applied,
     pending: async () => pendingMigrations(migrationsDir, await applied()),
-    transaction: <T>(fn: () => T): T => db.transaction(fn)(),
     ping: () => pingThrough(sql),
     version: async () => (await sql.get<{ v: string }>('SELECT sqlite_version() AS v'))!.v,
     poolUse: () => null,

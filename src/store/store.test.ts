@@ -22,12 +22,11 @@ describe.each(TEST_BACKENDS)('store on %s', (backend) => {
     expect(status).toMatchObject({ backend, ok: true, error: null })
     if (backend === 'postgres') {
       expect(store.sqlite).toBeNull()
-      expect(() => store.db).toThrow(/no SQLite handle/)
       expect(status.pool).toMatchObject({ max: 4 })
       expect(status.pool!.total).toBeGreaterThanOrEqual(1)
       expect(store.path).toMatch(/^postgres(ql)?:\/\/[^@]+\/ncm_test_/)
     } else {
-      expect(store.sqlite).toBe(store.db)
+      expect(store.sqlite!.open).toBe(true)
       expect(status).toMatchObject({ location: ':memory:', pool: null })
     }
   })

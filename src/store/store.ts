@@ -19,9 +19,7 @@ export interface Store {
   readonly backend: Dialect
   /** Every repository's way in (src/store/sql.ts). */
   readonly sql: Sql
-  /** The SQLite handle, while repositories move to `sql` (issue #18); throws on PostgreSQL. */
-  readonly db: Db
-  /** The SQLite connection, for what only SQLite has (pragmas, file sizes); null on PostgreSQL. */
+  /** The SQLite connection, for what only SQLite has (tests that break the file, the CLI's backups); null on PostgreSQL. */
   readonly sqlite: Db | null
   /** SQLite: absolute path of the file, or ':memory:'. PostgreSQL: scheme://host:port/database, no credentials. */
   readonly path: string
@@ -31,8 +29,6 @@ export interface Store {
   applied(): Promise<MigrationRecord[]>
   /** Migration files not yet applied (empty after a normal start). */
   pending(): Promise<string[]>
-  /** SQLite only, while repositories move to `sql`: runs fn inside one transaction (synchronous: never await inside). */
-  transaction<T>(fn: () => T): T
   /** One round trip (`SELECT 1`); answers its latency in ms, rejects when the database cannot answer. */
   ping(): Promise<number>
   /** The database's version: SQLite's library version, or PostgreSQL's server_version. */

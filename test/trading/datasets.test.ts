@@ -109,9 +109,9 @@ describe('dataset import with ADMIN_TOKEN set', () => {
   let app: FastifyInstance
   beforeAll(async () => {
     app = await buildTradingApp({ seed: 'none', env: { ADMIN_TOKEN: ADMIN } })
-    const insert = app.store.db.prepare('INSERT INTO grants (id, subject, scopes, token_hash, created_at, expires_at) VALUES (?, ?, ?, ?, ?, ?)')
-    insert.run('g-read', 'reader', JSON.stringify(['admin:read']), hashToken('reader-token'), '2025-01-01T00:00:00Z', '2999-01-01T00:00:00Z')
-    insert.run('g-write', 'writer', JSON.stringify(['trading:write']), hashToken('writer-token'), '2025-01-01T00:00:00Z', '2999-01-01T00:00:00Z')
+    const insert = 'INSERT INTO grants (id, subject, scopes, token_hash, created_at, expires_at) VALUES (?, ?, ?, ?, ?, ?)'
+    await app.store.sql.run(insert, ['g-read', 'reader', JSON.stringify(['admin:read']), hashToken('reader-token'), '2025-01-01T00:00:00Z', '2999-01-01T00:00:00Z'])
+    await app.store.sql.run(insert, ['g-write', 'writer', JSON.stringify(['trading:write']), hashToken('writer-token'), '2025-01-01T00:00:00Z', '2999-01-01T00:00:00Z'])
   })
   afterAll(async () => {
     await app?.close()

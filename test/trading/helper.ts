@@ -1,6 +1,8 @@
 // Builds the host for trading tests: the whole app with a small trading seed and admission pinned open by default.
+// TRADING_TEST_BACKEND=postgres runs the same tests with the store on a fresh PostgreSQL database (dropped at close).
 import type { FastifyInstance } from 'fastify'
 import { buildApp } from '../../src/app.js'
+import { createTestDatabase } from '../../src/store/test-postgres.js'
 import { testConfig, manualClock } from '../helper.js'
 import type { Clock } from '../../src/clock.js'
 import type { Store } from '../../src/store/index.js'
@@ -19,10 +21,12 @@ export interface TradingAppOptions {
 }
 
 export async function buildTradingApp(options: TradingAppOptions = {}): Promise<FastifyInstance> {
-  const config = testConfig(options.env)
+  const database = process.env.TRADING_TEST_BACKEND === 'postgres' && !options.store ? await createTestDatabase() : null
+  const config = testConfig({ ...options.env, ...(database ? { DATABASE_URL: database.url, DATABASE_POOL_MAX: '4' } : {}) })
   const clock = options.clock ?? manualClock()
   const seed = options.seed ?? 'small'
   const app = await buildApp({ config, clock, logger: false, tradingSeed: seed, ...(options.store ? { store: options.store } : {}) })
+  if (database) app.addHook('onClose', async () => database.drop())
   await app.ready()
   if (options.admission === 'measured') await settled(app)
   else app.admission.override('live-bound')

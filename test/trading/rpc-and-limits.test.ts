@@ -117,7 +117,7 @@ describe('rate limit and internal errors as problems', () => {
   it('answers 500 with only the request id when storage fails, and /health says down', async () => {
     const app = await buildTradingApp({ seed: 'none' })
     try {
-      app.store.db.close()
+      await app.store.close()
       const res = await app.inject({ url: '/api/v11/datasets', headers: { 'x-request-id': 'req-trading-500' } })
       expect(res.statusCode).toBe(500)
       const problem = json(res)

@@ -53,7 +53,7 @@ export default async function v11Routes(parent: FastifyInstance, ctx: TradingCon
 
   app.get('/system/verify', {
     schema: {
-      tags, summary: 'Integrity checks: SQLite, dataset checksums, OHLC sanity, ledger re-derived from fills',
+      tags, summary: 'Integrity checks: the database\'s own (SQLite integrity and foreign keys; PostgreSQL index and constraint validity), dataset checksums, OHLC sanity, ledger re-derived from fills',
       description: 'Each check passes or fails with a detail; `ok` is true only when every check passes.',
       response: { 200: verifyAnswer },
     },
