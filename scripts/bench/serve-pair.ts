@@ -21,7 +21,7 @@ const app = await buildApp({ config })
 
 // The same handler with the same inputs as GET /api/v1/health.
 const ctx = {
-  config, store: app.store, mill: app.mill, admission: app.admission, clock: { now: () => Date.now() },
+  config, store: app.store, mill: app.mill, admission: app.admission, clock: { now: () => Date.now() }, host: app,
 } as unknown as OperationContext
 const bareHealth = async () => health.handler({}, ctx)
 // Registered on the host root, so the host-wide plugins (security headers, request id, metrics) apply as to every route.

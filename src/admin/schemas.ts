@@ -319,6 +319,12 @@ export const commandPostSchema = z.object({
     timeouts: z.number().int(),
     rejected_full: z.number().int(),
   }),
-  database: z.object({ file_bytes: z.number().nullable(), wal_bytes: z.number().nullable(), note: z.string().nullable() }),
+  database: z.object({
+    backend: z.enum(['sqlite', 'postgres']),
+    file_bytes: z.number().nullable(),
+    wal_bytes: z.number().nullable(),
+    pool: storeStatusSchema.shape.pool,
+    note: z.string().nullable(),
+  }),
   notes: z.array(z.string()),
 })

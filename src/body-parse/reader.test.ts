@@ -59,3 +59,16 @@ describe('body reader', () => {
     await reader.close()
   })
 })
+
+describe('a body that never ends', () => {
+  it('is dropped when its stream closes early, and the thread answers the next body', async () => {
+    const reader = createBodyReader({ offLoopBytes: 0 })
+    const stream = new Readable({ read() {} })
+    const reading = reader.read(stream, 1000, 1 << 20, json)
+    stream.push(Buffer.from('{"a":'))
+    stream.destroy()
+    await expect(reading).rejects.toMatchObject({ statusCode: 400 })
+    expect((await outcome(reader, '{"b":2}')).value).toEqual({ b: 2 })
+    await reader.close()
+  })
+})

@@ -47,6 +47,7 @@ function collect(payload: Readable, contentLength: number, limit: number, sink: 
       payload.removeListener('data', onData)
       payload.removeListener('end', onEnd)
       payload.removeListener('error', onEnd)
+      payload.removeListener('close', onClose)
     }
     const fail = (err: Error) => {
       stop()
@@ -68,9 +69,14 @@ function collect(payload: Readable, contentLength: number, limit: number, sink: 
       stop()
       sink.finish().then(resolve, reject)
     }
+    // A client gone mid-body may close the stream without an error: what was sent to the thread must still be dropped.
+    function onClose() {
+      fail(Object.assign(new Error('the client closed the connection before the body ended'), { statusCode: 400 }))
+    }
     payload.on('data', onData)
     payload.on('end', onEnd)
     payload.on('error', onEnd)
+    payload.on('close', onClose)
     payload.resume()
   })
 }

@@ -7,7 +7,7 @@ import metricsPlugin, { escapeLabel, memoryBudget, UNMATCHED_ROUTE } from './met
 async function appWithMetrics(): Promise<FastifyInstance> {
   const app = Fastify({ logger: false })
   await app.register(fp(async (a) => {
-    a.decorate('store', { path: ':memory:', fileSizes: () => ({ file: null, wal: null }) } as never)
+    a.decorate('store', { backend: 'sqlite', path: ':memory:', fileSizes: () => ({ file: null, wal: null }), poolUse: () => null } as never)
   }, { name: 'ncm-store' }))
   await app.register(fp(async (a) => {
     a.decorate('mill', { stats: () => ({ threads: 2, max_queue: 8, queue_size: 1, running: 3, completed: 40, utilization: 0.25, timeouts: 1, rejected_full: 0 }) } as never)
@@ -59,7 +59,7 @@ describe('metrics plugin', () => {
     expect(s.latency.p95_ms!).toBeLessThanOrEqual(s.latency.p99_ms!)
     expect(s.event_loop).toEqual({ delay_ms: 12.5, utilization: 0.125 })
     expect(s.mill).toMatchObject({ threads: 2, running: 3 })
-    expect(s.database).toEqual({ file_bytes: null, wal_bytes: null, note: 'in-memory database: no file to measure' })
+    expect(s.database).toEqual({ backend: 'sqlite', file_bytes: null, wal_bytes: null, pool: null, note: 'in-memory database: no file to measure' })
     expect(s.memory.rss_bytes).toBeGreaterThan(0)
   })
 

@@ -8,6 +8,7 @@ import { getHeapSpaceStatistics } from 'node:v8'
 import type { FastifyInstance } from 'fastify'
 import { surfaceOf, type SurfaceName } from './route-table.js'
 import type { MillStats } from '../mill/pool.js'
+import type { PoolUse } from '../store/index.js'
 import type { Occupancy } from './admission.js'
 
 export const SURFACES: readonly SurfaceName[] = ['caller', 'trading', 'admin', 'docs']
@@ -52,7 +53,7 @@ export interface MetricsSnapshot {
   memory: { rss_bytes: number; heap_used_bytes: number; heap_total_bytes: number; external_bytes: number; array_buffers_bytes: number }
   memory_budget: MemoryBudget
   mill: MillStats
-  database: { file_bytes: number | null; wal_bytes: number | null; note: string | null }
+  database: { backend: 'sqlite' | 'postgres'; file_bytes: number | null; wal_bytes: number | null; pool: PoolUse | null; note: string | null }
   notes: string[]
 }
 
@@ -195,8 +196,9 @@ async function metricsPlugin(app: FastifyInstance, opts: MetricsOptions) {
 
   const snapshot = (): MetricsSnapshot => {
     const memory = process.memoryUsage()
-    const sizes = app.store.fileSizes()
-    const inMemory = app.store.path === ':memory:'
+    const { store } = app
+    const sizes = store.fileSizes()
+    const inMemory = store.path === ':memory:'
     const notes: string[] = []
     // The whole host is the sum of its surfaces: one histogram record per request, the sum only when asked.
     const overall = newTally()
@@ -251,9 +253,12 @@ async function metricsPlugin(app: FastifyInstance, opts: MetricsOptions) {
       memory_budget: memoryBudget(opts.memoryBudgetBytes ?? 120 * 1024 * 1024, app.mill),
       mill: app.mill.stats(),
       database: {
+        backend: store.backend,
         file_bytes: sizes.file,
         wal_bytes: sizes.wal,
-        note: inMemory ? 'in-memory database: no file to measure' : sizes.file === null ? 'the database file could not be read' : null,
+        pool: store.poolUse(),
+        note: store.backend === 'postgres' ? 'PostgreSQL: no file here; database and table sizes are in /api/v11/db/stats'
+          : inMemory ? 'in-memory database: no file to measure' : sizes.file === null ? 'the database file could not be read' : null,
       },
       notes,
     }
@@ -338,6 +343,13 @@ function renderPrometheus(snap: MetricsSnapshot): string {
     family('ncm_database_bytes', 'gauge', 'Size of the SQLite database file and its WAL.')
     sample('ncm_database_bytes', snap.database.file_bytes, { file: 'main' })
     if (snap.database.wal_bytes !== null) sample('ncm_database_bytes', snap.database.wal_bytes, { file: 'wal' })
+  }
+  if (snap.database.pool) {
+    family('ncm_database_pool_connections', 'gauge', 'PostgreSQL pool of this process: open connections by state, and statements waiting for one.')
+    const { total, idle, waiting } = snap.database.pool
+    sample('ncm_database_pool_connections', total - idle, { state: 'busy' })
+    sample('ncm_database_pool_connections', idle, { state: 'idle' })
+    sample('ncm_database_pool_connections', waiting, { state: 'waiting' })
   }
   family('ncm_uptime_seconds', 'gauge', 'Seconds since the metrics plugin started.')
   sample('ncm_uptime_seconds', snap.uptime_s)

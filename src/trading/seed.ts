@@ -58,6 +58,11 @@ export async function seedIfFirstStart(sql: Sql, level: SeedLevel, now: number):
   const seeding = sql.transaction(async (tx) => {
     // Another replica starting on the same database may have seeded it first.
     if (await wasSeeded(tx)) return false
+    // The marker goes first: a replica seeding at the same moment waits on its key instead of inserting every bar
+    // too, and then finds the database seeded (on PostgreSQL its transaction is retried).
+    const marked = await tx.run('INSERT INTO meta (key, value, updated_at) VALUES (?, ?, ?) ON CONFLICT (key) DO NOTHING',
+      [SEEDED_KEY, JSON.stringify({ level, symbols: datasets.map((d) => d.symbol) }), createdAt])
+    if (marked.changes === 0) return false
     const repo = createTradingRepository(tx)
     for (const [i, { symbol, timeframe, spec }] of datasets.entries()) {
       const { bars, sha256 } = generated[i]!
@@ -77,8 +82,6 @@ export async function seedIfFirstStart(sql: Sql, level: SeedLevel, now: number):
         created_at: createdAt,
       }, bars)
     }
-    await tx.run('INSERT INTO meta (key, value, updated_at) VALUES (?, ?, ?)',
-      [SEEDED_KEY, JSON.stringify({ level, symbols: datasets.map((d) => d.symbol) }), createdAt])
     return true
   })
   try {

@@ -52,6 +52,15 @@ describe.skipIf(unavailable !== null)('the host on PostgreSQL', () => {
     expect(stats.migrations.map((m: { name: string }) => m.name)).toEqual(['0001-core.sql', '0002-access.sql', '0003-trading.sql', '0004-listings.sql', '0005-jobs.sql', '0006-run-retention.sql'])
   })
 
+  it('the live metrics report the PostgreSQL pool, and no database file', async () => {
+    const summary = okData(await app.inject('/api/v1/admin/command-post/summary'))
+    expect(summary.database).toMatchObject({ backend: 'postgres', file_bytes: null, wal_bytes: null, pool: { max: 3 } })
+    expect(summary.database.note).toMatch(/db\/stats/)
+    const text = (await app.inject('/metrics')).body
+    expect(text).toMatch(/^ncm_database_pool_connections\{state="idle"\} \d+$/m)
+    expect(text).not.toMatch(/^ncm_database_bytes/m)
+  })
+
   it('the readiness report names PostgreSQL, its migrations and the store check', async () => {
     const res = await app.inject('/api/v1/admin/go-live/overview')
     expect(res.statusCode).toBe(200)
