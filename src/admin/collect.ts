@@ -208,15 +208,19 @@ function startupSummary(rootDir: string): StartupSummary {
   }
 }
 
-function environmentSummary(config: Config, rootDir: string): EnvironmentSummary {
+export function environmentSummary(config: Config, rootDir: string): EnvironmentSummary {
   const blockers: RequiredBlocker[] = []
   const advisories: Notice[] = []
   const production = config.nodeEnv === 'production'
   if (production && !config.adminToken) {
     blockers.push({ kind: 'environment', detail: 'ADMIN_TOKEN is unset while NODE_ENV=production: grants and the admin surface would be open to anyone' })
   }
-  if (production && config.databasePath === ':memory:') {
+  if (production && config.databaseUrl === null && config.databasePath === ':memory:') {
     blockers.push({ kind: 'environment', detail: 'the database is in memory while NODE_ENV=production: every write is lost on restart' })
+  }
+  if (production && config.redisUrl !== null && config.databaseUrl === null) {
+    // REDIS_URL means replicas; replicas on their own SQLite files would each hold a different database.
+    advisories.push({ kind: 'environment', detail: 'REDIS_URL is set but DATABASE_URL is not while NODE_ENV=production: replicas would each keep their own SQLite file; point them all at one PostgreSQL database' })
   }
   if (production && (config.host === '127.0.0.1' || config.host === 'localhost' || config.host === '::1')) {
     advisories.push({ kind: 'environment', detail: `HOST=${config.host} while NODE_ENV=production: only this machine can connect (deployments use 0.0.0.0 behind the proxy)` })

@@ -27,12 +27,14 @@ export interface BullQueueOptions extends Omit<LocalQueueOptions, 'channel'> {
 }
 
 /**
- * A run's lock lives LOCK_MS and is renewed every LOCK_MS / 2 by the replica running it; every replica checks for
- * expired locks every STALLED_CHECK_MS. So a job whose replica died runs elsewhere within about LOCK_MS +
- * STALLED_CHECK_MS (6 s), while a replica alive but busy keeps its lock: runs are in mill threads, and the host sheds
- * load long before its event loop lags by seconds.
+ * A run's lock lives LOCK_MS and is renewed about every LOCK_RENEW_MS by the replica running it; every replica checks
+ * for expired locks every STALLED_CHECK_MS. So a job whose replica died runs elsewhere within LOCK_MS +
+ * STALLED_CHECK_MS (8 s), while a live replica loses its lock only if it renews nothing for about 5 s (runs are in mill
+ * threads; the host sheds load long before its event loop lags that much). Renewing more often than BullMQ's default
+ * (half the lock) is what lets the lock be this short: on a loaded 2-core machine a 4 s lock renewed every 2 s lapsed.
  */
-export const LOCK_MS = 4000
+export const LOCK_MS = 6000
+const LOCK_RENEW_MS = 1000
 export const STALLED_CHECK_MS = 2000
 /** BullMQ never fails a stalled job itself: the row's attempts decide (a job interrupted twice ends failed). */
 const MAX_STALLED = 1000
@@ -178,7 +180,8 @@ export function createBullJobQueue(opts: BullQueueOptions): JobQueue {
       purger.start(dispatchStored)
       void dispatchStored().catch((err: unknown) => log?.warn({ err }, 'stored jobs not dispatched'))
       worker = new Worker<{ id: string }>(QUEUE_NAME, processJob, {
-        ...bullmq, concurrency, lockDuration: LOCK_MS, stalledInterval: STALLED_CHECK_MS, maxStalledCount: MAX_STALLED, autorun: false,
+        ...bullmq, concurrency, lockDuration: LOCK_MS, lockRenewTime: LOCK_RENEW_MS, stalledInterval: STALLED_CHECK_MS,
+        maxStalledCount: MAX_STALLED, autorun: false,
       })
       worker.on('error', (err) => log?.warn({ err }, 'job worker: Redis error'))
       void worker.run().catch((err: unknown) => log?.error({ err }, 'job worker stopped'))

@@ -8,7 +8,7 @@ export function renderJobMetrics(stats: JobStats): string {
   const family = (name: string, type: 'gauge' | 'histogram', help: string) => out.push(`# HELP ${name} ${help}`, `# TYPE ${name} ${type}`)
   family('ncm_jobs', 'gauge', 'Jobs in the store (not purged), by state.')
   for (const [state, count] of Object.entries(stats.by_state)) out.push(`ncm_jobs{state="${escapeLabel(state)}"} ${count}`)
-  family('ncm_jobs_queue_depth', 'gauge', 'Jobs waiting for a runner in this process.')
+  family('ncm_jobs_queue_depth', 'gauge', 'Jobs waiting for a runner (in this process; with REDIS_URL in the queue all replicas share).')
   out.push(`ncm_jobs_queue_depth ${stats.queue_depth}`)
   family('ncm_jobs_running', 'gauge', 'Jobs running in this process.')
   out.push(`ncm_jobs_running ${stats.running}`)

@@ -35,6 +35,22 @@ export function createCycleRunner({ repo, service, clock }: CycleDeps) {
    */
   const inflight = new Map<string, { digest: string; done: Promise<unknown> }>()
 
+  /**
+   * This process's cycles of one account run their transactions one after another: they would conflict on its cash
+   * anyway, and on PostgreSQL each conflict costs a retried transaction. Only a shortcut too: across replicas the
+   * database serializes them (SERIALIZABLE, retried).
+   */
+  const accountLanes = new Map<string, Promise<unknown>>()
+  function inAccountLane<T>(account: string, work: () => Promise<T>): Promise<T> {
+    const run = (accountLanes.get(account) ?? Promise.resolve()).then(work)
+    const settled = run.catch(() => undefined)
+    accountLanes.set(account, settled)
+    void settled.then(() => {
+      if (accountLanes.get(account) === settled) accountLanes.delete(account)
+    })
+    return run
+  }
+
   const conflict = (key: string) =>
     new Refusal('conflict', `Idempotency-Key "${key}" was first used with another request body; a key names one request`, {
       hints: { idempotency_key: key },
@@ -58,7 +74,7 @@ export function createCycleRunner({ repo, service, clock }: CycleDeps) {
     const bar = { ts: bars.ts[n - 1]!, close: bars.close[n - 1]! }
     // Everything above is computed before the transaction opens: it holds only database work.
     try {
-      return await repo.transaction(async (tx) => {
+      return await inAccountLane(body.account, () => repo.transaction(async (tx) => {
         if (key) {
           // Another replica (or a request that raced past the in-flight map) may have finished first.
           const stored = await tx.idempotency(key)
@@ -73,7 +89,7 @@ export function createCycleRunner({ repo, service, clock }: CycleDeps) {
           if (!stored) throw new KeyTaken(key)
         }
         return answer
-      })
+      }))
     } catch (err) {
       // A unique constraint (the key's, or its cycle's) refused this request's rows: the request that won stored
       // its answer, which this one replays. Anything else (a refusal, no stored answer) stands.

@@ -41,3 +41,13 @@ export function testPrefix(): string {
   })
   return prefix
 }
+
+/** Polls check every 50 ms until it answers a value (not undefined; a throw counts as not yet); fails after `tries`. */
+export async function until<T>(what: string, check: () => Promise<T | undefined>, tries = 600): Promise<T> {
+  for (let i = 0; i < tries; i++) {
+    const value = await check().catch(() => undefined)
+    if (value !== undefined) return value
+    await new Promise((r) => setTimeout(r, 50))
+  }
+  throw new Error(`gave up waiting: ${what}`)
+}

@@ -118,8 +118,9 @@ describe.skipIf(missing !== null)('three replicas on one PostgreSQL database and
   })
 
   // Skipped until full-cycles stop failing under contention: with 6 writers on 3 paper accounts, a few cycles in
-  // every run (6 of ~140; still 1 with 30 attempts instead of 8) exhaust PostgreSQL's SERIALIZABLE retries
-  // (40001 in insertOrder/insertSignal/setCash) and answer 500 internal. Everything acknowledged passed the checks.
+  // every run (6 of ~140) exhaust PostgreSQL's SERIALIZABLE retries (40001 in insertOrder, insertSignal, setCash) and
+  // answer 500 internal; 30 attempts instead of 8 still left 1, and `SELECT … FOR UPDATE` on the account turned them
+  // into "concurrent update" 40001s (5 in one run). Everything acknowledged passed every check below.
   it.skip('concurrent writes with repeated keys, pins and imports survive a replica SIGKILLed mid-stream and restarted', async () => {
     const ledger = new Ledger()
     const rng = prng(SEED)
