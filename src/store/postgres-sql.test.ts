@@ -109,6 +109,18 @@ describe.skipIf(unavailable !== null)('Sql over PostgreSQL', () => {
     expect(statements).not.toContain('SELECT $1::int AS b')
   })
 
+  it('discards a connection lost inside a transaction instead of handing it to the next statement', async () => {
+    const lost = sql.transaction(async (tx) => {
+      const { pid } = (await tx.get<{ pid: number }>('SELECT pg_backend_pid() AS pid'))!
+      await sql.get('SELECT pg_terminate_backend(?)', [pid])
+      await tx.get('SELECT 1 AS one')
+    })
+    await expect(lost).rejects.toThrow()
+    // Every statement after it finds a working connection: the dead one never went back to the pool.
+    const answers = await Promise.all(Array.from({ length: 6 }, () => sql.get<{ one: number }>('SELECT 1 AS one')))
+    expect(answers).toEqual(Array.from({ length: 6 }, () => ({ one: 1 })))
+  })
+
   it('holds one connection for a session, so a session lock stays with it', async () => {
     const pids = await sql.session(async (s) => {
       const a = await s.get<{ pid: number }>('SELECT pg_backend_pid() AS pid')

@@ -72,7 +72,10 @@ export function createPostgresSql(pool: pg.Pool, { maxNamed = MAX_NAMED_STATEMEN
   const transactionOn = async <T>(client: pg.PoolClient, discard: () => void, fn: (tx: Sql) => Promise<T>): Promise<T> => {
     const tx = sqlOn(client, (inner) => inner(tx))
     for (let attempt = 1; ; attempt++) {
-      await client.query('BEGIN ISOLATION LEVEL SERIALIZABLE')
+      await client.query('BEGIN ISOLATION LEVEL SERIALIZABLE').catch((error: unknown) => {
+        discard()
+        throw error
+      })
       try {
         const value = await fn(tx)
         await client.query('COMMIT')
@@ -99,9 +102,14 @@ export function createPostgresSql(pool: pg.Pool, { maxNamed = MAX_NAMED_STATEMEN
     const client = await pool.connect()
     // A connection whose ROLLBACK failed is closed, never handed to the next caller in an unknown state.
     let unfit = false
+    // A checked-out client that loses its connection emits 'error': unheard, it would end the process; the statement
+    // waiting on it fails on its own.
+    const lost = () => { unfit = true }
+    client.on('error', lost)
     try {
-      return await fn(client, () => { unfit = true })
+      return await fn(client, lost)
     } finally {
+      client.off('error', lost)
       client.release(unfit)
     }
   }

@@ -1,6 +1,7 @@
 // The BullMQ job queue with replicas in one process (each its own Fastify host, mill, Redis connections and BullMQ
 // worker; they share only the SQLite file and the Redis prefix): a job submitted on one replica is read, watched and
-// waited on from another, cancelled from a replica that does not run it, and an Idempotency-Key holds across them.
+// waited on from another, cancelled from a replica that does not run it, and an Idempotency-Key holds across them;
+// a submission while Redis is away is kept and runs once it is back.
 // The multi-process proof with SIGKILL is replicas.test.ts.
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
@@ -12,6 +13,7 @@ import { pigeonholeDimacs } from '../../src/engines/sat/pigeonhole.js'
 import { buildTestApp, json } from '../helper.js'
 import { readEvents, type SseEvent } from '../sse.js'
 import { redisForTests, testPrefix, until } from './helper.js'
+import { relayTo } from './relay.js'
 
 const redis = await redisForTests()
 
@@ -103,5 +105,36 @@ describe.skipIf(!redis.available)('jobs across replicas (REDIS_URL: BullMQ dispa
   it('the health reports name the bullmq backend', async () => {
     const health = json(await replicas[0]!.inject('/api/v1/health')).data
     expect(health.scale_out).toMatchObject({ queue_backend: 'bullmq', redis: { reachable: true } })
+  })
+})
+
+describe.skipIf(!redis.available)('jobs while Redis cannot answer', () => {
+  const prefix = testPrefix()
+  const dir = mkdtempSync(join(tmpdir(), 'ncm-bullmq-outage-'))
+  let app: FastifyInstance | null = null
+  let relay: Awaited<ReturnType<typeof relayTo>> | null = null
+  afterAll(async () => {
+    await app?.close()
+    await relay?.cut()
+    rmSync(dir, { recursive: true, force: true })
+  })
+
+  it('a submission is stored and acknowledged (202, queued); once Redis is back it is dispatched and runs', async () => {
+    relay = await relayTo(new URL(redis.url))
+    app = await buildTestApp({ env: { REDIS_URL: relay.url, REDIS_PREFIX: prefix, DATABASE_PATH: join(dir, 'hub.sqlite') } })
+    await relay.cut()
+    const res = await app.inject({
+      method: 'POST', url: '/api/v1/sat', headers: { prefer: 'respond-async' },
+      payload: { dimacs: pigeonholeDimacs(4), want_model: false },
+    })
+    expect(res.statusCode).toBe(202)
+    const { id } = json(res).data
+    expect((await app.jobs.get(id))!.state).toBe('queued')
+    expect(json(await app.inject('/api/v1/health')).data.scale_out.redis.reachable).toBe(false)
+
+    await relay.restore()
+    const settled = await app.jobs.settled(id)
+    expect(settled.ok).toBe(true)
+    expect(settled.ok && (settled.result as { status: string }).status).toBe('UNSAT')
   })
 })

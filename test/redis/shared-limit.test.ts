@@ -1,11 +1,11 @@
 // The rate limit with REDIS_URL: one quota per client across replicas (three hosts sharing one Redis prefix), and
 // what happens while Redis cannot answer (each replica counts alone in memory; see src/redis/limiter-store.ts).
-import { createServer, Socket, type Server } from 'node:net'
 import { afterAll, describe, expect, it } from 'vitest'
 import type { FastifyInstance } from 'fastify'
 import { buildTestApp, expectRefusal, json, okData } from '../helper.js'
 import { freePort } from '../process.js'
 import { redisForTests, testPrefix } from './helper.js'
+import { relayTo } from './relay.js'
 
 const redis = await redisForTests()
 const QUOTA = 12
@@ -111,29 +111,3 @@ describe('without REDIS_URL', () => {
     }
   })
 })
-
-/** A TCP relay to Redis that the test can cut and restore: an outage without touching the shared server. */
-async function relayTo(target: URL) {
-  const port = await freePort()
-  const sockets = new Set<Socket>()
-  let server: Server | null = null
-  const open = () => new Promise<void>((resolve) => {
-    server = createServer((client) => {
-      const upstream = new Socket()
-      upstream.connect(Number(target.port || 6379), target.hostname)
-      for (const s of [client, upstream]) {
-        sockets.add(s)
-        s.on('close', () => sockets.delete(s))
-        s.on('error', () => s.destroy())
-      }
-      client.pipe(upstream).pipe(client)
-    })
-    server.listen(port, '127.0.0.1', () => resolve())
-  })
-  const cut = () => new Promise<void>((resolve) => {
-    for (const s of sockets) s.destroy()
-    server?.close(() => resolve())
-  })
-  await open()
-  return { url: `redis://127.0.0.1:${port}`, cut, restore: open }
-}
