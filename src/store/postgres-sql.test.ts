@@ -82,12 +82,34 @@ describe.skipIf(unavailable !== null)('Sql over PostgreSQL', () => {
     expect(await sql.get('SELECT cash FROM account WHERE id = ?', ['acc'])).toEqual({ cash: 20 })
   })
 
+  it('runs transactions naming one lock one after another across pools, so read-then-write spends never retry', async () => {
+    await sql.run('INSERT INTO account (id, cash) VALUES (?, ?)', ['locked', 1000])
+    // A second pool stands for another replica: the lock is the database's, not this process's.
+    const other = createPostgresSql(createPostgresPool({ connectionString: database.url, max: 4, connectionTimeoutMs: 5000 }))
+    try {
+      const before = sql.retries() + other.retries()
+      const spend = (on: PostgresSql) => on.transaction(async (tx) => {
+        const { cash } = (await tx.get<{ cash: number }>('SELECT cash FROM account WHERE id = ?', ['locked']))!
+        // Without the lock every one of these would overlap another's read and lose a serialization race.
+        await new Promise((resolve) => setTimeout(resolve, 5))
+        await tx.run('UPDATE account SET cash = ? WHERE id = ?', [cash - 10, 'locked'])
+      }, { lock: 'account:locked' })
+      await Promise.all(Array.from({ length: 12 }, (_, i) => spend(i % 2 ? other : sql)))
+      expect(sql.retries() + other.retries() - before).toBe(0)
+      expect(await sql.get('SELECT cash FROM account WHERE id = ?', ['locked'])).toEqual({ cash: 880 })
+      // Every lock went back: a session can take it at once (and gives it back in the same statement).
+      expect(await sql.get("SELECT pg_try_advisory_lock(5129037, hashtext('account:locked')) AND pg_advisory_unlock(5129037, hashtext('account:locked')) AS got")).toEqual({ got: true })
+    } finally {
+      await other.pool.end()
+    }
+  })
+
   it('gives up after a bounded number of attempts and leaves other errors alone', async () => {
     let calls = 0
     await expect(sql.transaction(async () => {
       calls++
       throw Object.assign(new Error('lost again'), { code: '40001' })
-    })).rejects.toThrow('lost again')
+    })).rejects.toMatchObject({ code: 'occupied', statusCode: 503, options: { retryAfterS: 1 } })
     expect(calls).toBe(TRANSACTION_ATTEMPTS)
     calls = 0
     await expect(sql.transaction(async () => { calls++; throw new Error('plain') })).rejects.toThrow('plain')

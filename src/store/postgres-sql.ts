@@ -4,7 +4,8 @@
 import { createRequire } from 'node:module'
 import type pg from 'pg'
 import { numberPlaceholders, valuesFor, type NumberedStatement } from './placeholders.js'
-import type { Sql, SqlParams, SqlRunResult } from './sql.js'
+import { Refusal } from '../refusal.js'
+import type { Sql, SqlParams, SqlRunResult, TransactionOptions } from './sql.js'
 
 export interface PostgresPoolOptions {
   connectionString: string
@@ -82,7 +83,11 @@ export function createPostgresSql(pool: pg.Pool, { maxNamed = MAX_NAMED_STATEMEN
         return value
       } catch (error) {
         await client.query('ROLLBACK').catch(() => discard())
-        if (!RETRYABLE.has((error as { code?: string }).code ?? '') || attempt >= TRANSACTION_ATTEMPTS) throw error
+        if (!RETRYABLE.has((error as { code?: string }).code ?? '')) throw error
+        if (attempt >= TRANSACTION_ATTEMPTS) {
+          // Contention, not a fault: the caller is told to come back (503 + Retry-After), never a bare 500.
+          throw new Refusal('occupied', `the database refused this write ${attempt} times as conflicting with concurrent writes; retry shortly`, { retryAfterS: 1 })
+        }
         retries++
         await sleep(backoffMs(attempt))
       }
@@ -114,7 +119,23 @@ export function createPostgresSql(pool: pg.Pool, { maxNamed = MAX_NAMED_STATEMEN
     }
   }
 
-  const base = sqlOn(pool, (fn) => withClient((client, discard) => transactionOn(client, discard, fn)))
+  /** Holds the named lock for the whole transaction, retries included; taken before BEGIN (see TransactionOptions). */
+  const lockedOn = async <T>(client: pg.PoolClient, discard: () => void, lock: string, fn: (tx: Sql) => Promise<T>): Promise<T> => {
+    await client.query(LOCK, [lock]).catch((error: unknown) => {
+      discard()
+      throw error
+    })
+    try {
+      return await transactionOn(client, discard, fn)
+    } finally {
+      // A connection that cannot unlock is closed, which releases every session lock it held.
+      await client.query(UNLOCK, [lock]).catch(() => discard())
+    }
+  }
+  const transaction = <T>(fn: (tx: Sql) => Promise<T>, options?: TransactionOptions): Promise<T> =>
+    withClient((client, discard) => (options?.lock === undefined ? transactionOn(client, discard, fn) : lockedOn(client, discard, options.lock, fn)))
+
+  const base = sqlOn(pool, transaction)
   return {
     ...base,
     pool,
@@ -122,6 +143,11 @@ export function createPostgresSql(pool: pg.Pool, { maxNamed = MAX_NAMED_STATEMEN
     session: (fn) => withClient((client, discard) => fn(sqlOn(client, (inner) => transactionOn(client, discard, inner)))),
   }
 }
+
+/** Named locks live in their own key space (two-int form, first key fixed), apart from the migrator's single key. */
+const LOCK_SPACE = 0x4e434d // 'NCM'
+const LOCK = `SELECT pg_advisory_lock(${LOCK_SPACE}, hashtext($1))`
+const UNLOCK = `SELECT pg_advisory_unlock(${LOCK_SPACE}, hashtext($1))`
 
 /** Rows touched; a script of several statements answers one result per statement. */
 function changesOf(result: pg.QueryResult | pg.QueryResult[]): number {

@@ -29,5 +29,15 @@ export interface Sql {
    * effects outside the database and must not wait on anything but `tx` (no mill, no network): on SQLite every other
    * statement of the process waits while a transaction is open.
    */
-  transaction<T>(fn: (tx: Sql) => Promise<T>): Promise<T>
+  transaction<T>(fn: (tx: Sql) => Promise<T>, options?: TransactionOptions): Promise<T>
+}
+
+export interface TransactionOptions {
+  /**
+   * Transactions naming the same lock run one at a time across every process on the database. PostgreSQL holds a
+   * session advisory lock on the transaction's connection from before BEGIN to after COMMIT, so the serializable
+   * snapshot is taken once the lock is held and a hot row (one paper account's cash) is not fought over by retries.
+   * SQLite needs nothing more: BEGIN IMMEDIATE already lets one writer in at a time.
+   */
+  lock?: string
 }

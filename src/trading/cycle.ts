@@ -37,8 +37,8 @@ export function createCycleRunner({ repo, service, clock }: CycleDeps) {
 
   /**
    * This process's cycles of one account run their transactions one after another: they would conflict on its cash
-   * anyway, and on PostgreSQL each conflict costs a retried transaction. Only a shortcut too: across replicas the
-   * database serializes them (SERIALIZABLE, retried).
+   * anyway, and each waiting cycle would hold a pooled connection. Only a shortcut too: across replicas the database
+   * serializes them (the account's transaction lock, below).
    */
   const accountLanes = new Map<string, Promise<unknown>>()
   function inAccountLane<T>(account: string, work: () => Promise<T>): Promise<T> {
@@ -89,7 +89,7 @@ export function createCycleRunner({ repo, service, clock }: CycleDeps) {
           if (!stored) throw new KeyTaken(key)
         }
         return answer
-      }))
+      }, { lock: `account:${body.account}` }))
     } catch (err) {
       // A unique constraint (the key's, or its cycle's) refused this request's rows: the request that won stored
       // its answer, which this one replays. Anything else (a refusal, no stored answer) stands.

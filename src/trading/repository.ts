@@ -1,7 +1,7 @@
 // The trading tables through Sql (src/store/sql.ts): one repository per Sql, the same code on SQLite and PostgreSQL.
 // Writes that belong together go through `transaction`, whose repository reads and writes on the transaction's Sql.
 import { perDatabase } from '../store/repository.js'
-import type { Sql } from '../store/sql.js'
+import type { Sql, TransactionOptions } from '../store/sql.js'
 import { createPagedReads } from './repository-pages.js'
 import { createLedgerTables } from './repository-ledger.js'
 import { createMarketTables } from './repository-market.js'
@@ -23,13 +23,13 @@ export type TradingRepository = ReturnType<typeof buildTables> & {
    * Runs fn in one transaction with the repository of the transaction's Sql. Only database work inside: on
    * PostgreSQL fn may run again (SERIALIZABLE, retried), on SQLite every other statement waits while it runs.
    */
-  transaction<T>(fn: (tx: TradingRepository) => Promise<T>): Promise<T>
+  transaction<T>(fn: (tx: TradingRepository) => Promise<T>, options?: TransactionOptions): Promise<T>
 }
 
 /** The trading tables' repository of a Sql: one per Sql (service, seed and imports share it). */
 export const createTradingRepository = perDatabase((sql: Sql): TradingRepository => ({
   ...buildTables(sql),
-  transaction: (fn) => sql.transaction((tx) => fn(createTradingRepository(tx))),
+  transaction: (fn, options) => sql.transaction((tx) => fn(createTradingRepository(tx)), options),
 }))
 
 function buildTables(sql: Sql) {
