@@ -74,4 +74,15 @@ describe.skipIf(unavailable !== null)('the host on PostgreSQL', () => {
     expect(report.store).toMatchObject({ backend: 'postgres', ok: true })
     expect(JSON.stringify(report)).not.toContain(database.url)
   })
+
+  // Last: it takes the database away from the host.
+  it('says down (503) with the reason when PostgreSQL cannot answer', async () => {
+    await app.store.close()
+    const root = await app.inject('/health')
+    expect(root.statusCode).toBe(503)
+    expect(json(root)).toMatchObject({ status: 'down', checks: { database: { ok: false } }, store: { backend: 'postgres', ok: false, latency_ms: null } })
+    expect(json(root).store.error).toMatch(/pool/i)
+    const caller = json(await app.inject('/api/v1/health'))
+    expect(caller.data.checks['database:responseTime'][0]).toMatchObject({ componentId: 'postgres', status: 'fail' })
+  })
 })
