@@ -262,7 +262,7 @@ export function createBullJobQueue(opts: BullQueueOptions): JobQueue {
       // nothing would answer: the jobs' locks expire and another replica's stalled check re-runs them.
       const reachable = connection.status === 'ready'
       if (worker) await closeWithin(worker, reachable)
-      await failWaiters(repo, runner.waiters)
+      await failWaiters(repo, runner.waiters, 'on another replica (read it by its id)')
       await closeWithin(queue, reachable)
       await bus.close()
       connection.disconnect()

@@ -66,8 +66,8 @@ export function interruptedTwice(op: string): RefusalBody {
 }
 
 /** Shutting down: every request waiting on a job is answered `occupied` (the job runs after the restart or elsewhere). */
-export async function failWaiters(repo: JobRepository, waiters: Map<string, Array<(settled: SettledJob) => void>>): Promise<void> {
-  const shutdown = new Refusal('occupied', 'the host is shutting down; the job will run after the restart', { retryAfterS: 5 })
+export async function failWaiters(repo: JobRepository, waiters: Map<string, Array<(settled: SettledJob) => void>>, goesOn = 'after the restart'): Promise<void> {
+  const shutdown = new Refusal('occupied', `the host is shutting down; the job will run ${goesOn}`, { retryAfterS: 5 })
   const waiting = [...waiters]
   waiters.clear()
   for (const [id, list] of waiting) {

@@ -2,7 +2,7 @@
 // shared SQLite file when PostgreSQL is not there) and one Redis prefix. A job runs on one replica while another's
 // event stream shows its progress; its replica is SIGKILLed mid-run; BullMQ's stalled check hands the job to a
 // survivor, and the stream and every read end with it succeeded on its second attempt. Then a job running on one
-// replica is cancelled through another.
+// replica is cancelled through another, and a replica stopped gracefully mid-run hands its job back to the queue.
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -95,7 +95,7 @@ describe.skipIf(!redis.available)('jobs across compiled replicas (one database, 
     for (const name of ['A', 'B', 'C']) await start(name)
   }, 300_000)
 
-  it('the job\'s replica is SIGKILLed mid-run: another re-runs it, and a stream on a third sees its progress and its end', async () => {
+  it('the job\'s replica is SIGKILLed mid-run: another re-runs it, and a stream on another replica sees its progress and its end', async () => {
     const [a] = replicas
     const health = (await getJson(`${a!.base}/api/v1/health`)).body.data
     expect(health.scale_out).toMatchObject({ queue_backend: 'bullmq', rate_limit: { store: 'off' }, redis: { reachable: true } })
@@ -143,4 +143,19 @@ describe.skipIf(!redis.available)('jobs across compiled replicas (one database, 
     expect((await job(runner, id)).state).toBe('cancelled')
     await until('the runner stopped', async () => ((await runningOn(runner)) === 0 ? true : undefined))
   })
+
+  it('a replica stopped with SIGTERM mid-run hands its job back at once: a survivor runs it to the end', async () => {
+    const alive = replicas.filter((r) => r.server.alive())
+    const { id } = await submitSat(alive[0]!, 12, 8_000)
+    const runner = await runningSomewhere(alive)
+    const survivor = alive.find((r) => r !== runner)!
+    const stoppedAt = Date.now()
+    expect(await stopServer(runner.server, 'SIGTERM')).toEqual({ code: 0, signal: null })
+    const final = await until('the job final on the survivor', async () => {
+      const row = await job(survivor, id)
+      return row.state === 'succeeded' || row.state === 'failed' ? row : undefined
+    }, 1200)
+    expect(final).toMatchObject({ state: 'succeeded', attempts: 2 })
+    console.log(`replicas test: SIGTERM on ${runner.name} mid-run; the second run on ${survivor.name} started ${Date.parse(final.started_at) - stoppedAt} ms after the signal`)
+  }, 120_000)
 })
