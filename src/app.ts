@@ -98,6 +98,9 @@ export async function buildApp(opts: BuildOptions): Promise<FastifyInstance> {
     // In-flight keep-alive requests still get enveloped answers while draining; new connections are closed.
     return503OnClosing: false,
     forceCloseConnections: 'idle',
+    // A first start seeds 100k+ bars in the trading plugin, and replicas starting together on one PostgreSQL database
+    // wait for the one seeding: Fastify's default 10 s per plugin ended such starts on a loaded machine.
+    pluginTimeout: 120_000,
     trustProxy: config.trustProxy,
     // Malformed URLs never reach routing or hooks; this answers them in the surface's format and counts them.
     frameworkErrors: frameworkErrorHandler,
