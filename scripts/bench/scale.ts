@@ -12,7 +12,7 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { availableParallelism, loadavg, tmpdir } from 'node:os'
 import { join } from 'node:path'
 import type { Pool } from 'undici'
-import { deletePrefix, openRedis, probeRedis } from '../../src/redis/connection.js'
+import { deletePrefix, openRedis, readyWithin, redisUnreachable } from '../../src/redis/connection.js'
 import { createTestDatabase, postgresUnavailable } from '../../src/store/test-postgres.js'
 import { nginxUnavailable, poolTo, startBalancer, startCluster, type Balancer } from '../cluster/cluster.js'
 import { cpuMsOf, freePort, pidsMatching, startServer, stopServer, waitForHealth } from '../cluster/process.js'
@@ -30,22 +30,7 @@ const IMPORT_SHARE = 0.1
 const fmt = (x: number, d = 1) => x.toFixed(d)
 const spreadOf = (xs: number[], d = 2) => `${fmt(median(xs), d)} (spread ${fmt(Math.min(...xs), d)}–${fmt(Math.max(...xs), d)})`
 
-const redisProbe = async () => {
-  const client = openRedis(REDIS_URL, 'commands')
-  try {
-    // The client sends nothing before it is connected (no offline queue): give it 2 s.
-    await new Promise<void>((resolve) => {
-      if (client.status === 'ready') return resolve()
-      const timer = setTimeout(resolve, 2000)
-      client.once('ready', () => { clearTimeout(timer); resolve() })
-    })
-    const probe = await probeRedis(client, REDIS_URL)
-    return probe.reachable ? null : `Redis at ${probe.url} is unreachable (${probe.error})`
-  } finally {
-    client.disconnect()
-  }
-}
-const missing = nginxUnavailable() ?? (await postgresUnavailable()) ?? (await redisProbe())
+const missing = nginxUnavailable() ?? (await postgresUnavailable()) ?? (await redisUnreachable(REDIS_URL))
 if (missing) {
   console.error(`bench:scale needs PostgreSQL, Redis and nginx: ${missing}`)
   process.exit(1)
@@ -179,7 +164,7 @@ try {
   await stopServer(sqlite)
   await database.drop()
   const redis = openRedis(REDIS_URL, 'commands')
-  await new Promise((resolve) => redis.once('ready', resolve))
+  await readyWithin(redis, 10_000)
   await deletePrefix(redis, prefix)
   redis.disconnect()
   rmSync(dir, { recursive: true, force: true })

@@ -2,7 +2,7 @@
 // connection for the limiter, event publishes and health; the job queue opens its own (src/jobs/bullmq-queue.ts).
 import fp from 'fastify-plugin'
 import type { FastifyInstance } from 'fastify'
-import { openRedis, probeRedis, type RedisClient, type RedisProbe } from '../redis/connection.js'
+import { openRedis, probeRedis, readyWithin, type RedisClient, type RedisProbe } from '../redis/connection.js'
 
 export interface SharedRedis {
   readonly url: string
@@ -42,21 +42,3 @@ export default fp(
   },
   { name: 'ncm-redis', fastify: '5.x' },
 )
-
-function readyWithin(client: RedisClient, ms: number): Promise<boolean> {
-  if (client.status === 'ready') return Promise.resolve(true)
-  return new Promise((resolve) => {
-    const done = (ok: boolean) => {
-      clearTimeout(timer)
-      client.off('ready', onReady)
-      client.off('error', onError)
-      resolve(ok)
-    }
-    const onReady = () => done(true)
-    // A refused connection will not become ready within the wait: serve degraded at once.
-    const onError = () => done(false)
-    const timer = setTimeout(() => done(false), ms)
-    client.once('ready', onReady)
-    client.once('error', onError)
-  })
-}

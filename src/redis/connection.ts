@@ -69,6 +69,38 @@ export async function probeRedis(client: Redis, url: string): Promise<RedisProbe
   }
 }
 
+/** Resolves true once the client is connected, false when it reports an error or `ms` pass first. */
+export function readyWithin(client: Redis, ms: number): Promise<boolean> {
+  if (client.status === 'ready') return Promise.resolve(true)
+  return new Promise((resolve) => {
+    const done = (ok: boolean) => {
+      clearTimeout(timer)
+      client.off('ready', onReady)
+      client.off('error', onError)
+      resolve(ok)
+    }
+    const onReady = () => done(true)
+    // A refused connection will not become ready within the wait: say so at once.
+    const onError = () => done(false)
+    const timer = setTimeout(() => done(false), ms)
+    client.once('ready', onReady)
+    client.once('error', onError)
+  })
+}
+
+/** Null when Redis at url answers a PING now, else why not; for tests and benches that need it. Never throws. */
+export async function redisUnreachable(url: string, waitMs = 2000): Promise<string | null> {
+  const client = openRedis(url, 'commands')
+  try {
+    // The client sends nothing before it is connected (no offline queue): give it waitMs.
+    await readyWithin(client, waitMs)
+    const probe = await probeRedis(client, url)
+    return probe.reachable ? null : `Redis at ${probe.url} is unreachable (${probe.error})`
+  } finally {
+    client.disconnect()
+  }
+}
+
 /** Deletes every key under prefix (SCAN, never KEYS: a shared Redis may be large); returns how many. */
 export async function deletePrefix(client: Redis, prefix: string): Promise<number> {
   let deleted = 0

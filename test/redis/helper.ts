@@ -2,30 +2,21 @@
 // there — except under CI=true, where an unreachable Redis is a failure.
 import { randomBytes } from 'node:crypto'
 import { afterAll } from 'vitest'
-import { deletePrefix, openRedis, probeRedis } from '../../src/redis/connection.js'
+import { deletePrefix, openRedis, readyWithin, redisUnreachable } from '../../src/redis/connection.js'
 
 export const TEST_REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379'
 
 /** Resolved at import (top-level await) so `describe.skipIf(!redis.available)` can read it. */
 export async function redisForTests(): Promise<{ available: boolean; url: string; reason: string }> {
-  const client = openRedis(TEST_REDIS_URL, 'commands')
-  try {
-    await new Promise<void>((resolve) => {
-      if (client.status === 'ready') return resolve()
-      const timer = setTimeout(resolve, 2000)
-      client.once('ready', () => { clearTimeout(timer); resolve() })
-      client.once('error', () => { clearTimeout(timer); resolve() })
-    })
-    const probe = await probeRedis(client, TEST_REDIS_URL)
-    if (probe.reachable) return { available: true, url: TEST_REDIS_URL, reason: '' }
-    const reason = `Redis at ${probe.url} is unreachable (${probe.error})`
-    if (process.env.CI === 'true') throw new Error(`${reason}; CI=true requires it`)
-    console.warn(`skipping Redis tests: ${reason}`)
-    return { available: false, url: TEST_REDIS_URL, reason }
-  } finally {
-    client.disconnect()
-  }
+  const reason = await redisUnreachable(TEST_REDIS_URL)
+  if (reason === null) return { available: true, url: TEST_REDIS_URL, reason: '' }
+  if (process.env.CI === 'true') throw new Error(`${reason}; CI=true requires it`)
+  console.warn(`skipping Redis tests: ${reason}`)
+  return { available: false, url: TEST_REDIS_URL, reason }
 }
+
+/** How long cleanup waits for its connection; past it deletePrefix fails loudly instead of hanging the run. */
+const CLEANUP_CONNECT_MS = 10_000
 
 /** A fresh key prefix for this test file; every key under it is deleted after the file's tests. */
 export function testPrefix(): string {
@@ -33,7 +24,7 @@ export function testPrefix(): string {
   afterAll(async () => {
     const client = openRedis(TEST_REDIS_URL, 'commands')
     try {
-      await new Promise<void>((resolve) => (client.status === 'ready' ? resolve() : client.once('ready', () => resolve())))
+      await readyWithin(client, CLEANUP_CONNECT_MS)
       await deletePrefix(client, prefix)
     } finally {
       client.disconnect()
