@@ -1,5 +1,5 @@
 // The signal searches: v11's walk-forward (chosen in sample, scored out of sample) and v10's in-sample sma_cross grid.
-import { STRATEGIES, STRATEGY_NAMES } from '../../engines/trading/index.js'
+import { gridPairCount, gridSlices, mergeGridResults, STRATEGIES, STRATEGY_NAMES } from '../../engines/trading/index.js'
 import { enumerateConfigs } from '../../engines/trading/walk-forward.js'
 import type { BacktestOptions, StrategyName } from '../../engines/trading/types.js'
 import type { GridPayload, WalkForwardPayload } from '../../mill/tasks/trading.js'
@@ -85,7 +85,7 @@ export async function maxEdgeSignalV10(deps: ResearchDeps, body: MaxEdgeV10Body)
   const bars = await deps.bars.get(dataset, null)
   needBars(bars, 3, dataset, null)
   const grid = { fast: body.fast ?? STRATEGIES.sma_cross.grid.fast!, slow: body.slow ?? STRATEGIES.sma_cross.grid.slow! }
-  const pairs = countPairs(grid.fast, grid.slow)
+  const pairs = gridPairCount(grid)
   if (pairs === 0) throw new Refusal('invalid_input', 'the grid has no pair with fast < slow', { issues: [{ path: 'fast', message: 'some fast value must be smaller than some slow value' }] })
   if (pairs > MAX_V10_PAIRS) {
     throw new Refusal('over_limit', `the grid has ${pairs} (fast, slow) pairs, over the limit of ${MAX_V10_PAIRS}`, {
@@ -95,7 +95,9 @@ export async function maxEdgeSignalV10(deps: ResearchDeps, body: MaxEdgeV10Body)
   checkGridSize(pairs, MAX_V10_PAIRS, bars.ts.length)
   const options: BacktestOptions = { cash: body.cash, commission: body.commission }
   const payload: GridPayload = { bars, grid, options, maximize: body.maximize }
-  const { result, elapsedMs } = await deps.heavy('trading.max-edge-signal.v10', 'trading.inSampleGrid', payload, body.timeout_ms)
+  const slicesFor = (idle: number) => gridSlices(pairs, gridShares(pairs, bars.ts.length, idle)).map((slice) => ({ ...payload, slice }))
+  const { results, elapsedMs } = await deps.heavySplit('trading.max-edge-signal.v10', 'trading.inSampleGrid', slicesFor, body.timeout_ms)
+  const result = mergeGridResults(results)
   const g = finite(result)
   const best = g.best ? { fast: g.best.fast, slow: g.best.slow, stats: statsView(result.best!.stats) } : null
   const lastTs = bars.ts[bars.ts.length - 1]!
@@ -172,10 +174,13 @@ function checkGridSize(configs: number, maxConfigs: number, bars: number): void 
   }
 }
 
-function countPairs(fast: number[], slow: number[]): number {
-  const f = [...new Set(fast)]
-  const s = [...new Set(slow)]
-  let n = 0
-  for (const a of f) for (const b of s) if (a < b) n++
-  return n
+/** The least work (pairs × bars, ~20 ns a step) worth a share of its own: MEASURED BELOW. */
+const GRID_SHARE_MIN_BAR_STEPS = 1_000_000
+
+/**
+ * How many workers a grid is spread over: the idle ones, but each share at least GRID_SHARE_MIN_BAR_STEPS of work,
+ * since a share costs a copy of the bars to its worker (48 bytes a bar), that worker's own SMAs and a round trip.
+ */
+export function gridShares(pairs: number, bars: number, idle: number): number {
+  return Math.max(1, Math.min(idle, Math.floor((pairs * bars) / GRID_SHARE_MIN_BAR_STEPS)))
 }
