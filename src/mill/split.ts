@@ -6,12 +6,21 @@ import { taskScope } from './scope.js'
 import type { In, Out, TaskName } from './tasks/index.js'
 
 /**
- * Workers that no task holds or waits for right now (at least 1: a caller always gets one task, queued if need be).
- * A split takes no more than this, so one request never queues tasks behind another's or takes a busy mill's turn.
+ * Workers that no task holds or waits for right now: `warm` ones have started, `cold` ones the pool may still start
+ * (a task given to one waits for its start, 0.2–0.5 s: piscina hands it to the starting worker, not to the first free).
+ * A split takes no more than these, so one request never queues tasks behind another's or takes a busy mill's turn.
  */
-export function idleWorkers(mill: Mill): number {
+export interface IdleWorkers {
+  warm: number
+  cold: number
+}
+
+export function idleWorkers(mill: Mill): IdleWorkers {
   const { threads, running } = mill.stats()
-  return Math.max(1, threads - running)
+  const live = Math.min(threads, mill.agents().length)
+  const free = Math.max(0, threads - running)
+  const warm = Math.min(free, Math.max(0, live - running))
+  return { warm, cold: free - warm }
 }
 
 /**

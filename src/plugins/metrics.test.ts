@@ -4,7 +4,7 @@ import { afterEach, describe, expect, it } from 'vitest'
 import metricsPlugin, { escapeLabel, memoryBudget, UNMATCHED_ROUTE } from './metrics.js'
 
 /** The plugin needs store, mill and admission: stand-ins with fixed figures, so every number below is known. */
-async function appWithMetrics(): Promise<FastifyInstance> {
+async function appWithMetrics(more?: (app: FastifyInstance) => Promise<void>): Promise<FastifyInstance> {
   const app = Fastify({ logger: false })
   await app.register(fp(async (a) => {
     a.decorate('store', { backend: 'sqlite', path: ':memory:', fileSizes: () => ({ file: null, wal: null }), poolUse: () => null } as never)
@@ -23,6 +23,7 @@ async function appWithMetrics(): Promise<FastifyInstance> {
   })
   app.get('/admin', async () => 'page')
   app.get('/api/v1/refused/:status', async (req, reply) => reply.code(Number((req.params as { status: string }).status)).send({ ok: false }))
+  await more?.(app)
   await app.ready()
   return app
 }
@@ -115,6 +116,29 @@ describe('metrics plugin', () => {
     expect(s.error_rate).toBeCloseTo(1 / 6, 10)
     expect(s.refusal_rate).toBeCloseTo(5 / 6, 10)
     expect(s.requests.by_status).toEqual({ 400: 1, 429: 1, 500: 1, 501: 1, 503: 2 })
+  })
+
+  it('labels each route by its pattern through its own callback: a prefix root with and without its slash, HEAD, a route with an onResponse of its own', async () => {
+    const own: string[] = []
+    app = await appWithMetrics(async (a) => {
+      await a.register(async (child) => {
+        child.get('/', async () => ({ ok: true }))
+        child.get('/own', { onResponse: (req, _reply, done) => { own.push(req.url); done() } }, async () => ({ ok: true }))
+      }, { prefix: '/api/v1/scoped' })
+    })
+    await app.inject('/api/v1/scoped')
+    await app.inject('/api/v1/scoped')
+    await app.inject('/api/v1/scoped/')
+    await app.inject({ method: 'HEAD', url: '/api/v1/items/1' })
+    await app.inject('/api/v1/scoped/own')
+    await app.inject('/api/v1/nowhere')
+    expect(own).toEqual(['/api/v1/scoped/own'])
+    expect(app.metrics.snapshot().requests.by_route.map((r) => [r.method, r.route, r.status, r.count])).toEqual([
+      ['GET', '/api/v1/scoped', 200, 3],
+      ['GET', UNMATCHED_ROUTE, 404, 1],
+      ['HEAD', '/api/v1/items/:id', 200, 1],
+      ['GET', '/api/v1/scoped/own', 200, 1],
+    ])
   })
 
   it('never reports a percentile above the maximum', async () => {

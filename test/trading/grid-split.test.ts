@@ -22,12 +22,27 @@ const request = {
   commission: 0.001,
 }
 
+const ask = (app: FastifyInstance, maximize: string) =>
+  app.inject({ method: 'POST', url: '/api/v10/trading/max-edge-signal', payload: { ...request, maximize } })
+
 describe('POST /api/v10/trading/max-edge-signal on several workers', () => {
+  it('does not wait for a worker to start for a grid this small: one task on the started worker', async () => {
+    await two.mill.run('mill.spin', { ms: 1 }, { timeoutMs: 30_000 })
+    const before = two.mill.stats().completed
+    expect(two.mill.agents()).toHaveLength(1)
+    expect((await ask(two, 'sharpe_ratio')).statusCode).toBe(200)
+    expect(two.mill.stats().completed - before).toBe(1)
+    // two tasks at once: the pool starts its second worker, which the next requests find idle
+    for (let i = 0; i < 10 && two.mill.agents().length < 2; i++) {
+      await Promise.all([0, 1].map(() => two.mill.run('mill.spin', { ms: 100 }, { timeoutMs: 30_000 })))
+    }
+    expect(two.mill.agents()).toHaveLength(2)
+  })
+
   for (const maximize of ['sharpe_ratio', 'win_rate_pct', 'sqn'] as const) {
     it(`answers the same as one task, field for field (maximize ${maximize})`, async () => {
-      const ask = (app: FastifyInstance) => app.inject({ method: 'POST', url: '/api/v10/trading/max-edge-signal', payload: { ...request, maximize } })
       const doneBefore = [one.mill.stats().completed, two.mill.stats().completed]
-      const [alone, split] = await Promise.all([ask(one), ask(two)])
+      const [alone, split] = await Promise.all([ask(one, maximize), ask(two, maximize)])
       expect(alone.statusCode, alone.body).toBe(200)
       expect(split.statusCode, split.body).toBe(200)
       expect(one.mill.stats().completed - doneBefore[0]!).toBe(1)

@@ -2,7 +2,7 @@
 // run heavy work (admitted first, then in the mill under the caller's budget).
 import type { Clock } from '../../clock.js'
 import { budgetOf, type Mill } from '../../mill/pool.js'
-import { idleWorkers, runSplit } from '../../mill/split.js'
+import { idleWorkers, runSplit, type IdleWorkers } from '../../mill/split.js'
 import type { In, Out, TaskName } from '../../mill/tasks/index.js'
 import type { Admission } from '../../plugins/admission.js'
 import { Refusal } from '../../refusal.js'
@@ -14,9 +14,9 @@ export type HeavyRunner = <K extends TaskName>(
   op: string, task: K, payload: In<K>, timeoutMs: number | undefined,
 ) => Promise<{ result: Out<K>; elapsedMs: number }>
 
-/** Heavy work cut into tasks for the mill's idle workers: `payloadsFor` is told how many workers are idle (≥ 1). */
+/** Heavy work cut into tasks for the mill's idle workers: `payloadsFor` is told how many are idle, and answers ≥ 1 payload. */
 export type SplitRunner = <K extends TaskName>(
-  op: string, task: K, payloadsFor: (idle: number) => In<K>[], timeoutMs: number | undefined,
+  op: string, task: K, payloadsFor: (idle: IdleWorkers) => In<K>[], timeoutMs: number | undefined,
 ) => Promise<{ results: Out<K>[]; elapsedMs: number }>
 
 export interface ResearchDeps {

@@ -8,6 +8,7 @@ import { resolveDataset } from '../datasets.js'
 import { finite, iso, statsView } from '../present.js'
 import type { MaxEdgeBody, MaxEdgeV10Body } from '../schemas.js'
 import type { ResearchDeps } from './deps.js'
+import { gridShares } from './grid-shares.js'
 import { briefOf, needBars, optionsOf, settingsOf } from './inputs.js'
 import { MAX_CONFIG_BARS, MAX_CONFIGS, MAX_V10_PAIRS } from './limits.js'
 
@@ -95,8 +96,8 @@ export async function maxEdgeSignalV10(deps: ResearchDeps, body: MaxEdgeV10Body)
   checkGridSize(pairs, MAX_V10_PAIRS, bars.ts.length)
   const options: BacktestOptions = { cash: body.cash, commission: body.commission }
   const payload: GridPayload = { bars, grid, options, maximize: body.maximize }
-  const slicesFor = (idle: number) => gridSlices(pairs, gridShares(pairs, bars.ts.length, idle)).map((slice) => ({ ...payload, slice }))
-  const { results, elapsedMs } = await deps.heavySplit('trading.max-edge-signal.v10', 'trading.inSampleGrid', slicesFor, body.timeout_ms)
+  const { results, elapsedMs } = await deps.heavySplit('trading.max-edge-signal.v10', 'trading.inSampleGrid',
+    (idle) => gridSlices(pairs, gridShares(pairs, bars.ts.length, idle)).map((slice) => ({ ...payload, slice })), body.timeout_ms)
   const result = mergeGridResults(results)
   const g = finite(result)
   const best = g.best ? { fast: g.best.fast, slow: g.best.slow, stats: statsView(result.best!.stats) } : null
@@ -172,15 +173,4 @@ function checkGridSize(configs: number, maxConfigs: number, bars: number): void 
       hints: { limit: { name: 'config_bars', value: MAX_CONFIG_BARS, requested: configs * bars } },
     })
   }
-}
-
-/** The least work (pairs × bars, ~20 ns a step) worth a share of its own: MEASURED BELOW. */
-const GRID_SHARE_MIN_BAR_STEPS = 1_000_000
-
-/**
- * How many workers a grid is spread over: the idle ones, but each share at least GRID_SHARE_MIN_BAR_STEPS of work,
- * since a share costs a copy of the bars to its worker (48 bytes a bar), that worker's own SMAs and a round trip.
- */
-export function gridShares(pairs: number, bars: number, idle: number): number {
-  return Math.max(1, Math.min(idle, Math.floor((pairs * bars) / GRID_SHARE_MIN_BAR_STEPS)))
 }
