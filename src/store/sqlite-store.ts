@@ -4,7 +4,7 @@ import { mkdirSync, statSync } from 'node:fs'
 import { dirname } from 'node:path'
 import { APPLIED_MIGRATIONS, applyMigrations, migrationsDirOf, pendingMigrations, type MigrationRecord } from './migrate.js'
 import { createSqliteSql } from './sqlite-sql.js'
-import { pingThrough, type Store } from './store.js'
+import { pingerOf, type Store } from './store.js'
 
 export interface SqliteStoreOptions {
   path: string
@@ -30,6 +30,8 @@ export async function openSqliteStore({ path, migrationsDir = migrationsDirOf('s
   }
 
   const applied = () => sql.all<MigrationRecord>(APPLIED_MIGRATIONS)
+  // The library linked into this process: it cannot change while the process runs.
+  let version: string | undefined
   return {
     backend: 'sqlite',
     sql,
@@ -38,8 +40,8 @@ export async function openSqliteStore({ path, migrationsDir = migrationsDirOf('s
     migrationsDir,
     applied,
     pending: async () => pendingMigrations(migrationsDir, await applied()),
-    ping: () => pingThrough(sql),
-    version: async () => (await sql.get<{ v: string }>('SELECT sqlite_version() AS v'))!.v,
+    ping: pingerOf(sql),
+    version: async () => (version ??= (await sql.get<{ v: string }>('SELECT sqlite_version() AS v'))!.v),
     poolUse: () => null,
     fileSizes: () => ({ file: sizeOf(path), wal: sizeOf(`${path}-wal`) }),
     close: async () => {

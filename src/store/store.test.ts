@@ -1,5 +1,5 @@
 // The store as the host holds it, on each backend: which it is, its round trip, version, pool and migrations.
-import { afterAll, describe, expect, it } from 'vitest'
+import { afterAll, describe, expect, it, vi } from 'vitest'
 import { openStore, storeOptionsOf } from './index.js'
 import { listMigrations } from './migrate.js'
 import { storeStatus } from './status.js'
@@ -29,6 +29,19 @@ describe.each(TEST_BACKENDS)('store on %s', (backend) => {
       expect(store.sqlite!.open).toBe(true)
       expect(status).toMatchObject({ location: ':memory:', pool: null })
     }
+  })
+
+  it('concurrent pings share one SELECT 1, a ping after it settled sends another, and the version is read once', async () => {
+    const store = await stores.open(backend)
+    const get = vi.spyOn(store.sql, 'get')
+    const [a, b] = await Promise.all([store.ping(), store.ping()])
+    expect(a).toBe(b)
+    expect(get).toHaveBeenCalledTimes(1)
+    await store.ping()
+    expect(get).toHaveBeenCalledTimes(2)
+    get.mockClear()
+    expect(await store.version()).toBe(await store.version())
+    expect(get.mock.calls.length).toBeLessThanOrEqual(1)
   })
 
   it('after close, a ping rejects and the status says why instead of throwing', async () => {
