@@ -1,6 +1,7 @@
 // What the rest of the host holds of its database, whichever backend it is (SQLite file or PostgreSQL pool).
 import type Database from 'better-sqlite3'
 import type { MigrationRecord } from './migrate.js'
+import type { CheckPragma } from './sqlite-apart.js'
 import type { Dialect, Sql } from './sql.js'
 
 export type Db = Database.Database
@@ -31,6 +32,11 @@ export interface Store {
   pending(): Promise<string[]>
   /** One round trip (`SELECT 1`); answers its latency in ms, rejects when the database cannot answer. */
   ping(): Promise<number>
+  /**
+   * SQLite: a whole-database check pragma's rows; for a file on a worker thread with its own read-only connection (the
+   * cost grows with the database), for ':memory:' on the connection. Null on PostgreSQL.
+   */
+  readonly checkPragma: ((pragma: CheckPragma) => Promise<Record<string, unknown>[]>) | null
   /** The database's version: SQLite's library version, or PostgreSQL's server_version. */
   version(): Promise<string>
   /** The PostgreSQL pool's connections; null on SQLite (one connection). */
@@ -41,7 +47,7 @@ export interface Store {
 }
 
 /** `SELECT 1` through sql, timed. */
-export async function pingThrough(sql: Sql): Promise<number> {
+export async function pingThrough(sql: Pick<Sql, 'get'>): Promise<number> {
   const started = performance.now()
   const answer = await sql.get<{ one: number }>('SELECT 1 AS one')
   if (Number(answer?.one) !== 1) throw new Error('SELECT 1 gave an unexpected answer')
