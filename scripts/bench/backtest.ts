@@ -4,6 +4,7 @@ import { loadavg } from 'node:os'
 import {
   executeEvents, generateSyntheticBars, inSampleGrid, runBacktest, strategyEvents, SYNTHETIC_PRESETS, walkForward,
 } from '../../src/engines/trading/index.js'
+import { gridWallTable } from './backtest-split.js'
 import { closeFillLoop, gridLoop, sameRulesLoop, walkForwardLoop, type Fold } from './backtest-loops.js'
 import { median } from './lib.js'
 
@@ -103,7 +104,7 @@ const wf = row('walk-forward', {
 })
 
 console.log(`machine: load average ${loadavg().map((l) => l.toFixed(2)).join(' ')} (shared); ${ROUNDS} interleaved rounds of CPU time, ratios per round, median (spread min–max)`)
-// BENCH_ONLY=single,grid,walk-forward (a comma list) runs part of the table
+// BENCH_ONLY=single,grid,grid-wall,walk-forward (a comma list) runs part of the table
 const only = process.env.BENCH_ONLY?.split(',')
 const chosen = [single, grid, wf].filter((r) => !only || only.includes(r.label))
 runRounds(chosen)
@@ -143,6 +144,12 @@ engineGrid.rows.forEach((r, i) => {
 })
 line('   cross-check: configurations whose final return agrees with the loop', `${agree}/${engineGrid.rows.length}`)
 
+}
+if (!only || only.includes('grid-wall')) {
+console.log(`\n2b. the same grid in wall time, ${ROUNDS} interleaved rounds; a mill of ${Math.max(2, Number(process.env.MILL_THREADS ?? 2))} workers (MILL_THREADS, at least 2)`)
+console.log('    (on 2 cores the split’s second worker takes the core the event loop would serve requests on: a host that')
+console.log('    is also answering requests sees less of the gain)')
+await gridWallTable(daily, { fast: fasts, slow: slows }, OPTIONS, ROUNDS, line)
 }
 if (ran(wf)) {
 console.log(`\n3. walk-forward: the same ${fasts.length * slows.length} configurations × ${folds.length} folds (in-sample ${IS}, out-of-sample ${OOS} bars)`)

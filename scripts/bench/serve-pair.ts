@@ -9,6 +9,8 @@ import { health } from '../../src/caller/ops/discovery/health.js'
 import type { OperationContext } from '../../src/caller/operation.js'
 import limitsPlugin from '../../src/plugins/limits.js'
 import metricsPlugin from '../../src/plugins/metrics.js'
+import { scaleOutReport } from '../../src/plugins/scale-out.js'
+import { databaseCheck } from '../../src/trading/system-health.js'
 
 const HOST_BARE_PATH = '/api/bench/bare-health'
 /** An identical twin of the host's bare route: measuring both tells the run's noise (an A/A control). */
@@ -28,8 +30,30 @@ const bareHealth = async () => health.handler({}, ctx)
 app.get(HOST_BARE_PATH, bareHealth)
 app.get(HOST_TWIN_PATH, bareHealth)
 await app.listen({ host: '127.0.0.1', port: 0 })
-// /health's answer as the platform route gives it, for a bare route that serialises the same document
-const platformAnswer = JSON.parse((await app.inject({ method: 'GET', url: '/health' })).body) as unknown
+// /health's document, measured per request as the platform route measures it (the store's SELECT 1, the shared Redis
+// when there is one): a bare route serving a document frozen at start skipped the probes the host's route pays for.
+const hostAnswer = JSON.parse((await app.inject({ method: 'GET', url: '/health' })).body) as { started_at: string }
+const benchStartedAt = Date.now()
+const barePlatformHealth = async () => {
+  const database = await databaseCheck(app.store)
+  const scaleOut = await scaleOutReport(app)
+  return {
+    status: !database.ok ? 'down' : scaleOut.redis && !scaleOut.redis.reachable ? 'degraded' : 'ok',
+    version: '11.0.0',
+    mode: 'paper',
+    uptime_s: Math.round((Date.now() - benchStartedAt) / 100) / 10,
+    started_at: hostAnswer.started_at,
+    checks: { database: { ok: database.ok, detail: database.detail, latency_ms: database.latency_ms } },
+    scale_out: scaleOut,
+    store: database.store,
+  }
+}
+// The same fields as the host's answer (its serializer orders them by schema), or the comparison means nothing.
+const shapeOf = (x: unknown): unknown =>
+  x !== null && typeof x === 'object' ? Object.entries(x).map(([k, v]) => [k, shapeOf(v)]).sort() : typeof x
+if (JSON.stringify(shapeOf(await barePlatformHealth())) !== JSON.stringify(shapeOf(hostAnswer))) {
+  throw new Error('the bare /health document no longer has the shape of the host\'s: update serve-pair.ts')
+}
 
 /** A bare Fastify with the host's features up to `level` (0 none … 4 all host-wide ones), serving the health handler. */
 async function variant(level: number): Promise<FastifyInstance> {
@@ -45,7 +69,7 @@ async function variant(level: number): Promise<FastifyInstance> {
     await v.register(metricsPlugin)
   }
   v.get('/api/v1/health', bareHealth)
-  v.get('/health', async () => platformAnswer)
+  v.get('/health', barePlatformHealth)
   await v.listen({ host: '127.0.0.1', port: 0 })
   return v
 }

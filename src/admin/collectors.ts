@@ -4,7 +4,7 @@ import fp from 'fastify-plugin'
 import type { FastifyInstance } from 'fastify'
 import { createReadinessCollector, type ReadinessCollector } from './collect.js'
 import type { PythonProbe } from '../analysers/dependencies/index.js'
-import { createTruthRunner, type TruthRunner } from './truth.js'
+import { createTruthRunner, type SandboxLease, type TruthRunner } from './truth.js'
 import { ADMISSION_SAMPLE_MS } from '../plugins/admission.js'
 
 declare module 'fastify' {
@@ -19,8 +19,8 @@ export interface AdminCollectorOptions {
   /** The tree the readiness report analyses; defaults to the repo root. */
   rootDir?: string
   /**
-   * Builds the throwaway host the known-answer tests run in; without it they run against this host. Built on the first
-   * self-test — on a server, the start report's, 2 s after listening — so it never delays the first answer.
+   * Builds the throwaway host the known-answer tests run in; without it they run against this host. Built for each
+   * self-test run — on a server, the start report's, 2 s after listening — so it never delays the first answer.
    */
   selfTestHost?: () => Promise<FastifyInstance>
 }
@@ -33,29 +33,31 @@ export default fp(
   async function adminCollectorsPlugin(app: FastifyInstance, opts: AdminCollectorOptions) {
     const config = app.config
     const now = () => app.clock.now()
-    // The self-test host: built once, on first use, closed with this host.
-    let sandbox: Promise<FastifyInstance> | null = null
+    // The self-test host: built for each run and released after it; one still open when this host closes is closed
+    // with it.
+    const open = new Set<Promise<FastifyInstance>>()
     const selfTestHost = opts.selfTestHost
-      ? async () => {
-        const build = opts.selfTestHost!
-        const fresh = sandbox === null
-        sandbox ??= build().catch((err: unknown) => {
-          sandbox = null
+      ? async (): Promise<SandboxLease> => {
+        const building = opts.selfTestHost!()
+        open.add(building)
+        const release = async () => {
+          open.delete(building)
+          await (await building.catch(() => null))?.close()
+        }
+        const host = await building.catch(async (err: unknown) => {
+          open.delete(building)
           throw err
         })
-        const host = await sandbox
-        // Built just now, lazily: the build blocked the event loop, and the occupancy sampler reads its next window as
+        // Built just now: the build blocked the event loop, and the occupancy sampler reads its next window as
         // overload. Let it take that sample, then wait (bounded) for it to settle, so the heavy known answers are not
         // refused as `occupied` because of our own build.
-        if (fresh) {
-          await sleep(ADMISSION_SAMPLE_MS + 100)
-          for (let waited = 0; app.admission.state() !== 'live-bound' && waited < 3000; waited += 100) await sleep(100)
-        }
-        return host
+        await sleep(ADMISSION_SAMPLE_MS + 100)
+        for (let waited = 0; app.admission.state() !== 'live-bound' && waited < 3000; waited += 100) await sleep(100)
+        return { host, release }
       }
       : null
     app.addHook('onClose', async () => {
-      if (sandbox) await (await sandbox.catch(() => null))?.close()
+      await Promise.all([...open].map(async (building) => (await building.catch(() => null))?.close()))
     })
     const truth = createTruthRunner(app, {
       operations: app.registry.operations,

@@ -1,5 +1,6 @@
 // The truth summary: known-answer tests run through the real routes (app.inject), per-operation provenance, and the
 // count of envelopes ever emitted without the contract flags.
+import { setImmediate as nextTurn } from 'node:timers/promises'
 import type { FastifyInstance } from 'fastify'
 import { internalHeaders } from './internal.js'
 import type { TruthSummary, TruthTestResult } from './schemas.js'
@@ -27,6 +28,12 @@ export interface OperationFacts {
   sources?: readonly string[] | undefined
 }
 
+/** A self-test host for one run: the runner releases (closes) it when the run ends. */
+export interface SandboxLease {
+  host: FastifyInstance
+  release(): Promise<void>
+}
+
 export interface TruthOptions {
   operations: readonly OperationFacts[]
   /** Sent as the bearer so operations that need a scope admit the self-test. */
@@ -35,9 +42,10 @@ export interface TruthOptions {
   envelopesWithoutFlags: () => number
   /**
    * The throwaway host (same routes, in-memory store) the tests run in: they import a dataset and store a backtest,
-   * and none of that may land in the user's data. Without it the tests run against `app`.
+   * and none of that may land in the user's data. Without it the tests run against `app`. Built for each run and
+   * closed after it: a second host's routes and compiled serializers are tens of MiB that a rare rerun does not need kept.
    */
-  sandbox?: () => Promise<FastifyInstance>
+  sandbox?: () => Promise<SandboxLease>
   cases?: readonly KnownAnswerCase[]
 }
 
@@ -51,15 +59,22 @@ export function createTruthRunner(app: FastifyInstance, options: TruthOptions): 
     const ranAt = new Date(options.now()).toISOString()
     const tests: TruthTestResult[] = []
     const sandbox = options.sandbox ? await options.sandbox() : null
-    for (const c of cases) {
-      let result = await runCase(sandbox ?? app, c, options)
-      // Occupied is a moment, not an answer (a stall of the loop, e.g. the self-test host compiling a route on first
-      // use): once the host is live-bound again, the case runs once more.
-      if (result.status === 'skipped' && result.status_code === 503 && app.hasDecorator('admission')) {
-        for (let waited = 0; app.admission.state() !== 'live-bound' && waited < 3000; waited += 100) await sleep(100)
-        result = await runCase(sandbox ?? app, c, options)
+    try {
+      for (const c of cases) {
+        // Injected requests never wait for I/O: without this turn the whole run (each case compiling its route's
+        // serializer on first use) would hold the event loop, seconds on a loaded machine, while clients wait.
+        await nextTurn()
+        let result = await runCase(sandbox?.host ?? app, c, options)
+        // Occupied is a moment, not an answer (a stall of the loop, e.g. the self-test host compiling a route on first
+        // use): once the host is live-bound again, the case runs once more.
+        if (result.status === 'skipped' && result.status_code === 503 && app.hasDecorator('admission')) {
+          for (let waited = 0; app.admission.state() !== 'live-bound' && waited < 3000; waited += 100) await sleep(100)
+          result = await runCase(sandbox?.host ?? app, c, options)
+        }
+        tests.push(result)
       }
-      tests.push(result)
+    } finally {
+      await sandbox?.release()
     }
     const summary: TruthSummary = {
       algorithm: TRUTH_ALGORITHM,

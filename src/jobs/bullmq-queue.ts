@@ -270,9 +270,15 @@ export function createBullJobQueue(opts: BullQueueOptions): JobQueue {
   }
 }
 
-/** Closes a BullMQ part gracefully within CLOSE_WAIT_MS while Redis answers; else drops its connections, not waiting. */
-async function closeWithin(part: { close(): Promise<void>; disconnect(): Promise<void> }, reachable: boolean): Promise<void> {
-  const closed = reachable && (await within(part.close().then(() => true, () => false), CLOSE_WAIT_MS, false))
+/**
+ * Closes a BullMQ part gracefully within CLOSE_WAIT_MS while Redis answers; else drops its connections, not waiting.
+ * Either way the part is marked closing first (a worker's `close(true)` stops its fetch loop, lock renewals and
+ * stalled checks before its first await): a bare `disconnect()` left those loops sending commands on a closed
+ * connection after the host had gone.
+ */
+async function closeWithin(part: { close(force?: boolean): Promise<void>; disconnect(): Promise<void> }, reachable: boolean): Promise<void> {
+  const closing = part.close(!reachable).then(() => true, () => false)
+  const closed = reachable && (await within(closing, CLOSE_WAIT_MS, false))
   if (!closed) void part.disconnect().catch(() => undefined)
 }
 

@@ -54,8 +54,8 @@ export function createLocalRunner(opts: LocalRunnerOptions) {
   function publish(type: JobEvent['type'], job: JobRecord, result?: unknown): void {
     const seq = (seqs.get(job.id) ?? 0) + 1
     seqs.set(job.id, seq)
-    // Events carry no input: they go to every watcher, and an input may be megabytes of DIMACS.
-    const event: JobEvent = { seq, type, job: { ...job, input: null } }
+    // Records carry no input (repository.ts): events go to every watcher, and an input may be megabytes of DIMACS.
+    const event: JobEvent = { seq, type, job }
     if (result !== undefined) event.result = result
     channel.publish(event)
     if (isFinal(job.state)) seqs.delete(job.id)
@@ -100,8 +100,9 @@ export function createLocalRunner(opts: LocalRunnerOptions) {
     const { entry, release } = beginRun(id)
     let running: JobRecord | null = null
     try {
-      running = await repo.start(id, clock.now())
-      if (running) await run(running, entry)
+      const started = await repo.start(id, clock.now())
+      running = started?.job ?? null
+      if (started) await run(started.job, started.input, entry)
     } catch (err) {
       // The store failed (a run's own errors end in finish): the row stays as it was and a restart picks it up;
       // requests waiting on the job get the error rather than waiting for that.
@@ -115,7 +116,7 @@ export function createLocalRunner(opts: LocalRunnerOptions) {
   }
 
   /** Runs a started job under its budget and records how it ended (not when the host is shutting down). */
-  async function run(running: JobRecord, entry: ActiveRun): Promise<void> {
+  async function run(running: JobRecord, input: unknown, entry: ActiveRun): Promise<void> {
     const { controller } = entry
     publish('running', withLive(running))
     const budget = setTimeout(() => {
@@ -131,7 +132,7 @@ export function createLocalRunner(opts: LocalRunnerOptions) {
         publish('progress', withLive(running))
       }
       const result = await taskScope.run({ signal: controller.signal, onProgress, maxMs: maxRunMs }, () =>
-        executor(running.input, { jobId: running.id, signal: controller.signal, maxMs: maxRunMs }))
+        executor(input, { jobId: running.id, signal: controller.signal, maxMs: maxRunMs }))
       if (controller.signal.aborted) throw new TaskCancelled(false)
       ending = ['succeeded', { result }]
     } catch (err) {

@@ -12,7 +12,6 @@ interface JobRow {
   op: string
   surface: JobSurface
   state: JobState
-  input: string | null
   input_digest: string
   idempotency_key: string | null
   attempts: number
@@ -26,7 +25,9 @@ interface JobRow {
 
 export const QUEUED_PROGRESS: JobProgress = { fraction: null, phase: 'queued', done: null, total: null, eta_s: null, counters: {} }
 
-const COLUMNS = 'n, id, op, surface, state, input, input_digest, idempotency_key, attempts, progress, refuse, created_at, started_at, finished_at, purged_at'
+// Without the input: a row is read on every poll and watch of a job, and an input may be megabytes (parsed once, by
+// start, for the run).
+const COLUMNS = 'n, id, op, surface, state, input_digest, idempotency_key, attempts, progress, refuse, created_at, started_at, finished_at, purged_at'
 
 export interface NewJob {
   id: string
@@ -55,7 +56,7 @@ export interface JobRepository {
   /** The stored answer of a succeeded job (null before, or once purged). */
   result(id: string): Promise<unknown>
   /** queued → running (one more attempt); the running job, or null when it was no longer queued (cancelled meanwhile). */
-  start(id: string, now: number): Promise<JobRecord | null>
+  start(id: string, now: number): Promise<{ job: JobRecord; input: unknown } | null>
   /** queued | running → a final state; the final job, or null when it already was final. */
   finish(id: string, state: JobState, fields: JobFinal): Promise<JobRecord | null>
   /** running → queued (a run interrupted by a restart); false when it was not running. */
@@ -100,11 +101,14 @@ export function createJobRepository(sql: Sql): JobRepository {
       const row = await sql.get<{ result: string | null }>('SELECT result FROM jobs WHERE id = ?', [id])
       return row?.result == null ? null : JSON.parse(row.result)
     },
-    start: (id, now) => one(
-      `UPDATE jobs SET state = 'running', attempts = attempts + 1, started_at = ?, progress = NULL
-       WHERE id = ? AND state = 'queued' RETURNING ${COLUMNS}`,
-      [now, id],
-    ),
+    async start(id, now) {
+      const row = await sql.get<JobRow & { input: string }>(
+        `UPDATE jobs SET state = 'running', attempts = attempts + 1, started_at = ?, progress = NULL
+         WHERE id = ? AND state = 'queued' RETURNING ${COLUMNS}, input`,
+        [now, id],
+      )
+      return row ? { job: recordOf(row), input: JSON.parse(row.input) } : null
+    },
     finish: (id, state, fields) => one(
       `UPDATE jobs SET state = @state, result = @result, refuse = @refuse, progress = @progress, finished_at = @finished_at
        WHERE id = @id AND state IN ('queued', 'running') RETURNING ${COLUMNS}`,
@@ -156,7 +160,6 @@ function recordOf(row: JobRow): JobRecord {
     op: row.op,
     surface: row.surface,
     state: row.state,
-    input: row.input === null ? null : JSON.parse(row.input),
     inputDigest: row.input_digest,
     idempotencyKey: row.idempotency_key,
     attempts: Number(row.attempts),

@@ -14,7 +14,7 @@ export async function streamJobEvents(
 ) {
   const lastId = req.headers['last-event-id']
   if (lastId === 'final' && isFinal(job.state)) return reply.code(204).send()
-  const release = slots.take(req.ip)
+  const release = await slots.take(req.ip)
   reply.hijack()
   const raw = reply.raw
   raw.writeHead(200, {

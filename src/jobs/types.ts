@@ -47,7 +47,6 @@ export interface JobRecord {
   op: string
   surface: JobSurface
   state: JobState
-  input: unknown
   inputDigest: string
   idempotencyKey: string | null
   attempts: number

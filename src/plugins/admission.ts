@@ -38,15 +38,20 @@ export default fp(
     // No thresholds: under-pressure only measures here; the refusal is ours (occupied, enveloped).
     const sampleIntervalMs = opts.sampleIntervalMs ?? ADMISSION_SAMPLE_MS
     await app.register(underPressure, { sampleInterval: sampleIntervalMs })
-    // The first sample windows include start-up work (schema compilation, seeding), not load: ignore them.
-    let measuringFrom = Number.POSITIVE_INFINITY
+    // The first sample windows include start-up work (schema compilation, seeding), not load: ignore them. A timer
+    // ends the warm-up, so reading the delay (the envelope and health do, on every answer) reads no clock.
+    let measuring = false
+    let warmUp: NodeJS.Timeout | null = null
     app.addHook('onReady', async () => {
-      measuringFrom = Date.now() + 2 * sampleIntervalMs
+      warmUp = setTimeout(() => { measuring = true }, 2 * sampleIntervalMs).unref()
+    })
+    app.addHook('onClose', async () => {
+      if (warmUp) clearTimeout(warmUp)
     })
     // under-pressure says Infinity when a whole sample window passed without one delay sample: the loop was blocked
     // for at least the window. That lower bound is the figure (Infinity is no number in JSON, and no measurement).
     const eventLoopDelay = () => {
-      if (Date.now() < measuringFrom) return 0
+      if (!measuring) return 0
       const delay = app.memoryUsage().eventLoopDelay
       return Number.isFinite(delay) ? delay : sampleIntervalMs
     }

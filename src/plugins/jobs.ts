@@ -8,6 +8,7 @@ import type { Clock } from '../clock.js'
 import { createLocalJobQueue } from '../jobs/local-queue.js'
 import type { JobQueue } from '../jobs/types.js'
 import { createStreamSlots, type StreamSlots } from '../jobs/stream-slots.js'
+import { sharedStreamSlots } from '../redis/stream-leases.js'
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -28,7 +29,7 @@ export default fp(
   async function jobsPlugin(app: FastifyInstance, opts: JobsPluginOptions) {
     const queue = opts.queue ?? await queueFor(app, opts)
     app.decorate('jobs', queue)
-    app.decorate('jobStreams', createStreamSlots(opts.config.sseStreamsPerClient))
+    app.decorate('jobStreams', streamSlotsFor(app, opts.config.sseStreamsPerClient))
     app.addHook('onReady', async () => queue.start())
     // Before the mill closes: running jobs stay `running` in the store and are re-run by the next start (or, with
     // BullMQ, handed back to the shared queue at once for another replica).
@@ -51,4 +52,15 @@ async function queueFor(app: FastifyInstance, { config, clock }: JobsPluginOptio
   // Loaded only when used: a single process never pays for BullMQ.
   const { createBullJobQueue } = await import('../jobs/bullmq-queue.js')
   return createBullJobQueue({ ...common, redisUrl: app.redis.url, prefix: app.redis.prefix, commands: app.redis.commands })
+}
+
+/** One count per client across replicas with REDIS_URL (falling back to this process's while Redis is away). */
+function streamSlotsFor(app: FastifyInstance, perClient: number): StreamSlots {
+  const local = createStreamSlots(perClient)
+  if (!app.redis) return local
+  const shared = sharedStreamSlots(app.redis.commands, app.redis.prefix, perClient, local, {
+    onError: (err, what) => app.log.warn({ err }, `job event streams: ${what} failed; counting in this process`),
+  })
+  app.addHook('onClose', async () => shared.stop())
+  return shared
 }

@@ -4,7 +4,7 @@ import { afterEach, describe, expect, it } from 'vitest'
 import metricsPlugin, { escapeLabel, memoryBudget, UNMATCHED_ROUTE } from './metrics.js'
 
 /** The plugin needs store, mill and admission: stand-ins with fixed figures, so every number below is known. */
-async function appWithMetrics(): Promise<FastifyInstance> {
+async function appWithMetrics(more?: (app: FastifyInstance) => Promise<void>): Promise<FastifyInstance> {
   const app = Fastify({ logger: false })
   await app.register(fp(async (a) => {
     a.decorate('store', { backend: 'sqlite', path: ':memory:', fileSizes: () => ({ file: null, wal: null }), poolUse: () => null } as never)
@@ -23,6 +23,7 @@ async function appWithMetrics(): Promise<FastifyInstance> {
   })
   app.get('/admin', async () => 'page')
   app.get('/api/v1/refused/:status', async (req, reply) => reply.code(Number((req.params as { status: string }).status)).send({ ok: false }))
+  await more?.(app)
   await app.ready()
   return app
 }
@@ -117,6 +118,29 @@ describe('metrics plugin', () => {
     expect(s.requests.by_status).toEqual({ 400: 1, 429: 1, 500: 1, 501: 1, 503: 2 })
   })
 
+  it('labels each route by its pattern through its own callback: a prefix root with and without its slash, HEAD, a route with an onResponse of its own', async () => {
+    const own: string[] = []
+    app = await appWithMetrics(async (a) => {
+      await a.register(async (child) => {
+        child.get('/', async () => ({ ok: true }))
+        child.get('/own', { onResponse: (req, _reply, done) => { own.push(req.url); done() } }, async () => ({ ok: true }))
+      }, { prefix: '/api/v1/scoped' })
+    })
+    await app.inject('/api/v1/scoped')
+    await app.inject('/api/v1/scoped')
+    await app.inject('/api/v1/scoped/')
+    await app.inject({ method: 'HEAD', url: '/api/v1/items/1' })
+    await app.inject('/api/v1/scoped/own')
+    await app.inject('/api/v1/nowhere')
+    expect(own).toEqual(['/api/v1/scoped/own'])
+    expect(app.metrics.snapshot().requests.by_route.map((r) => [r.method, r.route, r.status, r.count])).toEqual([
+      ['GET', '/api/v1/scoped', 200, 3],
+      ['GET', UNMATCHED_ROUTE, 404, 1],
+      ['HEAD', '/api/v1/items/:id', 200, 1],
+      ['GET', '/api/v1/scoped/own', 200, 1],
+    ])
+  })
+
   it('never reports a percentile above the maximum', async () => {
     app = await appWithMetrics()
     for (let i = 0; i < 40; i++) await app.inject(`/api/v1/items/${i}`)
@@ -131,14 +155,16 @@ describe('metrics plugin', () => {
 
 describe('memoryBudget', () => {
   it('splits RSS by component: the parts add up to RSS, and what is left is the budget less RSS', () => {
-    const b = memoryBudget(120 * 1024 * 1024, { memory: () => ({ workers: 2, heap_bytes: 1_000_000 }) })
+    const b = memoryBudget(120 * 1024 * 1024, { memory: () => ({ workers: 2, heap_bytes: 1_000_000 }) }, { memory: () => ({ threads: 1, heap_bytes: 500_000 }) })
     const sum = b.components.reduce((s, c) => s + (c.bytes ?? 0), 0)
     expect(b.remaining_bytes).toBe(b.budget_bytes - b.rss_bytes)
     expect(b.components.find((c) => c.component === 'mill_workers')!.bytes).toBe(1_000_000)
+    expect(b.components.find((c) => c.component === 'body_thread')!.bytes).toBe(500_000)
     expect(Math.abs(sum - b.rss_bytes)).toBeLessThan(b.rss_bytes * 0.001 + 1) // native is the remainder
     expect(b.heap_spaces.some((s) => s.space === 'old_space' && s.used_bytes > 0)).toBe(true)
     const unknown = memoryBudget(1, {})
     expect(unknown.components.find((c) => c.component === 'mill_workers')!.bytes).toBeNull()
+    expect(unknown.components.find((c) => c.component === 'body_thread')!.bytes).toBeNull()
     expect(unknown.remaining_bytes).toBeLessThan(0)
   })
 })

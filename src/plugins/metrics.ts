@@ -5,7 +5,7 @@
 import fp from 'fastify-plugin'
 import * as hdr from 'hdr-histogram-js'
 import { getHeapSpaceStatistics } from 'node:v8'
-import type { FastifyInstance } from 'fastify'
+import type { FastifyInstance, FastifyReply, onResponseHookHandler } from 'fastify'
 import { surfaceOf, type SurfaceName } from './route-table.js'
 import type { MillStats } from '../mill/pool.js'
 import type { PoolUse } from '../store/index.js'
@@ -68,11 +68,16 @@ export interface MemoryBudget {
   heap_spaces: Array<{ space: string; used_bytes: number; committed_bytes: number }>
 }
 
-/** RSS by component: the main V8 heap, off-heap buffers, the mill workers' heaps, and what remains native. */
-export function memoryBudget(budgetBytes: number, mill: { memory?(): { workers: number; heap_bytes: number } }): MemoryBudget {
+/** RSS by component: the main V8 heap, off-heap buffers, the mill workers' and the body thread's heaps, and what remains native. */
+export function memoryBudget(
+  budgetBytes: number,
+  mill: { memory?(): { workers: number; heap_bytes: number } },
+  bodyThread?: { memory(): { threads: number; heap_bytes: number } },
+): MemoryBudget {
   const m = process.memoryUsage()
   const workers = mill.memory?.() ?? null
-  const native = m.rss - m.heapTotal - m.external - (workers?.heap_bytes ?? 0)
+  const body = bodyThread?.memory() ?? null
+  const native = m.rss - m.heapTotal - m.external - (workers?.heap_bytes ?? 0) - (body?.heap_bytes ?? 0)
   return {
     budget_bytes: budgetBytes,
     rss_bytes: m.rss,
@@ -84,6 +89,9 @@ export function memoryBudget(budgetBytes: number, mill: { memory?(): { workers: 
       workers
         ? { component: 'mill_workers', bytes: workers.heap_bytes, note: `committed V8 heaps of ${workers.workers} live mill worker(s), as each last wrote it` }
         : { component: 'mill_workers', bytes: null, note: 'this mill does not report its workers\' memory' },
+      body
+        ? { component: 'body_thread', bytes: body.heap_bytes, note: body.threads ? 'committed V8 heap of the thread parsing large bodies, as it last wrote it' : 'no body thread running (it starts with a large body and leaves after 30 s idle)' }
+        : { component: 'body_thread', bytes: null, note: 'this host parses no bodies in a thread' },
       {
         component: 'native',
         bytes: Math.max(0, native),
@@ -163,34 +171,47 @@ async function metricsPlugin(app: FastifyInstance, opts: MetricsOptions) {
   const routes: RouteCell[] = []
   /** Cells by route pattern, then method, then status: found without building a key string per request. */
   const cells = new Map<string, Map<string, Map<number, RouteCell>>>()
-  /** The surface of each registered route pattern, worked out once. */
-  const surfaces = new Map<string, SurfaceName>()
   const byStatus = new Map<number, number>()
 
-  // A synchronous callback: it runs after every response, and an async hook would cost a promise each time.
-  app.addHook('onResponse', (req, reply, done) => {
+  /** Counts one answer of `route` (a registered pattern, or UNMATCHED_ROUTE) on `surface`. */
+  const record = (route: string, surface: SurfaceName, method: string, reply: FastifyReply) => {
     const ms = reply.elapsedTime
-    const route = req.routeOptions.url ?? UNMATCHED_ROUTE
-    // Labels come from the registered route pattern, never the raw URL, so the set of series stays bounded.
-    let surface = route === UNMATCHED_ROUTE ? surfaceOf(req.url.split('?')[0]!) : surfaces.get(route)
-    if (surface === undefined) surfaces.set(route, (surface = surfaceOf(route)))
     const status = reply.statusCode
     const micros = Math.max(1, Math.min(MAX_TRACKED_MICROS, Math.round(ms * 1000)))
     count(bySurface.get(surface)!, micros, status)
     byStatus.set(status, (byStatus.get(status) ?? 0) + 1)
     let byMethod = cells.get(route)
     if (!byMethod) cells.set(route, (byMethod = new Map()))
-    let byCode = byMethod.get(req.method)
-    if (!byCode) byMethod.set(req.method, (byCode = new Map()))
+    let byCode = byMethod.get(method)
+    if (!byCode) byMethod.set(method, (byCode = new Map()))
     let cell = byCode.get(status)
     if (!cell) {
-      cell = { surface, method: req.method, route, status, count: 0, totalMs: 0, maxMs: 0 }
+      cell = { surface, method, route, status, count: 0, totalMs: 0, maxMs: 0 }
       byCode.set(status, cell)
       routes.push(cell)
     }
     cell.count++
     cell.totalMs += ms
     if (ms > cell.maxMs) cell.maxMs = ms
+  }
+
+  // Each route gets its own onResponse callback knowing its pattern and surface, so an answer is counted without
+  // reading req.routeOptions (an object built on every read). Labels come from the registered route pattern, never
+  // the raw URL, so the set of series stays bounded. Routes are counted when registered after this plugin (every
+  // route of the host is). Synchronous callbacks: an async hook would cost a promise per answer.
+  app.addHook('onRoute', (route) => {
+    const pattern = route.url
+    const surface = surfaceOf(pattern)
+    const counted: onResponseHookHandler = (req, reply, done) => {
+      record(pattern, surface, req.method, reply)
+      done()
+    }
+    const own = route.onResponse === undefined ? [] : Array.isArray(route.onResponse) ? route.onResponse : [route.onResponse]
+    route.onResponse = [...own, counted]
+  })
+  // Requests no route matched: by the surface their path belongs to.
+  app.addHook('onResponse', (req, reply, done) => {
+    if (req.is404) record(UNMATCHED_ROUTE, surfaceOf(req.url.split('?')[0]!), req.method, reply)
     done()
   })
 
@@ -250,7 +271,7 @@ async function metricsPlugin(app: FastifyInstance, opts: MetricsOptions) {
         external_bytes: memory.external,
         array_buffers_bytes: memory.arrayBuffers,
       },
-      memory_budget: memoryBudget(opts.memoryBudgetBytes ?? 120 * 1024 * 1024, app.mill),
+      memory_budget: memoryBudget(opts.memoryBudgetBytes ?? 120 * 1024 * 1024, app.mill, app.hasDecorator('bodyReader') ? app.bodyReader : undefined),
       mill: app.mill.stats(),
       database: {
         backend: store.backend,

@@ -68,14 +68,25 @@ export function problemOf(refusal: Refusal, instance: string): Problem {
   return problem
 }
 
-export function sendProblem(reply: FastifyReply, refusal: Refusal, instance: string): FastifyReply {
-  const problem = problemOf(refusal, instance)
-  if (problem.retry_after_s !== undefined && !reply.hasHeader('retry-after')) {
-    reply.header('retry-after', String(problem.retry_after_s))
+/** The problem of a surface-specific error, with its extension members (never over the standard ones). */
+function platformProblemOf(err: PlatformProblem, instance: string): Problem {
+  const problem: Problem = { type: problemType(err.code), title: err.title, status: err.status, detail: err.message, instance, code: err.code }
+  for (const [key, value] of Object.entries(err.members)) if (!(key in problem)) problem[key] = value
+  return problem
+}
+
+/** Sends a built problem: its Retry-After header when it has one, and the body exactly as built. */
+function send(reply: FastifyReply, problem: Problem): FastifyReply {
+  if (typeof problem.retry_after_s === 'number' && !reply.hasHeader('retry-after')) {
+    reply.header('retry-after', String(Math.ceil(problem.retry_after_s)))
   }
-  if (refusal.code === 'unauthorized') reply.header('www-authenticate', 'Bearer')
-  // A string payload skips every response serializer: the problem is sent exactly as built.
+  // A string payload skips every response serializer.
   return reply.code(problem.status).type(PROBLEM_CONTENT_TYPE).send(JSON.stringify(problem))
+}
+
+export function sendProblem(reply: FastifyReply, refusal: Refusal, instance: string): FastifyReply {
+  if (refusal.code === 'unauthorized') reply.header('www-authenticate', 'Bearer')
+  return send(reply, problemOf(refusal, instance))
 }
 
 export function problemErrorHandler(err: unknown, req: FastifyRequest, reply: FastifyReply) {
@@ -83,14 +94,7 @@ export function problemErrorHandler(err: unknown, req: FastifyRequest, reply: Fa
     err = new PlatformProblem(415, 'unsupported_media_type', 'Unsupported media type',
       `content type ${JSON.stringify(req.headers['content-type'] ?? '')} is not accepted here; send application/json (or text/csv to POST /api/v11/datasets)`)
   }
-  if (err instanceof PlatformProblem) {
-    const problem: Problem = {
-      type: problemType(err.code), title: err.title, status: err.status, detail: err.message, instance: redactUrl(req.url), code: err.code,
-    }
-    for (const [key, value] of Object.entries(err.members)) if (!(key in problem)) problem[key] = value
-    if (typeof problem.retry_after_s === 'number') reply.header('retry-after', String(Math.ceil(problem.retry_after_s)))
-    return reply.code(err.status).type(PROBLEM_CONTENT_TYPE).send(JSON.stringify(problem))
-  }
+  if (err instanceof PlatformProblem) return send(reply, platformProblemOf(err, redactUrl(req.url)))
   const refusal = toRefusal(err, req.id)
   if (refusal.code === 'internal') req.log.error({ err, method: req.method, url: redactUrl(req.url) }, 'internal error')
   else if (!req.server.unmatchedLog.isSuppressed(req)) req.log.info({ refusal: refusal.code, reason: refusal.message }, 'refused')

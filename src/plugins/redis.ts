@@ -2,6 +2,7 @@
 // connection for the limiter, event publishes and health; the job queue opens its own (src/jobs/bullmq-queue.ts).
 import fp from 'fastify-plugin'
 import type { FastifyInstance } from 'fastify'
+import { coalesce } from '../coalesce.js'
 import { openRedis, probeRedis, readyWithin, type RedisClient, type RedisProbe } from '../redis/connection.js'
 
 export interface SharedRedis {
@@ -30,7 +31,8 @@ export default fp(
     }
     const { url, prefix } = opts
     const commands = openRedis(url, 'commands')
-    const shared: SharedRedis = { url, prefix, commands, probe: () => probeRedis(commands, url) }
+    // Health checks arriving together share one PING/INFO in flight (each still measured after it was asked).
+    const shared: SharedRedis = { url, prefix, commands, probe: coalesce(() => probeRedis(commands, url)) }
     app.decorate('redis', shared)
     if (!(await readyWithin(commands, FIRST_CONNECT_MS))) {
       app.log.warn({ redis: (await shared.probe()).url }, 'Redis did not answer at start: serving degraded until it does')

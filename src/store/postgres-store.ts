@@ -3,7 +3,7 @@
 import { databaseLocation } from '../redact.js'
 import { APPLIED_MIGRATIONS, applyMigrations, migrationsDirOf, pendingMigrations, type MigrationRecord } from './migrate.js'
 import { createPostgresPool, createPostgresSql, type PostgresSql } from './postgres-sql.js'
-import { pingThrough, type Store } from './store.js'
+import { pingerOf, type Store } from './store.js'
 
 export interface PostgresStoreOptions {
   url: string
@@ -41,7 +41,7 @@ export async function openPostgresStore({ url, poolMax, connectTimeoutMs, migrat
     migrationsDir,
     applied,
     pending: async () => pendingMigrations(migrationsDir, await applied()),
-    ping: () => pingThrough(sql),
+    ping: pingerOf(sql),
     version: async () => (version ??= (await sql.get<{ v: string }>(`SELECT current_setting('server_version') AS v`))!.v),
     checkPragma: null,
     poolUse: () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount, max: poolMax }),

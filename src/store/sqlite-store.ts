@@ -6,7 +6,7 @@ import { APPLIED_MIGRATIONS, applyMigrations, migrationsDirOf, pendingMigrations
 import { pragmaApart } from './sqlite-apart.js'
 import { createSqliteSql } from './sqlite-sql.js'
 import type { Sql } from './sql.js'
-import { pingThrough, type Store } from './store.js'
+import { pingerOf, type Store } from './store.js'
 
 export interface SqliteStoreOptions {
   path: string
@@ -36,6 +36,8 @@ export async function openSqliteStore({ path, migrationsDir = migrationsDirOf('s
   // transaction: behind it (sqlite-sql.ts queues every other statement) health would wait out a whole import, which
   // writes its bars in one transaction with turns of the loop between batches.
   const unqueued: Pick<Sql, 'get'> = { get: async <R>(text: string) => db.prepare(text).get() as R | undefined }
+  // The library linked into this process: it cannot change while the process runs.
+  let version: string | undefined
   return {
     backend: 'sqlite',
     sql,
@@ -44,9 +46,9 @@ export async function openSqliteStore({ path, migrationsDir = migrationsDirOf('s
     migrationsDir,
     applied,
     pending: async () => pendingMigrations(migrationsDir, await applied()),
-    ping: () => pingThrough(unqueued),
+    ping: pingerOf(unqueued),
     checkPragma: (pragma) => (path === ':memory:' ? sql.all<Record<string, unknown>>(`PRAGMA ${pragma}`) : pragmaApart(path, pragma)),
-    version: async () => (await unqueued.get<{ v: string }>('SELECT sqlite_version() AS v'))!.v,
+    version: async () => (version ??= (await unqueued.get<{ v: string }>('SELECT sqlite_version() AS v'))!.v),
     poolUse: () => null,
     fileSizes: () => ({ file: sizeOf(path), wal: sizeOf(`${path}-wal`) }),
     close: async () => {

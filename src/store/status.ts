@@ -24,12 +24,21 @@ export type StoreStatus = z.infer<typeof storeStatusSchema>
 export const publicLocation = (store: Store): string => (store.backend === 'sqlite' ? basename(store.path) : store.path)
 
 /** Pings the store and reads its version; never rejects (a failure is in `ok` and `error`). `location` as shown. */
-export async function storeStatus(store: Store, location: string = publicLocation(store)): Promise<StoreStatus> {
-  const base = { backend: store.backend, location, pool: store.poolUse() }
+export async function storeStatus(store: Store, location: string = publicLocationOf(store)): Promise<StoreStatus> {
+  const { backend } = store
+  const pool = store.poolUse()
   try {
     const latency = await store.ping()
-    return { ...base, ok: true, latency_ms: latency, version: await store.version(), error: null }
+    return { backend, location, pool, ok: true, latency_ms: latency, version: await store.version(), error: null }
   } catch (err) {
-    return { ...base, ok: false, latency_ms: null, version: null, error: (err as Error).message }
+    return { backend, location, pool, ok: false, latency_ms: null, version: null, error: (err as Error).message }
   }
+}
+
+/** publicLocation worked out once per store: every health answer states it. */
+const locations = new WeakMap<Store, string>()
+function publicLocationOf(store: Store): string {
+  let location = locations.get(store)
+  if (location === undefined) locations.set(store, (location = publicLocation(store)))
+  return location
 }

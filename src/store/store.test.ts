@@ -2,7 +2,7 @@
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { afterAll, describe, expect, it } from 'vitest'
+import { afterAll, describe, expect, it, vi } from 'vitest'
 import { openStore, storeOptionsOf } from './index.js'
 import { listMigrations } from './migrate.js'
 import { storeStatus } from './status.js'
@@ -57,6 +57,20 @@ describe.each(TEST_BACKENDS)('store on %s', (backend) => {
     release()
     await transaction
     expect(answered).toBe('ping')
+  })
+
+  it('concurrent pings share one SELECT 1, a ping after it settled sends another, and the version is read once', async () => {
+    const store = await stores.open(backend)
+    // SQLite's probe goes to the connection directly (not queued behind a transaction): one statement prepared each.
+    const get = backend === 'sqlite' ? vi.spyOn(store.sqlite!, 'prepare') : vi.spyOn(store.sql, 'get')
+    const [a, b] = await Promise.all([store.ping(), store.ping()])
+    expect(a).toBe(b)
+    expect(get).toHaveBeenCalledTimes(1)
+    await store.ping()
+    expect(get).toHaveBeenCalledTimes(2)
+    get.mockClear()
+    expect(await store.version()).toBe(await store.version())
+    expect(get.mock.calls.length).toBeLessThanOrEqual(1)
   })
 
   it('after close, a ping rejects and the status says why instead of throwing', async () => {

@@ -3,6 +3,7 @@ import type Database from 'better-sqlite3'
 import type { MigrationRecord } from './migrate.js'
 import type { CheckPragma } from './sqlite-apart.js'
 import type { Dialect, Sql } from './sql.js'
+import { coalesce } from '../coalesce.js'
 
 export type Db = Database.Database
 
@@ -30,14 +31,17 @@ export interface Store {
   applied(): Promise<MigrationRecord[]>
   /** Migration files not yet applied (empty after a normal start). */
   pending(): Promise<string[]>
-  /** One round trip (`SELECT 1`); answers its latency in ms, rejects when the database cannot answer. */
+  /**
+   * One round trip (`SELECT 1`); answers its latency in ms, rejects when the database cannot answer. Calls while one
+   * is in flight share it (a burst of health checks sends one statement); a call after it settled sends a new one.
+   */
   ping(): Promise<number>
   /**
    * SQLite: a whole-database check pragma's rows; for a file on a worker thread with its own read-only connection (the
    * cost grows with the database), for ':memory:' on the connection. Null on PostgreSQL.
    */
   readonly checkPragma: ((pragma: CheckPragma) => Promise<Record<string, unknown>[]>) | null
-  /** The database's version: SQLite's library version, or PostgreSQL's server_version. */
+  /** The database's version, read once: SQLite's library version, or PostgreSQL's server_version. */
   version(): Promise<string>
   /** The PostgreSQL pool's connections; null on SQLite (one connection). */
   poolUse(): PoolUse | null
@@ -46,8 +50,10 @@ export interface Store {
   close(): Promise<void>
 }
 
-/** `SELECT 1` through sql, timed. */
-export async function pingThrough(sql: Pick<Sql, 'get'>): Promise<number> {
+/** `SELECT 1` through sql, timed; concurrent calls share the one in flight (see Store.ping). */
+export const pingerOf = (sql: Pick<Sql, 'get'>): (() => Promise<number>) => coalesce(() => pingThrough(sql))
+
+async function pingThrough(sql: Pick<Sql, 'get'>): Promise<number> {
   const started = performance.now()
   const answer = await sql.get<{ one: number }>('SELECT 1 AS one')
   if (Number(answer?.one) !== 1) throw new Error('SELECT 1 gave an unexpected answer')

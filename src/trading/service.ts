@@ -10,7 +10,7 @@ import { resolveDataset } from './datasets.js'
 import { createTradingRepository, type DatasetRow, type TradingRepository } from './repository.js'
 import { backtest, recomputeBacktest } from './research/backtest.js'
 import { checkingDeps } from './research/check.js'
-import { createHeavyRunner, type ResearchDeps } from './research/deps.js'
+import { createHeavyRunner, createSplitRunner, type ResearchDeps } from './research/deps.js'
 import { strategyParamsOf } from './research/inputs.js'
 import { maxEdgeSignal, maxEdgeSignalV10 } from './research/search.js'
 import { simulate } from './research/simulate.js'
@@ -37,6 +37,7 @@ export function createTradingService({ store, mill, admission, clock, barsCacheB
     bars: createBarsCache(repo, barsCacheBytes),
     runs: createRunRecorder(repo, clock, runRetention),
     heavy: createHeavyRunner(mill, admission),
+    heavySplit: createSplitRunner(mill, admission),
     clock,
   }
   return {

@@ -1,6 +1,7 @@
 // Issue #13 item 3, over a real socket with a health monitor: single requests whose cost grew with the input.
 import { describe, expect, it } from 'vitest'
 import { request } from 'undici'
+import { pigeonholeDimacs } from '../../src/engines/sat/pigeonhole.js'
 import { listeningTestApp } from '../helper.js'
 import { monitorHealth, postRaw } from './monitor.js'
 
@@ -54,5 +55,31 @@ describe('event-loop blockers are bounded', () => {
     const fewer = ['Date,Open,High,Low,Close,Volume', ...Array.from({ length: 1000 }, (_, i) => `${946684800 + i * 60},1,2,0.5,1.5,1`)]
     const small = await postRaw(host.base, '/api/v11/datasets?symbol=SMALL&timeframe=1m', fewer.join('\n') + '\n', 'text/csv')
     expect(small.status, JSON.stringify(small.body)).toBe(201)
+  })
+
+  it('polling a job whose stored input is 12 MB reads its row without the input (each poll parsed it on the loop)', async () => {
+    // PHP(12, 11) runs far longer than the test, padded to 12 MB with DIMACS comment lines.
+    const dimacs = 'c pad\n'.repeat(2_000_000) + pigeonholeDimacs(12)
+    const submitted = await request(`${host.base}/api/v1/sat`, {
+      method: 'POST', headers: { 'content-type': 'application/json', prefer: 'respond-async' },
+      body: JSON.stringify({ dimacs, want_model: false, timeout_ms: 60_000 }),
+    })
+    expect(submitted.statusCode).toBe(202)
+    const { id } = ((await submitted.body.json()) as { data: { id: string } }).data
+    const monitor = monitorHealth(host.base)
+    const states: string[] = []
+    const until = performance.now() + 1500
+    await Promise.all(Array.from({ length: 4 }, async () => {
+      while (performance.now() < until) {
+        const res = await request(`${host.base}/api/v1/jobs/${id}`)
+        states.push(((await res.body.json()) as { data: { state: string } }).data.state)
+      }
+    }))
+    const health = await monitor.stop()
+    console.log(`${states.length} polls of a job with a 12 MB input from 4 clients: ${health.summary}`)
+    expect(states.length).toBeGreaterThan(4)
+    expect(states.every((s) => s === 'queued' || s === 'running')).toBe(true)
+    expect(health.failures).toBe(0)
+    await request(`${host.base}/api/v1/jobs/${id}`, { method: 'DELETE' }).then((res) => res.body.dump())
   })
 })

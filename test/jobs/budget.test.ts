@@ -35,7 +35,8 @@ describe('a job may ask for a longer budget than a request', () => {
     const res = await app.inject({ method: 'POST', url: '/api/v1/sat', payload: { ...SAT, timeout_ms: 120_000 }, headers: ASYNC })
     expect(res.statusCode, res.body).toBe(202)
     const id = json(res).data.id
-    expect(((await app.jobs.get(id))!.input as { timeout_ms: number }).timeout_ms).toBe(120_000)
+    const stored = await app.store.sql.get<{ input: string }>('SELECT input FROM jobs WHERE id = ?', [id])
+    expect(JSON.parse(stored!.input).timeout_ms).toBe(120_000)
     const job = await settled(`/api/v1/jobs/${id}`, (r) => okData(r))
     expect(job.state).toBe('succeeded')
     expect(run.mock.calls.map((call) => call[2].timeoutMs)).toContain(120_000)

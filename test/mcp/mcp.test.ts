@@ -144,7 +144,8 @@ describe('/mcp (Streamable HTTP, SDK client)', () => {
     await expect(call).rejects.toThrow()
     const page = await app.jobs.list({ op: 'sat', limit: 1 })
     const job = page.rows[0]!
-    expect((job.input as { dimacs: string }).dimacs).toContain('p cnf 132 ')
+    const stored = await app.store.sql.get<{ input: string }>('SELECT input FROM jobs WHERE id = ?', [job.id])
+    expect(JSON.parse(stored!.input).dimacs).toContain('p cnf 132 ')
     const settled = await app.jobs.settled(job.id)
     expect(settled.job.state).toBe('cancelled')
   })

@@ -22,6 +22,12 @@ export interface GridRow {
   trades: number
 }
 
+/** A contiguous run of the grid's pairs, by index in grid order (fast, then slow, both ascending): [from, to). */
+export interface GridSlice {
+  from: number
+  to: number
+}
+
 export interface GridResult {
   /** Pairs with fast < slow that were run (all of them unless stopped early). */
   tried: number
@@ -48,6 +54,8 @@ export function inSampleGrid(
   shouldStop?: () => boolean,
   /** Called after each pair with the pairs tried (optional; jobs show it as progress). */
   onProgress?: (pairsDone: number) => void,
+  /** Only these pairs (a worker's share of a split grid; `mergeGridResults` joins the shares). Default: all. */
+  slice?: GridSlice,
 ): GridResult {
   const n = bars.close.length
   const fasts = [...new Set(grid.fast)].sort((a, b) => a - b)
@@ -70,10 +78,16 @@ export function inSampleGrid(
   let bestAt = -1
   let bestScore = -Infinity
   let complete = true
+  const from = slice?.from ?? 0
+  const to = slice?.to ?? Number.POSITIVE_INFINITY
+  let pairAt = -1
   outer:
   for (const fast of fasts) {
     for (const slow of slows) {
       if (!(fast < slow)) continue
+      pairAt++
+      if (pairAt < from) continue
+      if (pairAt >= to) break outer
       if (shouldStop?.()) {
         complete = false
         break outer
@@ -117,6 +131,51 @@ export function inSampleGrid(
     }
   }
   return { tried: rows.length, maximize, rows, best, signal, complete }
+}
+
+/** How many pairs (fast < slow) the grid holds: the indices a `GridSlice` counts. */
+export function gridPairCount(grid: SmaGrid): number {
+  const fasts = new Set(grid.fast)
+  const slows = [...new Set(grid.slow)]
+  let pairs = 0
+  for (const fast of fasts) for (const slow of slows) if (fast < slow) pairs++
+  return pairs
+}
+
+/** `pairs` cut into `parts` contiguous slices of near-equal size (each pair costs about the same: one pass over the bars). */
+export function gridSlices(pairs: number, parts: number): GridSlice[] {
+  const count = Math.max(1, Math.min(parts, pairs))
+  return Array.from({ length: count }, (_, i) => ({ from: Math.floor((i * pairs) / count), to: Math.floor(((i + 1) * pairs) / count) }))
+}
+
+/**
+ * The answer of the whole grid from the answers of its slices, in slice order: the rows joined, and the best of the
+ * slices' bests under the grid's own rule (the highest score, nulls last, ties to the earlier pair) — the same rows,
+ * best, statistics and signal as one `inSampleGrid` over all pairs, since each slice ran the same code on its pairs.
+ * A slice stopped early leaves out the end of its own share, so an incomplete answer may miss pairs inside the grid.
+ */
+export function mergeGridResults(parts: GridResult[]): GridResult {
+  let best: GridResult['best'] = null
+  let signal: Signal | null = null
+  let bestScore = -Infinity
+  for (const part of parts) {
+    if (!part.best) continue
+    const { fast, slow } = part.best
+    const score = part.rows.find((row) => row.fast === fast && row.slow === slow)!.score ?? -Infinity
+    if (best === null || score > bestScore) {
+      best = part.best
+      signal = part.signal
+      bestScore = score
+    }
+  }
+  return {
+    tried: parts.reduce((n, part) => n + part.tried, 0),
+    maximize: parts[0]!.maximize,
+    rows: parts.flatMap((part) => part.rows),
+    best,
+    signal,
+    complete: parts.every((part) => part.complete),
+  }
 }
 
 function fullStats(bars: Bars, ev: StrategyEvents, options: BacktestOptions): { run: Execution; stats: Stats } {

@@ -67,8 +67,8 @@ export type { SimulateSpec, MonteCarloResult, Distribution } from './simulate.js
 export { walkForward, enumerateConfigs } from './walk-forward.js'
 export type { WalkForwardSpec, WalkForwardResult, WalkForwardFold, ConfigScore } from './walk-forward.js'
 
-export { inSampleGrid } from './grid.js'
-export type { SmaGrid, GridResult, GridRow } from './grid.js'
+export { gridPairCount, gridSlices, inSampleGrid, mergeGridResults } from './grid.js'
+export type { SmaGrid, GridResult, GridRow, GridSlice } from './grid.js'
 
 export { deflatedSharpeRatio, normalCdf, normalQuantile } from './deflated-sharpe.js'
 export type { DeflatedSharpe } from './deflated-sharpe.js'

@@ -5,7 +5,7 @@ import { createRng } from './prng.js'
 import { generateSyntheticBars, SYNTHETIC_PRESETS } from './synthetic.js'
 import { simulate } from './simulate.js'
 import { enumerateConfigs, walkForward } from './walk-forward.js'
-import { inSampleGrid } from './grid.js'
+import { gridPairCount, gridSlices, inSampleGrid, mergeGridResults } from './grid.js'
 import { deflatedSharpeRatio, normalCdf, normalQuantile } from './deflated-sharpe.js'
 import { runBacktest } from './execution.js'
 import { signalOf } from './strategies.js'
@@ -174,5 +174,32 @@ describe('inSampleGrid', () => {
     const r = inSampleGrid(daily, { fast: [5, 10], slow: [20, 30, 40] }, options, 'return_pct', () => ++calls > 2)
     expect(r.complete).toBe(false)
     expect(r.tried).toBe(2)
+  })
+
+  // 'trades' ties often (the tie must go to the earlier pair across slices too), 'sqn' takes the full-statistics path
+  it('cut into slices and merged, answers exactly what one run over every pair answers', () => {
+    const grid = { fast: [20, 3, 5, 8, 12, 3], slow: [15, 30, 10, 60, 25] }
+    const pairs = gridPairCount(grid)
+    expect(pairs).toBe(inSampleGrid(daily, grid, options).tried)
+    for (const maximize of ['sharpe_ratio', 'trades', 'sqn', 'max_drawdown_pct'] as const) {
+      const whole = inSampleGrid(daily, grid, options, maximize)
+      for (const parts of [1, 2, 3, 5, pairs, pairs + 4]) {
+        const slices = gridSlices(pairs, parts)
+        expect(slices.map((s) => s.to - s.from).reduce((a, b) => a + b)).toBe(pairs)
+        const merged = mergeGridResults(slices.map((slice) => inSampleGrid(daily, grid, options, maximize, undefined, undefined, slice)))
+        expect(merged, `${maximize} in ${parts}`).toEqual(whole)
+      }
+    }
+  })
+
+  it('a slice stopped early keeps the pairs it ran and says the answer is incomplete', () => {
+    const grid = { fast: [5, 10, 15], slow: [20, 30, 40] }
+    const [first, second] = gridSlices(gridPairCount(grid), 2)
+    let calls = 0
+    const stopped = inSampleGrid(daily, grid, options, 'return_pct', () => ++calls > 1, undefined, second)
+    const merged = mergeGridResults([inSampleGrid(daily, grid, options, 'return_pct', undefined, undefined, first), stopped])
+    expect(merged.complete).toBe(false)
+    expect(merged.tried).toBe(first!.to - first!.from + 1)
+    expect(merged.rows).toEqual(inSampleGrid(daily, grid, options, 'return_pct').rows.slice(0, merged.tried))
   })
 })

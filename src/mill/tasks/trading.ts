@@ -1,7 +1,7 @@
 // Mill tasks of the trading domain: the pure engine run off the event loop, bars in as typed arrays.
 import type { TaskContext, TaskTable } from '../types.js'
-import { csvOutcome, inSampleGrid, runBacktest, simulate, walkForward } from '../../engines/trading/index.js'
-import type { SimulateSpec, SmaGrid, WalkForwardSpec } from '../../engines/trading/index.js'
+import { csvOutcome, gridPairCount, inSampleGrid, runBacktest, simulate, walkForward } from '../../engines/trading/index.js'
+import type { GridSlice, SimulateSpec, SmaGrid, WalkForwardSpec } from '../../engines/trading/index.js'
 import type { BacktestOptions, Bars, Stats, StrategyName } from '../../engines/trading/types.js'
 
 export interface BacktestPayload {
@@ -25,6 +25,8 @@ export interface GridPayload {
   grid: SmaGrid
   options: BacktestOptions
   maximize: keyof Stats
+  /** This worker's share of a grid split across the mill (`mergeGridResults` joins the answers); default: all pairs. */
+  slice?: GridSlice
 }
 
 /** The engines' stop condition: past the soft deadline, or the job was cancelled. */
@@ -64,12 +66,11 @@ export const tradingTasks = {
       },
     })
   },
-  'trading.inSampleGrid': ({ bars, grid, options, maximize }: GridPayload, { deadline, progress, cancelled }: TaskContext) => {
-    const fasts = [...new Set(grid.fast)]
-    const slows = [...new Set(grid.slow)]
-    const pairs = fasts.reduce((n, f) => n + slows.filter((s) => f < s).length, 0)
+  'trading.inSampleGrid': ({ bars, grid, options, maximize, slice }: GridPayload, { deadline, progress, cancelled }: TaskContext) => {
+    const all = gridPairCount(grid)
+    const pairs = slice ? Math.min(slice.to, all) - Math.min(slice.from, all) : all
     progress.phase('searching')
     progress.advance(0, pairs)
-    return inSampleGrid(bars, grid, options, maximize, stopWhen(deadline, cancelled), (done) => progress.advance(done, pairs))
+    return inSampleGrid(bars, grid, options, maximize, stopWhen(deadline, cancelled), (done) => progress.advance(done, pairs), slice)
   },
 } satisfies TaskTable

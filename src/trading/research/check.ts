@@ -9,7 +9,10 @@ class ChecksPassed extends Error {
 
 /** The same deps, but heavy work is never started (nothing after it runs, so nothing is stored). */
 export function checkingDeps(deps: ResearchDeps): ResearchDeps {
-  return { ...deps, heavy: async () => { throw new ChecksPassed() } }
+  const stop = async (): Promise<never> => {
+    throw new ChecksPassed()
+  }
+  return { ...deps, heavy: stop, heavySplit: stop }
 }
 
 /** Resolves when a research call on checkingDeps reached its heavy step; rethrows its refusal otherwise. */

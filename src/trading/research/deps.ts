@@ -2,6 +2,7 @@
 // run heavy work (admitted first, then in the mill under the caller's budget).
 import type { Clock } from '../../clock.js'
 import { budgetOf, type Mill } from '../../mill/pool.js'
+import { idleWorkers, runSplit, type IdleWorkers } from '../../mill/split.js'
 import type { In, Out, TaskName } from '../../mill/tasks/index.js'
 import type { Admission } from '../../plugins/admission.js'
 import { Refusal } from '../../refusal.js'
@@ -13,11 +14,17 @@ export type HeavyRunner = <K extends TaskName>(
   op: string, task: K, payload: In<K>, timeoutMs: number | undefined,
 ) => Promise<{ result: Out<K>; elapsedMs: number }>
 
+/** Heavy work cut into tasks for the mill's idle workers: `payloadsFor` is told how many are idle, and answers ≥ 1 payload. */
+export type SplitRunner = <K extends TaskName>(
+  op: string, task: K, payloadsFor: (idle: IdleWorkers) => In<K>[], timeoutMs: number | undefined,
+) => Promise<{ results: Out<K>[]; elapsedMs: number }>
+
 export interface ResearchDeps {
   repo: TradingRepository
   bars: BarsCache
   runs: RunRecorder
   heavy: HeavyRunner
+  heavySplit: SplitRunner
   clock: Clock
 }
 
@@ -30,9 +37,29 @@ export function createHeavyRunner(mill: Mill, admission: Admission): HeavyRunner
       const result = await mill.run(task, payload, { timeoutMs: budgetOf(timeoutMs), op })
       return { result, elapsedMs: performance.now() - started }
     } catch (err) {
-      // The engine refuses impossible requests with RangeError (window longer than the data, empty grid…).
-      if (err instanceof Error && err.name === 'RangeError') throw new Refusal('invalid_input', err.message, { op })
-      throw err
+      throw refusalOf(err, op)
     }
   }
+}
+
+/**
+ * Admitted once, like one heavy operation; its tasks then take only the workers idle at that moment (each with the
+ * caller's whole budget), so on a busy mill it is one task, as any other heavy operation.
+ */
+export function createSplitRunner(mill: Mill, admission: Admission): SplitRunner {
+  return async (op, task, payloadsFor, timeoutMs) => {
+    admission.admitHeavy(op)
+    const started = performance.now()
+    try {
+      const results = await runSplit(mill, task, payloadsFor(idleWorkers(mill)), { timeoutMs: budgetOf(timeoutMs), op })
+      return { results, elapsedMs: performance.now() - started }
+    } catch (err) {
+      throw refusalOf(err, op)
+    }
+  }
+}
+
+/** The engine refuses impossible requests with RangeError (window longer than the data, empty grid…). */
+function refusalOf(err: unknown, op: string): unknown {
+  return err instanceof Error && err.name === 'RangeError' ? new Refusal('invalid_input', err.message, { op }) : err
 }

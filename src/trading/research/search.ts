@@ -1,5 +1,5 @@
 // The signal searches: v11's walk-forward (chosen in sample, scored out of sample) and v10's in-sample sma_cross grid.
-import { STRATEGIES, STRATEGY_NAMES } from '../../engines/trading/index.js'
+import { gridPairCount, gridSlices, mergeGridResults, STRATEGIES, STRATEGY_NAMES } from '../../engines/trading/index.js'
 import { enumerateConfigs } from '../../engines/trading/walk-forward.js'
 import type { BacktestOptions, StrategyName } from '../../engines/trading/types.js'
 import type { GridPayload, WalkForwardPayload } from '../../mill/tasks/trading.js'
@@ -8,6 +8,7 @@ import { resolveDataset } from '../datasets.js'
 import { finite, iso, statsView } from '../present.js'
 import type { MaxEdgeBody, MaxEdgeV10Body } from '../schemas.js'
 import type { ResearchDeps } from './deps.js'
+import { gridShares } from './grid-shares.js'
 import { briefOf, needBars, optionsOf, settingsOf } from './inputs.js'
 import { MAX_CONFIG_BARS, MAX_CONFIGS, MAX_V10_PAIRS } from './limits.js'
 
@@ -85,7 +86,7 @@ export async function maxEdgeSignalV10(deps: ResearchDeps, body: MaxEdgeV10Body)
   const bars = await deps.bars.get(dataset, null)
   needBars(bars, 3, dataset, null)
   const grid = { fast: body.fast ?? STRATEGIES.sma_cross.grid.fast!, slow: body.slow ?? STRATEGIES.sma_cross.grid.slow! }
-  const pairs = countPairs(grid.fast, grid.slow)
+  const pairs = gridPairCount(grid)
   if (pairs === 0) throw new Refusal('invalid_input', 'the grid has no pair with fast < slow', { issues: [{ path: 'fast', message: 'some fast value must be smaller than some slow value' }] })
   if (pairs > MAX_V10_PAIRS) {
     throw new Refusal('over_limit', `the grid has ${pairs} (fast, slow) pairs, over the limit of ${MAX_V10_PAIRS}`, {
@@ -95,7 +96,9 @@ export async function maxEdgeSignalV10(deps: ResearchDeps, body: MaxEdgeV10Body)
   checkGridSize(pairs, MAX_V10_PAIRS, bars.ts.length)
   const options: BacktestOptions = { cash: body.cash, commission: body.commission }
   const payload: GridPayload = { bars, grid, options, maximize: body.maximize }
-  const { result, elapsedMs } = await deps.heavy('trading.max-edge-signal.v10', 'trading.inSampleGrid', payload, body.timeout_ms)
+  const { results, elapsedMs } = await deps.heavySplit('trading.max-edge-signal.v10', 'trading.inSampleGrid',
+    (idle) => gridSlices(pairs, gridShares(pairs, bars.ts.length, idle)).map((slice) => ({ ...payload, slice })), body.timeout_ms)
+  const result = mergeGridResults(results)
   const g = finite(result)
   const best = g.best ? { fast: g.best.fast, slow: g.best.slow, stats: statsView(result.best!.stats) } : null
   const lastTs = bars.ts[bars.ts.length - 1]!
@@ -170,12 +173,4 @@ function checkGridSize(configs: number, maxConfigs: number, bars: number): void 
       hints: { limit: { name: 'config_bars', value: MAX_CONFIG_BARS, requested: configs * bars } },
     })
   }
-}
-
-function countPairs(fast: number[], slow: number[]): number {
-  const f = [...new Set(fast)]
-  const s = [...new Set(slow)]
-  let n = 0
-  for (const a of f) for (const b of s) if (a < b) n++
-  return n
 }

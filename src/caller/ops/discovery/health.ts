@@ -14,7 +14,8 @@ const check = z.object({
   output: z.string().optional(),
 })
 
-const startedAt = new Date()
+/** When this module loaded (the host's start), as every answer states it. */
+const startedAt = new Date().toISOString()
 
 export const health = defineOperation({
   name: 'health',
@@ -55,7 +56,7 @@ export const health = defineOperation({
     return {
       status,
       uptime_s: Math.round(process.uptime() * 1000) / 1000,
-      started_at: startedAt.toISOString(),
+      started_at: startedAt,
       occupancy_reason: ctx.admission.reason(),
       checks: {
         'database:responseTime': [{
