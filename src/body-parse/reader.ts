@@ -29,6 +29,8 @@ export interface BodyReader {
   read(payload: Readable, contentLength: number, limit: number, format: BodyFormat): Promise<unknown>
   /** Bodies parsed in the thread since start. */
   offLoop(): number
+  /** The body thread's committed V8 heap as it last reported it (0 while no thread runs). */
+  memory(): { threads: number; heap_bytes: number }
   close(): Promise<void>
 }
 
@@ -94,6 +96,7 @@ export function createBodyReader(options: BodyReaderOptions = {}): BodyReader {
   let idleTimer: NodeJS.Timeout | null = null
   let lastId = 0
   let offLoop = 0
+  let heapBytes = 0
   const waiting = new Map<number, { resolve: (o: BodyOutcome) => void; reject: (e: Error) => void }>()
 
   const thread = (): Worker => {
@@ -107,7 +110,8 @@ export function createBodyReader(options: BodyReaderOptions = {}): BodyReader {
         `require(${JSON.stringify(fileURLToPath(new URL('./thread.ts', import.meta.url)))})`, { eval: true })
       : new Worker(new URL('./thread.js', import.meta.url))
     started.unref()
-    started.on('message', ({ id, outcome }: FromThread) => {
+    started.on('message', ({ id, outcome, heapBytes: heap }: FromThread) => {
+      heapBytes = heap
       const waiter = waiting.get(id)
       waiting.delete(id)
       waiter?.resolve(outcome)
@@ -122,6 +126,7 @@ export function createBodyReader(options: BodyReaderOptions = {}): BodyReader {
     started.on('error', fail)
     started.on('exit', (code) => fail(new Error(`exit code ${code}`)))
     worker = started
+    heapBytes = 0
     return started
   }
   const idleAfterwards = () => {
@@ -190,6 +195,7 @@ export function createBodyReader(options: BodyReaderOptions = {}): BodyReader {
       return outcomeValue(await collect(payload, contentLength, limit, large ? threadSink(format) : loopSink(format)))
     },
     offLoop: () => offLoop,
+    memory: () => (worker ? { threads: 1, heap_bytes: heapBytes } : { threads: 0, heap_bytes: 0 }),
     async close() {
       if (idleTimer) clearTimeout(idleTimer)
       const stopping = worker

@@ -1,5 +1,6 @@
 // The body thread: large request bodies arrive here in transferred blocks and are decoded, scanned and parsed off the
 // event loop; the parsed value (or the refusal) goes back. One message protocol, keyed by the body's id.
+import { getHeapStatistics } from 'node:v8'
 import { parentPort } from 'node:worker_threads'
 import { parseBody, type BodyFormat, type BodyOutcome } from './formats.js'
 
@@ -11,6 +12,8 @@ export type ToThread =
 export interface FromThread {
   id: number
   outcome: BodyOutcome
+  /** This thread's committed V8 heap after the parse, for the host's memory budget. */
+  heapBytes: number
 }
 
 const pending = new Map<number, Uint8Array[]>()
@@ -31,7 +34,7 @@ parentPort!.on('message', (message: ToThread) => {
       // Not a rule of ours: the parse itself failed (e.g. out of memory); the request answers 500 and the thread lives.
       outcome = { ok: false, refusal: { code: 'internal', reason: `the body could not be parsed: ${(err as Error).message}`, options: {} } }
     }
-    parentPort!.postMessage({ id: message.id, outcome } satisfies FromThread)
+    parentPort!.postMessage({ id: message.id, outcome, heapBytes: getHeapStatistics().total_heap_size } satisfies FromThread)
   } else {
     pending.delete(message.id)
   }

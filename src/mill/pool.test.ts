@@ -20,6 +20,19 @@ describe('the mill', () => {
     expect(agents[0]!.state).toBe('idle')
   })
 
+  it('starts no worker before the first task, then keeps one warm', async () => {
+    mill = createMill({ threads: 2, maxQueue: 4 })
+    await new Promise((resolve) => setTimeout(resolve, 200))
+    expect(mill.agents()).toHaveLength(0)
+    expect(mill.memory!()).toEqual({ workers: 0, heap_bytes: 0 })
+    expect(mill.stats()).toMatchObject({ queue_size: 0, running: 0, completed: 0 })
+    await mill.run('mill.spin', { ms: 1 }, { timeoutMs: 5000 })
+    expect(mill.agents()).toHaveLength(1)
+    expect(mill.memory!().workers).toBe(1)
+    expect(mill.memory!().heap_bytes).toBeGreaterThan(0)
+    expect(mill.stats().completed).toBe(1)
+  })
+
   it('counts busy time into utilisation, per worker and for the pool', async () => {
     mill = createMill({ threads: 1, maxQueue: 4 })
     await mill.run('mill.spin', { ms: 200 }, { timeoutMs: 5000 })

@@ -52,3 +52,22 @@ describe('POST /api/v10/trading/max-edge-signal on several workers', () => {
     })
   }
 })
+
+describe('the same grid as a job', () => {
+  it('runs split, ends succeeded at full progress, and answers what the one-task route answers', async () => {
+    const before = two.mill.stats().completed
+    const res = await two.inject({ method: 'POST', url: '/api/v10/trading/max-edge-signal', payload: request, headers: { prefer: 'respond-async' } })
+    expect(res.statusCode, res.body).toBe(202)
+    let job = json(res)
+    for (let i = 0; i < 800 && job.state !== 'succeeded' && job.state !== 'failed'; i++) {
+      await new Promise((r) => setTimeout(r, 25))
+      job = json(await two.inject({ url: res.headers.location as string }))
+    }
+    expect(job.state, JSON.stringify(job)).toBe('succeeded')
+    expect(job.progress).toMatchObject({ fraction: 1 })
+    expect(two.mill.stats().completed - before).toBe(2)
+    const result = json(await two.inject({ url: job.result_url }))
+    const alone = json(await ask(one, 'sharpe_ratio'))
+    expect({ ...result, run_id: null }).toEqual({ ...alone, run_id: null })
+  })
+})

@@ -90,24 +90,8 @@ export function executeEvents(bars: Bars, strategyEventsIn: StrategyEvents, opti
     lastBar = { units: b.size, cash: b.cash - b.size * b.entryPrice }
   }
 
-  const trades = broker.trades
-  const closedTrades = trades.length
-  if (broker.size !== 0) {
-    const { size: openSize, entryPrice: entry, entryBar } = broker
-    const last = close[n - 1]!
-    trades.push({
-      size: openSize,
-      entryBar,
-      exitBar: null,
-      entryPrice: entry,
-      exitPrice: null,
-      entryTime: bars.ts[entryBar]!,
-      exitTime: null,
-      pnl: openSize * (last - entry) + 0,
-      returnPct: Math.sign(openSize) * (last / entry - 1) + 0,
-      commissions: Math.abs(openSize) * entry * broker.commission,
-    })
-  }
+  const closedTrades = broker.closed.length / CLOSED_FIELDS
+  const stillOpen = broker.size !== 0 ? { size: broker.size, entryPrice: broker.entryPrice, entryBar: broker.entryBar } : null
 
   // warm-up bars: the reference back-fills the first recorded equity (the starting cash)
   const first = start < n ? equity[start]! : options.cash
@@ -115,7 +99,7 @@ export function executeEvents(bars: Bars, strategyEventsIn: StrategyEvents, opti
 
   const ledger: FillLog = { log, n, start, first, outOfMoneyAt, lastBar }
   const run: Execution = {
-    trades,
+    trades: [],
     closedTrades,
     equity,
     units: EMPTY,
@@ -124,6 +108,8 @@ export function executeEvents(bars: Bars, strategyEventsIn: StrategyEvents, opti
     startBar: start,
     warmup,
   }
+  // Trade objects (ten fields, most of them boxed doubles) cost more than the loop: built when someone reads them
+  onFirstRead(run, 'trades', () => tradesOf(bars, broker.closed, broker.commission, stillOpen))
   onFirstRead(run, 'units', () => unitsSeries(ledger))
   onFirstRead(run, 'cash', () => cashSeries(ledger))
   onFirstRead(run, 'positions', () => positionsFromEvents(strategyEventsIn, allowShort))
@@ -199,8 +185,11 @@ interface Broker {
   size: number
   entryPrice: number
   entryBar: number
-  trades: Trade[]
+  /** Closed trades, CLOSED_FIELDS numbers each: size, entry bar, exit bar, entry price, exit price. */
+  closed: number[]
 }
+
+const CLOSED_FIELDS = 5
 
 function newBroker(bars: Bars, options: BacktestOptions): Broker {
   const slip = (options.slippageBps ?? 0) / 10_000
@@ -216,7 +205,7 @@ function newBroker(bars: Bars, options: BacktestOptions): Broker {
     size: 0,
     entryPrice: 0,
     entryBar: -1,
-    trades: [],
+    closed: [],
   }
 }
 
@@ -235,20 +224,55 @@ function closeTrade(b: Broker, price: number, bar: number): void {
   const exitCommission = Math.abs(size) * price * commission
   const gross = size * (price - entryPrice)
   b.cash += gross - exitCommission
-  const commissions = exitCommission + Math.abs(size) * entryPrice * commission
-  b.trades.push({
-    size,
-    entryBar: b.entryBar,
-    exitBar: bar,
-    entryPrice,
-    exitPrice: price,
-    entryTime: b.bars.ts[b.entryBar]!,
-    exitTime: b.bars.ts[bar]!,
-    pnl: gross - commissions + 0, // + 0 turns a -0 of a flat short into 0
-    returnPct: Math.sign(size) * (price / entryPrice - 1) - commissions / (Math.abs(size) * entryPrice) + 0,
-    commissions,
-  })
+  b.closed.push(size, b.entryBar, bar, entryPrice, price)
   b.size = 0
+}
+
+/** The trades of a run: the closed ones from the broker's log, then the one still open at the end (if any). */
+function tradesOf(
+  bars: Bars, closed: number[], commission: number, stillOpen: { size: number; entryPrice: number; entryBar: number } | null,
+): Trade[] {
+  const trades: Trade[] = []
+  for (let k = 0; k < closed.length; k += CLOSED_FIELDS) {
+    const size = closed[k]!
+    const entryBar = closed[k + 1]!
+    const bar = closed[k + 2]!
+    const entryPrice = closed[k + 3]!
+    const price = closed[k + 4]!
+    // the same operations, in the same order, as the cash update in closeTrade
+    const exitCommission = Math.abs(size) * price * commission
+    const gross = size * (price - entryPrice)
+    const commissions = exitCommission + Math.abs(size) * entryPrice * commission
+    trades.push({
+      size,
+      entryBar,
+      exitBar: bar,
+      entryPrice,
+      exitPrice: price,
+      entryTime: bars.ts[entryBar]!,
+      exitTime: bars.ts[bar]!,
+      pnl: gross - commissions + 0, // + 0 turns a -0 of a flat short into 0
+      returnPct: Math.sign(size) * (price / entryPrice - 1) - commissions / (Math.abs(size) * entryPrice) + 0,
+      commissions,
+    })
+  }
+  if (stillOpen) {
+    const { size, entryPrice: entry, entryBar } = stillOpen
+    const last = bars.close[bars.close.length - 1]!
+    trades.push({
+      size,
+      entryBar,
+      exitBar: null,
+      entryPrice: entry,
+      exitPrice: null,
+      entryTime: bars.ts[entryBar]!,
+      exitTime: null,
+      pnl: size * (last - entry) + 0,
+      returnPct: Math.sign(size) * (last / entry - 1) + 0,
+      commissions: Math.abs(size) * entry * commission,
+    })
+  }
+  return trades
 }
 
 function openTrade(b: Broker, direction: number, bar: number): void {
