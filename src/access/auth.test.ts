@@ -16,6 +16,7 @@ function counted(sql: Sql): Sql & { statements: string[] } {
     dialect: sql.dialect,
     statements,
     all: (text, params) => (statements.push(text), sql.all(text, params)),
+    values: (text, params) => (statements.push(text), sql.values(text, params)),
     get: (text, params) => (statements.push(text), sql.get(text, params)),
     run: (text, params) => (statements.push(text), sql.run(text, params)),
     transaction: (fn) => sql.transaction(fn),

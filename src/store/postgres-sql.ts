@@ -53,19 +53,21 @@ let statementsNamed = 0
 
 export function createPostgresSql(pool: pg.Pool, { maxNamed = MAX_NAMED_STATEMENTS } = {}): PostgresSql {
   const numbered = new Map<string, NumberedStatement & { name: string }>()
-  const query = async (on: Queryable, text: string, params: SqlParams | undefined): Promise<pg.QueryResult> => {
+  /** `arrays`: rows come as arrays of column values (pg's rowMode 'array'), not objects. */
+  const query = async (on: Queryable, text: string, params: SqlParams | undefined, arrays = false): Promise<pg.QueryResult> => {
+    const rowMode = arrays ? { rowMode: 'array' as const } : {}
     // Without parameters the text goes as it is (simple protocol): a migration file's several statements run too.
-    if (params === undefined) return on.query(text)
+    if (params === undefined) return arrays ? on.query({ text, ...rowMode }) : on.query(text)
     let statement = numbered.get(text)
     if (!statement) {
       if (numbered.size >= maxNamed) {
         const unnamed = numberPlaceholders(text)
-        return on.query({ text: unnamed.text, values: valuesFor(unnamed, params) })
+        return on.query({ text: unnamed.text, values: valuesFor(unnamed, params), ...rowMode })
       }
       statement = { ...numberPlaceholders(text), name: `ncm_${++statementsNamed}` }
       numbered.set(text, statement)
     }
-    return on.query({ name: statement.name, text: statement.text, values: valuesFor(statement, params) })
+    return on.query({ name: statement.name, text: statement.text, values: valuesFor(statement, params), ...rowMode })
   }
 
   let retries = 0
@@ -98,6 +100,7 @@ export function createPostgresSql(pool: pg.Pool, { maxNamed = MAX_NAMED_STATEMEN
   const sqlOn = (on: Queryable, transaction: Sql['transaction']): Sql => ({
     dialect: 'postgres',
     all: async <R>(text: string, params?: SqlParams) => (await query(on, text, params)).rows as R[],
+    values: async (text: string, params?: SqlParams) => (await query(on, text, params, true)).rows as unknown[][],
     get: async <R>(text: string, params?: SqlParams) => (await query(on, text, params)).rows[0] as R | undefined,
     run: async (text: string, params?: SqlParams): Promise<SqlRunResult> => ({ changes: changesOf(await query(on, text, params)) }),
     transaction,

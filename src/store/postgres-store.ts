@@ -43,6 +43,7 @@ export async function openPostgresStore({ url, poolMax, connectTimeoutMs, migrat
     pending: async () => pendingMigrations(migrationsDir, await applied()),
     ping: pingerOf(sql),
     version: async () => (version ??= (await sql.get<{ v: string }>(`SELECT current_setting('server_version') AS v`))!.v),
+    checkPragma: null,
     poolUse: () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount, max: poolMax }),
     fileSizes: () => ({ file: null, wal: null }),
     close: async () => {

@@ -8,20 +8,27 @@ import type { Sql, SqlParams, SqlRunResult } from './sql.js'
 type Statement = Database.Statement<unknown[], unknown>
 
 export function createSqliteSql(db: Database.Database): Sql {
-  const prepared = new Map<string, Statement>()
-  const statement = (text: string): Statement => {
-    let found = prepared.get(text)
-    if (!found) {
-      found = db.prepare<unknown[], unknown>(text)
-      prepared.set(text, found)
+  /** Statements prepared once per text; `raw` ones answer rows as arrays of values (better-sqlite3's raw mode). */
+  const preparedOnce = (raw: boolean) => {
+    const prepared = new Map<string, Statement>()
+    return (text: string): Statement => {
+      let found = prepared.get(text)
+      if (!found) {
+        found = db.prepare<unknown[], unknown>(text)
+        if (raw) found.raw(true)
+        prepared.set(text, found)
+      }
+      return found
     }
-    return found
   }
+  const statement = preparedOnce(false)
+  const rawStatement = preparedOnce(true)
   const bind = (params: SqlParams | undefined): unknown[] =>
     params === undefined ? [] : Array.isArray(params) ? (params as unknown[]) : [params]
 
   const direct = {
     all: <R>(text: string, params?: SqlParams) => statement(text).all(...bind(params)) as R[],
+    values: (text: string, params?: SqlParams) => rawStatement(text).all(...bind(params)) as unknown[][],
     get: <R>(text: string, params?: SqlParams) => statement(text).get(...bind(params)) as R | undefined,
     run: (text: string, params?: SqlParams): SqlRunResult => ({ changes: statement(text).run(...bind(params)).changes }),
   }
@@ -45,6 +52,7 @@ export function createSqliteSql(db: Database.Database): Sql {
   const inTransaction: Sql = {
     dialect: 'sqlite',
     all: (text, params) => settle(() => direct.all(text, params)),
+    values: (text, params) => settle(() => direct.values(text, params)),
     get: (text, params) => settle(() => direct.get(text, params)),
     run: (text, params) => settle(() => direct.run(text, params)),
     transaction: (fn) => fn(inTransaction),
@@ -53,6 +61,7 @@ export function createSqliteSql(db: Database.Database): Sql {
   return {
     dialect: 'sqlite',
     all: (text, params) => call(() => direct.all(text, params)),
+    values: (text, params) => call(() => direct.values(text, params)),
     get: (text, params) => call(() => direct.get(text, params)),
     run: (text, params) => call(() => direct.run(text, params)),
     async transaction(fn) {

@@ -3,7 +3,9 @@ import Database from 'better-sqlite3'
 import { mkdirSync, statSync } from 'node:fs'
 import { dirname } from 'node:path'
 import { APPLIED_MIGRATIONS, applyMigrations, migrationsDirOf, pendingMigrations, type MigrationRecord } from './migrate.js'
+import { pragmaApart } from './sqlite-apart.js'
 import { createSqliteSql } from './sqlite-sql.js'
+import type { Sql } from './sql.js'
 import { pingerOf, type Store } from './store.js'
 
 export interface SqliteStoreOptions {
@@ -30,6 +32,10 @@ export async function openSqliteStore({ path, migrationsDir = migrationsDirOf('s
   }
 
   const applied = () => sql.all<MigrationRecord>(APPLIED_MIGRATIONS)
+  // Health's probe and the version read no table, so they run on the connection at once, even inside an open
+  // transaction: behind it (sqlite-sql.ts queues every other statement) health would wait out a whole import, which
+  // writes its bars in one transaction with turns of the loop between batches.
+  const unqueued: Pick<Sql, 'get'> = { get: async <R>(text: string) => db.prepare(text).get() as R | undefined }
   // The library linked into this process: it cannot change while the process runs.
   let version: string | undefined
   return {
@@ -40,8 +46,9 @@ export async function openSqliteStore({ path, migrationsDir = migrationsDirOf('s
     migrationsDir,
     applied,
     pending: async () => pendingMigrations(migrationsDir, await applied()),
-    ping: pingerOf(sql),
-    version: async () => (version ??= (await sql.get<{ v: string }>('SELECT sqlite_version() AS v'))!.v),
+    ping: pingerOf(unqueued),
+    checkPragma: (pragma) => (path === ':memory:' ? sql.all<Record<string, unknown>>(`PRAGMA ${pragma}`) : pragmaApart(path, pragma)),
+    version: async () => (version ??= (await unqueued.get<{ v: string }>('SELECT sqlite_version() AS v'))!.v),
     poolUse: () => null,
     fileSizes: () => ({ file: sizeOf(path), wal: sizeOf(`${path}-wal`) }),
     close: async () => {

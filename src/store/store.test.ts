@@ -1,4 +1,7 @@
 // The store as the host holds it, on each backend: which it is, its round trip, version, pool and migrations.
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import { afterAll, describe, expect, it, vi } from 'vitest'
 import { openStore, storeOptionsOf } from './index.js'
 import { listMigrations } from './migrate.js'
@@ -31,9 +34,35 @@ describe.each(TEST_BACKENDS)('store on %s', (backend) => {
     }
   })
 
+  it('reads rows as arrays of column values in select order', async () => {
+    const store = await stores.open(backend)
+    await store.sql.run("INSERT INTO meta (key, value, updated_at) VALUES ('a', '1', 'x'), ('b', '2', 'y')")
+    expect(await store.sql.values('SELECT key, value FROM meta WHERE key IN (?, ?) ORDER BY key', ['a', 'b'])).toEqual([['a', '1'], ['b', '2']])
+    expect(await store.sql.values("SELECT count(*) AS n, 2.5 AS x FROM meta WHERE key = 'none'")).toEqual([[0, 2.5]])
+    await store.sql.transaction(async (tx) => {
+      expect(await tx.values("SELECT value FROM meta WHERE key = 'b'")).toEqual([['2']])
+    })
+  })
+
+  it('answers a ping while a transaction is open (health does not wait out a long import)', async () => {
+    const store = await stores.open(backend)
+    let release!: () => void
+    const gate = new Promise<void>((resolve) => { release = resolve })
+    const transaction = store.sql.transaction(async (tx) => {
+      await tx.run("INSERT INTO meta (key, value, updated_at) VALUES ('held', '1', 'x')")
+      await gate
+    })
+    // Queued behind the transaction the ping would never answer before the gate opens.
+    const answered = await Promise.race([store.ping().then(() => 'ping'), new Promise((resolve) => setTimeout(resolve, 5000, 'queued'))])
+    release()
+    await transaction
+    expect(answered).toBe('ping')
+  })
+
   it('concurrent pings share one SELECT 1, a ping after it settled sends another, and the version is read once', async () => {
     const store = await stores.open(backend)
-    const get = vi.spyOn(store.sql, 'get')
+    // SQLite's probe goes to the connection directly (not queued behind a transaction): one statement prepared each.
+    const get = backend === 'sqlite' ? vi.spyOn(store.sqlite!, 'prepare') : vi.spyOn(store.sql, 'get')
     const [a, b] = await Promise.all([store.ping(), store.ping()])
     expect(a).toBe(b)
     expect(get).toHaveBeenCalledTimes(1)
@@ -49,6 +78,24 @@ describe.each(TEST_BACKENDS)('store on %s', (backend) => {
     await store.close()
     await expect(store.ping()).rejects.toThrow()
     expect(await storeStatus(store)).toMatchObject({ ok: false, latency_ms: null, version: null, error: expect.any(String) })
+  })
+})
+
+describe('SQLite check pragmas', () => {
+  it('run on a worker thread for a file (seeing committed rows, reporting a broken reference) and on the connection in memory', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'ncm-check-pragma-'))
+    try {
+      const store = await openStore({ path: join(dir, 'hub.sqlite') })
+      expect(await store.checkPragma!('integrity_check')).toEqual([{ integrity_check: 'ok' }])
+      expect(await store.checkPragma!('foreign_key_check')).toEqual([])
+      store.sqlite!.pragma('foreign_keys = OFF')
+      await store.sql.run("INSERT INTO positions (account_id, dataset_id, symbol, quantity, avg_price, realized_pnl, updated_at) VALUES ('nobody', 99, 'X', 1, 1, 0, 'x')")
+      expect((await store.checkPragma!('foreign_key_check')).map((r) => r.table)).toContain('positions')
+      await store.close()
+      await expect(openStore({ path: ':memory:' }).then((memory) => memory.checkPragma!('integrity_check'))).resolves.toEqual([{ integrity_check: 'ok' }])
+    } finally {
+      rmSync(dir, { recursive: true, force: true })
+    }
   })
 })
 

@@ -1,6 +1,7 @@
 // What the rest of the host holds of its database, whichever backend it is (SQLite file or PostgreSQL pool).
 import type Database from 'better-sqlite3'
 import type { MigrationRecord } from './migrate.js'
+import type { CheckPragma } from './sqlite-apart.js'
 import type { Dialect, Sql } from './sql.js'
 import { coalesce } from '../coalesce.js'
 
@@ -35,6 +36,11 @@ export interface Store {
    * is in flight share it (a burst of health checks sends one statement); a call after it settled sends a new one.
    */
   ping(): Promise<number>
+  /**
+   * SQLite: a whole-database check pragma's rows; for a file on a worker thread with its own read-only connection (the
+   * cost grows with the database), for ':memory:' on the connection. Null on PostgreSQL.
+   */
+  readonly checkPragma: ((pragma: CheckPragma) => Promise<Record<string, unknown>[]>) | null
   /** The database's version, read once: SQLite's library version, or PostgreSQL's server_version. */
   version(): Promise<string>
   /** The PostgreSQL pool's connections; null on SQLite (one connection). */
@@ -45,9 +51,9 @@ export interface Store {
 }
 
 /** `SELECT 1` through sql, timed; concurrent calls share the one in flight (see Store.ping). */
-export const pingerOf = (sql: Sql): (() => Promise<number>) => coalesce(() => pingThrough(sql))
+export const pingerOf = (sql: Pick<Sql, 'get'>): (() => Promise<number>) => coalesce(() => pingThrough(sql))
 
-async function pingThrough(sql: Sql): Promise<number> {
+async function pingThrough(sql: Pick<Sql, 'get'>): Promise<number> {
   const started = performance.now()
   const answer = await sql.get<{ one: number }>('SELECT 1 AS one')
   if (Number(answer?.one) !== 1) throw new Error('SELECT 1 gave an unexpected answer')

@@ -2,6 +2,7 @@
 import { createHash, type Hash } from 'node:crypto'
 import { endianness } from 'node:os'
 import type { Bars } from '../engines/trading/types.js'
+import { nextTurn } from '../store/turns.js'
 
 /**
  * A dataset's checksum is the SHA-256 of its bars as little-endian float64 values, six per bar in the order
@@ -24,8 +25,8 @@ export class BarsDigest {
     if (i === c.length) this.flush()
   }
 
-  addAll(bars: Bars): this {
-    for (let i = 0; i < bars.ts.length; i++) {
+  addAll(bars: Bars, from = 0, to = bars.ts.length): this {
+    for (let i = from; i < to; i++) {
       this.add(bars.ts[i]!, bars.open[i]!, bars.high[i]!, bars.low[i]!, bars.close[i]!, bars.volume[i]!)
     }
     return this
@@ -45,6 +46,19 @@ export class BarsDigest {
 }
 
 export const barsSha256 = (bars: Bars): string => new BarsDigest().addAll(bars).hex()
+
+/** Bars digested between two turns of the loop by barsSha256Stepwise: about 3 ms (250k bars were 20 ms at once). */
+const DIGEST_STEP = 32_768
+
+/** barsSha256 with a turn of the event loop after each step, for the bars of an import on the request's thread. */
+export async function barsSha256Stepwise(bars: Bars): Promise<string> {
+  const digest = new BarsDigest()
+  for (let from = 0; from < bars.ts.length; from += DIGEST_STEP) {
+    digest.addAll(bars, from, Math.min(from + DIGEST_STEP, bars.ts.length))
+    await nextTurn()
+  }
+  return digest.hex()
+}
 
 /** JSON with object keys sorted at every level, so equal values digest equally whatever the key order. */
 export function canonicalJson(value: unknown): string {

@@ -5,7 +5,7 @@ import { Refusal } from '../refusal.js'
 import type { Sql } from '../store/sql.js'
 import { CsvError, csvOutcome, type CsvOutcome } from '../engines/trading/index.js'
 import type { Bars } from '../engines/trading/types.js'
-import { barsSha256 } from './checksum.js'
+import { barsSha256Stepwise } from './checksum.js'
 import { createTradingRepository, type DatasetRow, type TradingRepository } from './repository.js'
 
 export const SYMBOL_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._:^=/-]{0,31}$/
@@ -108,7 +108,7 @@ export async function importCsvText(sql: Sql, text: string, options: ImportOptio
   }
   const bars: Bars = parsed.bars
   const timeframe = options.timeframe ?? inferTimeframe(bars.ts)
-  const sha256 = barsSha256(bars)
+  const sha256 = await barsSha256Stepwise(bars)
   const repo = createTradingRepository(sql)
   const existingAnswer = (existing: DatasetRow): ImportResult => {
     if (existing.sha256 === sha256) return { dataset: datasetView(existing), created: false }

@@ -208,7 +208,7 @@ for (const backend of backends) {
       const removed = await repo.transaction((tx) => tx.deleteDatasetWithRuns(imported.dataset.id))
       expect(removed).toEqual({ bars: 3, runs: 1, signals: 0 })
       expect(await repo.datasetById(imported.dataset.id)).toBeUndefined()
-      expect((await repo.barsSummary(imported.dataset.id)).n).toBe(0)
+      expect((await repo.barsAudit(imported.dataset.id)).n).toBe(0)
     })
   })
 }

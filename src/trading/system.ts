@@ -23,7 +23,7 @@ export function createSystem(deps: SystemDeps) {
   async function verify() {
     const now = clock.now()
     if (lastVerify && now - lastVerify.at < verifyCacheMs && now >= lastVerify.at) return { ...(await lastVerify.answer), cached: true }
-    const run = { at: now, answer: verifyAll(store.sql, repo, now) }
+    const run = { at: now, answer: verifyAll(store.sql, repo, now, store.checkPragma) }
     lastVerify = run
     try {
       return { ...(await run.answer), cached: false }

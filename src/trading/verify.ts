@@ -1,6 +1,8 @@
 // /system/verify: the database's own integrity checks, dataset checksums and OHLC sanity, and the paper ledger
 // re-derived from its fills. The database checks differ per dialect; the rest is plain SQL on both.
 import type { Sql } from '../store/sql.js'
+import type { Store } from '../store/index.js'
+import { nextTurn } from '../store/turns.js'
 import { BarsDigest } from './checksum.js'
 import type { TradingRepository } from './repository.js'
 import { applyFill, cashFlowOf, type PositionState } from './sizing.js'
@@ -21,11 +23,9 @@ const TOLERANCE = 1e-9
 const close = (a: number, b: number): boolean => Math.abs(a - b) <= TOLERANCE * Math.max(1, Math.abs(a), Math.abs(b))
 
 /**
- * SQLite answers the async Sql in microtasks, so without a yield the whole run (1.4–2.1 s with the full seed) was one
- * stall of the event loop; yielding before each check and after each page bounds a stall to one statement or page.
+ * A turn of the loop before each check, and the repository's reads of bars turn it between pages and windows: without
+ * them the whole run (1.4–2.1 s with the full seed) was one stall, and a 50k-bar page 0.3–0.67 s under load.
  */
-const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve))
-
 async function timed(name: string, subject: string | null, fn: () => Promise<Outcome>): Promise<Check> {
   await nextTurn()
   const started = performance.now()
@@ -33,25 +33,24 @@ async function timed(name: string, subject: string | null, fn: () => Promise<Out
   return { name, subject, ok, detail, elapsed_ms: Math.round((performance.now() - started) * 1000) / 1000 }
 }
 
-export async function verifyAll(sql: Sql, repo: TradingRepository, now: number) {
+/** `checkPragma`: the store's (SQLite: a file's whole-database pragmas on a worker thread); else on the connection. */
+export async function verifyAll(sql: Sql, repo: TradingRepository, now: number, checkPragma?: Store['checkPragma']) {
+  const pragma: Pragma = checkPragma ?? ((name) => sql.all<Record<string, unknown>>(`PRAGMA ${name}`))
   const checks: Check[] = []
-  for (const [name, check] of DATABASE_CHECKS[sql.dialect]) checks.push(await timed(name, null, () => check(sql)))
+  for (const [name, check] of DATABASE_CHECKS[sql.dialect]) checks.push(await timed(name, null, () => check(sql, pragma)))
   for (const dataset of await repo.datasets()) {
     const subject = `#${dataset.id} ${dataset.symbol}@${dataset.timeframe}`
     checks.push(await timed('dataset_checksum', subject, async () => {
       const digest = new BarsDigest()
-      for await (const page of repo.barPages(dataset.id)) {
-        for (const bar of page) digest.add(Number(bar.ts), bar.open, bar.high, bar.low, bar.close, bar.volume)
-        await nextTurn()
-      }
+      for await (const page of repo.barPages(dataset.id)) digest.addAll(page)
       const actual = digest.hex()
       return actual === dataset.sha256
         ? { ok: true, detail: `sha256 ${actual} recomputed from ${dataset.rows} stored bars` }
         : { ok: false, detail: `stored sha256 ${dataset.sha256}, recomputed ${actual}` }
     }))
     checks.push(await timed('dataset_ohlc_sanity', subject, async () => {
-      const summary = await repo.barsSummary(dataset.id)
-      const bad = await repo.ohlcViolations(dataset.id)
+      const summary = await repo.barsAudit(dataset.id)
+      const bad = summary.violations
       const problems: string[] = []
       if (summary.n !== dataset.rows) problems.push(`${summary.n} bars stored, ${dataset.rows} recorded`)
       if (summary.first_ts !== nullableNumber(dataset.first_ts) || summary.last_ts !== nullableNumber(dataset.last_ts)) {
@@ -82,16 +81,18 @@ export async function verifyAll(sql: Sql, repo: TradingRepository, now: number) 
 const nullableNumber = (value: number | string | null): number | null => (value === null ? null : Number(value))
 
 /** The database's own checks, by dialect: SQLite's pragmas; on PostgreSQL, what can be broken there (see below). */
-const DATABASE_CHECKS: Record<Sql['dialect'], Array<[string, (sql: Sql) => Promise<Outcome>]>> = {
+type Pragma = NonNullable<Store['checkPragma']>
+
+const DATABASE_CHECKS: Record<Sql['dialect'], Array<[string, (sql: Sql, pragma: Pragma) => Promise<Outcome>]>> = {
   sqlite: [
-    ['sqlite_integrity_check', async (sql) => {
-      const messages = (await sql.all<{ integrity_check: string }>('PRAGMA integrity_check')).map((r) => r.integrity_check)
+    ['sqlite_integrity_check', async (_sql, pragma) => {
+      const messages = (await pragma('integrity_check')).map((r) => String(r.integrity_check))
       return messages.length === 1 && messages[0] === 'ok'
         ? { ok: true, detail: 'ok' }
         : { ok: false, detail: messages.slice(0, 10).join('; ') }
     }],
-    ['sqlite_foreign_key_check', async (sql) => {
-      const rows = await sql.all<{ table: string; rowid: number; parent: string }>('PRAGMA foreign_key_check')
+    ['sqlite_foreign_key_check', async (_sql, pragma) => {
+      const rows = (await pragma('foreign_key_check')) as Array<{ table: string; rowid: number; parent: string }>
       return rows.length === 0
         ? { ok: true, detail: 'no row refers to a missing parent' }
         : { ok: false, detail: `${rows.length} rows refer to missing parents, e.g. ${rows.slice(0, 5).map((r) => `${r.table} rowid ${r.rowid} → ${r.parent}`).join(', ')}` }

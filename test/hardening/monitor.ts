@@ -2,6 +2,7 @@
 // Tests assert that every health check is answered and print the latencies; they do not bound them, because on the
 // shared 2-core machine (load 15+, the client in the same process) a bound loose enough to hold is not a check.
 // The 50 ms target is held by `npm run bench:load` (hostile phase).
+import { existsSync, readFileSync } from 'node:fs'
 import { request } from 'undici'
 
 export interface HealthMonitor {
@@ -52,4 +53,47 @@ export async function postRaw(base: string, path: string, body: string, type = '
     // not JSON: kept as text
   }
   return { status: res.statusCode, body: parsed }
+}
+
+export interface LoopWatch {
+  /** Stops watching; the most CPU time of the loop's thread (and wall time) between two turns of the loop, in ms. */
+  stop(): { maxCpuMs: number; maxWallMs: number; summary: string }
+}
+
+/** Linux: the main thread's own CPU time (its task id is the process id), in ms at the kernel's 10 ms resolution. */
+const MAIN_THREAD_STAT = `/proc/self/task/${process.pid}/stat`
+const TICK_MS = 10
+
+function mainThreadCpuMs(): number {
+  // Fields after the command (which may hold spaces) in ")"; utime and stime are the 12th and 13th after it.
+  const text = readFileSync(MAIN_THREAD_STAT, 'utf8')
+  const fields = text.slice(text.lastIndexOf(')') + 2).split(' ')
+  return (Number(fields[11]) + Number(fields[12])) * TICK_MS
+}
+
+/**
+ * Watches this process's event loop (the test's host runs in it) with a 1 ms timer: the longest stretch between two
+ * turns in CPU time of the loop's own thread, which neither a busy shared machine nor the mill's threads stretch the
+ * way they stretch wall time, so a bound on it checks the code. Off Linux it is the wall time.
+ */
+export function watchLoop(): LoopWatch {
+  const cpuNow = existsSync(MAIN_THREAD_STAT) ? mainThreadCpuMs : () => performance.now()
+  let maxCpuMs = 0
+  let maxWallMs = 0
+  let cpu = cpuNow()
+  let wall = performance.now()
+  const timer = setInterval(() => {
+    const used = cpuNow()
+    const now = performance.now()
+    maxCpuMs = Math.max(maxCpuMs, used - cpu)
+    maxWallMs = Math.max(maxWallMs, now - wall)
+    cpu = used
+    wall = now
+  }, 1)
+  return {
+    stop() {
+      clearInterval(timer)
+      return { maxCpuMs, maxWallMs, summary: `longest stretch between loop turns ${maxCpuMs.toFixed(0)} ms CPU, ${maxWallMs.toFixed(1)} ms wall` }
+    },
+  }
 }

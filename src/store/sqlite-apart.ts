@@ -1,0 +1,39 @@
+// Whole-database check pragmas of a SQLite file on their own thread: PRAGMA integrity_check reads every page (0.1 s
+// at 400k bars, growing with every import), which on the one connection would hold the event loop for all of it.
+import { createRequire } from 'node:module'
+import { Worker } from 'node:worker_threads'
+
+export type CheckPragma = 'integrity_check' | 'foreign_key_check'
+
+/**
+ * A worker of a few lines, evaluated as CommonJS (no loader needed from source or from the build): a read-only
+ * connection to the file, the pragma, its rows back. It reads the last committed state (WAL lets a reader beside the
+ * writer); an open transaction of the host is not seen, as it would not be by another process.
+ */
+const WORKER = `
+const { parentPort, workerData } = require('node:worker_threads')
+const Database = require(workerData.driver)
+const db = new Database(workerData.path, { readonly: true, fileMustExist: true })
+try {
+  db.pragma('busy_timeout = 5000')
+  parentPort.postMessage(db.pragma(workerData.pragma))
+} finally {
+  db.close()
+}
+`
+
+const driver = createRequire(import.meta.url).resolve('better-sqlite3')
+
+/** The pragma's rows, read from the file at `path` on a worker thread. */
+export function pragmaApart(path: string, pragma: CheckPragma): Promise<Record<string, unknown>[]> {
+  return new Promise((resolve, reject) => {
+    const worker = new Worker(WORKER, { eval: true, workerData: { driver, path, pragma } })
+    let rows: Record<string, unknown>[] | null = null
+    worker.once('message', (answer: Record<string, unknown>[]) => { rows = answer })
+    worker.once('error', reject)
+    worker.once('exit', (code) => {
+      if (rows) resolve(rows)
+      else reject(new Error(`PRAGMA ${pragma} stopped without an answer (worker exit code ${code})`))
+    })
+  })
+}
