@@ -6,7 +6,7 @@ import { existsSync, mkdtempSync, rmSync } from 'node:fs'
 import { loadavg, tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { request } from 'undici'
-import { load, median, rssMiB, stop } from './lib.js'
+import { cpuMs, load, median, rssMiB, stop } from './lib.js'
 import type { MemoryBudget } from '../../src/plugins/metrics.js'
 
 const ROUNDS = Math.max(3, Number(process.env.BENCH_ROUNDS ?? 3))
@@ -17,6 +17,8 @@ const SERVER = 'dist/src/server.js'
 
 interface Sample {
   startMs: number
+  /** CPU (user + system, all threads) the process had used when it gave its first 200. */
+  startCpuMs: number
   idleMiB: number
   loadedMiB: number
 }
@@ -49,13 +51,14 @@ async function measure(kind: 'server' | 'bare', dbPath: string, report?: (port: 
   try {
     const url = `http://127.0.0.1:${port}/health`
     const startMs = await firstOk(url, child, started)
+    const startCpuMs = cpuMs(child.pid!) ?? NaN
     await sleep(SETTLE_MS)
     const idleMiB = rssMiB(child.pid!) ?? NaN
     const r = await load(url, { amount: REQUESTS, connections: 50 })
     if (r.errors || r.non2xx) throw new Error(`${kind}: ${r.errors} errors, ${r.non2xx} non-2xx`)
     const loadedMiB = rssMiB(child.pid!) ?? NaN
     if (report) await report(port)
-    return { startMs, idleMiB, loadedMiB }
+    return { startMs, startCpuMs, idleMiB, loadedMiB }
   } finally {
     await stop(child)
   }
@@ -100,6 +103,7 @@ async function main() {
   }
   console.log('\nmedians (min–max) over the rounds; ratios per round')
   row('start → first 200 on /health', (x) => x.startMs, 'ms', `target < 1000 ms: ${median(samples.server.map((x) => x.startMs)) < 1000 ? 'MET' : 'NOT MET'}`)
+  row('CPU used by the first 200', (x) => x.startCpuMs, 'ms', '(no target: where the start time goes)')
   row('RSS idle after start', (x) => x.idleMiB, 'MiB', `target ≤ 100 MiB: ${median(samples.server.map((x) => x.idleMiB)) <= 100 ? 'MET' : 'NOT MET'}`)
   row(`RSS after ${REQUESTS} requests`, (x) => x.loadedMiB, 'MiB', `target ≤ 120 MiB: ${median(samples.server.map((x) => x.loadedMiB)) <= 120 ? 'MET' : 'NOT MET'}`)
 }

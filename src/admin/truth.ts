@@ -135,6 +135,8 @@ async function runCase(app: FastifyInstance, c: KnownAnswerCase, options: TruthO
   try {
     for (const step of c.prepare ?? []) {
       const res = await app.inject({ method: step.method, url: step.url, headers, payload: step.body as object })
+      // As for the case itself: occupied while preparing says nothing about the answer (the run retries it once).
+      if (res.statusCode === 503) return result('skipped', res.statusCode, `not run: occupied while preparing with ${step.method} ${step.url}: ${res.body.slice(0, 200)}`)
       if (res.statusCode < 200 || res.statusCode >= 300) return result('fail', res.statusCode, `preparing with ${step.method} ${step.url} failed: HTTP ${res.statusCode} ${res.body.slice(0, 200)}`)
     }
     const res = await app.inject({ method: c.method, url: c.url, headers, ...(c.method === 'POST' ? { payload: c.body as object } : {}) })
