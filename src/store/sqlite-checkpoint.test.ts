@@ -20,7 +20,7 @@ describe('WAL checkpoints of a SQLite file', () => {
       for (let i = 0; i < 1500; i++) await tx.run('INSERT INTO meta (key, value, updated_at) VALUES (?, ?, ?)', [`k${i}`, value, 'now'])
     })
     // 1,500 rows of 4 KB are past SQLite's 1,000-page threshold: with its automatic checkpoint the COMMIT would have copied them.
-    const before = store.sqlite!.pragma('wal_checkpoint(NOOP)')[0] as { log: number; checkpointed: number }
+    const before = (store.sqlite!.pragma('wal_checkpoint(NOOP)') as Array<{ log: number; checkpointed: number }>)[0]!
     expect(before.log).toBeGreaterThan(1000)
     expect(before.checkpointed).toBe(0)
 
@@ -29,7 +29,7 @@ describe('WAL checkpoints of a SQLite file', () => {
       const [first, second] = [checkpoints.look(), checkpoints.look()]
       expect(await first).toBe(true)
       expect(await second).toBe(true)
-      const after = store.sqlite!.pragma('wal_checkpoint(NOOP)')[0] as { log: number; checkpointed: number }
+      const after = (store.sqlite!.pragma('wal_checkpoint(NOOP)') as Array<{ log: number; checkpointed: number }>)[0]!
       expect(after.checkpointed).toBe(after.log)
       expect(statSync(path).size).toBeGreaterThan(1500 * 4000)
       expect(await checkpointsOf(join(dir, 'none.sqlite'), 1, 60_000).look()).toBe(false)
