@@ -12,10 +12,16 @@ import { median } from './lib.js'
 
 type Timed = () => Promise<unknown>
 
-const wallMs = async (f: Timed, reps: number): Promise<number> => {
+const wallMs = async (f: Timed, reps: number): Promise<number> => (await timed(f, reps)).wall
+
+/** Wall time and CPU time of the whole process (every thread: the mill's workers too), per call. */
+async function timed(f: Timed, reps: number): Promise<{ wall: number; cpu: number }> {
+  const c = process.cpuUsage()
   const t = performance.now()
   for (let i = 0; i < reps; i++) await f()
-  return (performance.now() - t) / reps
+  const wall = (performance.now() - t) / reps
+  const used = process.cpuUsage(c)
+  return { wall, cpu: (used.user + used.system) / 1000 / reps }
 }
 
 const stat = (xs: number[]) => ({ median: median(xs), lo: Math.min(...xs), hi: Math.max(...xs) })
@@ -43,9 +49,14 @@ export async function gridWallTable(bars: Bars, grid: SmaGrid, options: Backtest
     }
     for (const f of Object.values(variants)) for (let i = 0; i < 3; i++) await f()
     const ms: Record<string, number[]> = Object.fromEntries(Object.keys(variants).map((k) => [k, [] as number[]]))
+    const cpu: Record<string, number[]> = Object.fromEntries(Object.keys(variants).map((k) => [k, [] as number[]]))
     for (let r = 0; r < rounds; r++) {
       const names = Object.keys(variants)
-      for (const name of r % 2 ? names.reverse() : names) ms[name]!.push(await wallMs(variants[name]!, 3))
+      for (const name of r % 2 ? names.reverse() : names) {
+        const t = await timed(variants[name]!, 3)
+        ms[name]!.push(t.wall)
+        cpu[name]!.push(t.cpu)
+      }
       process.stderr.write(`\rwall round ${r + 1}/${rounds}`)
     }
     process.stderr.write('\n')
@@ -56,6 +67,9 @@ export async function gridWallTable(bars: Bars, grid: SmaGrid, options: Backtest
     // what a caller waits, against a loop on one thread: not the engine's cost (which the CPU-time row above is)
     line(`   through the mill, split in ${shares.length} (wall, vs the one-thread loop)`, `${show(stat(ms.split!), ' ms', 1)}  ${show(vsLoop('split'))}`)
     line('   split / one task (wall)', show(stat(ms.split!.map((t, i) => t / ms.oneTask![i]!))))
+    // CPU of every thread, so the load of other processes does not enter: what the split adds in work, not in waiting
+    line('   CPU of the process, all threads: one task / split', `${show(stat(cpu.oneTask!), ' ms', 1)} / ${show(stat(cpu.split!), ' ms', 1)}`)
+    line('   split / one task (CPU, all threads)', show(stat(cpu.split!.map((t, i) => t / cpu.oneTask![i]!))))
     // piscina hands the second share to the worker it starts for it: the route waits for that only for large shares
     line('   first split, its second worker not yet started (tsx), once', `${cold.toFixed(1)} ms`)
 

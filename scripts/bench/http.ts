@@ -1,8 +1,13 @@
 // bench:http — what the host costs per request, in one run: GET /api/v1/health and GET /health against a bare Fastify
 // serving the same handler, a bisection (the bare Fastify plus one host feature at a time), an A/A control for the
 // noise, the start time to a first answer and RSS after 10k requests. Memory and start are bench:memory's subject.
+// Beside req/s it prints the server's CPU time per request (every variant lives in one process and only one is loaded
+// at a time): on 2 cores the load generator shares the machine, so req/s also moves with what it costs the client to
+// read an answer (its headers), while CPU per request is what the host itself spends.
 import { spawn } from 'node:child_process'
+import { setTimeout as sleep } from 'node:timers/promises'
 import { request } from 'undici'
+import { cpuMsOf } from '../cluster/process.js'
 import { load, median, rssMiB, spawnServer, stop } from './lib.js'
 
 const ROUNDS = Math.max(3, Number(process.env.BENCH_ROUNDS ?? 5))
@@ -34,15 +39,26 @@ async function main() {
   const { child, info: urls } = await spawnServer<Targets>('scripts/bench/serve-pair.ts', { MILL_THREADS: '1' })
   const names = Object.keys(urls) as Array<keyof Targets>
   const rps = Object.fromEntries(names.map((n) => [n, [] as number[]])) as Record<keyof Targets, number[]>
+  const cpu = Object.fromEntries(names.map((n) => [n, [] as number[]])) as Record<keyof Targets, number[]>
+  let idleCpuMsPerS = 0
   try {
     for (const name of names) await load(urls[name], { duration: 1, connections: CONNECTIONS }) // warm-up every path
+    // What the server spends with no request (timers, samplers, the mill's idle worker): taken off each round's CPU.
+    const idleFrom = cpuMsOf(child.pid!)
+    const idleStarted = performance.now()
+    await sleep(2000)
+    idleCpuMsPerS = (cpuMsOf(child.pid!) - idleFrom) / ((performance.now() - idleStarted) / 1000)
     // Many short rounds, alternating the order, so drift on a shared machine hits every path alike.
     for (let round = 0; round < ROUNDS; round++) {
       const order = round % 2 === 0 ? names : [...names].reverse()
       for (const name of order) {
+        const cpuFrom = cpuMsOf(child.pid!)
+        const started = performance.now()
         const r = await load(urls[name], { duration: SECONDS, connections: CONNECTIONS })
+        const busyMs = cpuMsOf(child.pid!) - cpuFrom - idleCpuMsPerS * ((performance.now() - started) / 1000)
         if (r.errors || r.non2xx) throw new Error(`${name}: ${r.errors} errors, ${r.non2xx} non-2xx answers`)
         rps[name].push(r.requestsPerSec)
+        cpu[name].push((busyMs * 1000) / r.total)
       }
       process.stderr.write(`\rround ${round + 1}/${ROUNDS}`)
     }
@@ -51,15 +67,19 @@ async function main() {
     await stop(child)
   }
   const m = (name: keyof Targets) => median(rps[name])
-  /** Per-round ratio a/b (both measured in the same round): median and min–max. */
-  const ratio = (a: keyof Targets, b: keyof Targets) => {
-    const xs = rps[a].map((v, i) => v / rps[b][i]!)
+  /** Per-round ratio a/b of `of` (both measured in the same round): median and min–max. */
+  const ratio = (a: keyof Targets, b: keyof Targets, of = rps) => {
+    const xs = of[a].map((v, i) => v / of[b][i]!)
     return { median: median(xs), lo: Math.min(...xs), hi: Math.max(...xs) }
   }
   const fmt = (r: { median: number; lo: number; hi: number }) => `${r.median.toFixed(2)}× (${r.lo.toFixed(2)}–${r.hi.toFixed(2)})`
+  // CPU ratios are baseline over target (the target's speed in CPU terms), so both columns read alike: 1 is free.
   const line = (label: string, name: keyof Targets, against?: keyof Targets, extra = '') =>
-    console.log(`${label.padEnd(62)} ${m(name).toFixed(0).padStart(6)} req/s${against ? `  ${fmt(ratio(name, against))} of ${against}` : ''}${extra}`)
-  console.log(`\nmedians of ${ROUNDS} alternating rounds of ${SECONDS} s at ${CONNECTIONS} connections; ratios per round (min–max):`)
+    console.log(`${label.padEnd(62)} ${m(name).toFixed(0).padStart(6)} req/s${against ? `  ${fmt(ratio(name, against))}` : ''.padEnd(20)}` +
+      `  ${median(cpu[name]).toFixed(1).padStart(5)} µs CPU/req${against ? `  ${fmt(ratio(against, name, cpu))}` : ''.padEnd(20)}` +
+      `${against ? `  of ${against}` : ''}${extra}`)
+  console.log(`\nmedians of ${ROUNDS} alternating rounds of ${SECONDS} s at ${CONNECTIONS} connections; ratios per round (min–max); ` +
+    `server CPU per request less its idle ${idleCpuMsPerS.toFixed(0)} ms/s:`)
   line('bare Fastify, no plugins, the health handler', 'bare')
   line('  + the host\'s request id (genReqId)', 'plusRequestId', 'bare')
   line('  + security headers and the request id echo (one hook)', 'plusHeaders', 'bare')

@@ -56,13 +56,12 @@ export default fp(
       }
       inFlight++
       req[HOLDS_SLOT] = true
+      // A client gone mid-body gets no answer: its slot comes back when its request closes. Only slot holders listen
+      // (an onRequestAbort hook would add a close listener to every request, small ones included).
+      req.raw.once('close', () => release(req))
       done()
     })
     app.addHook('onResponse', (req: SlotRequest, _reply, done) => {
-      release(req)
-      done()
-    })
-    app.addHook('onRequestAbort', (req: SlotRequest, done) => {
       release(req)
       done()
     })

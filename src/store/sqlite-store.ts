@@ -4,6 +4,7 @@ import { mkdirSync, statSync } from 'node:fs'
 import { dirname } from 'node:path'
 import { APPLIED_MIGRATIONS, applyMigrations, migrationsDirOf, pendingMigrations, type MigrationRecord } from './migrate.js'
 import { pragmaApart } from './sqlite-apart.js'
+import { checkpointsOf, type Checkpoints } from './sqlite-checkpoint.js'
 import { createSqliteSql } from './sqlite-sql.js'
 import type { Sql } from './sql.js'
 import { pingerOf, type Store } from './store.js'
@@ -31,6 +32,13 @@ export async function openSqliteStore({ path, migrationsDir = migrationsDirOf('s
     throw error
   }
 
+  // A file's WAL is checkpointed on a worker thread, not inside whichever COMMIT crosses SQLite's threshold (sqlite-apart.ts).
+  let checkpoints: Checkpoints | null = null
+  if (path !== ':memory:') {
+    db.pragma('wal_autocheckpoint = 0')
+    checkpoints = checkpointsOf(path)
+  }
+
   const applied = () => sql.all<MigrationRecord>(APPLIED_MIGRATIONS)
   // Health's probe and the version read no table, so they run on the connection at once, even inside an open
   // transaction: behind it (sqlite-sql.ts queues every other statement) health would wait out a whole import, which
@@ -52,6 +60,7 @@ export async function openSqliteStore({ path, migrationsDir = migrationsDirOf('s
     poolUse: () => null,
     fileSizes: () => ({ file: sizeOf(path), wal: sizeOf(`${path}-wal`) }),
     close: async () => {
+      checkpoints?.stop()
       if (db.open) db.close()
     },
   }

@@ -2,6 +2,7 @@
 // `occupied` with Retry-After before their body is read; the ones admitted hash correctly as streams. The RSS of a
 // 150 × 15.5 MB burst against the compiled server is measured by `npm run bench:load` (hostile phase), not here.
 import { createHash } from 'node:crypto'
+import { connect } from 'node:net'
 import { Readable } from 'node:stream'
 import { describe, expect, it } from 'vitest'
 import { request } from 'undici'
@@ -75,5 +76,17 @@ describe('large bodies', () => {
     }
     expect(host.app.largeBodies.inFlight()).toBe(0) // every slot given back
     expect(health.failures).toBe(0)
+  })
+
+  it('a client that goes away mid-body gives its slot back', async () => {
+    const { hostname, port } = new URL(host.base)
+    const socket = connect(Number(port), hostname)
+    await new Promise((r) => socket.once('connect', r))
+    socket.write(`POST /api/v1/digest HTTP/1.1\r\nhost: ${hostname}\r\ncontent-type: application/json\r\ncontent-length: 3000000\r\n\r\n{"content":"`)
+    socket.write('x'.repeat(100_000))
+    while (host.app.largeBodies.inFlight() < 1) await new Promise((r) => setTimeout(r, 10))
+    socket.destroy()
+    for (let i = 0; i < 200 && host.app.largeBodies.inFlight() > 0; i++) await new Promise((r) => setTimeout(r, 10))
+    expect(host.app.largeBodies.inFlight()).toBe(0)
   })
 })
