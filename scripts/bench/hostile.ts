@@ -1,5 +1,6 @@
-// The hostile client of bench:load (issue #13): one connection sending the worst inputs of items 1–3 in a loop, and
-// the 150 × 15.5 MB /digest burst of item 11. Every answer is tallied by status and refusal code.
+// The hostile inputs of issue #13 (bench:hostile sends each alone) and the hostile client of bench:load: one connection
+// sending the worst inputs of items 1–3 in a loop, and the 150 × 15.5 MB /digest burst of item 11. Every answer is
+// tallied by status and refusal code.
 import { request } from 'undici'
 import { rssMiB } from './lib.js'
 
@@ -9,12 +10,55 @@ interface Signal {
 
 const json = { 'content-type': 'application/json' }
 
+export interface HostileRequest {
+  name: string
+  /** A path, or one per send (n counts the sends of this input). */
+  path: string | ((n: number) => string)
+  method: 'GET' | 'POST'
+  body?: string
+  type?: string
+  /** bench:hostile's alone: it needs prepareHostile's datasets, or grows the database by 12 MB a send. */
+  soloOnly?: boolean
+}
+
+export const pathOf = (r: HostileRequest, n: number): string => (typeof r.path === 'string' ? r.path : r.path(n))
+
+/** The largest import accepted (CSV_MAX_ROWS' default): 250k rows of bars in cents, 11 MB. */
+const LARGEST_IMPORT_ROWS = 250_000
+
+function largestCsv(): string {
+  const rows = ['Date,Open,High,Low,Close,Volume']
+  for (let i = 0; i < LARGEST_IMPORT_ROWS; i++) {
+    const open = 100 + (i % 500) / 100
+    rows.push(`${946684800 + i * 60},${open.toFixed(2)},${(open + 0.5).toFixed(2)},${(open - 0.5).toFixed(2)},${(open + 0.1).toFixed(2)},${1000 + (i % 7)}`)
+  }
+  return rows.join('\n') + '\n'
+}
+
+/** Two datasets of the largest import: with a bars cache smaller than one of them, every backtest on them misses it. */
+export const HOSTILE_DATASETS = ['HOSTILE-A', 'HOSTILE-B']
+
+/** Imports HOSTILE_DATASETS (a repeat finds them there: created false). */
+export async function prepareHostile(base: string): Promise<void> {
+  const csv = largestCsv()
+  for (const symbol of HOSTILE_DATASETS) {
+    const res = await request(`${base}/api/v11/datasets?symbol=${symbol}&timeframe=1m`, {
+      method: 'POST', headers: { 'content-type': 'text/csv' }, body: csv, headersTimeout: 120_000, bodyTimeout: 120_000,
+    })
+    const text = await res.body.text()
+    if (res.statusCode !== 201 && res.statusCode !== 200) throw new Error(`importing ${symbol}: ${res.statusCode} ${text.slice(0, 300)}`)
+  }
+}
+
 /** The worst single requests of issue #13 items 1–3, built once (each body is sent as is, again and again). */
-export function hostileRequests(): Array<{ name: string; path: string; method: 'GET' | 'POST'; body?: string; type?: string }> {
+export function hostileRequests(): HostileRequest[] {
   const depth = 1_000_000
   const clauses = Array.from({ length: 600_000 }, (_, i) => [i + 1, -(i + 2), i + 3])
   const csvRows = ['Date,Open,High,Low,Close,Volume']
   for (let i = 0; i < 880_000; i++) csvRows.push(`${946684800 + i * 60},1,1,1,1`) // 880k rows in 16 MB: epoch seconds
+  const backtestOf = (dataset: string) => JSON.stringify({
+    dataset, strategy: 'sma_cross', params: { fast: 5, slow: 20 }, from: '2000-01-01T00:00:00Z', to: '2000-01-02T00:00:00Z',
+  })
   return [
     { name: 'diff: 30 whole-document copies', method: 'POST', path: '/api/v1/diff',
       body: JSON.stringify({ a: { s: 'x' }, patch: Array.from({ length: 30 }, (_, i) => ({ op: 'copy', from: '', path: `/c${i}` })), mode: 'json' }) },
@@ -26,19 +70,23 @@ export function hostileRequests(): Array<{ name: string; path: string; method: '
     { name: 'clauses: 13 MB JSON clause arrays', method: 'POST', path: '/api/v1/clauses', body: JSON.stringify({ clauses }) },
     { name: 'quiz: 13 MB JSON clause arrays', method: 'POST', path: '/api/v1/quiz', body: JSON.stringify({ clauses, assignment: { 1: true } }) },
     { name: 'datasets: 880k-row CSV', method: 'POST', path: '/api/v11/datasets?symbol=HOSTILE&timeframe=1m', body: csvRows.join('\n') + '\n', type: 'text/csv' },
+    { name: 'datasets: 250k-row CSV, a new symbol', method: 'POST', path: (n) => `/api/v11/datasets?symbol=WIDE-${process.pid}-${n}&timeframe=1m`,
+      body: largestCsv(), type: 'text/csv', soloOnly: true },
+    { name: 'backtest: bars-cache miss, 250k bars', method: 'POST', path: '/api/v11/trading/backtest', body: backtestOf(HOSTILE_DATASETS[0]!), soloOnly: true },
   ]
 }
 
 /** One client sending the hostile requests in turn until stopped; answers tallied as `<name>: <status> <code>`. */
 export function attack(base: string, signal: Signal) {
-  const requests = hostileRequests()
+  // bench:load's mix leaves out the store's inputs (bench:hostile sends them on a file database prepared for them).
+  const requests = hostileRequests().filter((r) => !r.soloOnly)
   const outcomes: Record<string, number> = {}
   const tally = (key: string) => { outcomes[key] = (outcomes[key] ?? 0) + 1 }
   const done = (async () => {
     for (let i = 0; !signal.stopping; i++) {
       const r = requests[i % requests.length]!
       try {
-        const res = await request(`${base}${r.path}`, {
+        const res = await request(`${base}${pathOf(r, i)}`, {
           method: r.method, headers: r.body ? { 'content-type': r.type ?? json['content-type'] } : {}, body: r.body,
           headersTimeout: 60_000, bodyTimeout: 60_000,
         })

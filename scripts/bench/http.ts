@@ -39,33 +39,41 @@ async function main() {
   const { child, info: urls } = await spawnServer<Targets>('scripts/bench/serve-pair.ts', { MILL_THREADS: '1' })
   const names = Object.keys(urls) as Array<keyof Targets>
   const rps = Object.fromEntries(names.map((n) => [n, [] as number[]])) as Record<keyof Targets, number[]>
-  const cpu = Object.fromEntries(names.map((n) => [n, [] as number[]])) as Record<keyof Targets, number[]>
+  /** Each round's server CPU (ms), length (s) and answers: per-request CPU is worked out once the idle rate is known. */
+  const rounds = Object.fromEntries(names.map((n) => [n, [] as Array<{ cpuMs: number; seconds: number; total: number }>])) as
+    Record<keyof Targets, Array<{ cpuMs: number; seconds: number; total: number }>>
+  // What the server spends with no request (timers, samplers, the mill's idle worker) is taken off each round's CPU:
+  // measured before and after the rounds, the lower rate (start-up work such as the admin collectors' scan may still
+  // be running in the first window).
+  const idleRate = async () => {
+    const from = cpuMsOf(child.pid!)
+    const started = performance.now()
+    await sleep(2000)
+    return (cpuMsOf(child.pid!) - from) / ((performance.now() - started) / 1000)
+  }
   let idleCpuMsPerS = 0
   try {
     for (const name of names) await load(urls[name], { duration: 1, connections: CONNECTIONS }) // warm-up every path
-    // What the server spends with no request (timers, samplers, the mill's idle worker): taken off each round's CPU.
-    const idleFrom = cpuMsOf(child.pid!)
-    const idleStarted = performance.now()
-    await sleep(2000)
-    idleCpuMsPerS = (cpuMsOf(child.pid!) - idleFrom) / ((performance.now() - idleStarted) / 1000)
-    // Many short rounds, alternating the order, so drift on a shared machine hits every path alike.
+    const idleBefore = await idleRate()
     for (let round = 0; round < ROUNDS; round++) {
       const order = round % 2 === 0 ? names : [...names].reverse()
       for (const name of order) {
         const cpuFrom = cpuMsOf(child.pid!)
         const started = performance.now()
         const r = await load(urls[name], { duration: SECONDS, connections: CONNECTIONS })
-        const busyMs = cpuMsOf(child.pid!) - cpuFrom - idleCpuMsPerS * ((performance.now() - started) / 1000)
+        rounds[name].push({ cpuMs: cpuMsOf(child.pid!) - cpuFrom, seconds: (performance.now() - started) / 1000, total: r.total })
         if (r.errors || r.non2xx) throw new Error(`${name}: ${r.errors} errors, ${r.non2xx} non-2xx answers`)
         rps[name].push(r.requestsPerSec)
-        cpu[name].push((busyMs * 1000) / r.total)
       }
       process.stderr.write(`\rround ${round + 1}/${ROUNDS}`)
     }
     process.stderr.write('\n')
+    idleCpuMsPerS = Math.min(idleBefore, await idleRate())
   } finally {
     await stop(child)
   }
+  const cpu = Object.fromEntries(names.map((n) => [n, rounds[n].map((r) => ((r.cpuMs - idleCpuMsPerS * r.seconds) * 1000) / r.total)])) as
+    Record<keyof Targets, number[]>
   const m = (name: keyof Targets) => median(rps[name])
   /** Per-round ratio a/b of `of` (both measured in the same round): median and min–max. */
   const ratio = (a: keyof Targets, b: keyof Targets, of = rps) => {

@@ -3,6 +3,7 @@
 // server's own account of its memory by component. Needs `npm run build` first.
 import { spawn, type ChildProcess } from 'node:child_process'
 import { existsSync, mkdtempSync, rmSync } from 'node:fs'
+import { createServer } from 'node:net'
 import { loadavg, tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { request } from 'undici'
@@ -40,8 +41,20 @@ async function firstOk(url: string, child: ChildProcess, started: number): Promi
   }
 }
 
+/** A port the kernel just gave out as free (a random pick collided with other processes on this shared machine). */
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const probe = createServer()
+    probe.once('error', reject)
+    probe.listen(0, '127.0.0.1', () => {
+      const { port } = probe.address() as { port: number }
+      probe.close(() => resolve(port))
+    })
+  })
+}
+
 async function measure(kind: 'server' | 'bare', dbPath: string, report?: (port: number) => Promise<void>): Promise<Sample> {
-  const port = 20_000 + Math.floor(Math.random() * 20_000)
+  const port = await freePort()
   const args = kind === 'server' ? [SERVER] : ['scripts/bench/bare-fastify.mjs']
   const started = performance.now()
   const child = spawn(process.execPath, args, {

@@ -5,7 +5,7 @@ import type { FastifyInstance } from 'fastify'
 import { CONFIG_ALIASES, type Config } from '../config.js'
 import { storeStatus } from '../store/status.js'
 import { HUB_VERSION, NCM_VERSION, REPO_ROOT } from '../version.js'
-import { analyseNode, analysePython, type DependencySummary } from '../analysers/dependencies/index.js'
+import type { DependencySummary } from '../analysers/dependencies/index.js'
 import type { PythonProbe } from '../analysers/dependencies/index.js'
 import { buildReadinessReport } from './readiness.js'
 import type { EnvironmentSummary, MigrationSummary, Notice, ReadinessReport, RequiredBlocker, RunRetentionSummary, StartupSummary } from './schemas.js'
@@ -61,10 +61,12 @@ export function createReadinessCollector(app: FastifyInstance, options: Collecto
   const dependencies = async () => {
     const at = options.now()
     if (cached && at - cached.at < DEPENDENCY_CACHE_MS) return cached
-    pending ??= Promise.all([
-      analysePython({ rootDir, ...(options.pythonProbe ? { probe: options.pythonProbe } : {}) }),
-      analyseNode({ rootDir }),
-    ])
+    // Imported here, not at start: only the report uses the analysers (~12 ms of CPU to load, before the first answer).
+    pending ??= import('../analysers/dependencies/index.js')
+      .then(({ analyseNode, analysePython }) => Promise.all([
+        analysePython({ rootDir, ...(options.pythonProbe ? { probe: options.pythonProbe } : {}) }),
+        analyseNode({ rootDir }),
+      ]))
       .then(([python, node]) => {
         cached = { at, python, node }
         return cached

@@ -2,7 +2,7 @@
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { afterAll, describe, expect, it, vi } from 'vitest'
+import { afterAll, describe, expect, it, onTestFinished, vi } from 'vitest'
 import { openStore, storeOptionsOf } from './index.js'
 import { listMigrations } from './migrate.js'
 import { storeStatus } from './status.js'
@@ -61,16 +61,39 @@ describe.each(TEST_BACKENDS)('store on %s', (backend) => {
 
   it('concurrent pings share one SELECT 1, a ping after it settled sends another, and the version is read once', async () => {
     const store = await stores.open(backend)
-    // SQLite's probe goes to the connection directly (not queued behind a transaction): one statement prepared each.
-    const get = backend === 'sqlite' ? vi.spyOn(store.sqlite!, 'prepare') : vi.spyOn(store.sql, 'get')
+    // SQLite's probe goes to the connection directly (not queued behind a transaction), each text prepared once:
+    // count the runs of the statements it prepares.
+    const get = vi.fn()
+    if (backend === 'sqlite') {
+      const db = store.sqlite!
+      const prepare = db.prepare.bind(db)
+      const prepared = vi.spyOn(db, 'prepare').mockImplementation(((text: string) => {
+        const statement = prepare(text)
+        const run = statement.get.bind(statement)
+        statement.get = ((...params: unknown[]) => {
+          get(text)
+          return run(...params)
+        }) as typeof statement.get
+        return statement
+      }) as typeof db.prepare)
+      onTestFinished(() => prepared.mockRestore())
+    } else {
+      const run = store.sql.get.bind(store.sql)
+      vi.spyOn(store.sql, 'get').mockImplementation(((text: string, params?: never) => {
+        get(text)
+        return run(text, params)
+      }) as typeof store.sql.get)
+    }
     const [a, b] = await Promise.all([store.ping(), store.ping()])
     expect(a).toBe(b)
     expect(get).toHaveBeenCalledTimes(1)
     await store.ping()
-    expect(get).toHaveBeenCalledTimes(2)
+    await store.ping()
+    expect(get).toHaveBeenCalledTimes(3)
     get.mockClear()
     expect(await store.version()).toBe(await store.version())
     expect(get.mock.calls.length).toBeLessThanOrEqual(1)
+    if (backend === 'sqlite') expect(store.sqlite!.prepare).toHaveBeenCalledTimes(2) // SELECT 1 and sqlite_version(), once each
   })
 
   it('after close, a ping rejects and the status says why instead of throwing', async () => {

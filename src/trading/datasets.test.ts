@@ -6,7 +6,7 @@ import type { Store } from '../store/index.js'
 import { TEST_BACKENDS, testStores } from '../store/test-backends.js'
 import { REPO_ROOT } from '../version.js'
 import { barsSha256 } from './checksum.js'
-import { importCsvFile, importCsvText, inferTimeframe, resolveDataset } from './datasets.js'
+import { importCsvFile, importCsvText, inferTimeframe, kthSmallest, resolveDataset } from './datasets.js'
 import { createTradingRepository } from './repository.js'
 import { seedDatasetsOf, seedIfFirstStart } from './seed.js'
 import { verifyAll } from './verify.js'
@@ -87,6 +87,18 @@ describe.each(TEST_BACKENDS)('trading datasets on %s', (backend) => {
       expect(inferTimeframe(days)).toBe('1d')
       expect(inferTimeframe(Float64Array.from([0, 1, 2, 3], (i) => i * 900_000))).toBe('15m')
       expect(inferTimeframe(Float64Array.from([0, 1, 2], (i) => i * 3_600_000))).toBe('1h')
+    })
+
+    it('finds the median gap by partitioning, as a numeric sort would place it', () => {
+      let seed = 7
+      const next = () => (seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31) / 2 ** 31
+      for (const n of [1, 2, 3, 10, 101, 1000, 4096]) {
+        for (const spread of [3, 1e6]) {
+          const values = Float64Array.from({ length: n }, () => Math.floor(next() * spread))
+          const sorted = Float64Array.from(values).sort()
+          for (const k of [0, Math.floor(n / 2), n - 1]) expect(kthSmallest(Float64Array.from(values), k)).toBe(sorted[k])
+        }
+      }
     })
   })
 

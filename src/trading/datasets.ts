@@ -180,8 +180,37 @@ export function inferTimeframe(ts: Float64Array): string {
   if (ts.length < 2) return '1d'
   const gaps = new Float64Array(ts.length - 1)
   for (let i = 1; i < ts.length; i++) gaps[i - 1] = ts[i]! - ts[i - 1]!
-  gaps.sort()
-  const median = gaps[Math.floor(gaps.length / 2)]!
+  const median = kthSmallest(gaps, Math.floor(gaps.length / 2))
   for (const [unit, ms] of UNITS) if (median >= ms && median % ms === 0) return `${median / ms}${unit}`
   return `${median}ms`
+}
+
+/**
+ * The value a numeric sort would put at index k, found by partitioning in place (average O(n)): an import's timeframe
+ * sorted 250k gaps on the loop for 10–35 ms to read one of them.
+ */
+export function kthSmallest(values: Float64Array, k: number): number {
+  let lo = 0
+  let hi = values.length - 1
+  while (lo < hi) {
+    const pivot = values[(lo + hi) >>> 1]!
+    let i = lo
+    let j = hi
+    while (i <= j) {
+      while (values[i]! < pivot) i++
+      while (values[j]! > pivot) j--
+      if (i <= j) {
+        const t = values[i]!
+        values[i] = values[j]!
+        values[j] = t
+        i++
+        j--
+      }
+    }
+    // [lo, j] ≤ pivot ≤ [i, hi], and anything between i and j equals the pivot.
+    if (k <= j) hi = j
+    else if (k >= i) lo = i
+    else return values[k]!
+  }
+  return values[k]!
 }

@@ -12,6 +12,7 @@ import { scaleOutReport } from '../../plugins/scale-out.js'
 export default async function rootRoutes(parent: FastifyInstance, ctx: TradingContext) {
   const app = parent.withTypeProvider<ZodTypeProvider>()
   const { system } = ctx
+  const startedAt = iso(system.startedAt) // formatted once, not per answer
 
   app.get('/health', {
     schema: {
@@ -27,7 +28,7 @@ export default async function rootRoutes(parent: FastifyInstance, ctx: TradingCo
       version: PLATFORM_VERSION,
       mode: 'paper',
       uptime_s: system.uptimeS(),
-      started_at: iso(system.startedAt),
+      started_at: startedAt,
       checks: { database: { ok: database.ok, detail: database.detail, latency_ms: database.latency_ms } },
       scale_out: scaleOut,
       store: database.store,

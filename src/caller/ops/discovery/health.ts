@@ -1,6 +1,7 @@
 // GET /health: the host's health in the shape of the IETF health-check draft, measured now.
 import { z } from 'zod'
 import { defineOperation, noInput } from '../../operation.js'
+import { isoAt } from '../../../clock.js'
 import { scaleOutReport, scaleOutSchema } from '../../../plugins/scale-out.js'
 import { storeStatus, storeStatusSchema } from '../../../store/status.js'
 
@@ -40,7 +41,7 @@ export const health = defineOperation({
   provenance: ['measured'],
   examples: [{}],
   handler: async (_input, ctx) => {
-    const time = new Date(ctx.clock.now()).toISOString()
+    const time = isoAt(ctx.clock.now())
     const store = await storeStatus(ctx.store)
     const dbStatus: Status = store.ok ? 'pass' : 'fail'
     const delay = ctx.admission.eventLoopDelayMs()

@@ -1,0 +1,35 @@
+// Checkpoints of a SQLite file's WAL, off the loop: a timer looks at the WAL's size and, past a threshold, has a worker
+// thread copy it into the database (sqlite-apart.ts). One at a time; a failed one is retried at the next look.
+import { statSync } from 'node:fs'
+import { checkpointApart } from './sqlite-apart.js'
+
+/** SQLite's own automatic threshold: 1,000 pages of 4 KiB. */
+export const WAL_CHECKPOINT_BYTES = 1000 * 4096
+/** How often the WAL's size is looked at: its growth past the threshold between two looks is what a busy host adds. */
+export const WAL_LOOK_MS = 1000
+
+export interface Checkpoints {
+  /** Checkpoints now if the WAL is past the threshold (or a checkpoint is under way: that one); false when not needed. */
+  look(): Promise<boolean>
+  stop(): void
+}
+
+export function checkpointsOf(path: string, thresholdBytes = WAL_CHECKPOINT_BYTES, everyMs = WAL_LOOK_MS): Checkpoints {
+  let running: Promise<boolean> | null = null
+  const walBytes = (): number => {
+    try {
+      return statSync(`${path}-wal`).size
+    } catch {
+      return 0
+    }
+  }
+  const look = (): Promise<boolean> => {
+    if (running) return running
+    if (walBytes() < thresholdBytes) return Promise.resolve(false)
+    running = checkpointApart(path).then(() => true, () => false).finally(() => { running = null })
+    return running
+  }
+  const timer = setInterval(() => void look(), everyMs)
+  timer.unref()
+  return { look, stop: () => clearInterval(timer) }
+}
