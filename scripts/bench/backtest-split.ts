@@ -46,6 +46,8 @@ export async function gridWallTable(bars: Bars, grid: SmaGrid, options: Backtest
       thread: async () => inSampleGrid(bars, grid, options),
       oneTask: () => runSplit(mill, 'trading.inSampleGrid', [payload], runOpts),
       split: () => runSplit(mill, 'trading.inSampleGrid', shares, runOpts),
+      // the control: two whole grids at once on the two workers, the most a split could gain on this machine now
+      twoWhole: () => runSplit(mill, 'trading.inSampleGrid', [payload, payload], runOpts),
     }
     for (const f of Object.values(variants)) for (let i = 0; i < 3; i++) await f()
     const ms: Record<string, number[]> = Object.fromEntries(Object.keys(variants).map((k) => [k, [] as number[]]))
@@ -67,6 +69,8 @@ export async function gridWallTable(bars: Bars, grid: SmaGrid, options: Backtest
     // what a caller waits, against a loop on one thread: not the engine's cost (which the CPU-time row above is)
     line(`   through the mill, split in ${shares.length} (wall, vs the one-thread loop)`, `${show(stat(ms.split!), ' ms', 1)}  ${show(vsLoop('split'))}`)
     line('   split / one task (wall)', show(stat(ms.split!.map((t, i) => t / ms.oneTask![i]!))))
+    line('   control: two whole grids at once / one (wall; 1.0× = a free core each, 2.0× = no parallel gain possible)',
+      show(stat(ms.twoWhole!.map((t, i) => t / ms.oneTask![i]!))))
     // CPU of every thread, so the load of other processes does not enter: what the split adds in work, not in waiting
     line('   CPU of the process, all threads: one task / split', `${show(stat(cpu.oneTask!), ' ms', 1)} / ${show(stat(cpu.split!), ' ms', 1)}`)
     line('   split / one task (CPU, all threads)', show(stat(cpu.split!.map((t, i) => t / cpu.oneTask![i]!))))

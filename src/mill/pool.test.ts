@@ -55,6 +55,17 @@ describe('the mill', () => {
     expect(niceOf(String(process.pid))).toBe(own)
   })
 
+  it('closes at once with a task still running, failing it (piscina\'s close waited up to 30 s for it, then threw)', async () => {
+    mill = createMill({ threads: 1, maxQueue: 4 })
+    const task = mill.run('mill.hang', { ms: 20_000 }, { timeoutMs: 60_000 })
+    const outcome = task.then(() => 'answered', () => 'failed')
+    await new Promise((resolve) => setTimeout(resolve, 300))
+    await mill.close()
+    // Before, close() waited for the 20 s task to finish (and answer) before ending its worker.
+    expect(await outcome).toBe('failed')
+    mill = undefined
+  })
+
   it('gives the task its soft deadline', async () => {
     mill = createMill({ threads: 1, maxQueue: 4 })
     const result = await mill.run('mill.spin', { ms: 60_000 }, { timeoutMs: 50 })

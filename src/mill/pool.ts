@@ -136,7 +136,10 @@ export function createMill({ threads, maxQueue, nice = 10 }: MillOptions): Mill 
     async close() {
       if (closed) return
       closed = true
-      await started?.close({ force: true })
+      // The host closes the mill after its requests are answered and its jobs handed back: a task still running
+      // belongs to nobody. piscina's close() (even forced) waits up to 30 s for tasks a worker has already taken,
+      // then throws; destroy() ends the workers now and fails their tasks.
+      await started?.destroy()
     },
   }
 }
