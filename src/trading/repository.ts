@@ -2,6 +2,7 @@
 // Writes that belong together go through `transaction`, whose repository reads and writes on the transaction's Sql.
 import { perDatabase } from '../store/repository.js'
 import type { Sql, TransactionOptions } from '../store/sql.js'
+import { countRows } from '../store/count.js'
 import { createPagedReads } from './repository-pages.js'
 import { createLedgerTables } from './repository-ledger.js'
 import { createMarketTables } from './repository-market.js'
@@ -49,8 +50,8 @@ function buildTables(sql: Sql) {
     )).changes === 1,
 
     async tableCounts(): Promise<Record<TradingTable, number>> {
-      const counts = await Promise.all(TRADING_TABLES.map((t) => sql.get<{ n: number }>(`SELECT count(*) AS n FROM ${t}`)))
-      return Object.fromEntries(TRADING_TABLES.map((t, i) => [t, Number(counts[i]!.n)])) as Record<TradingTable, number>
+      const counts = await Promise.all(TRADING_TABLES.map((t) => countRows(sql, t)))
+      return Object.fromEntries(TRADING_TABLES.map((t, i) => [t, counts[i]!])) as Record<TradingTable, number>
     },
   }
 }
