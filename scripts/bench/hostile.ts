@@ -73,6 +73,10 @@ export function hostileRequests(): HostileRequest[] {
     { name: 'datasets: 250k-row CSV, a new symbol', method: 'POST', path: (n) => `/api/v11/datasets?symbol=WIDE-${process.pid}-${n}&timeframe=1m`,
       body: largestCsv(), type: 'text/csv', soloOnly: true },
     { name: 'backtest: bars-cache miss, 250k bars', method: 'POST', path: '/api/v11/trading/backtest', body: backtestOf(HOSTILE_DATASETS[0]!), soloOnly: true },
+    // Accepted, not refused: the largest bodies the limits let through still cost the loop per request.
+    { name: 'clauses: 480k values, accepted', method: 'POST', path: '/api/v1/clauses', body: JSON.stringify({ clauses: clauses.slice(0, 120_000) }) },
+    { name: 'sat: 14 MB DIMACS, accepted', method: 'POST', path: '/api/v1/sat',
+      body: JSON.stringify({ dimacs: 'c pad\n'.repeat(2_000_000) + 'p cnf 3 1\n1 2 3 0\n' }), soloOnly: true },
   ]
 }
 
