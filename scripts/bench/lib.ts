@@ -3,6 +3,7 @@ import { spawn, type ChildProcess } from 'node:child_process'
 import { readFileSync } from 'node:fs'
 import { createInterface } from 'node:readline'
 import autocannon from 'autocannon'
+import { cpuMsOf } from '../cluster/process.js'
 
 export interface Spawned<T> {
   child: ChildProcess
@@ -76,15 +77,11 @@ export function rssMiB(pid: number): number | null {
 /** CPU time (user + system, all threads) a process has used so far, from /proc; null off Linux. */
 export function cpuMs(pid: number): number | null {
   try {
-    // Fields after the command name (which may hold spaces, so split after its closing parenthesis): utime is the 12th.
-    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ')
-    return ((Number(fields[11]) + Number(fields[12])) * 1000) / CLOCK_TICKS_PER_S
+    return cpuMsOf(pid)
   } catch {
     return null
   }
 }
-/** USER_HZ: 100 on every Linux build Node supports. */
-const CLOCK_TICKS_PER_S = 100
 
 export const median = (xs: number[]): number => {
   const s = [...xs].sort((a, b) => a - b)

@@ -118,13 +118,19 @@ export async function waitForHealth(
   throw new Error(`${url} did not answer 200 within ${timeoutMs} ms (last: ${last})${server ? `; output:\n${server.stderr()}${server.stdout()}` : ''}`)
 }
 
-/** CPU time (user + system, every thread) a process has used so far, in ms, from /proc (Linux; 100 ticks a second). */
-export function cpuMsOf(pid: number): number {
-  // The command name may hold spaces and parentheses: the fields start after its last ')'.
-  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8')
+/**
+ * CPU time (user + system) so far, in ms, from a /proc stat file: a process's (`/proc/<pid>/stat`, every thread) or one
+ * thread's (`/proc/<pid>/task/<tid>/stat`). Linux; USER_HZ is 100, so a tick is 10 ms.
+ */
+export function cpuMsOfStat(path: string): number {
+  // The command name may hold spaces and parentheses: the fields start after its last ')'; utime, stime are 12th, 13th.
+  const stat = readFileSync(path, 'utf8')
   const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
   return (Number(fields[11]) + Number(fields[12])) * 10
 }
+
+/** CPU time (user + system, every thread) a process has used so far, in ms. */
+export const cpuMsOf = (pid: number): number => cpuMsOfStat(`/proc/${pid}/stat`)
 
 /** Pids whose command line contains text (Linux /proc; e.g. PostgreSQL's backends name their database there). */
 export function pidsMatching(text: string): number[] {

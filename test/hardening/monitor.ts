@@ -2,8 +2,9 @@
 // Tests assert that every health check is answered and print the latencies; they do not bound them, because on the
 // shared 2-core machine (load 15+, the client in the same process) a bound loose enough to hold is not a check.
 // The 50 ms target is held by `npm run bench:load` (hostile phase).
-import { existsSync, readFileSync } from 'node:fs'
+import { existsSync } from 'node:fs'
 import { request } from 'undici'
+import { cpuMsOfStat } from '../process.js'
 
 export interface HealthMonitor {
   /** Stops the loop; resolves with every latency recorded (ms) and how many health checks failed. */
@@ -62,14 +63,7 @@ export interface LoopWatch {
 
 /** Linux: the main thread's own CPU time (its task id is the process id), in ms at the kernel's 10 ms resolution. */
 const MAIN_THREAD_STAT = `/proc/self/task/${process.pid}/stat`
-const TICK_MS = 10
-
-function mainThreadCpuMs(): number {
-  // Fields after the command (which may hold spaces) in ")"; utime and stime are the 12th and 13th after it.
-  const text = readFileSync(MAIN_THREAD_STAT, 'utf8')
-  const fields = text.slice(text.lastIndexOf(')') + 2).split(' ')
-  return (Number(fields[11]) + Number(fields[12])) * TICK_MS
-}
+const mainThreadCpuMs = () => cpuMsOfStat(MAIN_THREAD_STAT)
 
 /**
  * Watches this process's event loop (the test's host runs in it) with a 1 ms timer: the longest stretch between two
