@@ -3,6 +3,7 @@
 import { afterAll, describe, expect, it } from 'vitest'
 import { COUNT_STEP, countRows } from './count.js'
 import { TEST_BACKENDS, testStores } from './test-backends.js'
+import { turnsDuring } from './test-turns.js'
 
 const stores = testStores()
 afterAll(() => stores.cleanup())
@@ -29,16 +30,8 @@ describe.each(TEST_BACKENDS)('countRows on %s', (backend) => {
     const { sql } = await stores.open(backend)
     await sql.run('CREATE TABLE many (id INTEGER PRIMARY KEY)')
     await sql.run(`INSERT INTO many (id) SELECT g FROM ${series(backend, 4 * COUNT_STEP)}`)
-    // A chain of immediates advances once per turn of the loop; a count in one statement would let it run once.
-    let turns = 0
-    let counting = true
-    const tick = () => {
-      turns++
-      if (counting) setImmediate(tick)
-    }
-    setImmediate(tick)
-    const counted = await countRows(sql, 'many')
-    counting = false
+    // A count in one statement would let the loop turn once at most.
+    const { value: counted, turns } = await turnsDuring(() => countRows(sql, 'many'))
     expect(counted).toBe(4 * COUNT_STEP)
     expect(turns).toBeGreaterThanOrEqual(4) // a turn at each of the four slice edges
   })

@@ -3,6 +3,7 @@
 import { afterAll, beforeEach, describe, expect, it } from 'vitest'
 import type { Store } from '../store/index.js'
 import { TEST_BACKENDS, testStores } from '../store/test-backends.js'
+import { turnsDuring } from '../store/test-turns.js'
 import { generateSyntheticBars, SYNTHETIC_PRESETS } from '../engines/trading/index.js'
 import type { Bars } from '../engines/trading/types.js'
 import { barsSha256 } from './checksum.js'
@@ -13,22 +14,6 @@ afterAll(() => stores.cleanup())
 
 /** 20k bars: ten read pages and three audit windows. */
 const BARS = generateSyntheticBars({ ...SYNTHETIC_PRESETS.intraday100k.spec, bars: 20_000 })
-
-/** Counts the turns of the event loop (setImmediate callbacks) while fn runs. */
-async function turnsDuring<T>(fn: () => Promise<T>): Promise<{ value: T; turns: number }> {
-  let turns = 0
-  let running = true
-  const tick = () => {
-    turns++
-    if (running) setImmediate(tick)
-  }
-  setImmediate(tick)
-  try {
-    return { value: await fn(), turns }
-  } finally {
-    running = false
-  }
-}
 
 const insert = (repo: TradingRepository, bars: Bars) => repo.transaction((tx) => tx.insertDataset({
   symbol: 'PAGED', timeframe: '1m', source: 'import', sha256: barsSha256(bars), seed: null, generator: null,
