@@ -8,6 +8,15 @@ export const WAL_CHECKPOINT_BYTES = 1000 * 4096
 /** How often the WAL's size is looked at: its growth past the threshold between two looks is what a busy host adds. */
 export const WAL_LOOK_MS = 1000
 
+/** A file's size, or null when it is not there (a WAL before the first write, after a checkpoint's truncation). */
+export function fileBytes(file: string): number | null {
+  try {
+    return statSync(file).size
+  } catch {
+    return null
+  }
+}
+
 export interface Checkpoints {
   /** Checkpoints now if the WAL is past the threshold (or a checkpoint is under way: that one); false when not needed. */
   look(): Promise<boolean>
@@ -16,13 +25,7 @@ export interface Checkpoints {
 
 export function checkpointsOf(path: string, thresholdBytes = WAL_CHECKPOINT_BYTES, everyMs = WAL_LOOK_MS): Checkpoints {
   let running: Promise<boolean> | null = null
-  const walBytes = (): number => {
-    try {
-      return statSync(`${path}-wal`).size
-    } catch {
-      return 0
-    }
-  }
+  const walBytes = (): number => fileBytes(`${path}-wal`) ?? 0
   const look = (): Promise<boolean> => {
     if (running) return running
     if (walBytes() < thresholdBytes) return Promise.resolve(false)

@@ -1,10 +1,10 @@
 // The SQLite store: one file (or ':memory:'), WAL, foreign keys, busy timeout, numbered .sql migrations (SPEC §1.7).
 import Database from 'better-sqlite3'
-import { mkdirSync, statSync } from 'node:fs'
+import { mkdirSync } from 'node:fs'
 import { dirname } from 'node:path'
 import { APPLIED_MIGRATIONS, applyMigrations, migrationsDirOf, pendingMigrations, type MigrationRecord } from './migrate.js'
 import { pragmaApart } from './sqlite-apart.js'
-import { checkpointsOf, type Checkpoints } from './sqlite-checkpoint.js'
+import { checkpointsOf, fileBytes, type Checkpoints } from './sqlite-checkpoint.js'
 import { createSqliteSql } from './sqlite-sql.js'
 import type { Sql } from './sql.js'
 import { pingerOf, type Store } from './store.js'
@@ -74,11 +74,4 @@ export async function openSqliteStore({ path, migrationsDir = migrationsDirOf('s
   }
 }
 
-function sizeOf(file: string): number | null {
-  if (file.startsWith(':memory:')) return null
-  try {
-    return statSync(file).size
-  } catch {
-    return null
-  }
-}
+const sizeOf = (file: string): number | null => (file.startsWith(':memory:') ? null : fileBytes(file))
