@@ -7,7 +7,15 @@ import type { Sql, SqlParams, SqlRunResult } from './sql.js'
 
 type Statement = Database.Statement<unknown[], unknown>
 
-export function createSqliteSql(db: Database.Database): Sql {
+export interface SqliteSql extends Sql {
+  /**
+   * Runs a statement at once, even while a transaction is open (not behind it, as every other statement is): only for
+   * statements that read no table (health's `SELECT 1`, the library's version), which cannot see a transaction's work.
+   */
+  readonly unqueued: Pick<Sql, 'get'>
+}
+
+export function createSqliteSql(db: Database.Database): SqliteSql {
   /** Statements prepared once per text; `raw` ones answer rows as arrays of values (better-sqlite3's raw mode). */
   const preparedOnce = (raw: boolean) => {
     const prepared = new Map<string, Statement>()
@@ -60,6 +68,7 @@ export function createSqliteSql(db: Database.Database): Sql {
 
   return {
     dialect: 'sqlite',
+    unqueued: inTransaction,
     all: (text, params) => call(() => direct.all(text, params)),
     values: (text, params) => call(() => direct.values(text, params)),
     get: (text, params) => call(() => direct.get(text, params)),

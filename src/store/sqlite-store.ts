@@ -6,7 +6,6 @@ import { APPLIED_MIGRATIONS, applyMigrations, migrationsDirOf, pendingMigrations
 import { pragmaApart } from './sqlite-apart.js'
 import { checkpointsOf, fileBytes, type Checkpoints } from './sqlite-checkpoint.js'
 import { createSqliteSql } from './sqlite-sql.js'
-import type { Sql } from './sql.js'
 import { pingerOf, type Store } from './store.js'
 
 export interface SqliteStoreOptions {
@@ -43,15 +42,7 @@ export async function openSqliteStore({ path, migrationsDir = migrationsDirOf('s
   // Health's probe and the version read no table, so they run on the connection at once, even inside an open
   // transaction: behind it (sqlite-sql.ts queues every other statement) health would wait out a whole import, which
   // writes its bars in one transaction with turns of the loop between batches.
-  // Each text is prepared once: preparing per probe cost ~2.5 µs on every health answer.
-  const probes = new Map<string, Database.Statement>()
-  const unqueued: Pick<Sql, 'get'> = {
-    get: async <R>(text: string) => {
-      let statement = probes.get(text)
-      if (!statement) probes.set(text, (statement = db.prepare(text)))
-      return statement.get() as R | undefined
-    },
-  }
+  const { unqueued } = sql
   // The library linked into this process: it cannot change while the process runs.
   let version: string | undefined
   return {
