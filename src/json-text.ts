@@ -4,8 +4,13 @@ import { Refusal } from './refusal.js'
 
 /** JSON_MAX_DEPTH's default (src/config.ts), for parsers that have no configuration at hand. */
 export const DEFAULT_JSON_MAX_DEPTH = 10_000
-/** JSON_MAX_VALUES's default: parsing costs per value (strings cost per byte, far less), so values are what is bounded. */
-export const DEFAULT_JSON_MAX_VALUES = 500_000
+/**
+ * JSON_MAX_VALUES's default: parsing costs per value (strings cost per byte, far less), so values are what is bounded.
+ * The parse itself runs in the body thread, but the value's structured clone back, its validation, the handler's
+ * pass over it and the answer each cost the loop about 10 ms per 100k values (bench:hostile, "clauses" rows): 200k
+ * keeps each of those turns well under the 50 ms health target; 500k did not (each 25–60 ms, GC included).
+ */
+export const DEFAULT_JSON_MAX_VALUES = 200_000
 
 const OPEN_BRACE = 0x7b
 const OPEN_BRACKET = 0x5b
@@ -93,7 +98,18 @@ export function parseJsonText(
   parse: (text: string) => unknown = JSON.parse,
   maxValues: number = DEFAULT_JSON_MAX_VALUES,
 ): unknown {
-  const { depth, values } = scanJsonText(text, maxDepth, maxValues)
+  return parseJsonShaped(text, maxDepth, parse, maxValues).value
+}
+
+/** parseJsonText, with the shape its scan found. */
+export function parseJsonShaped(
+  text: string,
+  maxDepth: number,
+  parse: (text: string) => unknown,
+  maxValues: number,
+): { value: unknown; shape: JsonTextShape } {
+  const shape = scanJsonText(text, maxDepth, maxValues)
+  const { depth, values } = shape
   if (values > maxValues) {
     throw new Refusal('over_limit', `the body holds more than ${maxValues} JSON values (JSON_MAX_VALUES); send bulk data as text (DIMACS, CSV, content) instead of arrays`, {
       hints: { limit: 'JSON_MAX_VALUES', value: maxValues },
@@ -113,6 +129,6 @@ export function parseJsonText(
       })
     }
   }
-  return value
+  return { value, shape }
 }
 

@@ -1,16 +1,20 @@
 // What a request body becomes, the same on the event loop (small bodies) and in the body thread (large ones): JSON under
 // the host's rules (json-text.ts, Fastify's prototype-poisoning protection), or CSV text with its rows counted.
 import secureJsonParse from 'secure-json-parse'
-import { parseJsonText } from '../json-text.js'
+import { parseJsonShaped } from '../json-text.js'
 import { Refusal, type RefusalCode, type RefusalOptions } from '../refusal.js'
 
 export type BodyFormat =
   | { kind: 'json'; maxDepth: number; maxValues: number }
   | { kind: 'csv'; maxRows: number }
 
-/** A body's outcome as it crosses the thread: a value, a refusal, or one of Fastify's own JSON body errors. */
+/**
+ * A body's outcome as it crosses the thread: a value, a refusal, or one of Fastify's own JSON body errors. `depth` is
+ * a JSON value's nesting; `json` is a checked JSON text sent in place of a value too deep to cross by structured clone.
+ */
 export type BodyOutcome =
-  | { ok: true; value: unknown }
+  | { ok: true; value: unknown; depth?: number }
+  | { ok: true; json: string }
   | { ok: false; refusal: { code: RefusalCode; reason: string; options: RefusalOptions } }
   | { ok: false; fastify: 'FST_ERR_CTP_EMPTY_JSON_BODY' | 'FST_ERR_CTP_INVALID_JSON_BODY' }
 
@@ -28,7 +32,7 @@ function secureParse(text: string): unknown {
 }
 
 /** The body's text: UTF-8 decoded as Fastify decodes it (invalid sequences become U+FFFD; a BOM is kept). */
-const textOf = (bytes: Uint8Array): string => Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('utf8')
+export const textOf = (bytes: Uint8Array): string => Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('utf8')
 
 export function parseBody(bytes: Uint8Array, format: BodyFormat): BodyOutcome {
   try {
@@ -38,7 +42,8 @@ export function parseBody(bytes: Uint8Array, format: BodyFormat): BodyOutcome {
       return { ok: true, value: text }
     }
     if (text.length === 0) return { ok: false, fastify: 'FST_ERR_CTP_EMPTY_JSON_BODY' }
-    return { ok: true, value: parseJsonText(text, format.maxDepth, secureParse, format.maxValues) }
+    const { value, shape } = parseJsonShaped(text, format.maxDepth, secureParse, format.maxValues)
+    return { ok: true, value, depth: shape.depth }
   } catch (err) {
     if (err instanceof InvalidJson) return { ok: false, fastify: 'FST_ERR_CTP_INVALID_JSON_BODY' }
     if (err instanceof Refusal) return { ok: false, refusal: { code: err.code, reason: err.message, options: err.options } }

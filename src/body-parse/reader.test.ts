@@ -65,6 +65,27 @@ describe('body reader', () => {
   })
 })
 
+describe('a deeply nested body', () => {
+  it('comes back from the thread whole (a structured clone 4,000 levels deep never arrives)', async () => {
+    const deep = (n: number) => `${'{"k":['.repeat(n)}"leaf"${']}'.repeat(n)}`
+    const format: BodyFormat = { kind: 'json', maxDepth: 10_000, maxValues: 100_000 }
+    // Walked without recursion: vitest's deep equality overflows the stack at these depths too.
+    const levelsOf = (value: unknown): { levels: number; leaf: unknown } => {
+      let levels = 0
+      while (typeof value === 'object' && value !== null) {
+        value = (value as { k: unknown[] }).k[0]
+        levels++
+      }
+      return { levels, leaf: value }
+    }
+    for (const levels of [100, 2_000]) {
+      const there = await outcome(offLoop, deep(levels), format)
+      expect(there.error).toBeUndefined()
+      expect(levelsOf(there.value)).toEqual({ levels, leaf: 'leaf' })
+    }
+  })
+})
+
 describe('a body that never ends', () => {
   it('is dropped when its stream closes early, and the thread answers the next body', async () => {
     const reader = createBodyReader({ offLoopBytes: 0 })

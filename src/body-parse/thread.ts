@@ -2,7 +2,10 @@
 // event loop; the parsed value (or the refusal) goes back. One message protocol, keyed by the body's id.
 import { getHeapStatistics } from 'node:v8'
 import { parentPort } from 'node:worker_threads'
-import { parseBody, type BodyFormat, type BodyOutcome } from './formats.js'
+import { parseBody, textOf, type BodyFormat, type BodyOutcome } from './formats.js'
+
+/** The deepest value sent back by structured clone (1,800 levels still arrive; 2,000 do not). */
+const CLONE_MAX_DEPTH = 512
 
 export type ToThread =
   | { id: number; block: Uint8Array }
@@ -30,6 +33,9 @@ parentPort!.on('message', (message: ToThread) => {
     let outcome: BodyOutcome
     try {
       outcome = parseBody(bytes, message.end)
+      // The receiving side's deserializer recurses: from about 2,000 levels the loop's thread gets a messageerror
+      // (stack overflow) and never the value. A deep value goes back as its checked text, for JSON.parse there.
+      if ('depth' in outcome && outcome.depth! > CLONE_MAX_DEPTH) outcome = { ok: true, json: textOf(bytes) }
     } catch (err) {
       // Not a rule of ours: the parse itself failed (e.g. out of memory); the request answers 500 and the thread lives.
       outcome = { ok: false, refusal: { code: 'internal', reason: `the body could not be parsed: ${(err as Error).message}`, options: {} } }

@@ -1,18 +1,19 @@
 // The one JSON body parser of the host (both surfaces): nesting depth and values counted before parsing, numbers that
 // overflow to ±Infinity refused after it. Each is a refusal (invalid_input / over_limit), never a 500 or a stalled
-// loop. Bodies over 1 MiB are read into blocks and decoded, scanned and parsed in the body thread (body-parse/).
+// loop. Bodies over 64 KiB are read into blocks and decoded, scanned and parsed in the body thread (body-parse/).
 import fp from 'fastify-plugin'
-import type { FastifyInstance, FastifyRequest } from 'fastify'
+import type { FastifyInstance, FastifyReply, FastifyRequest, HookHandlerDoneFunction } from 'fastify'
 import type { Readable } from 'node:stream'
 import { createBodyReader, type BodyReader } from '../body-parse/reader.js'
 import type { BodyFormat } from '../body-parse/formats.js'
+import { nextTurn } from '../store/turns.js'
 
 export interface JsonBodyOptions {
   /** Deepest nesting of arrays and objects a body may have. */
   maxDepth: number
   /** Most values (array/object members) a body may hold. */
   maxValues: number
-  /** Bodies larger than this are parsed off the event loop (default 1 MiB; tests lower it). */
+  /** Bodies larger than this are parsed off the event loop (default OFF_LOOP_BODY_BYTES, 64 KiB; tests change it). */
   offLoopBytes?: number
 }
 
@@ -21,11 +22,31 @@ declare module 'fastify' {
     /** Reads and parses request bodies, large ones off the event loop; other content types' parsers use it too. */
     bodyReader: BodyReader
   }
+  interface FastifyRequest {
+    /** The body was parsed in the body thread: its value may hold up to JSON_MAX_VALUES values. */
+    bodyOffLoop: boolean
+  }
 }
 
-/** Reads `payload` as `format` under the route's body limit (a content-type parser without parseAs). */
-export function readBody(reader: BodyReader, req: FastifyRequest, payload: Readable, format: BodyFormat): Promise<unknown> {
-  return reader.read(payload, Number(req.headers['content-length']), req.routeOptions.bodyLimit, format)
+/**
+ * Reads `payload` as `format` under the route's body limit (a content-type parser without parseAs). A body parsed in
+ * the thread costs the loop its structured clone back, then its validation, then its handler: each in a turn of its
+ * own (here, and the preHandler hook below), so a health check waits for one of them, never for their sum.
+ */
+export async function readBody(reader: BodyReader, req: FastifyRequest, payload: Readable, format: BodyFormat): Promise<unknown> {
+  const contentLength = Number(req.headers['content-length'])
+  const value = await reader.read(payload, contentLength, req.routeOptions.bodyLimit, format)
+  if (reader.offLoopFor(contentLength)) {
+    req.bodyOffLoop = true
+    await nextTurn()
+  }
+  return value
+}
+
+/** A turn between the validation and the handler of a body parsed in the thread (a callback hook: no promise per request). */
+function turnAfterLargeBody(req: FastifyRequest, _reply: FastifyReply, done: HookHandlerDoneFunction): void {
+  if (req.bodyOffLoop) setImmediate(done)
+  else done()
 }
 
 export default fp(
@@ -33,7 +54,9 @@ export default fp(
     const reader = createBodyReader({ offLoopBytes: opts.offLoopBytes })
     const format: BodyFormat = { kind: 'json', maxDepth: opts.maxDepth, maxValues: opts.maxValues }
     app.decorate('bodyReader', reader)
+    app.decorateRequest('bodyOffLoop', false)
     app.addHook('onClose', async () => reader.close())
+    app.addHook('preHandler', turnAfterLargeBody)
     app.removeContentTypeParser('application/json')
     app.addContentTypeParser('application/json', (req: FastifyRequest, payload: Readable) => readBody(reader, req, payload, format))
   },

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import fc from 'fast-check'
-import { DimacsLimitError, DimacsSyntaxError, parseDimacs, peekDimacsHeader, toDimacs } from './dimacs.js'
+import { DimacsLimitError, DimacsSyntaxError, parseDimacs, PEEK_HEADER_CHARS, peekDimacsHeader, toDimacs } from './dimacs.js'
 import { clausesOf } from './cnf.js'
 
 const clauses = (text: string) => clausesOf(parseDimacs(text).cnf)
@@ -159,5 +159,13 @@ describe('peekDimacsHeader', () => {
     expect(peekDimacsHeader('c x\n\n  p cnf 7   9 \n1 0')).toEqual({ vars: 7, clauses: 9 })
     expect(peekDimacsHeader('1 2 0\n')).toBeNull()
     expect(peekDimacsHeader('p cnf x 1\n')).toBeNull()
+  })
+
+  it('looks no further than PEEK_HEADER_CHARS, and parseDimacs checks a later header with the same limits', () => {
+    const comments = 'c padding\n'.repeat(Math.ceil(PEEK_HEADER_CHARS / 10))
+    const late = `${comments}p cnf 9 1\n1 0\n`
+    expect(peekDimacsHeader('c x\n'.repeat(100) + 'p cnf 9 1\n1 0\n')).toEqual({ vars: 9, clauses: 1 })
+    expect(peekDimacsHeader(late)).toBeNull()
+    expect(() => parseDimacs(late, { maxVars: 8, maxClauses: 10, maxLiterals: 10 })).toThrow(DimacsLimitError)
   })
 })

@@ -252,10 +252,16 @@ export function parseDimacs(text: string, limits: DimacsLimits = NO_LIMITS): Par
   }
 }
 
-/** Reads only the header's counts (cheap: stops at the first non-comment line); null when there is none up front. */
+/** How far peekDimacsHeader looks for the header: a constant cost on the caller's thread, whatever the comments. */
+export const PEEK_HEADER_CHARS = 64 * 1024
+
+/**
+ * Reads only the header's counts (stops at the first non-comment line, and after PEEK_HEADER_CHARS); null when there
+ * is none up front. A header behind more comments than that is checked by parseDimacs, with the same limits.
+ */
 export function peekDimacsHeader(text: string): { vars: number; clauses: number } | null {
   let i = 0
-  const n = text.length
+  const n = Math.min(text.length, PEEK_HEADER_CHARS)
   while (i < n) {
     while (i < n && isBlank(text.charCodeAt(i))) i++
     if (i >= n) return null
@@ -265,7 +271,7 @@ export function peekDimacsHeader(text: string): { vars: number; clauses: number 
       continue
     }
     let end = text.indexOf('\n', i)
-    if (end < 0) end = n
+    if (end < 0 || end > n) end = n
     if (ch === LOWER_C) {
       i = end + 1
       continue
