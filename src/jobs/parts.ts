@@ -1,5 +1,6 @@
 // A job's input or answer as rows of job_parts (migration 0007): one short statement per part with a loop turn
 // between, so a 14 MB text never holds the event loop for one long INSERT, UPDATE or SELECT.
+import { keysetPages } from '../store/keyset.js'
 import type { Sql } from '../store/sql.js'
 import { nextTurn } from '../store/turns.js'
 
@@ -50,15 +51,29 @@ export async function deleteParts(sql: Sql, jobId: string, kind?: PartKind): Pro
   }
 }
 
+/** Part keys looked at per sweep: a bounded read each purge, the whole table in turn over many purges. */
+const SWEEP_PARTS = 256
+
 /**
- * Jobs with parts created in (after, until] and no live row (purged, deleted, or never written: a crash between
- * parts and row). The window keeps each look to the parts that came of age since the last one.
+ * Finds parts that outlived their job row (purged or deleted, or never written: a crash between parts and row, or
+ * in a purge) and are older than ORPHAN_AFTER_MS; each call walks the next SWEEP_PARTS part keys, from the start again
+ * after the last, so no call's cost grows with the table.
  */
-export async function orphanedPartJobs(sql: Sql, after: number, until: number): Promise<string[]> {
-  const rows = await sql.all<{ job_id: string }>(
-    `SELECT DISTINCT job_id FROM job_parts p WHERE created_at > ? AND created_at <= ?
-     AND NOT EXISTS (SELECT 1 FROM jobs j WHERE j.id = p.job_id AND j.purged_at IS NULL)`,
-    [Number.isFinite(after) ? after : Number.MIN_SAFE_INTEGER, until],
-  )
-  return rows.map((row) => row.job_id)
+export function createOrphanSweep(sql: Sql) {
+  const page = keysetPages<{ job_id: string; kind: PartKind; seq: number | string; created_at: number | string; live: string | null }>(sql, {
+    select: `SELECT p.job_id, p.kind, p.seq, p.created_at, j.id AS live
+      FROM job_parts p LEFT JOIN jobs j ON j.id = p.job_id AND j.purged_at IS NULL`,
+    key: ['p.job_id', 'p.kind', 'p.seq'],
+    order: 'asc',
+  })
+  let after: Array<string | number> | null = null
+  /** Jobs whose parts among the next keys are orphans. */
+  return async (now: number): Promise<string[]> => {
+    const rows = await page({}, after, SWEEP_PARTS)
+    const seen = rows.slice(0, SWEEP_PARTS)
+    const last = seen[seen.length - 1]
+    after = rows.length > SWEEP_PARTS && last ? [last.job_id, last.kind, Number(last.seq)] : null
+    const orphans = seen.filter((row) => row.live === null && Number(row.created_at) <= now - ORPHAN_AFTER_MS)
+    return [...new Set(orphans.map((row) => row.job_id))]
+  }
 }

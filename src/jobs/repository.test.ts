@@ -104,6 +104,21 @@ describe.each(TEST_BACKENDS)('job repository on %s', (backend) => {
     expect(await partCount(sql, 'ghost', 'input')).toBe(0)
   })
 
+  it('looks for orphans a bounded slice of part keys at a time, leaving parts of live jobs alone', async () => {
+    const { sql } = await stores.open(backend)
+    const repo = createJobRepository(sql)
+    await repo.insert(job('live-m'))
+    for (let i = 0; i < 300; i++) {
+      await sql.run("INSERT INTO job_parts (job_id, kind, seq, created_at, text) VALUES (?, 'input', 0, 0, '1')", [`ghost-${String(i).padStart(3, '0')}`])
+    }
+    const left = async () => Number((await sql.get<{ count: number | string }>('SELECT COUNT(*) AS count FROM job_parts'))!.count)
+    await repo.purge(ORPHAN_AFTER_MS, 60_000)
+    expect(await left()).toBe(301 - 256) // the first 256 keys: all ghosts
+    await repo.purge(ORPHAN_AFTER_MS + 1, 60_000)
+    expect(await left()).toBe(1)
+    expect(await repo.input('live-m')).toEqual({ n: 1 })
+  })
+
   it('pages newest first with filters and purges answers past retention, keeping a tombstone', async () => {
     const { sql } = await stores.open(backend)
     const repo = createJobRepository(sql)

@@ -7,7 +7,7 @@ import { keysetPages } from '../store/keyset.js'
 import type { Sql } from '../store/sql.js'
 import { nextTurn } from '../store/turns.js'
 import { jsonParts } from './json.js'
-import { deleteParts, ORPHAN_AFTER_MS, orphanedPartJobs, readParts, writeParts } from './parts.js'
+import { createOrphanSweep, deleteParts, readParts, writeParts } from './parts.js'
 import type { JobProgress, JobRecord, JobState, JobSurface } from './types.js'
 
 interface JobRow {
@@ -81,7 +81,8 @@ export interface JobRepository {
   page(filter: { state?: JobState | undefined; op?: string | undefined }, after: readonly (string | number)[] | null, limit: number): Promise<Array<{ n: number; job: JobRecord }>>
   /**
    * Drops inputs and answers of jobs finished longer than retentionMs ago; returns how many. Also removes parts left
-   * without a live row for ORPHAN_AFTER_MS (a crash between a job's parts and its row, or in a purge).
+   * without a live row for ORPHAN_AFTER_MS (a crash between a job's parts and its row, or in a purge), looking at a
+   * bounded slice of the parts each time.
    */
   purge(now: number, retentionMs: number): Promise<number>
   /** Jobs not purged, counted by state. */
@@ -96,7 +97,7 @@ export function createJobRepository(sql: Sql): JobRepository {
     key: ['n'],
     order: 'desc',
   })
-  let orphansSweptUntil = Number.NEGATIVE_INFINITY
+  const sweepOrphans = createOrphanSweep(sql)
   /**
    * Writes a job's answer unless the job already is final (its answer, if any, is another run's). Parts of an earlier
    * finish cut short (the process died between them and the UPDATE) are removed first.
@@ -175,10 +176,7 @@ export function createJobRepository(sql: Sql): JobRepository {
       )
       // Tombstones (id, op, times) stay so a purged job can say it was purged; they go after ten retention periods.
       await sql.run('DELETE FROM jobs WHERE purged_at IS NOT NULL AND finished_at <= ?', [now - 10 * retentionMs])
-      // Orphans are looked for among parts that came of age since the last look (all of them, the first time).
-      const until = now - ORPHAN_AFTER_MS
-      const orphans = until > orphansSweptUntil ? await orphanedPartJobs(sql, orphansSweptUntil, until) : []
-      orphansSweptUntil = Math.max(orphansSweptUntil, until)
+      const orphans = await sweepOrphans(now)
       for (const id of [...purged.map((row) => row.id), ...orphans]) {
         await deleteParts(sql, id)
         await nextTurn()
