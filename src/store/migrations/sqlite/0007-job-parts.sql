@@ -1,6 +1,7 @@
 -- Job inputs and answers in parts of at most 256 Ki characters, off the jobs row: a 14 MB input was one 55 ms INSERT,
 -- and every state change rewrote the whole row with it. Parts are written before the row (input) or its final UPDATE
--- (result); parts whose job row never came (a crash between) are removed by the purge after an hour.
+-- (result); parts whose job row never came (a crash between) are removed by the purge after an hour, found by a
+-- walk of the primary key a slice at a time.
 CREATE TABLE job_parts (
   job_id TEXT NOT NULL,
   kind TEXT NOT NULL CHECK (kind IN ('input', 'result')),
@@ -9,7 +10,6 @@ CREATE TABLE job_parts (
   text TEXT NOT NULL,              -- this part of the JSON text; the parts in seq order joined are the whole
   PRIMARY KEY (job_id, kind, seq)
 );
-CREATE INDEX job_parts_created ON job_parts (created_at);
 INSERT INTO job_parts (job_id, kind, seq, created_at, text)
   SELECT id, 'input', 0, created_at, input FROM jobs WHERE input IS NOT NULL;
 INSERT INTO job_parts (job_id, kind, seq, created_at, text)
