@@ -72,8 +72,10 @@ export function createBullJobQueue(opts: BullQueueOptions): JobQueue {
   const progressElsewhere = new Map<string, JobProgress>()
   channel.subscribe('*', (event) => {
     const { id, state } = event.job
-    if (isFinal(state)) progressElsewhere.delete(id)
-    else if (state === 'running' && !active.has(id)) {
+    if (isFinal(state)) {
+      progressElsewhere.delete(id)
+      runner.inputs.delete(id)
+    } else if (state === 'running' && !active.has(id)) {
       progressElsewhere.delete(id)
       progressElsewhere.set(id, event.job.progress)
       if (progressElsewhere.size > MAX_PROGRESS_ELSEWHERE) progressElsewhere.delete(progressElsewhere.keys().next().value!)
@@ -197,6 +199,8 @@ export function createBullJobQueue(opts: BullQueueOptions): JobQueue {
         }
       })
       if (!created) return { job: live(job), created }
+      // Kept for a run on this replica; dropped at the job's final event when another replica ran it.
+      runner.inputs.set(job.id, request.input ?? null)
       runner.publish('queued', job)
       await dispatch(job)
       return { job: live((await repo.get(job.id))!), created }

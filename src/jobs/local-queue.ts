@@ -69,6 +69,7 @@ export function createLocalJobQueue(opts: LocalQueueOptions): LocalJobQueue {
         }
       })
       if (!created) return { job: withLive(job), created }
+      runner.inputs.set(job.id, request.input ?? null)
       waiting.push(job.id)
       runner.publish('queued', job)
       pump()

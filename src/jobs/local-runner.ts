@@ -43,6 +43,11 @@ export function createLocalRunner(opts: LocalRunnerOptions) {
   const seqs = new Map<string, number>()
   /** What a waiting request gets: the executor's own value or error (kept only until the job is final and read). */
   const waiters = new Map<string, Array<(settled: SettledJob) => void>>()
+  /**
+   * Inputs of jobs submitted in this process, by job id, until their run starts or they end: the run takes the value
+   * it was submitted with instead of reading back and parsing its stored text (megabytes, maybe).
+   */
+  const inputs = new Map<string, unknown>()
   const durations = createDurationHistogram()
   const flags = { started: false, closing: false }
 
@@ -73,6 +78,7 @@ export function createLocalRunner(opts: LocalRunnerOptions) {
     const progress: JobProgress = { ...(active.get(job.id)?.progress ?? job.progress), phase: state, eta_s: null }
     const final = await repo.finish(job.id, state, { result: outcome.result, refuse: outcome.refuse ?? null, progress, now })
     if (!final) return
+    inputs.delete(job.id)
     if (final.startedAt !== null) durations.record(now - final.startedAt)
     publish(state, final, state === 'succeeded' ? outcome.result : undefined)
     settle(job.id, state === 'succeeded' ? { job: final, ok: true, result: outcome.result } : { job: final, ok: false, error: outcome.error ?? refusalFrom(outcome.refuse!) })
@@ -100,9 +106,11 @@ export function createLocalRunner(opts: LocalRunnerOptions) {
     const { entry, release } = beginRun(id)
     let running: JobRecord | null = null
     try {
-      const started = await repo.start(id, clock.now())
-      running = started?.job ?? null
-      if (started) await run(started.job, started.input, entry)
+      const inHand = inputs.has(id)
+      const handed = inputs.get(id)
+      inputs.delete(id)
+      running = await repo.start(id, clock.now())
+      if (running) await run(running, inHand ? handed : await repo.input(id), entry)
     } catch (err) {
       // The store failed (a run's own errors end in finish): the row stays as it was and a restart picks it up;
       // requests waiting on the job get the error rather than waiting for that.
@@ -147,7 +155,7 @@ export function createLocalRunner(opts: LocalRunnerOptions) {
   }
 
   // runJob is also how a distributed backend runs a job it was handed (its own dispatch instead of the waiting line).
-  return { executors, waiting, active, waiters, durations, flags, withLive, publish, finish, pump, runJob }
+  return { executors, waiting, active, waiters, inputs, durations, flags, withLive, publish, finish, pump, runJob }
 }
 
 /** How a run that threw ends: timed out, cancelled, refused, or failed on an internal error (logged). */

@@ -4,7 +4,7 @@ import { createHash, randomUUID } from 'node:crypto'
 import type { FastifyBaseLogger } from 'fastify'
 import type { Clock } from '../clock.js'
 import { Refusal, type RefusalBody } from '../refusal.js'
-import { stringifyDeep } from './json.js'
+import { jsonParts } from './json.js'
 import { refusalFrom } from './outcomes.js'
 import type { JobRepository } from './repository.js'
 import { JOB_STATES, type JobOutcome, type JobRecord, type JobState, type JobStats, type SettledJob, type SubmitAnswer, type SubmitRequest } from './types.js'
@@ -14,15 +14,21 @@ import { JOB_STATES, type JobOutcome, type JobRecord, type JobState, type JobSta
  * replica: the unique index decides a race). `admit` runs only for a new job and throws to refuse it (queue full).
  */
 export async function storeSubmission(repo: JobRepository, request: SubmitRequest, clock: Clock, admit: () => void | Promise<void>): Promise<SubmitAnswer> {
-  // One serialisation serves the digest and the stored row (an input may be megabytes of DIMACS).
-  const inputText = stringifyDeep(request.input ?? null)
-  const inputDigest = createHash('sha256').update(request.op).update('\0').update(inputText).digest('hex')
+  // One serialisation serves the digest and the stored parts; an input may be megabytes of DIMACS, so it is written
+  // and hashed a part at a time with loop turns between (the digest is the whole text's: replays compare it).
+  const hash = createHash('sha256').update(request.op).update('\0')
+  const inputParts: string[] = []
+  for await (const part of jsonParts(request.input ?? null)) {
+    hash.update(part)
+    inputParts.push(part)
+  }
+  const inputDigest = hash.digest('hex')
   const key = request.idempotencyKey ?? null
   const existing = key !== null ? await sameKeyJob(repo, request, key, inputDigest) : null
   if (existing) return { job: existing, created: false }
   await admit()
   const id = randomUUID()
-  const job = await repo.insert({ id, op: request.op, surface: request.surface, inputText, inputDigest, idempotencyKey: key, createdAt: clock.now() })
+  const job = await repo.insert({ id, op: request.op, surface: request.surface, inputParts, inputDigest, idempotencyKey: key, createdAt: clock.now() })
   if (job) return { job, created: true }
   // The same key won a race with this submission (here or on another replica) since sameKeyJob looked.
   const winner = key === null ? null : await sameKeyJob(repo, request, key, inputDigest)

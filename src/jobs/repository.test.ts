@@ -1,14 +1,21 @@
 // The job repository over Sql, on SQLite and PostgreSQL: one job per Idempotency-Key, state changes that happen once,
-// purge and paging.
+// inputs and answers in parts, purge and paging.
 import { afterAll, describe, expect, it } from 'vitest'
 import { TEST_BACKENDS, testStores } from '../store/test-backends.js'
+import type { Sql } from '../store/sql.js'
+import { turnsDuring } from '../store/test-turns.js'
+import { ORPHAN_AFTER_MS } from './parts.js'
 import { createJobRepository, type NewJob } from './repository.js'
 
 const stores = testStores()
+
+const partCount = async (sql: Sql, id: string, kind: 'input' | 'result'): Promise<number> =>
+  Number((await sql.get<{ count: number | string }>('SELECT COUNT(*) AS count FROM job_parts WHERE job_id = ? AND kind = ?', [id, kind]))!.count)
+const progress = { fraction: 1, phase: 'succeeded', done: 1, total: 1, eta_s: null, counters: {} }
 afterAll(() => stores.cleanup())
 
 const job = (id: string, key: string | null = null): NewJob => ({
-  id, op: 'sat', surface: 'caller', inputText: '{"n":1}', inputDigest: `digest-${id}`, idempotencyKey: key, createdAt: 1_000,
+  id, op: 'sat', surface: 'caller', inputParts: ['{"n":1}'], inputDigest: `digest-${id}`, idempotencyKey: key, createdAt: 1_000,
 })
 
 describe.each(TEST_BACKENDS)('job repository on %s', (backend) => {
@@ -21,17 +28,28 @@ describe.each(TEST_BACKENDS)('job repository on %s', (backend) => {
     const winners = inserted.filter((row) => row !== null)
     expect(winners).toHaveLength(1)
     expect(winners[0]).toMatchObject({ state: 'queued', idempotencyKey: 'k', attempts: 0, createdAt: 1_000 })
-    expect(winners[0]).not.toHaveProperty('input') // read by start alone: a row is read on every poll
+    expect(winners[0]).not.toHaveProperty('input') // read apart: a row is read on every poll
     expect((await repo.byKey('caller', 'k'))?.id).toBe(winners[0]!.id)
     expect(await repo.insert({ ...job('c', 'k'), surface: 'trading' })).toMatchObject({ id: 'c', surface: 'trading' })
+  })
+
+  it("keeps the input of the race's winner only: the loser removes the parts it wrote", async () => {
+    const { sql } = await stores.open(backend)
+    const repo = createJobRepository(sql)
+    const parts = ['{"dimacs":"', 'c pad\\n'.repeat(3), '"}']
+    expect(await repo.insert({ ...job('a', 'k'), inputParts: parts })).not.toBeNull()
+    expect(await repo.insert({ ...job('b', 'k'), inputParts: parts })).toBeNull()
+    expect(await partCount(sql, 'a', 'input')).toBe(3)
+    expect(await partCount(sql, 'b', 'input')).toBe(0)
+    expect(await repo.input('a')).toEqual({ dimacs: 'c pad\n'.repeat(3) })
   })
 
   it('starts a queued job once and finishes it once, answering the changed row', async () => {
     const repo = await open()
     await repo.insert(job('a'))
-    expect(await repo.start('a', 2_000)).toMatchObject({ job: { state: 'running', attempts: 1, startedAt: 2_000 }, input: { n: 1 } })
+    expect(await repo.start('a', 2_000)).toMatchObject({ state: 'running', attempts: 1, startedAt: 2_000 })
+    expect(await repo.input('a')).toEqual({ n: 1 })
     expect(await repo.start('a', 2_001)).toBeNull()
-    const progress = { fraction: 1, phase: 'succeeded', done: 1, total: 1, eta_s: null, counters: {} }
     const final = await repo.finish('a', 'succeeded', { result: { ok: 1 }, progress, now: 3_000 })
     expect(final).toMatchObject({ state: 'succeeded', finishedAt: 3_000, progress })
     expect(await repo.finish('a', 'cancelled', { progress, now: 3_001 })).toBeNull()
@@ -41,19 +59,79 @@ describe.each(TEST_BACKENDS)('job repository on %s', (backend) => {
     expect(await repo.finishedSince(3_000)).toBe(1)
   })
 
+  it('writes a large answer in parts with loop turns between, and reads it back whole', async () => {
+    const { sql } = await stores.open(backend)
+    const repo = createJobRepository(sql)
+    await repo.insert(job('a'))
+    const result = { model: 'x\u{1F600}'.repeat(400_000), sat: true } // 1.2 M characters: five parts
+    const { value: final, turns } = await turnsDuring(() => repo.finish('a', 'succeeded', { result, progress, now: 3_000 }))
+    expect(final).toMatchObject({ state: 'succeeded' })
+    expect(await partCount(sql, 'a', 'result')).toBeGreaterThanOrEqual(5)
+    expect(turns).toBeGreaterThanOrEqual(4)
+    expect(await repo.result('a')).toEqual(result)
+  })
+
+  it('writes no answer for a job already final, and replaces one a finish cut short left behind', async () => {
+    const { sql } = await stores.open(backend)
+    const repo = createJobRepository(sql)
+    await repo.insert(job('a'))
+    await repo.insert(job('b'))
+    // A finish that died between its parts and its UPDATE: three stale parts of another answer.
+    for (const seq of [0, 1, 2]) {
+      await sql.run("INSERT INTO job_parts (job_id, kind, seq, created_at, text) VALUES ('b', 'result', ?, 1, ?)", [seq, seq === 0 ? '[' : '0]'])
+    }
+    await repo.finish('a', 'cancelled', { refuse: { code: 'conflict', reason: 'x', http_status: 409 }, progress, now: 3_000 })
+    expect(await repo.finish('a', 'succeeded', { result: { late: true }, progress, now: 3_001 })).toBeNull()
+    expect(await partCount(sql, 'a', 'result')).toBe(0)
+    expect(await repo.finish('b', 'succeeded', { result: { ok: 2 }, progress, now: 3_002 })).toMatchObject({ state: 'succeeded' })
+    expect(await partCount(sql, 'b', 'result')).toBe(1)
+    expect(await repo.result('b')).toEqual({ ok: 2 })
+  })
+
+  it('purges the parts of purged jobs and, after an hour, parts no job row came for', async () => {
+    const { sql } = await stores.open(backend)
+    const repo = createJobRepository(sql)
+    await repo.insert({ ...job('a'), inputParts: ['[1,', '2]'] })
+    await repo.finish('a', 'succeeded', { result: [3], progress, now: 5_000 })
+    // A crash between the parts and the row: parts of a job that never was.
+    await sql.run("INSERT INTO job_parts (job_id, kind, seq, created_at, text) VALUES ('ghost', 'input', 0, 5000, '1')")
+    expect(await repo.purge(5_000 + 60_000, 60_000)).toBe(1)
+    expect(await partCount(sql, 'a', 'input') + await partCount(sql, 'a', 'result')).toBe(0)
+    expect(await repo.input('a')).toBeNull()
+    expect(await repo.result('a')).toBeNull()
+    expect(await partCount(sql, 'ghost', 'input')).toBe(1) // younger than an hour: its row may still be on the way
+    await repo.purge(5_000 + ORPHAN_AFTER_MS, 60_000)
+    expect(await partCount(sql, 'ghost', 'input')).toBe(0)
+  })
+
+  it('looks for orphans a bounded slice of part keys at a time, leaving parts of live jobs alone', async () => {
+    const { sql } = await stores.open(backend)
+    const repo = createJobRepository(sql)
+    await repo.insert(job('live-m'))
+    for (let i = 0; i < 300; i++) {
+      await sql.run("INSERT INTO job_parts (job_id, kind, seq, created_at, text) VALUES (?, 'input', 0, 0, '1')", [`ghost-${String(i).padStart(3, '0')}`])
+    }
+    const left = async () => Number((await sql.get<{ count: number | string }>('SELECT COUNT(*) AS count FROM job_parts'))!.count)
+    await repo.purge(ORPHAN_AFTER_MS, 60_000)
+    expect(await left()).toBe(301 - 256) // the first 256 keys: all ghosts
+    await repo.purge(ORPHAN_AFTER_MS + 1, 60_000)
+    expect(await left()).toBe(1)
+    expect(await repo.input('live-m')).toEqual({ n: 1 })
+  })
+
   it('pages newest first with filters and purges answers past retention, keeping a tombstone', async () => {
     const { sql } = await stores.open(backend)
     const repo = createJobRepository(sql)
     for (const id of ['a', 'b', 'c']) await repo.insert(job(id))
-    const progress = { fraction: null, phase: 'failed', done: null, total: null, eta_s: null, counters: {} }
-    await repo.finish('b', 'failed', { refuse: { code: 'internal', reason: 'x', http_status: 500 }, progress, now: 5_000 })
+    const failed = { fraction: null, phase: 'failed', done: null, total: null, eta_s: null, counters: {} }
+    await repo.finish('b', 'failed', { refuse: { code: 'internal', reason: 'x', http_status: 500 }, progress: failed, now: 5_000 })
     const first = await repo.page({}, null, 2)
     expect(first.map((row) => row.job.id)).toEqual(['c', 'b', 'a'])
     expect((await repo.page({}, [first[1]!.n], 2)).map((row) => row.job.id)).toEqual(['a'])
     expect((await repo.page({ state: 'failed' }, null, 5)).map((row) => row.job.id)).toEqual(['b'])
     expect(await repo.purge(5_000 + 60_000, 60_000)).toBe(1)
     expect(await repo.get('b')).toMatchObject({ purgedAt: 65_000, state: 'failed' })
-    expect(await sql.get('SELECT input, result FROM jobs WHERE id = ?', ['b'])).toEqual({ input: null, result: null })
+    expect(await partCount(sql, 'b', 'input')).toBe(0)
     expect((await repo.page({}, null, 5)).map((row) => row.job.id)).toEqual(['c', 'a'])
     await repo.purge(5_000 + 600_000, 60_000)
     expect(await repo.get('b')).toBeNull()

@@ -1,9 +1,13 @@
 // The jobs table (migration 0005) over Sql, so every queue backend (in-process, BullMQ) keeps its records the same
 // way on SQLite or PostgreSQL. Every state change is one conditional UPDATE … RETURNING: a job reaches a final state
-// once even when two runs (or two replicas) race, and the winner gets the new row in the same statement.
+// once even when two runs (or two replicas) race, and the winner gets the new row in the same statement. Inputs and
+// answers are kept apart, in parts (parts.ts, migration 0007), written before the row that makes them visible.
 import type { RefusalBody } from '../refusal.js'
 import { keysetPages } from '../store/keyset.js'
 import type { Sql } from '../store/sql.js'
+import { nextTurn } from '../store/turns.js'
+import { jsonParts } from './json.js'
+import { createOrphanSweep, deleteParts, readParts, writeParts } from './parts.js'
 import type { JobProgress, JobRecord, JobState, JobSurface } from './types.js'
 
 interface JobRow {
@@ -25,16 +29,15 @@ interface JobRow {
 
 export const QUEUED_PROGRESS: JobProgress = { fraction: null, phase: 'queued', done: null, total: null, eta_s: null, counters: {} }
 
-// Without the input: a row is read on every poll and watch of a job, and an input may be megabytes (parsed once, by
-// start, for the run).
+// A row is read on every poll and watch of a job; its input and answer (megabytes, maybe) are parts, read apart.
 const COLUMNS = 'n, id, op, surface, state, input_digest, idempotency_key, attempts, progress, refuse, created_at, started_at, finished_at, purged_at'
 
 export interface NewJob {
   id: string
   op: string
   surface: JobSurface
-  /** The input already serialised (the queue hashed the same text). */
-  inputText: string
+  /** The input's JSON text in parts (json.ts jsonParts: the queue hashed the same text). */
+  inputParts: readonly string[]
   inputDigest: string
   idempotencyKey: string | null
   createdAt: number
@@ -47,17 +50,28 @@ export interface JobFinal {
   now: number
 }
 
-/** Job records in the database; times are epoch ms. Every method is one statement (purge: two). */
+/**
+ * Job records in the database; times are epoch ms. A state change or read of a row is one statement; an input or
+ * answer is a statement per part with a loop turn between (one part for all but large texts).
+ */
 export interface JobRepository {
-  /** The new queued job, or null when its Idempotency-Key already names a job of its surface (read that with byKey). */
+  /**
+   * The new queued job, or null when its Idempotency-Key already names a job of its surface (read that with byKey).
+   * The input's parts are written first, so a row never lacks them; a submission that loses its key's race removes its.
+   */
   insert(job: NewJob): Promise<JobRecord | null>
   get(id: string): Promise<JobRecord | null>
   byKey(surface: JobSurface, key: string): Promise<JobRecord | null>
   /** The stored answer of a succeeded job (null before, or once purged). */
   result(id: string): Promise<unknown>
+  /** The stored input (null once purged): for a run whose submission was not made in this process, or a restart. */
+  input(id: string): Promise<unknown>
   /** queued → running (one more attempt); the running job, or null when it was no longer queued (cancelled meanwhile). */
-  start(id: string, now: number): Promise<{ job: JobRecord; input: unknown } | null>
-  /** queued | running → a final state; the final job, or null when it already was final. */
+  start(id: string, now: number): Promise<JobRecord | null>
+  /**
+   * queued | running → a final state; the final job, or null when it already was final. An answer's parts are written
+   * before the UPDATE (and removed again when another end won meanwhile).
+   */
   finish(id: string, state: JobState, fields: JobFinal): Promise<JobRecord | null>
   /** running → queued (a run interrupted by a restart); false when it was not running. */
   requeue(id: string): Promise<boolean>
@@ -65,7 +79,11 @@ export interface JobRepository {
   inState(state: JobState): Promise<JobRecord[]>
   /** Newest first; rows carry their sort key `n` for the cursor. */
   page(filter: { state?: JobState | undefined; op?: string | undefined }, after: readonly (string | number)[] | null, limit: number): Promise<Array<{ n: number; job: JobRecord }>>
-  /** Drops inputs and answers of jobs finished longer than retentionMs ago; returns how many. */
+  /**
+   * Drops inputs and answers of jobs finished longer than retentionMs ago; returns how many. Also removes parts left
+   * without a live row for ORPHAN_AFTER_MS (a crash between a job's parts and its row, or in a purge), looking at a
+   * bounded slice of the parts each time.
+   */
   purge(now: number, retentionMs: number): Promise<number>
   /** Jobs not purged, counted by state. */
   countByState(): Promise<Array<{ state: JobState; count: number }>>
@@ -79,48 +97,68 @@ export function createJobRepository(sql: Sql): JobRepository {
     key: ['n'],
     order: 'desc',
   })
+  const sweepOrphans = createOrphanSweep(sql)
+  /**
+   * Writes a job's answer unless the job already is final (its answer, if any, is another run's). Parts of an earlier
+   * finish cut short (the process died between them and the UPDATE) are removed first.
+   */
+  async function answerWritten(id: string, result: unknown, now: number): Promise<boolean> {
+    const row = await sql.get<{ state: JobState; leftover: number | boolean }>(
+      "SELECT state, EXISTS (SELECT 1 FROM job_parts WHERE job_id = @id AND kind = 'result') AS leftover FROM jobs WHERE id = @id",
+      { id },
+    )
+    if (!row || (row.state !== 'queued' && row.state !== 'running')) return false
+    if (row.leftover) await deleteParts(sql, id, 'result')
+    const parts: string[] = []
+    for await (const part of jsonParts(result)) parts.push(part)
+    await writeParts(sql, id, 'result', parts, now)
+    return true
+  }
   const one = async (text: string, params: Record<string, unknown> | unknown[]): Promise<JobRecord | null> => {
     const row = await sql.get<JobRow>(text, params)
     return row ? recordOf(row) : null
   }
 
   return {
-    insert: (job) => one(
+    async insert(job) {
+      await writeParts(sql, job.id, 'input', job.inputParts, job.createdAt)
       // A key two submissions (or replicas) race on is decided by the unique index: the loser inserts nothing.
-      `INSERT INTO jobs (id, op, surface, state, input, input_digest, idempotency_key, created_at)
-       VALUES (@id, @op, @surface, 'queued', @input, @input_digest, @idempotency_key, @created_at)
-       ON CONFLICT DO NOTHING RETURNING ${COLUMNS}`,
-      {
-        id: job.id, op: job.op, surface: job.surface, input: job.inputText, input_digest: job.inputDigest,
-        idempotency_key: job.idempotencyKey, created_at: job.createdAt,
-      },
-    ),
+      const row = await one(
+        `INSERT INTO jobs (id, op, surface, state, input_digest, idempotency_key, created_at)
+         VALUES (@id, @op, @surface, 'queued', @input_digest, @idempotency_key, @created_at)
+         ON CONFLICT DO NOTHING RETURNING ${COLUMNS}`,
+        { id: job.id, op: job.op, surface: job.surface, input_digest: job.inputDigest, idempotency_key: job.idempotencyKey, created_at: job.createdAt },
+      )
+      if (!row) await deleteParts(sql, job.id, 'input')
+      return row
+    },
     get: (id) => one(`SELECT ${COLUMNS} FROM jobs WHERE id = ?`, [id]),
     byKey: (surface, key) => one(`SELECT ${COLUMNS} FROM jobs WHERE surface = ? AND idempotency_key = ?`, [surface, key]),
-    async result(id) {
-      const row = await sql.get<{ result: string | null }>('SELECT result FROM jobs WHERE id = ?', [id])
-      return row?.result == null ? null : JSON.parse(row.result)
-    },
-    async start(id, now) {
-      const row = await sql.get<JobRow & { input: string }>(
-        `UPDATE jobs SET state = 'running', attempts = attempts + 1, started_at = ?, progress = NULL
-         WHERE id = ? AND state = 'queued' RETURNING ${COLUMNS}, input`,
-        [now, id],
-      )
-      return row ? { job: recordOf(row), input: JSON.parse(row.input) } : null
-    },
-    finish: (id, state, fields) => one(
-      `UPDATE jobs SET state = @state, result = @result, refuse = @refuse, progress = @progress, finished_at = @finished_at
-       WHERE id = @id AND state IN ('queued', 'running') RETURNING ${COLUMNS}`,
-      {
-        id,
-        state,
-        result: fields.result === undefined ? null : JSON.stringify(fields.result),
-        refuse: fields.refuse ? JSON.stringify(fields.refuse) : null,
-        progress: JSON.stringify(fields.progress),
-        finished_at: fields.now,
-      },
+    result: (id) => readParts(sql, id, 'result'),
+    input: (id) => readParts(sql, id, 'input'),
+    start: (id, now) => one(
+      `UPDATE jobs SET state = 'running', attempts = attempts + 1, started_at = ?, progress = NULL
+       WHERE id = ? AND state = 'queued' RETURNING ${COLUMNS}`,
+      [now, id],
     ),
+    async finish(id, state, fields) {
+      const answered = fields.result !== undefined
+      if (answered && !(await answerWritten(id, fields.result, fields.now))) return null
+      const final = await one(
+        `UPDATE jobs SET state = @state, refuse = @refuse, progress = @progress, finished_at = @finished_at
+         WHERE id = @id AND state IN ('queued', 'running') RETURNING ${COLUMNS}`,
+        {
+          id,
+          state,
+          refuse: fields.refuse ? JSON.stringify(fields.refuse) : null,
+          progress: JSON.stringify(fields.progress),
+          finished_at: fields.now,
+        },
+      )
+      // Another end (a cancel) won since answerWritten looked: the answer belongs to no one.
+      if (!final && answered) await deleteParts(sql, id, 'result')
+      return final
+    },
     async requeue(id) {
       return (await sql.run("UPDATE jobs SET state = 'queued' WHERE id = ? AND state = 'running'", [id])).changes === 1
     },
@@ -132,13 +170,18 @@ export function createJobRepository(sql: Sql): JobRepository {
       return rows.map((row) => ({ n: Number(row.n), job: recordOf(row) }))
     },
     async purge(now, retentionMs) {
-      const purged = await sql.run(
-        'UPDATE jobs SET input = NULL, result = NULL, purged_at = ? WHERE purged_at IS NULL AND finished_at IS NOT NULL AND finished_at <= ?',
+      const purged = await sql.all<{ id: string }>(
+        'UPDATE jobs SET purged_at = ? WHERE purged_at IS NULL AND finished_at IS NOT NULL AND finished_at <= ? RETURNING id',
         [now, now - retentionMs],
       )
       // Tombstones (id, op, times) stay so a purged job can say it was purged; they go after ten retention periods.
       await sql.run('DELETE FROM jobs WHERE purged_at IS NOT NULL AND finished_at <= ?', [now - 10 * retentionMs])
-      return purged.changes
+      const orphans = await sweepOrphans(now)
+      for (const id of [...purged.map((row) => row.id), ...orphans]) {
+        await deleteParts(sql, id)
+        await nextTurn()
+      }
+      return purged.length
     },
     async countByState() {
       const rows = await sql.all<{ state: JobState; count: number | string }>(

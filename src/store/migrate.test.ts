@@ -32,6 +32,7 @@ describe('migration files', () => {
       ['0004-listings.sql', 'eb1a099d43ac2c7b'],
       ['0005-jobs.sql', '956cd8f16cba0535'],
       ['0006-run-retention.sql', '03870fa1c8597247'],
+      ['0007-job-parts.sql', '61a974fe46850c79'],
     ])
   })
 })

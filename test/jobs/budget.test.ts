@@ -4,6 +4,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest'
 import type { FastifyInstance } from 'fastify'
 import { buildTestApp, expectRefusal, json, okData } from '../helper.js'
+import { createJobRepository } from '../../src/jobs/repository.js'
 
 const ASYNC = { prefer: 'respond-async' }
 const JOB_MAX_MS = 180_000
@@ -35,8 +36,8 @@ describe('a job may ask for a longer budget than a request', () => {
     const res = await app.inject({ method: 'POST', url: '/api/v1/sat', payload: { ...SAT, timeout_ms: 120_000 }, headers: ASYNC })
     expect(res.statusCode, res.body).toBe(202)
     const id = json(res).data.id
-    const stored = await app.store.sql.get<{ input: string }>('SELECT input FROM jobs WHERE id = ?', [id])
-    expect(JSON.parse(stored!.input).timeout_ms).toBe(120_000)
+    const stored = (await createJobRepository(app.store.sql).input(id)) as Record<string, unknown>
+    expect(stored.timeout_ms).toBe(120_000)
     const job = await settled(`/api/v1/jobs/${id}`, (r) => okData(r))
     expect(job.state).toBe('succeeded')
     expect(run.mock.calls.map((call) => call[2].timeoutMs)).toContain(120_000)

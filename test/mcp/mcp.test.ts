@@ -5,6 +5,7 @@ import type { FastifyInstance } from 'fastify'
 import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
 import { buildTestApp, okData } from '../helper.js'
+import { createJobRepository } from '../../src/jobs/repository.js'
 import { registry } from '../../src/caller/registry.js'
 import { TRADING_TOOLS } from '../../src/mcp/tools.js'
 import { pigeonholeDimacs } from '../../src/engines/sat/pigeonhole.js'
@@ -144,8 +145,8 @@ describe('/mcp (Streamable HTTP, SDK client)', () => {
     await expect(call).rejects.toThrow()
     const page = await app.jobs.list({ op: 'sat', limit: 1 })
     const job = page.rows[0]!
-    const stored = await app.store.sql.get<{ input: string }>('SELECT input FROM jobs WHERE id = ?', [job.id])
-    expect(JSON.parse(stored!.input).dimacs).toContain('p cnf 132 ')
+    const stored = (await createJobRepository(app.store.sql).input(job.id)) as Record<string, unknown>
+    expect(stored.dimacs).toContain('p cnf 132 ')
     const settled = await app.jobs.settled(job.id)
     expect(settled.job.state).toBe('cancelled')
   })

@@ -1,0 +1,79 @@
+// A job's input or answer as rows of job_parts (migration 0007): one short statement per part with a loop turn
+// between, so a 14 MB text never holds the event loop for one long INSERT, UPDATE or SELECT.
+import { keysetPages } from '../store/keyset.js'
+import type { Sql } from '../store/sql.js'
+import { nextTurn } from '../store/turns.js'
+
+export type PartKind = 'input' | 'result'
+
+/** Parts older than this without a live job row are a crash's leftovers (written, then no row). */
+export const ORPHAN_AFTER_MS = 60 * 60_000
+
+/** Writes a text's parts in order, a turn between statements (one part: one INSERT, no turn). */
+export async function writeParts(sql: Sql, jobId: string, kind: PartKind, parts: readonly string[], now: number): Promise<void> {
+  for (let seq = 0; seq < parts.length; seq++) {
+    if (seq > 0) await nextTurn()
+    await sql.run('INSERT INTO job_parts (job_id, kind, seq, created_at, text) VALUES (?, ?, ?, ?, ?)', [jobId, kind, seq, now, parts[seq]])
+  }
+}
+
+/** The stored text parsed, or null when it has no parts; a statement per part with a turn between. */
+export async function readParts(sql: Sql, jobId: string, kind: PartKind): Promise<unknown> {
+  const first = await sql.get<{ text: string; last: number | string }>(
+    `SELECT text, (SELECT MAX(seq) FROM job_parts WHERE job_id = @id AND kind = @kind) AS last
+     FROM job_parts WHERE job_id = @id AND kind = @kind AND seq = 0`,
+    { id: jobId, kind },
+  )
+  if (!first) return null
+  const texts = [first.text]
+  for (let seq = 1; seq <= Number(first.last); seq++) {
+    await nextTurn()
+    const row = await sql.get<{ text: string }>('SELECT text FROM job_parts WHERE job_id = ? AND kind = ? AND seq = ?', [jobId, kind, seq])
+    if (!row) throw new Error(`job ${jobId}: ${kind} part ${seq} is missing`)
+    texts.push(row.text)
+  }
+  return JSON.parse(texts.length === 1 ? texts[0]! : texts.join(''))
+}
+
+/**
+ * Removes a job's parts (of one kind, or all), a part per statement with a turn between. Part 0 goes first: a removal
+ * cut short leaves no text that reads as whole, and the purge's orphan sweep takes the rest.
+ */
+export async function deleteParts(sql: Sql, jobId: string, kind?: PartKind): Promise<void> {
+  const kinds = kind ? [kind] : (['input', 'result'] as const)
+  for (const k of kinds) {
+    const row = await sql.get<{ last: number | string | null }>('SELECT MAX(seq) AS last FROM job_parts WHERE job_id = ? AND kind = ?', [jobId, k])
+    if (row?.last == null) continue
+    for (let seq = 0; seq <= Number(row.last); seq++) {
+      if (seq > 0) await nextTurn()
+      await sql.run('DELETE FROM job_parts WHERE job_id = ? AND kind = ? AND seq = ?', [jobId, k, seq])
+    }
+  }
+}
+
+/** Part keys looked at per sweep: a bounded read each purge, the whole table in turn over many purges. */
+const SWEEP_PARTS = 256
+
+/**
+ * Finds parts that outlived their job row (purged or deleted, or never written: a crash between parts and row, or
+ * in a purge) and are older than ORPHAN_AFTER_MS; each call walks the next SWEEP_PARTS part keys, from the start again
+ * after the last, so no call's cost grows with the table.
+ */
+export function createOrphanSweep(sql: Sql) {
+  const page = keysetPages<{ job_id: string; kind: PartKind; seq: number | string; created_at: number | string; live: string | null }>(sql, {
+    select: `SELECT p.job_id, p.kind, p.seq, p.created_at, j.id AS live
+      FROM job_parts p LEFT JOIN jobs j ON j.id = p.job_id AND j.purged_at IS NULL`,
+    key: ['p.job_id', 'p.kind', 'p.seq'],
+    order: 'asc',
+  })
+  let after: Array<string | number> | null = null
+  /** Jobs whose parts among the next keys are orphans. */
+  return async (now: number): Promise<string[]> => {
+    const rows = await page({}, after, SWEEP_PARTS)
+    const seen = rows.slice(0, SWEEP_PARTS)
+    const last = seen[seen.length - 1]
+    after = rows.length > SWEEP_PARTS && last ? [last.job_id, last.kind, Number(last.seq)] : null
+    const orphans = seen.filter((row) => row.live === null && Number(row.created_at) <= now - ORPHAN_AFTER_MS)
+    return [...new Set(orphans.map((row) => row.job_id))]
+  }
+}
