@@ -9,16 +9,22 @@ import { FormulaLimitError, FormulaSyntaxError, parseFormula, type FlatFormula, 
 import type { CnfSource, TaskResult } from '../../../mill/tasks/logic.js'
 
 /** Declared limits of the logic lobe (SPEC §1.2 over_limit): each refusal names the limit and its value. */
-export const SAT_LIMITS: DimacsLimits = { maxVars: 2_000_000, maxClauses: 5_000_000, maxLiterals: 10_000_000 }
+// Variables are bounded harder than clauses: a model lists every variable, so a 40-byte header declaring 2,000,000
+// made a 17 MB answer whose serialising held the loop 0.3–0.6 s; 100,000 keeps an answer near 1 MB.
+export const SAT_LIMITS: DimacsLimits = { maxVars: 100_000, maxClauses: 5_000_000, maxLiterals: 10_000_000 }
 export const FORMULA_LIMITS: FormulaLimits = {
   maxNodes: 2_000_000,
-  maxVars: 1_000_000,
+  maxVars: 100_000,
   maxNameLength: 256,
   maxCounterCells: 10_000_000,
 }
-/** /clauses and /quiz answer small inputs on the event loop and send larger ones to the mill. */
-export const INLINE_MAX_DIMACS_CHARS = 1 << 20
-export const INLINE_MAX_LITERALS = 250_000
+/**
+ * /clauses and /quiz answer small inputs on the event loop and send larger ones to the mill. Small means a few
+ * milliseconds of work, which grows with the text, the literals and the declared variables alike.
+ */
+export const INLINE_MAX_DIMACS_CHARS = 64 * 1024
+export const INLINE_MAX_LITERALS = 16_384
+export const INLINE_MAX_VARS = 16_384
 
 export const timeoutMs = z.number().int().min(1).max(MAX_TIMEOUT_MS).optional().describe('Time budget in ms (default 10 000, max 60 000)')
 
@@ -143,10 +149,11 @@ export function cnfSource(input: { dimacs?: string | undefined; clauses?: number
   small: boolean
 } {
   if (input.dimacs !== undefined) {
-    return { source: { dimacs: input.dimacs, limits: SAT_LIMITS }, small: input.dimacs.length <= INLINE_MAX_DIMACS_CHARS }
+    const declared = peekDimacsHeader(input.dimacs)?.vars ?? 0
+    return { source: { dimacs: input.dimacs, limits: SAT_LIMITS }, small: input.dimacs.length <= INLINE_MAX_DIMACS_CHARS && declared <= INLINE_MAX_VARS }
   }
   const cnf = cnfFromJson(input.clauses ?? [], input.vars)
-  return { source: { cnf }, small: cnf.lits.length <= INLINE_MAX_LITERALS }
+  return { source: { cnf }, small: cnf.lits.length <= INLINE_MAX_LITERALS && cnf.vars <= INLINE_MAX_VARS }
 }
 
 /**
