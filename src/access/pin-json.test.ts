@@ -41,7 +41,8 @@ describe('canonicalPinJson', () => {
     expect(value).toBe(canonicalJson(wide))
     expect(sent).toHaveLength(1)
     expect(JSON.parse(sent[0]!.json)).toEqual(wide)
-    expect(turns).toBeGreaterThanOrEqual(Math.floor(sent[0]!.json.length / (64 * 1024)))
+    // 60k members at 4,096 a turn.
+    expect(turns).toBeGreaterThanOrEqual(14)
   })
 
   it('answers null from the mill for a large value nested deeper than the limit', async () => {
