@@ -113,4 +113,13 @@ describe('streamed digests', () => {
     const b64 = Buffer.from(text, 'utf8').toString('base64')
     expect(digestChunks(base64Chunks(b64), ['sha256', 'md5'], Buffer.from('k'))).toEqual(whole)
   })
+  it('paced: the same report, with a pause after each chunk fed to each hash and HMAC', async () => {
+    const { utf8Chunks } = await import('./base64.js')
+    const { digestChunks, digestChunksPaced } = await import('./digest.js')
+    const text = 'z'.repeat(3 * (1 << 20) + 5)
+    let pauses = 0
+    const paced = await digestChunksPaced(utf8Chunks(text), ['sha256', 'sha512', 'md5'], Buffer.from('k'), async () => void pauses++)
+    expect(paced).toEqual(digestChunks(utf8Chunks(text), ['sha256', 'sha512', 'md5'], Buffer.from('k')))
+    expect(pauses).toBe(4 * 3 * 2)
+  })
 })

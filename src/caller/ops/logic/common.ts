@@ -5,20 +5,28 @@ import type { OperationContext } from '../../operation.js'
 import { budgetOf, MAX_TIMEOUT_MS, type RunOptions } from '../../../mill/pool.js'
 import { cnfFromClauses, type Cnf } from '../../../engines/sat/cnf.js'
 import { peekDimacsHeader, type DimacsLimits } from '../../../engines/sat/dimacs.js'
-import { FormulaLimitError, FormulaSyntaxError, parseFormula, type FlatFormula, type FormulaLimits } from '../../../engines/sat/formula.js'
-import type { CnfSource, TaskResult } from '../../../mill/tasks/logic.js'
+import { parseFormula, type FlatFormula, type FormulaLimits } from '../../../engines/sat/formula.js'
+import { guarded, type CnfSource, type TaskResult } from '../../../mill/tasks/logic.js'
 
 /** Declared limits of the logic lobe (SPEC §1.2 over_limit): each refusal names the limit and its value. */
-export const SAT_LIMITS: DimacsLimits = { maxVars: 2_000_000, maxClauses: 5_000_000, maxLiterals: 10_000_000 }
+// Variables are bounded harder than clauses: a model lists every variable, so a 40-byte header declaring 2,000,000
+// made a 17 MB answer whose serialising held the loop 0.3–0.6 s; 100,000 keeps an answer near 1 MB.
+export const SAT_LIMITS: DimacsLimits = { maxVars: 100_000, maxClauses: 5_000_000, maxLiterals: 10_000_000 }
 export const FORMULA_LIMITS: FormulaLimits = {
   maxNodes: 2_000_000,
-  maxVars: 1_000_000,
+  maxVars: 100_000,
   maxNameLength: 256,
   maxCounterCells: 10_000_000,
 }
-/** /clauses and /quiz answer small inputs on the event loop and send larger ones to the mill. */
-export const INLINE_MAX_DIMACS_CHARS = 1 << 20
-export const INLINE_MAX_LITERALS = 250_000
+/**
+ * /clauses and /quiz answer small inputs on the event loop and send larger ones to the mill. Small means a few
+ * milliseconds of work, which grows with the text, the literals and the declared variables alike.
+ */
+export const INLINE_MAX_DIMACS_CHARS = 64 * 1024
+export const INLINE_MAX_LITERALS = 16_384
+export const INLINE_MAX_VARS = 16_384
+/** A JSON formula is parsed on the event loop (~1 µs a node) only when it holds at most this many values. */
+export const INLINE_MAX_NODES = 16_384
 
 export const timeoutMs = z.number().int().min(1).max(MAX_TIMEOUT_MS).optional().describe('Time budget in ms (default 10 000, max 60 000)')
 
@@ -126,15 +134,7 @@ export function cnfFromJson(clauses: number[][], vars: number | undefined, path 
 
 /** Parses a JSON formula into its flat form; syntax problems become invalid_input, size problems over_limit. */
 export function flatFormula(value: unknown, path = 'formula'): FlatFormula {
-  try {
-    return parseFormula(value, FORMULA_LIMITS, path)
-  } catch (err) {
-    if (err instanceof FormulaSyntaxError) {
-      throw new Refusal('invalid_input', `the formula is malformed (${err.issues[0]!.path}: ${err.issues[0]!.message})`, { issues: err.issues })
-    }
-    if (err instanceof FormulaLimitError) throw limitRefusal(err.limit, err.value, err.message)
-    throw err
-  }
+  return valueOf(guarded(() => ({ value: parseFormula(value, FORMULA_LIMITS, path), warnings: [] }))).value
 }
 
 /** Where a CNF comes from, and whether it is small enough to handle on the event loop. */
@@ -143,10 +143,11 @@ export function cnfSource(input: { dimacs?: string | undefined; clauses?: number
   small: boolean
 } {
   if (input.dimacs !== undefined) {
-    return { source: { dimacs: input.dimacs, limits: SAT_LIMITS }, small: input.dimacs.length <= INLINE_MAX_DIMACS_CHARS }
+    const declared = peekDimacsHeader(input.dimacs)?.vars ?? 0
+    return { source: { dimacs: input.dimacs, limits: SAT_LIMITS }, small: input.dimacs.length <= INLINE_MAX_DIMACS_CHARS && declared <= INLINE_MAX_VARS }
   }
   const cnf = cnfFromJson(input.clauses ?? [], input.vars)
-  return { source: { cnf }, small: cnf.lits.length <= INLINE_MAX_LITERALS }
+  return { source: { cnf }, small: cnf.lits.length <= INLINE_MAX_LITERALS && cnf.vars <= INLINE_MAX_VARS }
 }
 
 /**
