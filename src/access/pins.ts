@@ -1,9 +1,10 @@
-// The pins table: content-addressed, immutable blobs. The digest is SHA-256 of the stored bytes and is re-checked on read.
-import { createHash } from 'node:crypto'
+// The pins table: content-addressed, immutable texts. The digest is SHA-256 of the stored bytes and is re-checked on read;
+// the bytes live in pin_parts (pin-parts.ts), so listings never touch them.
 import { Refusal } from '../refusal.js'
 import { keysetPages } from '../store/keyset.js'
 import { perDatabase } from '../store/repository.js'
 import type { Sql } from '../store/sql.js'
+import { readPinParts, writePinParts, type PinBytes } from './pin-parts.js'
 
 export const PIN_MEDIA_TYPES = ['text/plain', 'application/json'] as const
 export type PinMediaType = (typeof PIN_MEDIA_TYPES)[number]
@@ -18,14 +19,15 @@ export interface PinRecord {
 
 export interface PinRead {
   record: PinRecord
-  content: Buffer
+  /** The stored bytes as UTF-8 text. */
+  text: string
   /** sha256 of the bytes as stored now; differs from record.digest if they were changed behind the store's back. */
   actualDigest: string
 }
 
 export interface PinRepository {
-  /** Stores the bytes unless the digest is known; the first pin's label, media type and time stay. */
-  put(content: Buffer, mediaType: PinMediaType, label: string | null, now: number): Promise<{ record: PinRecord; created: boolean }>
+  /** Stores the bytes (pinBytesOf) unless the digest is known; the first pin's label, media type and time stay. */
+  put(bytes: PinBytes, mediaType: PinMediaType, label: string | null, now: number): Promise<{ record: PinRecord; created: boolean }>
   get(digest: string): Promise<PinRead | null>
   count(): Promise<number>
   /** Newest first by (created_at, digest), without content: up to limit + 1 pins after a keyset position. */
@@ -33,8 +35,6 @@ export interface PinRepository {
   /** The newest pins, without content (what a client is shown first). */
   latest(limit: number): Promise<PinRecord[]>
 }
-
-export const digestOf = (content: Uint8Array): string => 'sha256:' + createHash('sha256').update(content).digest('hex')
 
 export const PIN_DIGEST = /^sha256:[0-9a-f]{64}$/
 
@@ -49,24 +49,25 @@ function createPinRepository(sql: Sql): PinRepository {
   const listed = keysetPages<PinRow>(sql, { select: `SELECT ${PIN_COLUMNS} FROM pins`, key: ['created_at', 'digest'], order: 'desc' })
 
   return {
-    async put(content, mediaType, label, now) {
-      const digest = digestOf(content)
-      // Content-addressed and never changed: the one INSERT that stores a digest answers its row; every other put
-      // (here or on another replica) stores nothing and reads the pin that stands.
-      const inserted = await sql.get<PinRecord>(
-        `INSERT INTO pins (digest, content, media_type, label, size, created_at) VALUES (?, ?, ?, ?, ?, ?)
+    async put({ parts, size, digest }, mediaType, label, now) {
+      const standing = await sql.get<PinRow>(`SELECT ${PIN_COLUMNS} FROM pins WHERE digest = ?`, [digest])
+      if (standing) return { record: recordOf(standing), created: false }
+      // Parts first: a row is only ever read with all its parts. Content-addressed and never changed: the one INSERT
+      // that stores a digest answers its row; every other put (here or on another replica) reads the pin that stands.
+      await writePinParts(sql, digest, parts)
+      const inserted = await sql.get<PinRow>(
+        `INSERT INTO pins (digest, media_type, label, size, created_at) VALUES (?, ?, ?, ?, ?)
          ON CONFLICT (digest) DO NOTHING RETURNING ${PIN_COLUMNS}`,
-        [digest, content, mediaType, label, content.byteLength, new Date(now).toISOString()],
+        [digest, mediaType, label, size, new Date(now).toISOString()],
       )
       if (inserted) return { record: recordOf(inserted), created: true }
-      const stored = await sql.get<PinRecord>(`SELECT ${PIN_COLUMNS} FROM pins WHERE digest = ?`, [digest])
+      const stored = await sql.get<PinRow>(`SELECT ${PIN_COLUMNS} FROM pins WHERE digest = ?`, [digest])
       return { record: recordOf(stored!), created: false }
     },
     async get(digest) {
-      const row = await sql.get<PinRow & { content: Buffer }>(`SELECT ${PIN_COLUMNS}, content FROM pins WHERE digest = ?`, [digest])
+      const row = await sql.get<PinRow>(`SELECT ${PIN_COLUMNS} FROM pins WHERE digest = ?`, [digest])
       if (!row) return null
-      const { content, ...record } = row
-      return { record: recordOf(record), content, actualDigest: digestOf(content) }
+      return { record: recordOf(row), ...(await readPinParts(sql, digest)) }
     },
     async count() {
       const row = await sql.get<{ n: number | string }>('SELECT count(*) AS n FROM pins')
@@ -92,7 +93,7 @@ export async function readPin(repo: PinRepository, digest: string) {
       { hints: { digest, actual_digest: found.actualDigest, verified: false } },
     )
   }
-  const content = found.content.toString('utf8')
+  const content = found.text
   return {
     ...found.record,
     verified: true as const,

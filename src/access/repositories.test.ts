@@ -1,14 +1,17 @@
 // The grant and pin repositories over Sql, on SQLite and PostgreSQL: issue, look up by token hash, revoke once, count,
 // page; pins stored once per digest (racing puts included), read back with their bytes re-hashed.
+import { createHash } from 'node:crypto'
 import { afterAll, describe, expect, it } from 'vitest'
 import { TEST_BACKENDS, testStores } from '../store/test-backends.js'
 import { grantRepository, GRANT_USE_RESOLUTION_MS } from './grants.js'
-import { digestOf, pinRepository } from './pins.js'
+import { pinBytesOf } from './pin-parts.js'
+import { pinRepository } from './pins.js'
 import { hashToken } from './tokens.js'
 
 const stores = testStores()
 afterAll(() => stores.cleanup())
 const T0 = Date.parse('2026-01-01T00:00:00Z')
+const digestOf = (text: string) => 'sha256:' + createHash('sha256').update(text, 'utf8').digest('hex')
 
 describe.each(TEST_BACKENDS)('access repositories on %s', (backend) => {
   it('grants: issued, found by token hash, revoked once, counted and paged newest first', async () => {
@@ -38,20 +41,21 @@ describe.each(TEST_BACKENDS)('access repositories on %s', (backend) => {
   it('pins: one row per digest however many put it at once; the first label stays; bytes re-hashed on read', async () => {
     const { sql } = await stores.open(backend)
     const pins = pinRepository(sql)
-    const bytes = Buffer.from('pinned once\n')
+    const text = 'pinned once\n'
+    const bytes = await pinBytesOf(text)
     const puts = await Promise.all([1, 2, 3].map((i) => pins.put(bytes, 'text/plain', `label ${i}`, T0 + i)))
     expect(puts.filter((p) => p.created)).toHaveLength(1)
     const winner = puts.find((p) => p.created)!.record
     for (const put of puts) expect(put.record).toEqual(winner)
-    expect(winner).toMatchObject({ digest: digestOf(bytes), size: bytes.byteLength, media_type: 'text/plain' })
+    expect(winner).toMatchObject({ digest: digestOf(text), size: Buffer.byteLength(text), media_type: 'text/plain' })
 
     const read = await pins.get(winner.digest)
     expect(read?.record).toEqual(winner)
-    expect(read?.content.equals(bytes)).toBe(true)
+    expect(read?.text).toBe(text)
     expect(read?.actualDigest).toBe(winner.digest)
-    expect(await pins.get(digestOf(Buffer.from('never')))).toBeNull()
+    expect(await pins.get(digestOf('never'))).toBeNull()
 
-    const later = await pins.put(Buffer.from('{"a":1}'), 'application/json', null, T0 + 10)
+    const later = await pins.put(await pinBytesOf('{"a":1}'), 'application/json', null, T0 + 10)
     expect(await pins.count()).toBe(2)
     expect((await pins.latest(5)).map((p) => p.digest)).toEqual([later.record.digest, winner.digest])
     expect((await pins.page(null, 1)).map((p) => p.digest)).toEqual([later.record.digest, winner.digest])

@@ -125,7 +125,7 @@ export async function readResource(uri: string, { ctx, trading }: ResourceDeps):
     if (read.actualDigest !== digest) {
       throw new Refusal('conflict', `pin ${digest} no longer matches its content (now ${read.actualDigest})`)
     }
-    return { uri, mimeType: read.record.media_type, text: read.content.toString('utf8') }
+    return { uri, mimeType: read.record.media_type, text: read.text }
   }
   throw new Refusal('not_found', `no resource ${uri.slice(0, 200)}; resources/list and resources/templates/list name them`)
 }

@@ -33,6 +33,7 @@ describe('migration files', () => {
       ['0005-jobs.sql', '956cd8f16cba0535'],
       ['0006-run-retention.sql', '03870fa1c8597247'],
       ['0007-job-parts.sql', '61a974fe46850c79'],
+      ['0008-pin-parts.sql', 'b1aafc518813352c'],
     ])
   })
 })

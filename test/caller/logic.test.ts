@@ -7,6 +7,7 @@ import { REPO_ROOT } from '../../src/version.js'
 import { analyzeClauses } from '../../src/engines/sat/simplify.js'
 import { parseDimacs } from '../../src/engines/sat/dimacs.js'
 import { buildTestApp, expectRefusal, json, okData } from '../helper.js'
+import { INLINE_MAX_NODES } from '../../src/caller/ops/logic/common.js'
 
 const SAT_DIR = join(REPO_ROOT, '..', 'shared', 'data', 'sat')
 
@@ -214,5 +215,47 @@ describe('bad input is refused, never a 500', () => {
     expect(res.statusCode).toBeGreaterThanOrEqual(400)
     expect(res.statusCode).toBeLessThan(500)
     expect(json(res).refuse.code).toBe('invalid_input')
+  })
+})
+
+const bodyFor = (path: string, formula: unknown) => (path === '/quiz' ? { formula, assignment: {} } : { formula })
+/** More values than INLINE_MAX_NODES: two per variable. */
+const vars = Array.from({ length: INLINE_MAX_NODES }, (_, i) => ({ var: `v${i}` }))
+
+// Formulas too large to parse on the event loop go to the mill as JSON text, and answer and refuse as a small one
+// does (for /jsonsat, the refusal of a large one comes from its job's run).
+describe('a formula over INLINE_MAX_NODES', () => {
+  it('is solved in the mill', async () => {
+    const d = okData(await post('/jsonsat', { formula: { and: [...vars, { not: { var: 'v0' } }] }, want_model: false }))
+    expect(d).toMatchObject({ status: 'UNSAT', vars: INLINE_MAX_NODES })
+    const sat = okData(await post('/jsonsat', { formula: { and: [{ var: 'x' }, { or: vars }] } }))
+    expect(sat).toMatchObject({ status: 'SAT', verified: true, assignment: { x: true } })
+  })
+
+  it('is refused with the path of the problem, as a small one is', async () => {
+    const formula = { and: [...vars, { or: [{ var: 'a' }, { xor: 7 }] }] }
+    for (const path of ['/jsonsat', '/quiz']) {
+      const r = expectRefusal(await post(path, bodyFor(path, formula)), 'invalid_input', 400)
+      expect(r.reason).toBe(`the formula is malformed (formula.and[${INLINE_MAX_NODES}].or[1].xor: 'xor' takes an array of formulas, got number 7)`)
+      expect(r.issues).toEqual([{ path: `formula.and[${INLINE_MAX_NODES}].or[1].xor`, message: "'xor' takes an array of formulas, got number 7" }])
+    }
+  })
+
+  it('is refused over a limit, naming it', async () => {
+    const formula = { atMost: { k: 4_000, of: vars } }
+    for (const path of ['/jsonsat', '/quiz']) {
+      const r = expectRefusal(await post(path, bodyFor(path, formula)), 'over_limit', 422)
+      expect(r.reason).toMatch(/maxCounterCells = 10000000/)
+      expect(r.hints).toEqual({ limit: 'maxCounterCells', value: 10_000_000 })
+    }
+  })
+
+  it('is checked against an assignment in the mill', async () => {
+    const d = okData(await post('/quiz', { formula: { and: vars }, assignment: { v0: true, v1: false, stray: true }, max_listed: 2 }))
+    expect(d).toMatchObject({
+      satisfied: false, checked: 'formula', parts: INLINE_MAX_NODES, falsified_count: 1, falsified: [{ index: 1, path: 'formula.and[1]' }],
+      undetermined_count: INLINE_MAX_NODES - 2,
+    })
+    expect(d.warnings[0]).toMatch(/1 variable\(s\) the formula does not use: "stray"/)
   })
 })

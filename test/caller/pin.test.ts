@@ -74,6 +74,21 @@ describe('POST /pin', () => {
     expect(scalar.digest).toBe(sha256('null'))
   })
 
+  it('pins a large JSON value (made canonical in the mill) and a text of many parts, and reads both back verified', async () => {
+    const wide = Object.fromEntries(Array.from({ length: 5_000 }, (_, i) => [`k${4_999 - i}`, [i, `é${i}`]]))
+    const canonical = JSON.stringify(Object.fromEntries(Object.keys(wide).sort().map((k) => [k, wide[k]])))
+    const pinned = (await call({ json: wide })).body.data
+    expect(pinned).toMatchObject({ digest: sha256(canonical), size: Buffer.byteLength(canonical), created: true })
+    expect((await call({ digest: pinned.digest })).body.data).toMatchObject({ content: canonical, json: wide, verified: true })
+
+    const text = 'ab😀é\n'.repeat(120_000) // 720k UTF-16 units: parts of 256 Ki characters, cut between characters
+    const long = (await call({ content: text })).body.data
+    expect(long).toMatchObject({ digest: sha256(text), size: Buffer.byteLength(text), created: true })
+    const read = await call({ digest: long.digest })
+    expect(read.body.data.content === text).toBe(true)
+    expect(Number((await open.store.sql.get<{ n: number }>('SELECT count(*) AS n FROM pin_parts WHERE digest = ?', [long.digest]))!.n)).toBe(3)
+  })
+
   it('accepts an upper-case digest and answers not_found for an unknown one', async () => {
     const { digest } = (await call({ content: 'case' })).body.data
     expect((await call({ digest: digest.toUpperCase().replace('SHA256', 'sha256') })).body.data.content).toBe('case')
@@ -82,7 +97,7 @@ describe('POST /pin', () => {
 
   it('withholds bytes that no longer match their digest (tampered in the database)', async () => {
     const { digest } = (await call({ content: 'original bytes' })).body.data
-    await open.store.sql.run('UPDATE pins SET content = ? WHERE digest = ?', [Buffer.from('tampered bytes'), digest])
+    await open.store.sql.run('UPDATE pin_parts SET content = ? WHERE digest = ?', [Buffer.from('tampered bytes'), digest])
     const read = await call({ digest })
     const refuse = await refusal({ digest }, 'conflict')
     expect(refuse.reason).toMatch(/corrupt/)
@@ -116,6 +131,7 @@ describe('POST /pin', () => {
       [{ digest: 'md5:' + 'a'.repeat(32) }, 'invalid_input'],
       [{ digest: sha256('x'), label: 'l' }, 'invalid_input'],
       [{ json: deep }, 'over_limit'],
+      [{ json: { pad: 'x'.repeat(20_000), deep } }, 'over_limit'],
       [{ content: 'x'.repeat(17 * 1024 * 1024) }, 'payload_too_large'],
     ]
     for (const [payload, code] of cases) await refusal(payload, code)

@@ -49,6 +49,11 @@ function write(value: unknown, out: string[]): void {
   throw new NotJsonError(`a ${typeof value} is not a JSON value`)
 }
 
+/** The canonical text of a value nested at most maxDepth levels, or null for one nested deeper (never recursed into). */
+export function canonicalWithin(value: unknown, maxDepth: number): string | null {
+  return jsonDepth(value, maxDepth) > maxDepth ? null : canonicalJson(value)
+}
+
 /** Nesting depth of a JSON value (a scalar is 0), computed without recursion and stopping once past `limit`. */
 export function jsonDepth(value: unknown, limit = Number.POSITIVE_INFINITY): number {
   let deepest = 0

@@ -5,6 +5,7 @@ import { capacityTasks } from './capacity.js'
 import { tradingTasks } from './trading.js'
 import { runtimeTasks } from './runtime.js'
 import { textTasks } from './text.js'
+import { accessTasks } from './access.js'
 import { selfTestTasks } from './self-test.js'
 
 export const TASKS = Object.freeze({
@@ -14,6 +15,7 @@ export const TASKS = Object.freeze({
   ...tradingTasks,
   ...runtimeTasks,
   ...textTasks,
+  ...accessTasks,
 })
 
 export type Tasks = typeof TASKS

@@ -1,13 +1,13 @@
-// Mill tasks of the logic domain: SAT solving (DIMACS or a flat JSON formula) under the soft deadline, and the
-// analysis/quiz of large CNFs. Each work function is also what the operations run inline for small inputs.
+// Mill tasks of the logic domain: SAT solving (DIMACS or a JSON formula) under the soft deadline, and the
+// analysis/quiz of large CNFs and formulas. Each work function is also what the operations run inline for small inputs.
 import type { TaskContext, TaskTable } from '../types.js'
 import { solveDimacs, solveFormula, type JsonSatAnswer, type SatAnswer } from '../../engines/sat/answer.js'
 import type { Cnf } from '../../engines/sat/cnf.js'
 import type { SolverStats } from '../../engines/sat/cdcl.js'
 import { DimacsLimitError, DimacsSyntaxError, parseDimacs, type DimacsLimits } from '../../engines/sat/dimacs.js'
-import type { FlatFormula } from '../../engines/sat/formula.js'
+import { FormulaLimitError, FormulaSyntaxError, parseFormula, type FlatFormula, type FormulaLimits } from '../../engines/sat/formula.js'
 import { analyzeClauses, type ClauseAnalysis, type SimplifyOptions } from '../../engines/sat/simplify.js'
-import { cnfAssignment, QuizInputError, quizCnf, type CnfAssignment, type QuizResult } from '../../engines/sat/quiz.js'
+import { cnfAssignment, formulaAssignment, QuizInputError, quizCnf, quizFormula, type CnfAssignment, type QuizResult } from '../../engines/sat/quiz.js'
 
 /** Input problems found off the event loop travel back as data (class instances do not cross the thread boundary). */
 export interface TaskRefusal {
@@ -28,8 +28,14 @@ export interface SatTaskPayload {
   limits: DimacsLimits
 }
 
+/**
+ * A JSON formula: already flat (small ones are parsed on the event loop), or as JSON text parsed where the work runs
+ * (text, because a structured clone of a value nested ~2,000+ levels overflows the receiving thread's stack).
+ */
+export type FormulaSource = FlatFormula | { json: string; limits: FormulaLimits; root: string }
+
 export interface JsonSatTaskPayload {
-  formula: FlatFormula
+  formula: FormulaSource
   wantModel: boolean
 }
 
@@ -44,6 +50,12 @@ export interface QuizTaskPayload {
   maxListed: number
 }
 
+export interface QuizFormulaTaskPayload {
+  formula: FormulaSource
+  assignment: Record<string, boolean>
+  maxListed: number
+}
+
 /** The refusal an input error stands for, or null when the error is not about the input (a bug: rethrow it). */
 export function refusalOfInputError(err: unknown): TaskRefusal | null {
   if (err instanceof DimacsSyntaxError) {
@@ -54,13 +66,18 @@ export function refusalOfInputError(err: unknown): TaskRefusal | null {
     }
   }
   if (err instanceof DimacsLimitError) return { code: 'over_limit', reason: err.message, hints: { limit: err.limit, value: err.value } }
+  if (err instanceof FormulaSyntaxError) {
+    return { code: 'invalid_input', reason: `the formula is malformed (${err.issues[0]!.path}: ${err.issues[0]!.message})`, issues: err.issues }
+  }
+  if (err instanceof FormulaLimitError) return { code: 'over_limit', reason: err.message, hints: { limit: err.limit, value: err.value } }
   if (err instanceof QuizInputError) {
     return { code: 'invalid_input', reason: `the assignment is malformed (${err.issues[0]?.path}: ${err.issues[0]?.message})`, issues: err.issues }
   }
   return null
 }
 
-function guarded<T>(work: () => { value: T; warnings: string[] }): TaskResult<T> {
+/** The work's value, or the refusal its input error stands for (any other error is rethrown). */
+export function guarded<T>(work: () => { value: T; warnings: string[] }): TaskResult<T> {
   try {
     return { ok: true, ...work() }
   } catch (err) {
@@ -74,6 +91,10 @@ function readSource(source: CnfSource): { cnf: Cnf; warnings: string[] } {
   if ('cnf' in source) return { cnf: source.cnf, warnings: [] }
   const parsed = parseDimacs(source.dimacs, source.limits)
   return { cnf: parsed.cnf, warnings: parsed.warnings }
+}
+
+export function readFormula(source: FormulaSource): FlatFormula {
+  return 'json' in source ? parseFormula(JSON.parse(source.json), source.limits, source.root) : source
 }
 
 /** The solver's counters as job progress (a search has no known total: fraction stays null) and the cancel flag. */
@@ -100,7 +121,7 @@ export function satWork({ dimacs, wantModel, limits }: SatTaskPayload, deadline:
 }
 
 export function jsonSatWork({ formula, wantModel }: JsonSatTaskPayload, deadline: number, context?: Pick<TaskContext, 'progress' | 'cancelled'>): TaskResult<JsonSatAnswer> {
-  return guarded(() => ({ value: solveFormula(formula, { wantModel, deadline, now: Date.now, ...solverHooks(context) }), warnings: [] }))
+  return guarded(() => ({ value: solveFormula(readFormula(formula), { wantModel, deadline, now: Date.now, ...solverHooks(context) }), warnings: [] }))
 }
 
 export function clausesWork({ source, options }: ClausesTaskPayload): TaskResult<ClauseAnalysis> {
@@ -117,9 +138,18 @@ export function quizWork({ source, assignment, maxListed }: QuizTaskPayload): Ta
   })
 }
 
+export function quizFormulaWork({ formula, assignment, maxListed }: QuizFormulaTaskPayload): TaskResult<QuizResult> {
+  return guarded(() => {
+    const flat = readFormula(formula)
+    const { values, warnings } = formulaAssignment(flat, assignment)
+    return { value: quizFormula(flat, values, maxListed), warnings }
+  })
+}
+
 export const logicTasks = {
   'logic.sat': (payload: SatTaskPayload, context: TaskContext) => satWork(payload, context.deadline, context),
   'logic.jsonsat': (payload: JsonSatTaskPayload, context: TaskContext) => jsonSatWork(payload, context.deadline, context),
   'logic.clauses': clausesWork,
   'logic.quiz': quizWork,
+  'logic.quizFormula': quizFormulaWork,
 } satisfies TaskTable

@@ -2,8 +2,9 @@
 import { z } from 'zod'
 import { defineOperation } from '../../operation.js'
 import { Refusal } from '../../../refusal.js'
-import { canonicalJson, jsonDepth } from '../../../engines/digest/canonical-json.js'
 import { PIN_DIGEST, pinRepository, readPin, type PinMediaType } from '../../../access/pins.js'
+import { pinBytesOf } from '../../../access/pin-parts.js'
+import { canonicalPinJson } from '../../../access/pin-json.js'
 
 export const PIN_LIMITS = {
   /** Nesting depth of a pinned JSON value. */
@@ -88,11 +89,6 @@ export const pin = defineOperation({
   provenance: ['stored', 'computed'],
   bodyLimit: 'large',
   requiredScope: (raw) => (isWrite(raw) ? 'pin:write' : null),
-  checkLimits: (input) => {
-    if (input.json !== undefined && jsonDepth(input.json, PIN_LIMITS.jsonDepth) > PIN_LIMITS.jsonDepth) {
-      throw new Refusal('over_limit', `json is nested deeper than the limit of ${PIN_LIMITS.jsonDepth} levels`)
-    }
-  },
   // The read example reads what the first one pins (examples run in order on one host).
   examples: [
     { content: 'hello, pinned world\n', label: 'greeting' },
@@ -103,7 +99,11 @@ export const pin = defineOperation({
     const repo = pinRepository(ctx.store.sql)
     if (input.digest !== undefined) return { action: 'read' as const, ...(await readPin(repo, input.digest.toLowerCase())) }
     const isJson = input.json !== undefined
-    const bytes = Buffer.from(isJson ? canonicalJson(input.json) : input.content!, 'utf8')
+    // The depth limit is checked where the canonical form is made (in the mill for a large value): finding the depth
+    // walks the whole value.
+    const text = isJson ? await canonicalPinJson(input.json, PIN_LIMITS.jsonDepth, ctx.mill) : input.content!
+    if (text === null) throw new Refusal('over_limit', `json is nested deeper than the limit of ${PIN_LIMITS.jsonDepth} levels`)
+    const bytes = await pinBytesOf(text)
     const mediaType: PinMediaType = isJson ? 'application/json' : 'text/plain'
     const { record, created } = await repo.put(bytes, mediaType, input.label ?? null, ctx.clock.now())
     return { action: 'pinned' as const, ...record, created, canonicalization: isJson ? CANONICAL : null }

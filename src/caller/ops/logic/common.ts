@@ -5,8 +5,8 @@ import type { OperationContext } from '../../operation.js'
 import { budgetOf, MAX_TIMEOUT_MS, type RunOptions } from '../../../mill/pool.js'
 import { cnfFromClauses, type Cnf } from '../../../engines/sat/cnf.js'
 import { peekDimacsHeader, type DimacsLimits } from '../../../engines/sat/dimacs.js'
-import { FormulaLimitError, FormulaSyntaxError, parseFormula, type FlatFormula, type FormulaLimits } from '../../../engines/sat/formula.js'
-import type { CnfSource, TaskResult } from '../../../mill/tasks/logic.js'
+import { parseFormula, type FlatFormula, type FormulaLimits } from '../../../engines/sat/formula.js'
+import { guarded, type CnfSource, type TaskResult } from '../../../mill/tasks/logic.js'
 
 /** Declared limits of the logic lobe (SPEC §1.2 over_limit): each refusal names the limit and its value. */
 // Variables are bounded harder than clauses: a model lists every variable, so a 40-byte header declaring 2,000,000
@@ -25,6 +25,8 @@ export const FORMULA_LIMITS: FormulaLimits = {
 export const INLINE_MAX_DIMACS_CHARS = 64 * 1024
 export const INLINE_MAX_LITERALS = 16_384
 export const INLINE_MAX_VARS = 16_384
+/** A JSON formula is parsed on the event loop (~1 µs a node) only when it holds at most this many values. */
+export const INLINE_MAX_NODES = 16_384
 
 export const timeoutMs = z.number().int().min(1).max(MAX_TIMEOUT_MS).optional().describe('Time budget in ms (default 10 000, max 60 000)')
 
@@ -132,15 +134,7 @@ export function cnfFromJson(clauses: number[][], vars: number | undefined, path 
 
 /** Parses a JSON formula into its flat form; syntax problems become invalid_input, size problems over_limit. */
 export function flatFormula(value: unknown, path = 'formula'): FlatFormula {
-  try {
-    return parseFormula(value, FORMULA_LIMITS, path)
-  } catch (err) {
-    if (err instanceof FormulaSyntaxError) {
-      throw new Refusal('invalid_input', `the formula is malformed (${err.issues[0]!.path}: ${err.issues[0]!.message})`, { issues: err.issues })
-    }
-    if (err instanceof FormulaLimitError) throw limitRefusal(err.limit, err.value, err.message)
-    throw err
-  }
+  return valueOf(guarded(() => ({ value: parseFormula(value, FORMULA_LIMITS, path), warnings: [] }))).value
 }
 
 /** Where a CNF comes from, and whether it is small enough to handle on the event loop. */

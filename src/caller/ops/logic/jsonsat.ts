@@ -2,10 +2,10 @@
 import { z } from 'zod'
 import { defineOperation } from '../../operation.js'
 import { budgetOf } from '../../../mill/pool.js'
-import type { JsonSatTaskPayload, TaskResult } from '../../../mill/tasks/logic.js'
-import type { JsonSatAnswer } from '../../../engines/sat/answer.js'
+import type { JsonSatTaskPayload } from '../../../mill/tasks/logic.js'
 import type { FlatFormula } from '../../../engines/sat/formula.js'
 import { flatFormula, FORMULA_LIMITS, formulaInput, satFields, timeoutMs, valueOf } from './common.js'
+import { formulaSource, isSmallFormula } from './formula-source.js'
 
 const input = z
   .object({
@@ -29,7 +29,7 @@ const output = z.object({
   }),
 })
 
-// The formula is parsed (iteratively: any depth) while limits are checked; the handler reuses that parse.
+// A small formula is parsed (iteratively: any depth) while limits are checked, and the handler reuses that parse.
 const parsed = new WeakMap<object, FlatFormula>()
 
 export const jsonsat = defineOperation({
@@ -50,7 +50,9 @@ export const jsonsat = defineOperation({
   heavy: true,
   bodyLimit: 'large',
   checkLimits: (i) => {
-    parsed.set(i, flatFormula(i.formula))
+    // A large formula is not parsed on the event loop: its limits (and syntax) are checked by the job's run in the
+    // mill, which fails with the same refusal; a sync call answers it as before, only after the job was made (§2.6).
+    if (isSmallFormula(i.formula)) parsed.set(i, flatFormula(i.formula))
   },
   examples: [
     {
@@ -65,7 +67,7 @@ export const jsonsat = defineOperation({
     { formula: { and: [{ var: 'p' }, { not: { var: 'p' } }] }, want_model: false },
   ],
   handler: async (i, ctx) => {
-    const formula = parsed.get(i) ?? flatFormula(i.formula)
+    const formula = parsed.get(i) ?? (await formulaSource(i.formula))
     const payload: JsonSatTaskPayload = { formula, wantModel: i.want_model }
     const result = await ctx.mill.run('logic.jsonsat', payload, { timeoutMs: budgetOf(i.timeout_ms), op: 'jsonsat' })
     return valueOf(result).value

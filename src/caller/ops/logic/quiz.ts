@@ -2,11 +2,11 @@
 import { z } from 'zod'
 import { defineOperation } from '../../operation.js'
 import { Refusal } from '../../../refusal.js'
-import { quizWork, type QuizTaskPayload } from '../../../mill/tasks/logic.js'
-import { formulaAssignment, quizFormula } from '../../../engines/sat/quiz.js'
+import { quizFormulaWork, quizWork, type FormulaSource, type QuizTaskPayload } from '../../../mill/tasks/logic.js'
 import {
   checkCnfLimits, cnfSource, dimacsText, exactlyOneOf, flatFormula, formulaInput, inlineOrMill, jsonClauses,
 } from './common.js'
+import { formulaText, isSmallFormula } from './formula-source.js'
 
 const input = z
   .object({
@@ -67,9 +67,12 @@ export const quiz = defineOperation({
           issues: [{ path: 'assignment', message: 'expected an object of names to booleans' }],
         })
       }
-      const formula = flatFormula(i.formula)
-      const { values, warnings } = formulaAssignment(formula, i.assignment)
-      return { ...quizFormula(formula, values, i.max_listed), checked: 'formula' as const, warnings }
+      const assignment = i.assignment
+      const payload = (formula: FormulaSource) => ({ formula, assignment, maxListed: i.max_listed })
+      // A large formula is admitted as heavy work before its text is written for the mill.
+      const { value, warnings } = await inlineOrMill(ctx, 'quiz', isSmallFormula(i.formula), () => quizFormulaWork(payload(flatFormula(i.formula))),
+        async (options) => ctx.mill.run('logic.quizFormula', payload(await formulaText(i.formula)), options))
+      return { ...value, checked: 'formula' as const, warnings }
     }
     const { source, small } = cnfSource(i)
     const payload: QuizTaskPayload = { source, assignment: i.assignment, maxListed: i.max_listed }
