@@ -6,7 +6,7 @@ import type { RefusalBody } from '../refusal.js'
 import { keysetPages } from '../store/keyset.js'
 import type { Sql } from '../store/sql.js'
 import { nextTurn } from '../store/turns.js'
-import { jsonParts } from './json.js'
+import { jsonParts } from '../json-writer.js'
 import { createOrphanSweep, deleteParts, readParts, writeParts } from './parts.js'
 import type { JobProgress, JobRecord, JobState, JobSurface } from './types.js'
 

@@ -1,6 +1,6 @@
 // Which JSON formulas the event loop parses itself: a parse costs ~1 µs a node, so only those of a bounded size; a
 // larger one goes to the mill as JSON text (the worker parses it) and costs the loop only its text, a part a turn.
-import { jsonParts } from '../../../jobs/json.js'
+import { jsonTextInTurns } from '../../../json-writer.js'
 import type { FormulaSource } from '../../../mill/tasks/logic.js'
 import { flatFormula, FORMULA_LIMITS, INLINE_MAX_NODES } from './common.js'
 
@@ -33,12 +33,8 @@ export function hasAtMostValues(value: unknown, max: number): boolean {
 
 export const isSmallFormula = (value: unknown): boolean => hasAtMostValues(value, INLINE_MAX_NODES)
 
-/** A JSON value's text, written a part at a time with a loop turn between parts (jsonParts: no recursion, any depth). */
-export async function jsonText(value: unknown): Promise<string> {
-  const parts: string[] = []
-  for await (const part of jsonParts(value, TEXT_PART_CHARS)) parts.push(part)
-  return parts.join('')
-}
+/** A JSON value's text, written a part at a time with a loop turn between parts (no recursion, any depth). */
+export const jsonText = (value: unknown): Promise<string> => jsonTextInTurns(value, TEXT_PART_CHARS)
 
 /**
  * A formula as text for the mill, where the same parse as flatFormula's refuses it with the same invalid_input or

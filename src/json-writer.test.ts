@@ -1,8 +1,8 @@
 import { createHash } from 'node:crypto'
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
-import { turnsDuring } from '../store/test-turns.js'
-import { createJsonWriter, jsonParts, PART_CHARS, STRING_SLICE, stringifyDeep } from './json.js'
+import { turnsDuring } from './store/test-turns.js'
+import { createJsonWriter, jsonParts, jsonTextInTurns, PART_CHARS, STRING_SLICE, stringifyDeep } from './json-writer.js'
 
 // A lone half of a surrogate pair (String.prototype.isWellFormed is past this project's ES2023 lib).
 const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/
@@ -24,7 +24,10 @@ async function collect(value: unknown): Promise<string[]> {
 
 describe('stringifyDeep', () => {
   it('writes what JSON.stringify writes for plain data', () => {
-    const samples = [null, 1, 'a"b', true, [], {}, [1, [2, [3]], { a: null }], { a: 1, b: undefined, c: [undefined, 'x'], d: { e: 1.5e-9 } }, { d: new Date(0) }]
+    const samples = [
+      null, 1, 'a"b', true, [], {}, [1, [2, [3]], { a: null }], { a: 1, b: undefined, c: [undefined, 'x'], d: { e: 1.5e-9 } }, { d: new Date(0) },
+      { a: undefined, b: () => 1, c: Symbol('s'), d: 2, e: undefined }, { only: undefined }, { f() {}, g: 3 },
+    ]
     for (const sample of samples) expect(stringifyDeep(sample)).toBe(JSON.stringify(sample))
   })
 
@@ -79,5 +82,14 @@ describe('the text in parts', () => {
     expect(parts.join('')).toBe(JSON.stringify(input))
     expect(parts.length).toBeGreaterThan(50)
     expect(turns).toBeGreaterThanOrEqual(parts.length - 1)
+  })
+})
+
+describe('jsonTextInTurns', () => {
+  it('writes a 200k-member object a part per turn, as JSON.stringify does', async () => {
+    const wide = Object.fromEntries(Array.from({ length: 200_000 }, (_, i) => [`k${i}`, i % 3 ? i : undefined]))
+    const { value, turns } = await turnsDuring(() => jsonTextInTurns(wide, 64 * 1024))
+    expect(value).toBe(JSON.stringify(wide))
+    expect(turns).toBeGreaterThanOrEqual(Math.floor(value.length / (64 * 1024)))
   })
 })
