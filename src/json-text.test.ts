@@ -7,14 +7,16 @@ const scan = (text: string) => scanJsonText(text, 1_000, 1_000)
 
 describe('scanJsonText', () => {
   it('counts depth and values outside strings only', () => {
-    expect(scan('{"a":[1,2,{"b":3}]}')).toEqual({ depth: 3, values: 5 })
-    expect(scan('{"a":"[[[,,,{{{"}')).toEqual({ depth: 1, values: 1 })
+    // Object members count OBJECT_MEMBER_VALUES (4) each: the outer member, then [ 1 , 1 , 1, then the inner member.
+    expect(scan('{"a":[1,2,{"b":3}]}')).toEqual({ depth: 3, values: 4 + 3 + 4 })
+    expect(scan('{"a":"[[[,,,{{{"}')).toEqual({ depth: 1, values: 4 })
+    expect(scan('[[1,2,3],{"a":1,"b":[4,5]}]')).toEqual({ depth: 3, values: 1 + 3 + 1 + 4 * 2 + 2 })
   })
 
   it('ends a string at a quote behind an even run of backslashes, not at an escaped one', () => {
-    expect(scan(String.raw`{"a":"x\"[[[","b":[1]}`)).toEqual({ depth: 2, values: 3 })
-    expect(scan(String.raw`{"a":"x\\","b":[1]}`)).toEqual({ depth: 2, values: 3 })
-    expect(scan(String.raw`{"a":"x\\\"[","b":[1]}`)).toEqual({ depth: 2, values: 3 })
+    expect(scan(String.raw`{"a":"x\"[[[","b":[1]}`)).toEqual({ depth: 2, values: 9 })
+    expect(scan(String.raw`{"a":"x\\","b":[1]}`)).toEqual({ depth: 2, values: 9 })
+    expect(scan(String.raw`{"a":"x\\\"[","b":[1]}`)).toEqual({ depth: 2, values: 9 })
     expect(scan(String.raw`["\\\\",[`)).toEqual({ depth: 2, values: 3 })
   })
 
