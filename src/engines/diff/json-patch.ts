@@ -136,7 +136,8 @@ export function jsonWeight(value: unknown, cap = Number.POSITIVE_INFINITY): numb
     else if (Array.isArray(node)) for (const child of node) stack.push(child)
     else if (node !== null && typeof node === 'object') {
       for (const key of Object.keys(node)) {
-        weight += key.length
+        // Past the cap inside a wide object too: a 50k-key document was walked whole to learn it was over 256 Ki.
+        if ((weight += key.length) > cap) return weight
         stack.push((node as JsonObject)[key])
       }
     }
