@@ -68,8 +68,8 @@ function freshBody(request: Omit<HostileRequest, 'body'>, make: (n: number) => s
 export function hostileRequests(): HostileRequest[] {
   const depth = 1_000_000
   const firstLargePin = `0 ${'p'.repeat(15_000_000)}` // the first 15 MB pin sent: the read-back row asks for it by digest
-  // JSON_MAX_VALUES is 200k, an object member counting 4: the widest object a body may hold has ~50k keys.
-  const wideObject = Object.fromEntries(Array.from({ length: 49_990 }, (_, i) => [`k${i}`, i]))
+  // JSON_MAX_VALUES is 150k, an object member counting 4: the widest object a body may hold has ~37k keys.
+  const wideObject = Object.fromEntries(Array.from({ length: 37_490 }, (_, i) => [`k${i}`, i]))
   const clauses = Array.from({ length: 600_000 }, (_, i) => [i + 1, -(i + 2), i + 3])
   const csvRows = ['Date,Open,High,Low,Close,Volume']
   for (let i = 0; i < 880_000; i++) csvRows.push(`${946684800 + i * 60},1,1,1,1`) // 880k rows in 16 MB: epoch seconds
@@ -91,7 +91,7 @@ export function hostileRequests(): HostileRequest[] {
       body: largestCsv(), type: 'text/csv', soloOnly: true },
     { name: 'backtest: bars-cache miss, 250k bars', method: 'POST', path: '/api/v11/trading/backtest', body: backtestOf(HOSTILE_DATASETS[0]!), soloOnly: true },
     // Accepted, not refused: the largest bodies the limits let through still cost the loop per request.
-    { name: 'clauses: 200k values, accepted', method: 'POST', path: '/api/v1/clauses', body: JSON.stringify({ clauses: clauses.slice(0, 49_990) }) },
+    { name: 'clauses: 150k values, accepted', method: 'POST', path: '/api/v1/clauses', body: JSON.stringify({ clauses: clauses.slice(0, 37_490) }) },
     { name: 'sat: 14 MB DIMACS, accepted', method: 'POST', path: '/api/v1/sat',
       body: JSON.stringify({ dimacs: 'c pad\n'.repeat(2_000_000) + 'p cnf 3 1\n1 2 3 0\n' }), soloOnly: true },
     // Accepted, small requests with big answers: a DIMACS header may declare 100k variables, each listed in the answer.
@@ -100,25 +100,25 @@ export function hostileRequests(): HostileRequest[] {
       body: JSON.stringify({ batch: Array.from({ length: 5 }, () => ({ op: 'clauses', input: { dimacs: mostVars } })) }) },
     freshBody({ name: 'sat: 100k-var header model, accepted', method: 'POST', path: '/api/v1/sat', soloOnly: true },
       (n) => JSON.stringify({ dimacs: `c ${n}\n${mostVars}` })),
-    freshBody({ name: 'jsonsat: and of 39,990 vars, accepted', method: 'POST', path: '/api/v1/jsonsat', soloOnly: true },
-      (n) => JSON.stringify({ formula: { and: [{ var: `n${n}` }, ...manyVars(39_990)] } })),
+    freshBody({ name: 'jsonsat: and of 29,990 vars, accepted', method: 'POST', path: '/api/v1/jsonsat', soloOnly: true },
+      (n) => JSON.stringify({ formula: { and: [{ var: `n${n}` }, ...manyVars(29_990)] } })),
     // Accepted, large bodies whose cost on the loop grows with them.
-    freshBody({ name: 'pin: 50k-key JSON, accepted', method: 'POST', path: '/api/v1/pin', soloOnly: true },
+    freshBody({ name: 'pin: 37k-key JSON, accepted', method: 'POST', path: '/api/v1/pin', soloOnly: true },
       (n) => JSON.stringify({ json: { n, ...wideObject } })),
     freshBody({ name: 'pin: 15 MB content, accepted', method: 'POST', path: '/api/v1/pin', soloOnly: true },
       (n) => JSON.stringify({ content: n === 0 ? firstLargePin : `${n} ${'p'.repeat(15_000_000)}` })),
     { name: 'pin: read a 15 MB pin back, accepted', method: 'POST', path: '/api/v1/pin', soloOnly: true,
       body: JSON.stringify({ digest: `sha256:${createHash('sha256').update(firstLargePin).digest('hex')}` }) },
     { name: 'pin: list after 15 MB pins, accepted', method: 'GET', path: '/api/v1/admin/pins?limit=500', soloOnly: true },
-    { name: 'diff: json 50k keys vs {}, accepted', method: 'POST', path: '/api/v1/diff', body: JSON.stringify({ a: wideObject, b: {}, mode: 'json' }) },
-    { name: 'diff: json 15k-add patch, accepted', method: 'POST', path: '/api/v1/diff',
-      body: JSON.stringify({ a: {}, patch: Array.from({ length: 15_000 }, (_, i) => ({ op: 'add', path: `/k${i}`, value: i })), mode: 'json' }) },
+    { name: 'diff: json 37k keys vs {}, accepted', method: 'POST', path: '/api/v1/diff', body: JSON.stringify({ a: wideObject, b: {}, mode: 'json' }) },
+    { name: 'diff: json 11k-add patch, accepted', method: 'POST', path: '/api/v1/diff',
+      body: JSON.stringify({ a: {}, patch: Array.from({ length: 11_000 }, (_, i) => ({ op: 'add', path: `/k${i}`, value: i })), mode: 'json' }) },
     { name: 'digest: 15 MB x 7 algos, accepted', method: 'POST', path: '/api/v1/digest',
       body: JSON.stringify({ content: 'd'.repeat(15_000_000), algorithms: ['sha256', 'sha512', 'sha384', 'sha1', 'md5', 'sha3-256', 'blake2b512'] }) },
     { name: 'clauses: 1M unit clauses, accepted', method: 'POST', path: '/api/v1/clauses',
       body: JSON.stringify({ dimacs: 'p cnf 100000 1000000\n' + Array.from({ length: 1_000_000 }, (_, i) => `${(i % 100_000) + 1} 0`).join('\n'), max_listed: 10_000 }) },
-    { name: 'quiz: formula of 39,990 vars, accepted', method: 'POST', path: '/api/v1/quiz',
-      body: JSON.stringify({ formula: { and: manyVars(39_990) }, assignment: {}, max_listed: 10_000 }) },
+    { name: 'quiz: formula of 29,990 vars, accepted', method: 'POST', path: '/api/v1/quiz',
+      body: JSON.stringify({ formula: { and: manyVars(29_990) }, assignment: {}, max_listed: 10_000 }) },
     { name: 'backtest: 100k equity points, accepted', method: 'POST', path: '/api/v11/trading/backtest', soloOnly: true,
       body: JSON.stringify({ dataset: HOSTILE_DATASETS[1], strategy: 'sma_cross', params: { fast: 5, slow: 20 }, include: ['equity'], equity_points: 100_000 }) },
     { name: 'backtest: 250k-bar equity, accepted', method: 'POST', path: '/api/v11/trading/backtest', soloOnly: true,
