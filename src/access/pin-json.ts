@@ -5,15 +5,12 @@ import { canonicalWithin } from '../engines/digest/canonical-json.js'
 import { budgetOf, type Mill } from '../mill/pool.js'
 import { jsonTextInTurns } from '../json-writer.js'
 
-/** A part of the text per loop turn: ~2 ms of writing for values of many small members. */
-const TEXT_PART_CHARS = 64 * 1024
-
 /** Values whose JSON text is at most this long are made canonical on the loop (a few thousand values at most). */
 export const INLINE_JSON_CHARS = 16 * 1024
 
 /** The canonical text of a value nested at most maxDepth levels, or null for one nested deeper. */
 export async function canonicalPinJson(value: unknown, maxDepth: number, mill: Mill): Promise<string | null> {
-  const json = await jsonTextInTurns(value, TEXT_PART_CHARS)
+  const json = await jsonTextInTurns(value)
   if (json.length <= INLINE_JSON_CHARS) return canonicalWithin(value, maxDepth)
   return mill.run('access.canonical_json', { json, maxDepth }, { timeoutMs: budgetOf(undefined), op: 'pin' })
 }

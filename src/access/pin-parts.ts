@@ -2,6 +2,7 @@
 // turn between parts, so a 15 MB pin never holds the event loop for one long INSERT, SELECT, hash or decode.
 import { createHash } from 'node:crypto'
 import { StringDecoder } from 'node:string_decoder'
+import { utf8Chunks } from '../engines/digest/base64.js'
 import type { Sql } from '../store/sql.js'
 import { nextTurn } from '../store/turns.js'
 
@@ -20,17 +21,14 @@ export async function pinBytesOf(text: string, partChars: number = PIN_PART_CHAR
   const hash = createHash('sha256')
   const parts: Buffer[] = []
   let size = 0
-  for (let at = 0; at < text.length || parts.length === 0; ) {
+  for (const part of utf8Chunks(text, partChars)) {
     if (parts.length > 0) await nextTurn()
-    let end = Math.min(at + partChars, text.length)
-    const last = text.charCodeAt(end - 1)
-    if (end < text.length && last >= 0xd800 && last <= 0xdbff) end--
-    const part = Buffer.from(text.slice(at, end), 'utf8')
     hash.update(part)
     parts.push(part)
     size += part.byteLength
-    at = end
   }
+  // An empty text is stored as one empty part.
+  if (parts.length === 0) parts.push(Buffer.alloc(0))
   return { parts, size, digest: 'sha256:' + hash.digest('hex') }
 }
 

@@ -9,11 +9,12 @@ export type PartKind = 'input' | 'result'
 /** Parts older than this without a live job row are a crash's leftovers (written, then no row). */
 export const ORPHAN_AFTER_MS = 60 * 60_000
 
-/** Writes a text's parts in order, a turn between statements (one part: one INSERT, no turn). */
-export async function writeParts(sql: Sql, jobId: string, kind: PartKind, parts: readonly string[], now: number): Promise<void> {
-  for (let seq = 0; seq < parts.length; seq++) {
+/** Writes a text's parts in order as they come (jsonParts, or parts in hand), a turn between statements (one part: one INSERT, no turn). */
+export async function writeParts(sql: Sql, jobId: string, kind: PartKind, parts: Iterable<string> | AsyncIterable<string>, now: number): Promise<void> {
+  let seq = 0
+  for await (const part of parts) {
     if (seq > 0) await nextTurn()
-    await sql.run('INSERT INTO job_parts (job_id, kind, seq, created_at, text) VALUES (?, ?, ?, ?, ?)', [jobId, kind, seq, now, parts[seq]])
+    await sql.run('INSERT INTO job_parts (job_id, kind, seq, created_at, text) VALUES (?, ?, ?, ?, ?)', [jobId, kind, seq++, now, part])
   }
 }
 

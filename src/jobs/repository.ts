@@ -109,9 +109,7 @@ export function createJobRepository(sql: Sql): JobRepository {
     )
     if (!row || (row.state !== 'queued' && row.state !== 'running')) return false
     if (row.leftover) await deleteParts(sql, id, 'result')
-    const parts: string[] = []
-    for await (const part of jsonParts(result)) parts.push(part)
-    await writeParts(sql, id, 'result', parts, now)
+    await writeParts(sql, id, 'result', jsonParts(result), now)
     return true
   }
   const one = async (text: string, params: Record<string, unknown> | unknown[]): Promise<JobRecord | null> => {

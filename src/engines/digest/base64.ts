@@ -37,20 +37,27 @@ export function checkStrictBase64(text: string): Base64Problem {
 }
 
 /** Chunk size of streamed decoding and hashing: large inputs are never copied whole. */
-const CHUNK = 1 << 20
+export const CHUNK_CHARS = 1 << 20
 
 /** The bytes of canonical base64 `text`, decoded 1 MiB of text at a time. */
 export function* base64Chunks(text: string): Generator<Buffer> {
-  for (let i = 0; i < text.length; i += CHUNK) yield Buffer.from(text.slice(i, i + CHUNK), 'base64')
+  for (let i = 0; i < text.length; i += CHUNK_CHARS) yield Buffer.from(text.slice(i, i + CHUNK_CHARS), 'base64')
 }
 
-/** The UTF-8 bytes of `text`, encoded about 1 MiB of text at a time, never splitting a surrogate pair. */
-export function* utf8Chunks(text: string): Generator<Buffer> {
-  let i = 0
-  while (i < text.length) {
-    let end = Math.min(text.length, i + CHUNK)
-    const lastUnit = text.charCodeAt(end - 1)
-    if (end < text.length && lastUnit >= 0xd800 && lastUnit <= 0xdbff) end-- // keep the pair together
+/**
+ * Where a slice of `text` from `at`, at most `maxChars` long, ends without splitting a surrogate pair (UTF-8 encoding
+ * or JSON.stringify of each half alone would differ from the whole's).
+ */
+export function pairSafeEnd(text: string, at: number, maxChars: number): number {
+  const end = Math.min(text.length, at + maxChars)
+  const last = text.charCodeAt(end - 1)
+  return end < text.length && end - 1 > at && last >= 0xd800 && last <= 0xdbff ? end - 1 : end
+}
+
+/** The UTF-8 bytes of `text`, encoded `chunkChars` (about 1 Mi) characters at a time, never splitting a surrogate pair. */
+export function* utf8Chunks(text: string, chunkChars: number = CHUNK_CHARS): Generator<Buffer> {
+  for (let i = 0; i < text.length; ) {
+    const end = pairSafeEnd(text, i, chunkChars)
     yield Buffer.from(text.slice(i, end), 'utf8')
     i = end
   }

@@ -4,7 +4,8 @@ import { logicTasks, quizFormulaWork, type FormulaSource } from '../../../mill/t
 import { NO_PROGRESS } from '../../../mill/progress.js'
 import { turnsDuring } from '../../../store/test-turns.js'
 import { flatFormula, FORMULA_LIMITS, INLINE_MAX_NODES, valueOf } from './common.js'
-import { formulaSource, formulaText, hasAtMostValues, TEXT_PART_CHARS } from './formula-source.js'
+import { TURN_TEXT_CHARS } from '../../../json-writer.js'
+import { formulaSource, formulaText, hasAtMostValues } from './formula-source.js'
 
 const context = { deadline: Date.now() + 60_000, progress: NO_PROGRESS, cancelled: () => false }
 const wide = (n: number, from = 0) => Array.from({ length: n }, (_, i) => ({ var: `v${from + i}` }))
@@ -86,7 +87,7 @@ describe('a formula too large for the event loop is parsed in the mill from its 
     const { value, turns } = await turnsDuring(() => formulaSource(formula))
     if (!('json' in value)) throw new Error('expected text')
     expect(value.json).toBe(JSON.stringify(formula))
-    expect(turns).toBeGreaterThanOrEqual(Math.floor(value.json.length / TEXT_PART_CHARS))
+    expect(turns).toBeGreaterThanOrEqual(Math.floor(value.json.length / TURN_TEXT_CHARS))
   })
 
   it('parses a formula within INLINE_MAX_NODES at once, refusing it there', async () => {

@@ -4,9 +4,6 @@ import { jsonTextInTurns } from '../../../json-writer.js'
 import type { FormulaSource } from '../../../mill/tasks/logic.js'
 import { flatFormula, FORMULA_LIMITS, INLINE_MAX_NODES } from './common.js'
 
-/** JSON text is written this many characters a turn (~2 ms each). */
-export const TEXT_PART_CHARS = 64 * 1024
-
 /**
  * Whether a parsed JSON value holds at most `max` values. Walks with its own stack (formulas nest 10,000 deep) and
  * stops as soon as the values seen or waiting pass `max`, so it costs O(max) whatever the input's size.
@@ -33,15 +30,12 @@ export function hasAtMostValues(value: unknown, max: number): boolean {
 
 export const isSmallFormula = (value: unknown): boolean => hasAtMostValues(value, INLINE_MAX_NODES)
 
-/** A JSON value's text, written a part at a time with a loop turn between parts (no recursion, any depth). */
-export const jsonText = (value: unknown): Promise<string> => jsonTextInTurns(value, TEXT_PART_CHARS)
-
 /**
  * A formula as text for the mill, where the same parse as flatFormula's refuses it with the same invalid_input or
  * over_limit (the task's refusal travels back as data).
  */
 export async function formulaText(value: unknown, root = 'formula'): Promise<FormulaSource> {
-  return { json: await jsonText(value), limits: FORMULA_LIMITS, root }
+  return { json: await jsonTextInTurns(value), limits: FORMULA_LIMITS, root }
 }
 
 /** A small formula parsed here (its refusals thrown at once), a large one as text for the mill. */

@@ -7,9 +7,8 @@ import {
   type DigestAlgorithm,
 } from '../../../engines/digest/digest.js'
 import { nextTurn } from '../../../store/turns.js'
-import { base64Chunks, checkStrictBase64, decodeStrictBase64, utf8Chunks } from '../../../engines/digest/base64.js'
+import { base64Chunks, checkStrictBase64, CHUNK_CHARS, decodeStrictBase64, utf8Chunks } from '../../../engines/digest/base64.js'
 
-const ONE_CHUNK = 1024 * 1024
 const algorithm = z.enum(DIGEST_ALGORITHM_NAMES)
 const encoded = z.object({ hex: z.string(), base64: z.string() })
 const perAlgorithm = z.object(
@@ -94,7 +93,7 @@ export const digest = defineOperation({
     const chunks = input.content !== undefined ? utf8Chunks(input.content) : base64Chunks(input.content_base64!)
     const key = bytesOf(input.hmac_key, input.hmac_key_base64)
     // A body over one chunk is hashed a chunk and an algorithm per turn of the loop (0.2 s at once for 15 MB × 7).
-    const large = (input.content ?? input.content_base64!).length > ONE_CHUNK
+    const large = (input.content ?? input.content_base64!).length > CHUNK_CHARS
     const report = await digestChunksPaced(chunks, algorithms, key, large ? nextTurn : async () => {})
     return {
       bytes: report.bytes,
