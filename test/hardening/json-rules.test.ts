@@ -99,3 +99,36 @@ describe('bulk JSON arrays', () => {
   })
 })
 
+describe('wide objects and declared sizes', () => {
+  it('refuses an object of 60k keys over_limit before parsing (a member counts 4: 200k-key pins held the loop 110–130 ms a stretch)', async () => {
+    const wide = Object.fromEntries(Array.from({ length: 60_000 }, (_, i) => [`k${i}`, i]))
+    const monitor = monitorHealth(host.base)
+    const answers = [
+      await postRaw(host.base, '/api/v1/pin', JSON.stringify({ json: wide })),
+      await postRaw(host.base, '/api/v1/diff', JSON.stringify({ a: wide, b: {}, mode: 'json' })),
+    ]
+    const health = await monitor.stop()
+    console.log(`60k-key objects ×2: ${health.summary}`)
+    for (const res of answers) {
+      expect(res.status).toBe(422)
+      expect(res.body.refuse.code).toBe('over_limit')
+      expect(res.body.refuse.reason).toMatch(/an object member counts 4/)
+    }
+    expect(health.failures).toBe(0)
+    const within = await postRaw(host.base, '/api/v1/pin', JSON.stringify({ json: Object.fromEntries(Object.entries(wide).slice(0, 30_000)) }))
+    expect(within.status).toBe(200)
+  })
+
+  it('refuses a 40-byte DIMACS header declaring 2M variables (its model made a 17 MB answer) and answers one of 100k', async () => {
+    const monitor = monitorHealth(host.base)
+    const over = await postRaw(host.base, '/api/v1/sat', JSON.stringify({ dimacs: 'p cnf 2000000 1\n1 0\n' }))
+    const most = await postRaw(host.base, '/api/v1/sat', JSON.stringify({ dimacs: 'p cnf 100000 1\n1 0\n' }))
+    const health = await monitor.stop()
+    console.log(`declared variables: ${health.summary}`)
+    expect(over.status).toBe(422)
+    expect(over.body.refuse.hints).toEqual({ limit: 'maxVars', value: 100_000 })
+    expect(most.status).toBe(200)
+    expect(most.body.data.model).toHaveLength(100_000)
+    expect(health.failures).toBe(0)
+  })
+})
