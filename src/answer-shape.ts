@@ -23,8 +23,11 @@ export interface ObjectPlan extends Typed {
   /** Undeclared members: undefined drops them, null writes them as plain JSON, a plan writes them through it. */
   extra: NodePlan | null | undefined
 }
+/** A discriminated union (zod's oneOf of objects, each with its own const at one key): the branch its key names. */
+export interface UnionPlan { kind: 'union'; key: string; branches: Map<unknown, NodePlan>; write: Write }
 export type NodePlan =
   | { kind: 'any' }
+  | UnionPlan
   | { kind: 'fallback'; write: Write }
   | (Typed & { kind: 'string' | 'number' | 'integer' | 'boolean' | 'null' })
   | ArrayPlan
@@ -70,6 +73,10 @@ function lazyWrite(node: SchemaNode, root: SchemaNode): Write {
 function planOf(node: SchemaNode, root: SchemaNode): NodePlan {
   const write = lazyWrite(node, root)
   const fallback: NodePlan = { kind: 'fallback', write }
+  const branches = node.oneOf ?? node.anyOf
+  if (Array.isArray(branches) && Object.keys(node).every((key) => key === 'oneOf' || key === 'anyOf' || (NOTES.has(key) && key !== 'type'))) {
+    return unionPlan(branches, root, write) ?? fallback
+  }
   if (Object.keys(node).some((key) => !NOTES.has(key))) return fallback
   let type = node.type
   let nullable = node.nullable === true
@@ -131,6 +138,23 @@ function objectPlan(node: SchemaNode, root: SchemaNode, nullable: boolean, write
     declared: new Set(declared),
     extra,
   }
+}
+
+/**
+ * fast-json-stringify writes a union through the first branch the value validates against; for objects told apart by
+ * a const member that is the branch the member names, found without validating the value (so members the branch
+ * does not declare are dropped here, where the serializer's validation would refuse the whole value).
+ */
+function unionPlan(branches: unknown[], root: SchemaNode, write: Write): UnionPlan | null {
+  if (branches.length < 2 || !branches.every((b) => isNode(b) && b.type === 'object' && isNode(b.properties))) return null
+  const objects = branches as Array<SchemaNode & { properties: Record<string, SchemaNode>; required?: string[] }>
+  const key = Object.keys(objects[0]!.properties).find((k) =>
+    objects.every((b) => isNode(b.properties[k]) && b.properties[k]!.const !== undefined && (b.required ?? []).includes(k)))
+  if (key === undefined) return null
+  const map = new Map<unknown, NodePlan>()
+  for (const branch of objects) map.set(branch.properties[key]!.const, planOf(branch, root))
+  if (map.size !== objects.length) return null
+  return { kind: 'union', key, branches: map, write }
 }
 
 const isNode = (value: unknown): value is SchemaNode => typeof value === 'object' && value !== null && !Array.isArray(value)

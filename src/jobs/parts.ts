@@ -3,7 +3,7 @@
 import { keysetPages } from '../store/keyset.js'
 import type { Sql } from '../store/sql.js'
 import { nextTurn } from '../store/turns.js'
-import { WrittenJson } from '../written-json.js'
+import { collectWritten, type WrittenJson } from '../written-json.js'
 
 export type PartKind = 'input' | 'result'
 
@@ -33,14 +33,16 @@ export async function readText(sql: Sql, jobId: string, kind: PartKind): Promise
     { id: jobId, kind },
   )
   if (!first) return null
-  const texts = [first.text]
-  for (let seq = 1; seq <= Number(first.last); seq++) {
-    await nextTurn()
-    const row = await sql.get<{ text: string }>('SELECT text FROM job_parts WHERE job_id = ? AND kind = ? AND seq = ?', [jobId, kind, seq])
-    if (!row) throw new Error(`job ${jobId}: ${kind} part ${seq} is missing`)
-    texts.push(row.text)
+  async function* rest(): AsyncGenerator<string> {
+    yield first!.text
+    for (let seq = 1; seq <= Number(first!.last); seq++) {
+      await nextTurn()
+      const row = await sql.get<{ text: string }>('SELECT text FROM job_parts WHERE job_id = ? AND kind = ? AND seq = ?', [jobId, kind, seq])
+      if (!row) throw new Error(`job ${jobId}: ${kind} part ${seq} is missing`)
+      yield row.text
+    }
   }
-  return new WrittenJson(texts)
+  return collectWritten(rest())
 }
 
 /**
