@@ -9,7 +9,13 @@ import { responseJsonSchema } from './plugins/serializer.js'
 type SchemaNode = Record<string, unknown>
 type Write = (value: unknown) => string
 
-interface Typed { nullable: boolean; /** fast-json-stringify for this node: values of another type than planned. */ write: Write }
+interface Typed {
+  nullable: boolean
+  /** fast-json-stringify for this node: values of another type than planned. */
+  write: Write
+  /** Scalars, tuples and closed objects of flat members: a value's whole text is written at once (one token, not dozens). */
+  flat: boolean
+}
 export type ArrayPlan = Typed & { kind: 'array'; items: NodePlan | null; tuple: NodePlan[] | null }
 export interface ObjectPlan extends Typed {
   kind: 'object'
@@ -93,7 +99,7 @@ function planOf(node: SchemaNode, root: SchemaNode): NodePlan {
   if (typeof type !== 'string') return fallback
   if (SCALARS.has(type)) {
     if (type === 'string' && OWN_FORMATS.has(node.format as string)) return fallback
-    return { kind: type as 'string', nullable, write }
+    return { kind: type as 'string', nullable, write, flat: true }
   }
   if (type === 'array') return arrayPlan(node, root, nullable, write) ?? fallback
   if (type === 'object') return objectPlan(node, root, nullable, write) ?? fallback
@@ -105,11 +111,12 @@ function arrayPlan(node: SchemaNode, root: SchemaNode, nullable: boolean, write:
   if (Array.isArray(items)) {
     // Items past a tuple's end are refused by fast-json-stringify unless additionalItems lets them through.
     if (node.additionalItems !== undefined && node.additionalItems !== false) return null
-    return { kind: 'array', nullable, write, items: null, tuple: items.map((item: SchemaNode) => planOf(item, root)) }
+    const tuple = items.map((item: SchemaNode) => planOf(item, root))
+    return { kind: 'array', nullable, write, items: null, tuple, flat: tuple.every(isFlat) }
   }
   const itemPlan = items === undefined || items === true ? { kind: 'any' as const } : isNode(items) ? planOf(items, root) : null
   if (!itemPlan) return null
-  return { kind: 'array', nullable, write, items: itemPlan.kind === 'any' ? null : itemPlan, tuple: null }
+  return { kind: 'array', nullable, write, items: itemPlan.kind === 'any' ? null : itemPlan, tuple: null, flat: false }
 }
 
 function objectPlan(node: SchemaNode, root: SchemaNode, nullable: boolean, write: Write): ObjectPlan | null {
@@ -127,12 +134,14 @@ function objectPlan(node: SchemaNode, root: SchemaNode, nullable: boolean, write
     const plan = planOf(additional, root)
     extra = plan.kind === 'any' ? null : plan
   } else return null
+  const members = keys.map((k) => planOf(properties[k]!, root))
   return {
     kind: 'object',
     nullable,
     write,
+    flat: extra === undefined && members.every(isFlat),
     keys,
-    members: keys.map((k) => planOf(properties[k]!, root)),
+    members,
     required: keys.map((k) => requiredList.includes(k)),
     defaults: keys.map((k) => (properties[k]!.default === undefined ? undefined : JSON.stringify(properties[k]!.default))),
     declared: new Set(declared),
@@ -156,5 +165,7 @@ function unionPlan(branches: unknown[], root: SchemaNode, write: Write): UnionPl
   if (map.size !== objects.length) return null
   return { kind: 'union', key, branches: map, write }
 }
+
+export const isFlat = (plan: NodePlan): boolean => 'flat' in plan && plan.flat
 
 const isNode = (value: unknown): value is SchemaNode => typeof value === 'object' && value !== null && !Array.isArray(value)
