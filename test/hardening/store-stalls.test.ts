@@ -26,7 +26,6 @@ const STRETCH_BOUND_MS = 75
 
 const BIG = generateSyntheticBars({ ...SYNTHETIC_PRESETS.intraday100k.spec, bars: 400_000 })
 
-
 describe('store work is cut into steps of a few milliseconds', () => {
   beforeAll(async () => {
     await createTradingRepository(host.app.store.sql).transaction((tx) => tx.insertDataset({
