@@ -8,7 +8,8 @@
 import { pairSafeEnd } from './engines/digest/base64.js'
 import { nextTurn } from './store/turns.js'
 import { collectWritten, WrittenJson } from './written-json.js'
-import { isFlat, type ArrayPlan, type NodePlan, type ObjectPlan, type ShapeOf } from './answer-shape.js'
+import type { z } from 'zod'
+import { isFlat, shapeOf, type ArrayPlan, type NodePlan, type ObjectPlan, type ShapeOf } from './answer-shape.js'
 
 /** A stored part's most characters: ~2.5 ms to INSERT on SQLite, so a 14 MB input is 56 short statements. */
 export const PART_CHARS = 256 * 1024
@@ -353,4 +354,12 @@ async function* answerParts(value: unknown, shape: ShapeOf): AsyncGenerator<stri
 /** An answer written through its shape a few thousand characters per loop turn, kept as its parts (stored and sent as they are). */
 export function writeInTurns(value: unknown, shape: ShapeOf): Promise<WrittenJson> {
   return collectWritten(answerParts(value, shape))
+}
+
+/**
+ * For a route typed by its answer schema: the answer written in turns, typed as the value it stands for (the
+ * serializer sends a WrittenJson's text as it is).
+ */
+export function writtenAs<T>(schema: z.ZodType<T>, value: T): Promise<T> {
+  return writeInTurns(value, shapeOf(schema)) as unknown as Promise<T>
 }
