@@ -4,6 +4,7 @@ import { pinRepository, PIN_DIGEST, type PinRecord } from '../access/pins.js'
 import { runOperation } from '../caller/gate.js'
 import type { OperationContext } from '../caller/operation.js'
 import { datasetView } from '../trading/datasets.js'
+import { MCP_INLINE_ANSWER_CHARS } from './tool-answer.js'
 import type { TradingService } from '../trading/service.js'
 
 export const RESOURCE_SCHEME = 'ncm'
@@ -124,6 +125,13 @@ export async function readResource(uri: string, { ctx, trading }: ResourceDeps):
     if (!read) throw new Refusal('not_found', `no pin ${digest}`)
     if (read.actualDigest !== digest) {
       throw new Refusal('conflict', `pin ${digest} no longer matches its content (now ${read.actualDigest})`)
+    }
+    // The SDK writes a message at once: a 15 MB pin as a resource held the loop 40–60 ms. Larger pins are read over HTTP.
+    if (read.text.length > MCP_INLINE_ANSWER_CHARS) {
+      throw new Refusal('over_limit', `pin ${digest} is ${read.text.length} characters, over the ${MCP_INLINE_ANSWER_CHARS} an MCP answer ` +
+        `inlines; read it with POST ${ctx.baseUrl}/api/v1/pin {"digest": "${digest}"} (its answer is written a part per loop turn)`, {
+        hints: { limit: 'MCP_INLINE_ANSWER_CHARS', value: MCP_INLINE_ANSWER_CHARS, chars: read.text.length },
+      })
     }
     return { uri, mimeType: read.record.media_type, text: read.text }
   }

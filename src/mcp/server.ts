@@ -16,6 +16,8 @@ import type { McpTool } from './tools.js'
 import { runAsJob } from './job-runner.js'
 import type { JobQueue } from '../jobs/types.js'
 import { PLAIN, renderData } from '../cli/render.js'
+import { SURFACE_PREFIX } from '../jobs/view.js'
+import { toolAnswer } from './tool-answer.js'
 
 /** What the HTTP request that carried a message gives its handler (credential, logger, request id, body size). */
 export interface RequestBinding {
@@ -40,10 +42,6 @@ export const SERVER_INSTRUCTIONS =
   '(chat always refuses: the hub generates no text) and the trading research tools (trading_*, paper data only). ' +
   'Heavy tools need scope run:heavy when the host has an ADMIN_TOKEN. Resources: skills.md, the lexicon, the OpenAPI documents, ' +
   'datasets and pins.'
-
-/** structuredContent must be a JSON object; any other value is wrapped. */
-const asObject = (data: unknown): Record<string, unknown> =>
-  data !== null && typeof data === 'object' && !Array.isArray(data) ? (data as Record<string, unknown>) : { value: data }
 
 /** The tools by name and their tools/list answer: built once per host, shared by every server (one per session or message). */
 export function indexTools(tools: readonly McpTool[]) {
@@ -86,17 +84,21 @@ export function createMcpServer(deps: McpServerDeps): Server {
       const input = tool.admit(request.params.arguments ?? {}, toolContext)
       let data: unknown
       let meta: Record<string, unknown> | undefined
+      let resultUrl: string | null = null
       if (tool.job) {
         const ran = await runAsJob(jobs, tool.job, input, extra)
         data = ran.result
         meta = { 'ncm/job': ran.id }
+        resultUrl = `${context.baseUrl}${SURFACE_PREFIX[tool.job.surface]}/jobs/${ran.id}/result`
       } else {
         data = await tool.run(input, toolContext)
       }
       counters.completed++
-      // The text is the CLI's human rendering (a table, a record, a backtest's key figures); the data is in structuredContent.
-      const text = tool.renderText ? tool.renderText(data) : renderData(data, PLAIN)
-      return { content: [{ type: 'text', text }], structuredContent: asObject(data), ...(meta ? { _meta: meta } : {}) }
+      // The text is the CLI's human rendering (a table, a record, a backtest's key figures); the data is in
+      // structuredContent. A large answer is linked instead (tool-answer.ts).
+      const render = tool.renderText ?? ((value: unknown) => renderData(value, PLAIN))
+      const link = { resultUrl, route: `${tool.route.method} ${context.baseUrl}${tool.route.path}` }
+      return await toolAnswer(data, link, render, meta)
     } catch (err) {
       const refusal = toRefusal(err, context.requestId).forOp(tool.name)
       counters.refused(refusal.code)
