@@ -7,6 +7,7 @@ import { findOperation } from '../../grammar.js'
 import { jsonWeight } from '../../../engines/diff/json-patch.js'
 import type { AnyOperation } from '../../operation.js'
 import type { Mill } from '../../../mill/pool.js'
+import { nextTurn } from '../../../store/turns.js'
 
 export const MAX_BATCH = 64
 /** Jobs of one batch that may enter the mill (heavy operations, and light ones whose input sends them there). */
@@ -155,6 +156,7 @@ export const run = defineOperation({
     let stopped = false
     if (input.stop_on_refusal) {
       for (const [index, j] of input.batch.entries()) {
+        if (index > 0) await nextTurn()
         const result = charged(await dispatch(j.op, j.input, jobCtx, index))
         results.push(result)
         if (!result.ok) {
@@ -163,8 +165,16 @@ export const run = defineOperation({
         }
       }
     } else {
-      // Independent jobs go out together; the mill queues the heavy ones.
-      results.push(...(await Promise.all(input.batch.map(async (j, index) => charged(await dispatch(j.op, j.input, jobCtx, index))))))
+      // Independent jobs go out together (the mill queues the heavy ones), each light one's work in a turn of its own:
+      // run back to back in one turn, 64 `openapi` jobs held the loop 350-530 ms.
+      const pending: Array<Promise<z.infer<typeof itemResult>>> = []
+      for (const [index, j] of input.batch.entries()) {
+        if (index > 0) await nextTurn()
+        const result = dispatch(j.op, j.input, jobCtx, index).then(charged)
+        result.catch(() => undefined) // a bug's rejection is Promise.all's to throw, not unhandled while the loop turns
+        pending.push(result)
+      }
+      results.push(...(await Promise.all(pending)))
     }
     const refused = results.filter((r) => !r.ok).length
     return { mode: 'batch' as const, results, completed: results.length - refused, refused, stopped_early: stopped }
