@@ -18,6 +18,7 @@ import type { JobQueue } from '../jobs/types.js'
 import { PLAIN, renderData } from '../cli/render.js'
 import { SURFACE_PREFIX } from '../jobs/view.js'
 import { toolAnswer } from './tool-answer.js'
+import { ownTurn } from './one-per-turn.js'
 
 /** What the HTTP request that carried a message gives its handler (credential, logger, request id, body size). */
 export interface RequestBinding {
@@ -75,6 +76,7 @@ export function createMcpServer(deps: McpServerDeps): Server {
     }
     const { context, bodyBytes } = deps.bindingOf(extra)
     counters.requests++
+    await ownTurn()
     try {
       // The same body limits as the routes: a tool whose route takes the default limit refuses a larger message.
       if (tool.bodyLimit === 'default' && bodyBytes > config.bodyLimitBytes) {
@@ -119,6 +121,7 @@ export function createMcpServer(deps: McpServerDeps): Server {
   server.setRequestHandler(ListResourceTemplatesRequestSchema, () => ({ resourceTemplates: [...RESOURCE_TEMPLATES] }))
   server.setRequestHandler(ReadResourceRequestSchema, async (request, extra) => {
     const { context } = deps.bindingOf(extra)
+    await ownTurn()
     try {
       return { contents: [await readResource(request.params.uri, { ctx: context, trading })] }
     } catch (err) {
