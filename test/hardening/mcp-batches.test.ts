@@ -3,11 +3,10 @@
 // calls in one POST held the loop's CPU ~1 s, 50 reads of the host's OpenAPI document ~400 ms (a 29 MB answer). A
 // batch holds at most MAX_BATCH_MESSAGES, and each message's work starts in a turn of its own.
 import { beforeAll, describe, expect, it } from 'vitest'
-import { request } from 'undici'
 import { START_REPORT_DELAY_MS } from '../../src/admin/collectors.js'
 import { MAX_BATCH_MESSAGES } from '../../src/mcp/plugin.js'
 import { listeningTestApp } from '../helper.js'
-import { besideHealth } from './monitor.js'
+import { besideHealth, keepingBytes } from './monitor.js'
 
 const host = listeningTestApp()
 
@@ -16,15 +15,7 @@ const STRETCH_BOUND_MS = 45
 
 const messages = (n: number, method: string, params: unknown) => Array.from({ length: n }, (_, i) => ({ jsonrpc: '2.0', id: i + 1, method, params }))
 
-/** POSTs to /mcp and keeps the answer's bytes, parsed only after the watch (the client shares the loop's thread here). */
-async function mcp(body: unknown) {
-  const res = await request(`${host.base}/mcp`, {
-    method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' }, body: JSON.stringify(body),
-  })
-  const chunks: Buffer[] = []
-  for await (const chunk of res.body) chunks.push(chunk as Buffer)
-  return { status: res.statusCode, json: () => JSON.parse(Buffer.concat(chunks).toString()) }
-}
+const mcp = (body: unknown) => keepingBytes(`${host.base}/mcp`, { body, headers: { accept: 'application/json, text/event-stream' } })
 
 describe('JSON-RPC batches to /mcp', () => {
   beforeAll(async () => {

@@ -8,11 +8,10 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { request } from 'undici'
 import { START_REPORT_DELAY_MS } from '../../src/admin/collectors.js'
 import { MCP_INLINE_ANSWER_CHARS } from '../../src/mcp/tool-answer.js'
 import { listeningTestApp } from '../helper.js'
-import { besideHealth } from './monitor.js'
+import { besideHealth, keepingBytes } from './monitor.js'
 
 const dir = mkdtempSync(join(tmpdir(), 'ncm-pin-reads-'))
 afterAll(() => rmSync(dir, { recursive: true, force: true }))
@@ -24,31 +23,22 @@ const STRETCH_BOUND_MS = 45
 const content = `pin reads ${'r'.repeat(15_000_000)}`
 const digest = `sha256:${createHash('sha256').update(content).digest('hex')}`
 
-/** Sends and keeps the answer's bytes, parsed only after the watch (the client shares the loop's thread here). */
-async function keepingBytes(path: string, method: 'GET' | 'POST', body?: unknown, headers: Record<string, string> = {}) {
-  const res = await request(`${host.base}${path}`, {
-    method, headers: { ...(body ? { 'content-type': 'application/json' } : {}), ...headers }, body: body ? JSON.stringify(body) : undefined,
-  })
-  const chunks: Buffer[] = []
-  for await (const chunk of res.body) chunks.push(chunk as Buffer)
-  return { status: res.statusCode, json: () => JSON.parse(Buffer.concat(chunks).toString()) }
-}
-
-const mcp = (method: string, params: unknown) =>
-  keepingBytes('/mcp', 'POST', { jsonrpc: '2.0', id: 1, method, params }, { accept: 'application/json, text/event-stream' })
+const mcp = (method: string, params: unknown) => keepingBytes(`${host.base}/mcp`, {
+  body: { jsonrpc: '2.0', id: 1, method, params }, headers: { accept: 'application/json, text/event-stream' },
+})
 
 describe('a 15 MB pin read back through the admin route and MCP', () => {
   beforeAll(async () => {
     // The go-live report scans the sources on the loop once after start: over before anything is measured.
     await new Promise((resolve) => setTimeout(resolve, START_REPORT_DELAY_MS + 500))
     await host.app.adminCollectors.readiness.report({ smoke: false })
-    const pinned = await keepingBytes('/api/v1/pin', 'POST', { content })
+    const pinned = await keepingBytes(`${host.base}/api/v1/pin`, { body: { content } })
     expect(pinned.status).toBe(200)
     expect(pinned.json().data.digest).toBe(digest)
   }, 60_000)
 
   it('GET /api/v1/admin/pins/{digest} answers the content whole, a part per loop turn', async () => {
-    const { value: read, health, stretch } = await besideHealth(host.base, 'admin pin read', () => keepingBytes(`/api/v1/admin/pins/${digest}`, 'GET'))
+    const { value: read, health, stretch } = await besideHealth(host.base, 'admin pin read', () => keepingBytes(`${host.base}/api/v1/admin/pins/${digest}`))
     expect(read.status).toBe(200)
     const answer = read.json()
     expect(answer).toMatchObject({ ok: true, data: { digest, verified: true, size: content.length } })

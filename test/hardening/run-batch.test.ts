@@ -2,24 +2,17 @@
 // watched. Before, the batch's jobs ran back to back in one turn: 64 `openapi` jobs (each clones the document, ~6 ms)
 // held the loop 350-530 ms of CPU, 64 `lexicon` jobs 50-70.
 import { beforeAll, describe, expect, it } from 'vitest'
-import { request } from 'undici'
 import { START_REPORT_DELAY_MS } from '../../src/admin/collectors.js'
 import { MAX_BATCH } from '../../src/caller/ops/orchestration/run.js'
 import { listeningTestApp } from '../helper.js'
-import { besideHealth } from './monitor.js'
+import { besideHealth, keepingBytes } from './monitor.js'
 
 const host = listeningTestApp()
 
 /** CPU of the loop's thread between two turns that no batch may reach (before: 350-530 ms; after: 0-20). */
 const STRETCH_BOUND_MS = 45
 
-/** POSTs and keeps the answer's bytes, parsed only after the watch (the client shares the loop's thread here). */
-async function post(path: string, body: unknown) {
-  const res = await request(`${host.base}${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) })
-  const chunks: Buffer[] = []
-  for await (const chunk of res.body) chunks.push(chunk as Buffer)
-  return { status: res.statusCode, json: () => JSON.parse(Buffer.concat(chunks).toString()) }
-}
+const post = (path: string, body: unknown) => keepingBytes(`${host.base}${path}`, { body })
 
 describe('a /run batch turns the loop between its jobs', () => {
   beforeAll(async () => {
