@@ -8,6 +8,7 @@ import { jsonWeight } from '../../../engines/diff/json-patch.js'
 import type { AnyOperation } from '../../operation.js'
 import type { Mill } from '../../../mill/pool.js'
 import { nextTurn } from '../../../store/turns.js'
+import { WrittenJson } from '../../../written-json.js'
 
 export const MAX_BATCH = 64
 /** Jobs of one batch that may enter the mill (heavy operations, and light ones whose input sends them there). */
@@ -145,7 +146,8 @@ export const run = defineOperation({
     /** What the batch produces is counted as each job answers; past the budget, answers become over_limit refusals. */
     const charged = (result: z.infer<typeof itemResult>): z.infer<typeof itemResult> => {
       if (!result.ok) return result
-      weight += jsonWeight(result.data, maxWeight - weight + 1)
+      // A written answer weighs its characters (walked, its encoded bytes would count one node each).
+      weight += result.data instanceof WrittenJson ? result.data.length : jsonWeight(result.data, maxWeight - weight + 1)
       if (weight <= maxWeight) return result
       const refusal = new Refusal('over_limit', `the batch's answers weigh more than ${maxWeight} (nodes × 8 + characters; RUN_BATCH_MAX_WEIGHT)`, {
         op: result.op, hints: { limit: 'RUN_BATCH_MAX_WEIGHT', value: maxWeight },
