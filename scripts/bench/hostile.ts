@@ -20,9 +20,27 @@ export interface HostileRequest {
   type?: string
   /** bench:hostile's alone: it needs prepareHostile's datasets, or grows the database by 12 MB a send. */
   soloOnly?: boolean
+  /** Headers besides the content type (MCP's Accept). */
+  headers?: Record<string, string>
+  /** Copies sent at once over as many connections, a burst per send (default 1). */
+  parallel?: number
 }
 
 export const pathOf = (r: HostileRequest, n: number): string => (typeof r.path === 'string' ? r.path : r.path(n))
+
+/** One send of a hostile input (a burst of `parallel` copies): the first answer's status and text. */
+export async function sendHostile(base: string, r: HostileRequest, n: number): Promise<{ statusCode: number; text: string }> {
+  const body = r.body
+  const one = async () => {
+    const res = await request(`${base}${pathOf(r, n)}`, {
+      method: r.method, body, headers: { ...(body ? { 'content-type': r.type ?? json['content-type'] } : {}), ...r.headers },
+      headersTimeout: 60_000, bodyTimeout: 60_000,
+    })
+    return { statusCode: res.statusCode, text: await res.body.text() }
+  }
+  const answers = await Promise.all(Array.from({ length: r.parallel ?? 1 }, one))
+  return answers[0]!
+}
 
 /** The largest import accepted (CSV_MAX_ROWS' default): 250k rows of bars in cents, 11 MB. */
 const LARGEST_IMPORT_ROWS = 250_000
@@ -64,10 +82,17 @@ function freshBody(request: Omit<HostileRequest, 'body'>, make: (n: number) => s
   return Object.defineProperty({ ...request }, 'body', { get: () => make(n++), enumerable: true }) as HostileRequest
 }
 
+/** One JSON-RPC message to /mcp without a session (answered as plain JSON). */
+const mcpCall = (name: string, method: string, params: unknown, soloOnly = false): HostileRequest => ({
+  name, method: 'POST', path: '/mcp', soloOnly, headers: { accept: 'application/json, text/event-stream' },
+  body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }),
+})
+
 /** The worst single requests of issue #13 items 1–3, built once (each body is sent as is, again and again). */
 export function hostileRequests(): HostileRequest[] {
   const depth = 1_000_000
   const firstLargePin = `0 ${'p'.repeat(15_000_000)}` // the first 15 MB pin sent: the read-back row asks for it by digest
+  const firstPinDigest = `sha256:${createHash('sha256').update(firstLargePin).digest('hex')}`
   // JSON_MAX_VALUES is 150k, an object member counting 4: the widest object a body may hold has ~37k keys.
   const wideObject = Object.fromEntries(Array.from({ length: 37_490 }, (_, i) => [`k${i}`, i]))
   const clauses = Array.from({ length: 600_000 }, (_, i) => [i + 1, -(i + 2), i + 3])
@@ -108,7 +133,7 @@ export function hostileRequests(): HostileRequest[] {
     freshBody({ name: 'pin: 15 MB content, accepted', method: 'POST', path: '/api/v1/pin', soloOnly: true },
       (n) => JSON.stringify({ content: n === 0 ? firstLargePin : `${n} ${'p'.repeat(15_000_000)}` })),
     { name: 'pin: read a 15 MB pin back, accepted', method: 'POST', path: '/api/v1/pin', soloOnly: true,
-      body: JSON.stringify({ digest: `sha256:${createHash('sha256').update(firstLargePin).digest('hex')}` }) },
+      body: JSON.stringify({ digest: firstPinDigest }) },
     { name: 'pin: list after 15 MB pins, accepted', method: 'GET', path: '/api/v1/admin/pins?limit=500', soloOnly: true },
     { name: 'diff: json 37k keys vs {}, accepted', method: 'POST', path: '/api/v1/diff', body: JSON.stringify({ a: wideObject, b: {}, mode: 'json' }) },
     { name: 'diff: json 11k-add patch, accepted', method: 'POST', path: '/api/v1/diff',
@@ -123,6 +148,20 @@ export function hostileRequests(): HostileRequest[] {
       body: JSON.stringify({ dataset: HOSTILE_DATASETS[1], strategy: 'sma_cross', params: { fast: 5, slow: 20 }, include: ['equity'], equity_points: 100_000 }) },
     { name: 'backtest: 250k-bar equity, accepted', method: 'POST', path: '/api/v11/trading/backtest', soloOnly: true,
       body: JSON.stringify({ dataset: HOSTILE_DATASETS[1], strategy: 'sma_cross', params: { fast: 5, slow: 20 }, include: ['equity', 'trades'] }) },
+    // Large answers through the other doors: the admin read of a pin, MCP (whose SDK writes a message at once), /run.
+    { name: 'admin: read a 15 MB pin back, accepted', method: 'GET', path: `/api/v1/admin/pins/${firstPinDigest}`, soloOnly: true },
+    mcpCall('mcp: pin tool reads 15 MB back, linked', 'tools/call', { name: 'pin', arguments: { digest: firstPinDigest } }, true),
+    mcpCall('mcp: 15 MB pin resource, refused', 'resources/read', { uri: `ncm://pins/${firstPinDigest}` }, true),
+    mcpCall('mcp: backtest 250k-bar equity, linked', 'tools/call', {
+      name: 'trading_backtest', arguments: { dataset: HOSTILE_DATASETS[1], strategy: 'sma_cross', params: { fast: 5, slow: 20 }, include: ['equity', 'trades'] },
+    }, true),
+    { ...mcpCall('mcp: batch of 100 openapi calls, refused', 'tools/call', { name: 'openapi', arguments: {} }),
+      body: JSON.stringify(Array.from({ length: 100 }, (_, i) => ({ jsonrpc: '2.0', id: i + 1, method: 'tools/call', params: { name: 'openapi', arguments: {} } }))) },
+    { name: 'run: 64 openapi jobs, accepted', method: 'POST', path: '/api/v1/run', body: JSON.stringify({ batch: Array.from({ length: 64 }, () => ({ op: 'openapi' })) }) },
+    // Bursts: one client's connections at once, each answer's cost in the same poll of the sockets.
+    { name: 'openapi.json x30 at once, accepted', method: 'GET', path: '/api/v1/openapi.json', parallel: 30 },
+    { name: 'docs/json x30 at once, accepted', method: 'GET', path: '/docs/json', parallel: 30 },
+    { name: 'docs/yaml x30 at once, accepted', method: 'GET', path: '/docs/yaml', parallel: 30 },
   ]
 }
 
@@ -136,11 +175,8 @@ export function attack(base: string, signal: Signal) {
     for (let i = 0; !signal.stopping; i++) {
       const r = requests[i % requests.length]!
       try {
-        const res = await request(`${base}${pathOf(r, i)}`, {
-          method: r.method, headers: r.body ? { 'content-type': r.type ?? json['content-type'] } : {}, body: r.body,
-          headersTimeout: 60_000, bodyTimeout: 60_000,
-        })
-        const text = await res.body.text()
+        const res = await sendHostile(base, r, i)
+        const text = res.text
         let code = ''
         try {
           const parsed = JSON.parse(text) as { refuse?: { code?: string }; code?: string }
