@@ -6,7 +6,11 @@
  */
 export function downsampleIndices(values: ArrayLike<number>, maxPoints: number): Uint32Array {
   const n = values.length
-  if (n <= maxPoints) return Uint32Array.from({ length: n }, (_, i) => i)
+  if (n <= maxPoints) {
+    const all = new Uint32Array(n)
+    for (let i = 0; i < n; i++) all[i] = i
+    return all
+  }
   const buckets = Math.max(1, Math.floor((maxPoints - 2) / 2))
   const out = new Uint32Array(2 + 2 * buckets)
   let kept = 0
