@@ -3,6 +3,7 @@
 import { keysetPages } from '../store/keyset.js'
 import type { Sql } from '../store/sql.js'
 import { nextTurn } from '../store/turns.js'
+import { WrittenJson } from '../written-json.js'
 
 export type PartKind = 'input' | 'result'
 
@@ -18,8 +19,14 @@ export async function writeParts(sql: Sql, jobId: string, kind: PartKind, parts:
   }
 }
 
-/** The stored text parsed, or null when it has no parts; a statement per part with a turn between. */
+/** The stored text parsed, or null when it has no parts (an input, which a run needs as data). */
 export async function readParts(sql: Sql, jobId: string, kind: PartKind): Promise<unknown> {
+  const text = await readText(sql, jobId, kind)
+  return text === null ? null : text.value()
+}
+
+/** The stored text as it was written, or null when it has no parts; a statement per part with a turn between. */
+export async function readText(sql: Sql, jobId: string, kind: PartKind): Promise<WrittenJson | null> {
   const first = await sql.get<{ text: string; last: number | string }>(
     `SELECT text, (SELECT MAX(seq) FROM job_parts WHERE job_id = @id AND kind = @kind) AS last
      FROM job_parts WHERE job_id = @id AND kind = @kind AND seq = 0`,
@@ -33,7 +40,7 @@ export async function readParts(sql: Sql, jobId: string, kind: PartKind): Promis
     if (!row) throw new Error(`job ${jobId}: ${kind} part ${seq} is missing`)
     texts.push(row.text)
   }
-  return JSON.parse(texts.length === 1 ? texts[0]! : texts.join(''))
+  return new WrittenJson(texts)
 }
 
 /**
