@@ -6,7 +6,7 @@ import { z } from 'zod'
 import { generateSyntheticBars, runBacktest, SYNTHETIC_PRESETS } from '../engines/trading/index.js'
 import { downsampleIndices } from '../engines/trading/downsample.js'
 import type { BacktestOptions, StrategyName, Trade } from '../engines/trading/types.js'
-import { pointsText, tradesText } from '../mill/tasks/trading-text.js'
+import { pointsBytes, tradesBytes } from '../mill/tasks/trading-text.js'
 import { zodSerializerCompiler } from '../plugins/serializer.js'
 import { finite, iso } from './present.js'
 import { backtestAnswer, tradeSchema } from './schemas.js'
@@ -14,6 +14,9 @@ import { backtestAnswer, tradeSchema } from './schemas.js'
 const serializerOf = (schema: z.ZodType) =>
   zodSerializerCompiler({ schema, method: 'POST', url: '', httpStatus: '200' }) as (data: unknown) => string
 const writeTrades = serializerOf(z.array(tradeSchema))
+const text = (bytes: Uint8Array) => Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('latin1')
+const tradesText = (trades: Trade[]) => text(tradesBytes(trades))
+const pointsText = (ts: Float64Array, values: Float64Array, kept: Uint32Array) => text(pointsBytes(ts, values, kept))
 const writePoints = serializerOf(backtestAnswer.shape.equity.unwrap().shape.points)
 
 /** The trade view the loop built for the answer before the mill wrote the text: the oracle. */

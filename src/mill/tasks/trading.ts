@@ -5,7 +5,7 @@ import type { GridSlice, SimulateSpec, SmaGrid, WalkForwardSpec } from '../../en
 import { downsample, downsampleIndices } from '../../engines/trading/downsample.js'
 import type { BacktestOptions, Bars, Stats, StrategyName } from '../../engines/trading/types.js'
 import { moving } from '../moving.js'
-import { pointsText, tradesText } from './trading-text.js'
+import { pointsBytes, tradesBytes } from './trading-text.js'
 
 interface EngineRun {
   bars: Bars
@@ -46,9 +46,6 @@ export interface GridPayload {
   slice?: GridSlice
 }
 
-/** ASCII text as its bytes, in a buffer of their own (so it can move). */
-const ascii = (text: string): Uint8Array => new TextEncoder().encode(text)
-
 /** The engines' stop condition: past the soft deadline, or the job was cancelled. */
 const stopWhen = (deadline: number, cancelled: () => boolean) => () => cancelled() || Date.now() > deadline
 
@@ -65,8 +62,8 @@ export const tradingTasks = {
     const kept = shown.equityPoints === null ? null : downsampleIndices(equity, shown.equityPoints)
     const answer = {
       stats,
-      equity: kept && { text: ascii(pointsText(bars.ts, equity, kept)), points: kept.length },
-      trades: shown.trades ? ascii(tradesText(trades)) : null,
+      equity: kept && { text: pointsBytes(bars.ts, equity, kept), points: kept.length },
+      trades: shown.trades ? tradesBytes(trades) : null,
       storedEquity: shown.storedEquityPoints === null ? null : downsample(bars.ts, equity, shown.storedEquityPoints),
     }
     return moving(answer, [answer.equity?.text.buffer, answer.trades?.buffer].filter((b) => b !== undefined) as ArrayBuffer[])
