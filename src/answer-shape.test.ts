@@ -101,6 +101,9 @@ describe('an answer written through its shape', () => {
     const value = { name: 'n', count: 1, ratio: null, points: new WrittenJson(['[[1,2.5]', ',[3,-4]]']), model: {}, anything: null, either: 's',
       level: 'low', flag: true, meta: { id: 1 }, when: '2026-11-25T20:00:00.000Z', nested: null }
     expect(written(answer, value, 5).join('')).toBe(serialize({ ...value, points }))
+    // Also as items of a list of flat objects whose members are all optional (which an object would satisfy).
+    const loose = z.array(z.object({ a: z.number().optional() }))
+    expect(written(loose, [{ a: 1 }, new WrittenJson(['{"a":2}'])], 3).join('')).toBe('[{"a":1},{"a":2}]')
   })
 
   it('writes a large answer a part per loop turn, each part within the part size', async () => {
