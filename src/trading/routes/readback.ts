@@ -1,8 +1,6 @@
 // /api/v11 read-back: datasets (paged, one with its bars, delete), runs (paged, one by id), the paper ledger's lists.
 import type { FastifyInstance } from 'fastify'
 import type { ZodTypeProvider } from 'fastify-type-provider-zod'
-import type { z } from 'zod'
-import { answerWriter } from '../../jobs/view.js'
 import type { TradingContext } from '../context.js'
 import { TAGS } from '../context.js'
 import { createReadback } from '../readback.js'
@@ -11,6 +9,7 @@ import {
   datasetParams, fillPage, ledgerQuery, orderPage, positionPage, runDetail, runListQuery, runPage, runParams, runQuery,
 } from '../readback-schemas.js'
 import { problemResponses, requireScope } from './common.js'
+import { writtenAs } from '../../json-writer.js'
 
 const PAGING = 'Paged: `limit` (1–500, default 50) and `cursor` (the `next_cursor` of the previous page); `next_cursor` is null on the last page. ' +
   'Pages are keyset positions, so rows added while you page never cause duplicates or gaps. A bad cursor is refused with 400, a limit over 500 with 422.'
@@ -18,8 +17,6 @@ const PAGING = 'Paged: `limit` (1–500, default 50) and `cursor` (the `next_cur
 export default async function readbackRoutes(parent: FastifyInstance, ctx: TradingContext) {
   const app = parent.withTypeProvider<ZodTypeProvider>()
   const read = createReadback(ctx.service)
-  // Recomputed trades come written (thousands of them on a long dataset): the run is written a part per turn around them.
-  const writeRun = answerWriter(runDetail)
   const tags = [TAGS.v11]
 
   app.get('/datasets', {
@@ -60,8 +57,8 @@ export default async function readbackRoutes(parent: FastifyInstance, ctx: Tradi
         'whether the recomputed statistics equal the stored ones. A run stored without an equity curve answers `equity: null` with the reason.',
       params: runParams, querystring: runQuery, response: { 200: runDetail, ...problemResponses },
     },
-  }, async (req) => writeRun(await read.run(req.params.id, { withTrades: req.query.include === 'trades', equityPoints: req.query.equity_points })) as
-    unknown as Promise<z.infer<typeof runDetail>>)
+    // Trades recomputed for a 250k-bar run are thousands of objects: written a part per loop turn.
+  }, async (req) => writtenAs(runDetail, await read.run(req.params.id, { withTrades: req.query.include === 'trades', equityPoints: req.query.equity_points })))
 
   const ledger = [
     ['accounts', 'Paper accounts: currency, initial and current cash', accountQuery, accountPage, read.accounts],
