@@ -15,15 +15,15 @@ const host = listeningTestApp()
 /**
  * CPU of the loop's thread between two turns that no step may reach from the request to the stored answer (a job,
  * submitted with respond-async and polled): everything but the reply's send. Before (with the answer writer already
- * in): 90 ms for the whole curve and 27k trades, 50 ms for 100k points; after: 10 ms (the /proc clock's tick), 20 rarely.
+ * in): 90–130 ms for the whole curve and 27k trades, 40–50 ms for 100k points; after: 10 ms (the /proc clock's tick),
+ * 20 now and then.
  */
 const JOB_STRETCH_BOUND_MS = 25
 /**
- * The same for a synchronous request, whose reply then sends the written text (the answer writer's part: joining and
- * writing ~16 MB to the socket took 30–40 ms in one stretch when this was written). Before: 100 and 40 ms; before the
- * answer writer, 630 ms.
+ * The same for a synchronous request, whose reply then sends the written text (the answer writer's part, sent as
+ * bytes encoded as written): 10–30 ms after. Before: 110 and 40 ms; before the answer writer, 630 ms.
  */
-const SYNC_STRETCH_BOUND_MS = 75
+const SYNC_STRETCH_BOUND_MS = 50
 
 const BARS = 250_000
 const LONG = generateSyntheticBars({ ...SYNTHETIC_PRESETS.intraday100k.spec, bars: BARS })
