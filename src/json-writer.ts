@@ -90,7 +90,7 @@ function flatText(v: unknown, plan: NodePlan): string | undefined {
 const leftOut = (x: unknown): boolean => x === undefined || typeof x === 'function' || typeof x === 'symbol'
 
 const isPlainObject = (v: unknown): v is Record<string, unknown> =>
-  typeof v === 'object' && v !== null && !Array.isArray(v) && typeof (v as { toJSON?: unknown }).toJSON !== 'function'
+  typeof v === 'object' && v !== null && !Array.isArray(v) && !(v instanceof WrittenJson) && typeof (v as { toJSON?: unknown }).toJSON !== 'function'
 
 /**
  * Writes a value's JSON text a part at a time: `next` answers the next part until `done`. With a shape, the value is
