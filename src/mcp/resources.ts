@@ -86,7 +86,9 @@ async function runNamed(ctx: OperationContext, name: string): Promise<unknown> {
 }
 
 const datasetUri = (id: number) => `${RESOURCE_SCHEME}://datasets/${id}`
-const pinUri = (digest: string) => `${RESOURCE_SCHEME}://pins/${digest}`
+/** A pin's URI starts so (its read holds the content: it takes a large-answer slot). */
+export const PIN_URI_PREFIX = `${RESOURCE_SCHEME}://pins/`
+const pinUri = (digest: string) => `${PIN_URI_PREFIX}${digest}`
 
 export async function listResources({ ctx, trading }: ResourceDeps): Promise<ResourceEntry[]> {
   const datasets = (await trading.repo.datasets()).map((row) => ({

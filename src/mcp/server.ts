@@ -11,7 +11,8 @@ import { toRefusal } from '../error-refusal.js'
 import { Refusal } from '../refusal.js'
 import type { TradingService } from '../trading/service.js'
 import { HUB_VERSION, NCM_VERSION } from '../version.js'
-import { listResources, readResource, RESOURCE_TEMPLATES } from './resources.js'
+import { listResources, PIN_URI_PREFIX, readResource, RESOURCE_TEMPLATES } from './resources.js'
+import type { LargeAnswers } from '../plugins/large-answers.js'
 import type { McpTool } from './tools.js'
 import { runAsJob } from './job-runner.js'
 import type { JobQueue } from '../jobs/types.js'
@@ -33,6 +34,8 @@ export interface McpServerDeps {
   /** Heavy tools run as jobs here, like their routes. */
   jobs: JobQueue
   counters: CallerCounters
+  /** The host's large-answer slots: a tool whose answer grows with its input, or a pin read, holds one while it runs. */
+  largeAnswers: Pick<LargeAnswers, 'acquire'>
   /** The binding of the HTTP request a JSON-RPC message came in (the plugin puts it in the transport's authInfo). */
   bindingOf(extra: { authInfo?: { extra?: Record<string, unknown> } }): RequestBinding
 }
@@ -77,7 +80,10 @@ export function createMcpServer(deps: McpServerDeps): Server {
     const { context, bodyBytes } = deps.bindingOf(extra)
     counters.requests++
     await ownTurn()
+    let release: (() => void) | null = null
     try {
+      // 50 calls reading a 15 MB pin at once held 2.5 GB of RSS: as its route, such a call waits for a slot.
+      if (tool.largeAnswer) release = await deps.largeAnswers.acquire()
       // The same body limits as the routes: a tool whose route takes the default limit refuses a larger message.
       if (tool.bodyLimit === 'default' && bodyBytes > config.bodyLimitBytes) {
         throw new Refusal('payload_too_large', `the message is ${bodyBytes} bytes; ${tool.name} takes at most ${config.bodyLimitBytes} (BODY_LIMIT_BYTES)`)
@@ -112,6 +118,8 @@ export function createMcpServer(deps: McpServerDeps): Server {
         content: [{ type: 'text', text: `refused ${body.code} (${body.http_status}): ${body.reason}` }],
         structuredContent: { refuse: body },
       }
+    } finally {
+      release?.()
     }
   })
 
@@ -122,7 +130,9 @@ export function createMcpServer(deps: McpServerDeps): Server {
   server.setRequestHandler(ReadResourceRequestSchema, async (request, extra) => {
     const { context } = deps.bindingOf(extra)
     await ownTurn()
+    let release: (() => void) | null = null
     try {
+      if (request.params.uri.startsWith(PIN_URI_PREFIX)) release = await deps.largeAnswers.acquire()
       return { contents: [await readResource(request.params.uri, { ctx: context, trading })] }
     } catch (err) {
       const refusal = toRefusal(err, context.requestId)
@@ -130,6 +140,8 @@ export function createMcpServer(deps: McpServerDeps): Server {
       // -32002 is the spec's "resource not found"; the refusal rides along in `data`.
       const code = refusal.code === 'not_found' ? -32002 : refusal.code === 'internal' ? ErrorCode.InternalError : ErrorCode.InvalidParams
       throw new McpError(code, refusal.message, { refuse: refusal.toBody() })
+    } finally {
+      release?.()
     }
   })
   return server

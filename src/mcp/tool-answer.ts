@@ -6,7 +6,7 @@
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js'
 import { jsonWeight } from '../engines/diff/json-patch.js'
 import { jsonParts, TURN_TEXT_CHARS } from '../json-writer.js'
-import { collectWritten, WrittenJson } from '../written-json.js'
+import { WrittenJson } from '../written-json.js'
 import { PLAIN, renderData } from '../cli/render.js'
 import { answerMembers } from './answer-members.js'
 
@@ -37,7 +37,10 @@ const asObject = (data: unknown): Record<string, unknown> =>
 async function largeText(data: unknown): Promise<WrittenJson | null> {
   if (data instanceof WrittenJson) return data
   if (jsonWeight(data, MCP_INLINE_ANSWER_CHARS) <= MCP_INLINE_ANSWER_CHARS) return null
-  return collectWritten(jsonParts(data, TURN_TEXT_CHARS))
+  // Parts only: the text is scanned, never sent, so it is not encoded (15 MB more per call).
+  const parts: string[] = []
+  for await (const part of jsonParts(data, TURN_TEXT_CHARS)) parts.push(part)
+  return new WrittenJson(parts)
 }
 
 /** The tool's CallToolResult: the answer inline when small, else linked. */

@@ -42,6 +42,8 @@ export interface McpTool {
   /** Heavy tools run as this job (progress and cancellation come from it); the others run in the request. */
   job?: ToolJob
   run(input: unknown, ctx: ToolContext): Promise<unknown>
+  /** Its answer grows with its input (its route is marked largeAnswer, or it is a job): a call takes a large-answer slot. */
+  largeAnswer: boolean
   /** Its HTTP route (path from the host's root): a linked answer names it, for the whole answer over HTTP. */
   route: { method: 'GET' | 'POST'; path: string }
   /** A human rendering of the data, when the operation has one (e.g. skills_md's Markdown). */
@@ -69,6 +71,7 @@ function operationTool(op: AnyOperation): McpTool {
     heavy: op.heavy,
     bodyLimit: op.bodyLimit,
     readOnly: op.method === 'GET',
+    largeAnswer: op.heavy || op.largeAnswer === true,
     route: { method: op.method, path: `${SURFACE_PREFIX.caller}${op.path}` },
     admit(args, { op: ctx }) {
       try {
@@ -110,6 +113,7 @@ function tradingTool<S extends z.ZodType>(spec: TradingToolSpec<S>): McpTool {
     heavy,
     bodyLimit: 'default',
     readOnly: !heavy,
+    largeAnswer: heavy,
     route: spec.route,
     admit(args, { op: ctx }) {
       if (heavy) ctx.auth.require(ctx.credential, 'run:heavy', spec.name)

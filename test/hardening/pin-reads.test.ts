@@ -2,7 +2,8 @@
 // socket with health and the loop watched: GET /api/v1/admin/pins/{digest} writes it a part per loop turn (before: one
 // fast-json-stringify call, 60-80 ms of the loop's CPU); MCP's pin tool links it instead of inlining it (before: the
 // SDK stringified its 15 MB twice, content and structuredContent, ~250 ms), and its resource is refused over_limit
-// naming the HTTP read (before: 40-60 ms).
+// naming the HTTP read (before: 40-60 ms). MCP calls whose answers grow with their input take the routes'
+// large-answer slots: 50 reads of the pin through the tool at once held 2.5 GB of RSS.
 import { createHash } from 'node:crypto'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
@@ -15,7 +16,9 @@ import { besideHealth, keepingBytes } from './monitor.js'
 
 const dir = mkdtempSync(join(tmpdir(), 'ncm-pin-reads-'))
 afterAll(() => rmSync(dir, { recursive: true, force: true }))
-const host = listeningTestApp({ env: { DATABASE_PATH: join(dir, 'hub.sqlite'), BODY_LIMIT_BYTES: String(16 * 2 ** 20) } })
+const host = listeningTestApp({
+  env: { DATABASE_PATH: join(dir, 'hub.sqlite'), BODY_LIMIT_BYTES: String(16 * 2 ** 20), LARGE_ANSWER_CONCURRENCY: '2', LARGE_ANSWER_QUEUE: '8' },
+})
 
 /** CPU of the loop's thread between two turns that no read may reach (before: 60-250 ms; after: 0-30). */
 const STRETCH_BOUND_MS = 45
@@ -72,4 +75,22 @@ describe('a 15 MB pin read back through the admin route and MCP', () => {
     expect(error.message).toContain(`POST ${host.base}/api/v1/pin`)
     expect(health.failures).toBe(0)
   })
+
+  it('MCP tool calls that read the pin take large-answer slots: 50 at once, the rest refused occupied', async () => {
+    const before = process.memoryUsage.rss()
+    let peak = before
+    const sampler = setInterval(() => { peak = Math.max(peak, process.memoryUsage.rss()) }, 10)
+    const answers = await Promise.all(Array.from({ length: 50 }, async () => (await mcp('tools/call', { name: 'pin', arguments: { digest } })).json().result))
+    clearInterval(sampler)
+    const served = answers.filter((a) => !a.isError)
+    const refused = answers.filter((a) => a.isError)
+    console.log(`50 MCP reads of a 15 MB pin at once: ${served.length} served, ${refused.length} refused; RSS ${(before / 2 ** 20).toFixed(0)} → peak ${(peak / 2 ** 20).toFixed(0)} MiB`)
+    // Two at once and eight in line are served (a few more may find a place freed).
+    expect(served.length).toBeGreaterThanOrEqual(10)
+    expect(refused.length).toBeGreaterThan(0)
+    for (const a of served) expect(a.structuredContent.answer.digest).toBe(digest)
+    for (const a of refused) expect(a.structuredContent.refuse).toMatchObject({ code: 'occupied', retry_after_s: 1 })
+    // Before, all 50 were held at once: 2.3-2.5 GB over the start.
+    expect(peak - before).toBeLessThan(900 * 2 ** 20)
+  }, 120_000)
 })
