@@ -77,6 +77,8 @@ export default async function accessApi(app: FastifyInstance) {
 
   const pinRead = z.object({ ...pinMeta, verified: z.literal(true), content: z.string(), json: z.unknown().optional() })
   app.get('/pins/:digest', {
+    // As POST /api/v1/pin's read: the content is held until it is sent, so reads at once take large-answer slots.
+    config: { largeAnswer: true },
     schema: {
       tags: ['admin'], summary: `${PREFIX}/pins/{digest}`,
       description: 'One pin with its content, the stored bytes hashed again on read (a pin whose bytes no longer match is refused with conflict).',

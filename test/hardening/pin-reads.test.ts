@@ -9,6 +9,7 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { request } from 'undici'
 import { START_REPORT_DELAY_MS } from '../../src/admin/collectors.js'
 import { MCP_INLINE_ANSWER_CHARS } from '../../src/mcp/tool-answer.js'
 import { listeningTestApp } from '../helper.js'
@@ -92,5 +93,18 @@ describe('a 15 MB pin read back through the admin route and MCP', () => {
     for (const a of refused) expect(a.structuredContent.refuse).toMatchObject({ code: 'occupied', retry_after_s: 1 })
     // Before, all 50 were held at once: 2.3-2.5 GB over the start.
     expect(peak - before).toBeLessThan(900 * 2 ** 20)
+  }, 120_000)
+
+  it('GET /api/v1/admin/pins/{digest} takes a large-answer slot too: 50 at once, the rest refused occupied', async () => {
+    const answers = await Promise.all(Array.from({ length: 50 }, async () => {
+      const res = await request(`${host.base}/api/v1/admin/pins/${digest}`)
+      await res.body.dump()
+      return res.statusCode
+    }))
+    const served = answers.filter((status) => status === 200).length
+    console.log(`50 admin reads of a 15 MB pin at once: ${served} served`)
+    expect(served).toBeGreaterThanOrEqual(10)
+    expect(answers.filter((status) => status === 503).length).toBe(50 - served)
+    expect(served).toBeLessThan(50)
   }, 120_000)
 })
