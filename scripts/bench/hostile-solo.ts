@@ -22,7 +22,7 @@ async function stretch(base: string, attack?: HostileRequest) {
   const statuses: Record<string, number> = {}
   const attacker = (async () => {
     for (let n = 0; attack && !signal.stopping; n++) {
-      const res = await sendHostile(base, attack, n).catch((err: Error) => ({ statusCode: `socket error ${err.message}` }))
+      const res = await sendHostile(base, attack, n, false).catch((err: Error) => ({ statusCode: `socket error ${err.message}` }))
       statuses[res.statusCode] = (statuses[res.statusCode] ?? 0) + 1
     }
   })()

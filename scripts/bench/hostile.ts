@@ -28,15 +28,20 @@ export interface HostileRequest {
 
 export const pathOf = (r: HostileRequest, n: number): string => (typeof r.path === 'string' ? r.path : r.path(n))
 
-/** One send of a hostile input (a burst of `parallel` copies): the first answer's status and text. */
-export async function sendHostile(base: string, r: HostileRequest, n: number): Promise<{ statusCode: number; text: string }> {
+/**
+ * One send of a hostile input (a burst of `parallel` copies): the first answer's status, and its text when `read` (else
+ * every body is dropped unread: the bench's health probe shares this process, and decoding megabytes would delay it).
+ */
+export async function sendHostile(base: string, r: HostileRequest, n: number, read = true): Promise<{ statusCode: number; text: string }> {
   const body = r.body
   const one = async () => {
     const res = await request(`${base}${pathOf(r, n)}`, {
       method: r.method, body, headers: { ...(body ? { 'content-type': r.type ?? json['content-type'] } : {}), ...r.headers },
       headersTimeout: 60_000, bodyTimeout: 60_000,
     })
-    return { statusCode: res.statusCode, text: await res.body.text() }
+    if (read) return { statusCode: res.statusCode, text: await res.body.text() }
+    await res.body.dump()
+    return { statusCode: res.statusCode, text: '' }
   }
   const answers = await Promise.all(Array.from({ length: r.parallel ?? 1 }, one))
   return answers[0]!
