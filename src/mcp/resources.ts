@@ -5,6 +5,7 @@ import { runOperation } from '../caller/gate.js'
 import type { OperationContext } from '../caller/operation.js'
 import { datasetView } from '../trading/datasets.js'
 import { MCP_INLINE_ANSWER_CHARS } from './tool-answer.js'
+import { WrittenJson } from '../written-json.js'
 import type { TradingService } from '../trading/service.js'
 
 export const RESOURCE_SCHEME = 'ncm'
@@ -68,7 +69,8 @@ const DOCUMENTS: ReadonlyArray<ResourceEntry & { read(ctx: OperationContext): Pr
     name: 'openapi-caller',
     title: 'OpenAPI 3.0.3 document of the caller API (/api/v1/openapi.json)',
     mimeType: 'application/json',
-    read: async (ctx) => JSON.stringify(await runNamed(ctx, 'openapi')),
+    // The operation answers its document as text already written (written once per host).
+    read: async (ctx) => textOf(await runNamed(ctx, 'openapi')),
   },
   {
     uri: `${RESOURCE_SCHEME}://openapi/host.json`,
@@ -78,6 +80,9 @@ const DOCUMENTS: ReadonlyArray<ResourceEntry & { read(ctx: OperationContext): Pr
     read: async (ctx) => JSON.stringify(ctx.host.swagger()),
   },
 ]
+
+/** A value's JSON text: a written answer's own, else serialised. */
+const textOf = (value: unknown): string => (value instanceof WrittenJson ? value.text() : JSON.stringify(value))
 
 async function runNamed(ctx: OperationContext, name: string): Promise<unknown> {
   const op = ctx.registry.byName(name)

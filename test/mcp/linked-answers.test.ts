@@ -49,4 +49,13 @@ describe('MCP answers over the inline size', () => {
     expect(result.structuredContent).toMatchObject({ status: 'SAT', verified: true })
     expect((result.structuredContent as any).inlined).toBeUndefined()
   })
+
+  it("the caller OpenAPI resource is the document's text (the operation answers it already written)", async () => {
+    const read = await client.readResource({ uri: 'ncm://openapi/caller.json' })
+    const doc = JSON.parse((read.contents[0] as { text: string }).text)
+    expect(doc.openapi).toBe('3.0.3')
+    expect(doc.paths).toHaveProperty('/sat')
+    const viaRoute = await request(`${base}/api/v1/openapi.json`)
+    expect(doc).toEqual(((await viaRoute.body.json()) as any).data)
+  })
 })
