@@ -167,6 +167,9 @@ export function hostileRequests(): HostileRequest[] {
     { name: 'openapi.json x30 at once, accepted', method: 'GET', path: '/api/v1/openapi.json', parallel: 30 },
     { name: 'docs/json x30 at once, accepted', method: 'GET', path: '/docs/json', parallel: 30 },
     { name: 'docs/yaml x30 at once, accepted', method: 'GET', path: '/docs/yaml', parallel: 30 },
+    { name: 'command-center x30 at once, accepted', method: 'GET', path: '/command-center', parallel: 30 },
+    { ...mcpCall('mcp: tools/list x30 at once, accepted', 'tools/list', {}), parallel: 30 },
+    { name: 'dataset 500-bar page x30 at once, accepted', method: 'GET', path: `/api/v11/datasets/${HOSTILE_DATASETS[1]}?limit=500`, parallel: 30, soloOnly: true },
   ]
 }
 
