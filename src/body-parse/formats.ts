@@ -3,17 +3,20 @@
 import secureJsonParse from 'secure-json-parse'
 import { parseJsonShaped } from '../json-text.js'
 import { Refusal, type RefusalCode, type RefusalOptions } from '../refusal.js'
+import type { LongMembers } from './long-members.js'
 
 export type BodyFormat =
-  | { kind: 'json'; maxDepth: number; maxValues: number }
+  /** longTextKeys: members the route takes as a LongText (long-text-input.ts), sent back in parts from the thread. */
+  | { kind: 'json'; maxDepth: number; maxValues: number; longTextKeys?: readonly string[] }
   | { kind: 'csv'; maxRows: number }
 
 /**
  * A body's outcome as it crosses the thread: a value, a refusal, or one of Fastify's own JSON body errors. `depth` is
- * a JSON value's nesting; `json` is a checked JSON text sent in place of a value too deep to cross by structured clone.
+ * a JSON value's nesting; `json` is a checked JSON text sent in place of a value too deep to cross by structured clone;
+ * `long` names the members that follow in parts.
  */
 export type BodyOutcome =
-  | { ok: true; value: unknown; depth?: number }
+  | { ok: true; value: unknown; depth?: number; long?: LongMembers }
   | { ok: true; json: string }
   | { ok: false; refusal: { code: RefusalCode; reason: string; options: RefusalOptions } }
   | { ok: false; fastify: 'FST_ERR_CTP_EMPTY_JSON_BODY' | 'FST_ERR_CTP_INVALID_JSON_BODY' }

@@ -11,6 +11,7 @@ import type { Readable } from 'node:stream'
 import { errorCodes } from 'fastify'
 import { Refusal } from '../refusal.js'
 import { parseBody, type BodyFormat, type BodyOutcome } from './formats.js'
+import { receiveLongMembers } from './long-members.js'
 import type { FromThread, ToThread } from './thread.js'
 
 /**
@@ -88,7 +89,8 @@ function collect(payload: Readable, contentLength: number, limit: number, sink: 
   })
 }
 
-function outcomeValue(outcome: BodyOutcome): unknown {
+async function outcomeValue(outcome: BodyOutcome): Promise<unknown> {
+  if (outcome.ok && 'long' in outcome && outcome.long) await receiveLongMembers(outcome.value as Record<string, unknown>, outcome.long)
   if (outcome.ok) return 'json' in outcome ? JSON.parse(outcome.json) : outcome.value
   if ('fastify' in outcome) throw new errorCodes[outcome.fastify]()
   throw new Refusal(outcome.refusal.code, outcome.refusal.reason, outcome.refusal.options)

@@ -7,6 +7,7 @@ import type { Readable } from 'node:stream'
 import { createBodyReader, type BodyReader } from '../body-parse/reader.js'
 import type { BodyFormat } from '../body-parse/formats.js'
 import { nextTurn } from '../store/turns.js'
+import { longTextKeys } from '../long-text-input.js'
 
 export interface JsonBodyOptions {
   /** Deepest nesting of arrays and objects a body may have. */
@@ -35,7 +36,10 @@ declare module 'fastify' {
  */
 export async function readBody(reader: BodyReader, req: FastifyRequest, payload: Readable, format: BodyFormat): Promise<unknown> {
   const contentLength = Number(req.headers['content-length'])
-  const value = await reader.read(payload, contentLength, req.routeOptions.bodyLimit, format)
+  // Members the route's schema takes as a LongText come back from the thread in parts (never whole on the loop).
+  const keys = format.kind === 'json' ? longTextKeys(req.routeOptions.schema?.body) : []
+  const asRead: BodyFormat = format.kind === 'json' && keys.length > 0 ? { ...format, longTextKeys: keys } : format
+  const value = await reader.read(payload, contentLength, req.routeOptions.bodyLimit, asRead)
   if (reader.offLoopFor(contentLength)) {
     req.bodyOffLoop = true
     await nextTurn()
