@@ -47,9 +47,9 @@ describe.each(TEST_BACKENDS)('pin parts on %s', (backend) => {
   it('read back whole, a turn between parts, with the hash of the bytes as stored now', async () => {
     const { sql } = await stores.open(backend)
     const { parts, digest } = await pinBytesOf(TEXT, 4)
-    await writePinParts(sql, digest, parts)
+    await writePinParts(sql, digest, parts, 0)
     // Written again (a put of the same content at once, or after a crash): the parts stand as they are.
-    await writePinParts(sql, digest, parts)
+    await writePinParts(sql, digest, parts, 0)
     const { value, turns } = await turnsDuring(() => readPinParts(sql, digest))
     expect(value).toEqual({ text: TEXT, actualDigest: digest })
     expect(turns).toBeGreaterThanOrEqual(parts.length - 1)
@@ -61,7 +61,7 @@ describe.each(TEST_BACKENDS)('pin parts on %s', (backend) => {
   it('decodes a character cut between two parts (parts not written by pinBytesOf, e.g. migrated)', async () => {
     const { sql } = await stores.open(backend)
     const bytes = Buffer.from('a€b', 'utf8') // € is 3 bytes: cut after its first
-    await writePinParts(sql, 'cut', [bytes.subarray(0, 2), bytes.subarray(2)])
+    await writePinParts(sql, 'cut', [bytes.subarray(0, 2), bytes.subarray(2)], 0)
     expect(await readPinParts(sql, 'cut')).toEqual({ text: 'a€b', actualDigest: sha256(bytes) })
   })
 })

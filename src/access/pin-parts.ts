@@ -1,4 +1,4 @@
-// A pin's content as rows of pin_parts (migration 0008): encoded, hashed, written and read a part at a time with a loop
+// A pin's content as rows of pin_parts (migrations 0008, 0009): encoded, hashed, written and read a part at a time with a loop
 // turn between parts, so a 15 MB pin never holds the event loop for one long INSERT, SELECT, hash or decode.
 import { createHash } from 'node:crypto'
 import { StringDecoder } from 'node:string_decoder'
@@ -38,12 +38,17 @@ export async function pinBytesOf(text: string | LongText, partChars: number = PI
 
 /**
  * Writes a pin's parts in order, a turn between statements. A part already there (a put of the same content at the
- * same time, or one cut short before its row) holds the same bytes, so it stays.
+ * same time, or one cut short before its row) holds the same bytes, so it stays, written again at `now`: the orphan
+ * sweep (pin-orphans.ts) leaves parts younger than an hour alone.
  */
-export async function writePinParts(sql: Sql, digest: string, parts: readonly Buffer[]): Promise<void> {
+export async function writePinParts(sql: Sql, digest: string, parts: readonly Buffer[], now: number): Promise<void> {
   for (let seq = 0; seq < parts.length; seq++) {
     if (seq > 0) await nextTurn()
-    await sql.run('INSERT INTO pin_parts (digest, seq, content) VALUES (?, ?, ?) ON CONFLICT (digest, seq) DO NOTHING', [digest, seq, parts[seq]])
+    await sql.run(
+      `INSERT INTO pin_parts (digest, seq, created_at, content) VALUES (?, ?, ?, ?)
+       ON CONFLICT (digest, seq) DO UPDATE SET created_at = excluded.created_at`,
+      [digest, seq, now, parts[seq]],
+    )
   }
 }
 
