@@ -3,6 +3,7 @@ import { z } from 'zod'
 import { HUB_VERSION, NCM_VERSION } from './version.js'
 import { refusalSchema, type RefusalBody } from './refusal.js'
 import type { Occupancy } from './plugins/admission.js'
+import { WrittenJson } from './written-json.js'
 
 export const SURFACE = 'marketing-caller'
 
@@ -46,10 +47,18 @@ export class RefusalPayload {
   constructor(readonly body: RefusalBody) {}
 }
 
-export function envelope(payload: unknown, occupancy: Occupancy): Envelope {
-  const refused = payload instanceof RefusalPayload
+/**
+ * The envelope around an answer already written: the text the envelope's serializer writes (members in the schema's
+ * order, `data` last), with the answer's parts spliced in as they are.
+ */
+function writtenEnvelope(data: WrittenJson, occupancy: Occupancy): WrittenJson {
+  const head = JSON.stringify(envelopeOf(true, occupancy, null, null))
+  return data.between(head.slice(0, -'null}'.length), '}')
+}
+
+function envelopeOf(ok: boolean, occupancy: Occupancy, refuse: RefusalBody | null, data: unknown): Envelope {
   return {
-    ok: !refused,
+    ok,
     surface: SURFACE,
     ncm: NCM_VERSION,
     hub: HUB_VERSION,
@@ -57,7 +66,14 @@ export function envelope(payload: unknown, occupancy: Occupancy): Envelope {
     service_owns_hardware: false,
     invented_metrics: false,
     sat_perp_hal: true,
-    refuse: refused ? payload.body : null,
-    data: refused ? null : (payload ?? null),
+    refuse,
+    data,
   }
+}
+
+export function envelope(payload: unknown, occupancy: Occupancy): Envelope | WrittenJson {
+  if (payload instanceof WrittenJson) return writtenEnvelope(payload, occupancy)
+  return payload instanceof RefusalPayload
+    ? envelopeOf(false, occupancy, payload.body, null)
+    : envelopeOf(true, occupancy, null, payload ?? null)
 }

@@ -13,7 +13,10 @@ import jobRoutes from '../jobs/routes.js'
 import { submitOrWait } from '../jobs/submit.js'
 import { inputForPath, jobBudgetNote, JUDGE_BY_PATH } from '../jobs/budget.js'
 import { jobViewSchema } from '../jobs/types.js'
-import { projector } from '../jobs/view.js'
+import { answerWriter } from '../jobs/view.js'
+import { shapeOf } from '../answer-shape.js'
+import { writeInTurns } from '../json-writer.js'
+import { asData, WrittenJson } from '../written-json.js'
 import { operationContext, type AnyOperation, type OperationContext, type RequestPart } from './operation.js'
 
 declare module 'fastify' {
@@ -70,9 +73,9 @@ export default async function callerPlugin(app: FastifyInstance, opts: CallerPlu
   // is stored as the route would send it (its response schema applied), so …/jobs/{id}/result equals the sync answer.
   for (const op of registry.operations) {
     if (!op.heavy) continue
-    const project = projector(op.output)
+    const write = answerWriter(op.output)
     app.jobs.define(op.name, async (input, run) =>
-      project(await runHandler(op, input, contextFor({ credential: null, requestId: run.jobId, log: app.log.child({ job: run.jobId }), baseUrl: baseUrlOf(null, config) }))))
+      write(await runHandler(op, input, contextFor({ credential: null, requestId: run.jobId, log: app.log.child({ job: run.jobId }), baseUrl: baseUrlOf(null, config) }))))
   }
 
   for (const op of registry.operations) routeOperation(app, op, config, contextOf)
@@ -138,9 +141,9 @@ function routeOperation(
         : await runParsed(op, op.method === 'GET' ? req.query : req.body, contextOf(req))
       if (reply.statusCode === 202) return data
       if (op.render && !wantsJson(req)) {
-        return reply.type(op.render.contentType).send(op.render.body(data))
+        return reply.type(op.render.contentType).send(op.render.body(asData(data)))
       }
-      return data
+      return op.largeAnswer && !(data instanceof WrittenJson) ? writeInTurns(data, shapeOf(op.output)) : data
     },
   })
 }

@@ -61,6 +61,11 @@ export interface OperationDefinition<I extends z.ZodType, O extends z.ZodType> {
   missing?: string
   /** 'large' raises the body limit to LARGE_BODY_LIMIT_BYTES (SPEC §1.5). */
   bodyLimit?: 'default' | 'large'
+  /**
+   * An answer that grows with the input (a patch, a listing, pinned content, a batch's answers): the route writes it a
+   * part per loop turn instead of in one serializer call. Heavy operations' answers always are (their jobs write them).
+   */
+  largeAnswer?: boolean
   /** Only the admin credential may call it (e.g. /grant: a grant cannot mint other grants). Checked before the input. */
   adminOnly?: boolean
   /** The scope a credential must carry for this input, or null when none is needed. */

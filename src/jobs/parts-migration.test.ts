@@ -21,7 +21,7 @@ describe.each(TEST_BACKENDS)('migration 0007 on %s', (dialect) => {
     }, cleanups)
     const repo = createJobRepository(sql)
     expect(await repo.input('done')).toEqual({ dimacs: 'p cnf 1 1\n1 0\n' })
-    expect(await repo.result('done')).toEqual({ sat: true })
+    expect((await repo.result('done'))?.value()).toEqual({ sat: true })
     expect(await repo.input('waiting')).toEqual([1, 2])
     expect(await repo.result('waiting')).toBeNull()
     expect(await repo.input('purged')).toBeNull()

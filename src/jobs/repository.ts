@@ -7,7 +7,8 @@ import { keysetPages } from '../store/keyset.js'
 import type { Sql } from '../store/sql.js'
 import { nextTurn } from '../store/turns.js'
 import { jsonParts } from '../json-writer.js'
-import { createOrphanSweep, deleteParts, readParts, writeParts } from './parts.js'
+import { createOrphanSweep, deleteParts, readParts, readText, writeParts } from './parts.js'
+import { WrittenJson } from '../written-json.js'
 import type { JobProgress, JobRecord, JobState, JobSurface } from './types.js'
 
 interface JobRow {
@@ -62,8 +63,8 @@ export interface JobRepository {
   insert(job: NewJob): Promise<JobRecord | null>
   get(id: string): Promise<JobRecord | null>
   byKey(surface: JobSurface, key: string): Promise<JobRecord | null>
-  /** The stored answer of a succeeded job (null before, or once purged). */
-  result(id: string): Promise<unknown>
+  /** The stored answer of a succeeded job as its text (null before, or once purged): sent as it is, never parsed. */
+  result(id: string): Promise<WrittenJson | null>
   /** The stored input (null once purged): for a run whose submission was not made in this process, or a restart. */
   input(id: string): Promise<unknown>
   /** queued → running (one more attempt); the running job, or null when it was no longer queued (cancelled meanwhile). */
@@ -109,7 +110,7 @@ export function createJobRepository(sql: Sql): JobRepository {
     )
     if (!row || (row.state !== 'queued' && row.state !== 'running')) return false
     if (row.leftover) await deleteParts(sql, id, 'result')
-    await writeParts(sql, id, 'result', jsonParts(result), now)
+    await writeParts(sql, id, 'result', result instanceof WrittenJson ? result.parts : jsonParts(result), now)
     return true
   }
   const one = async (text: string, params: Record<string, unknown> | unknown[]): Promise<JobRecord | null> => {
@@ -132,7 +133,7 @@ export function createJobRepository(sql: Sql): JobRepository {
     },
     get: (id) => one(`SELECT ${COLUMNS} FROM jobs WHERE id = ?`, [id]),
     byKey: (surface, key) => one(`SELECT ${COLUMNS} FROM jobs WHERE surface = ? AND idempotency_key = ?`, [surface, key]),
-    result: (id) => readParts(sql, id, 'result'),
+    result: (id) => readText(sql, id, 'result'),
     input: (id) => readParts(sql, id, 'input'),
     start: (id, now) => one(
       `UPDATE jobs SET state = 'running', attempts = attempts + 1, started_at = ?, progress = NULL

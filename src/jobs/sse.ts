@@ -3,6 +3,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify'
 import { isFinal, type JobEvent, type JobQueue, type JobRecord } from './types.js'
 import type { StreamSlots } from './stream-slots.js'
 import { jobView } from './view.js'
+import { stringifyDeep } from '../json-writer.js'
 
 /**
  * A job's events as Server-Sent Events: progress, then one final event with the result or refusal. A reconnect after the
@@ -28,7 +29,8 @@ export async function streamJobEvents(
   raw.write('retry: 2000\n\n')
   let ended = false
   const write = (id: string | number, type: string, data: unknown) => {
-    if (!ended) raw.write(`id: ${id}\nevent: ${type}\ndata: ${JSON.stringify(data)}\n\n`)
+    // A written answer in `data` is spliced as its text (JSON text has no raw line breaks, so it is one data line).
+    if (!ended) raw.write(`id: ${id}\nevent: ${type}\ndata: ${stringifyDeep(data)}\n\n`)
   }
   const end = () => {
     if (ended) return

@@ -1,7 +1,9 @@
 // How a job is shown (the resource of GET …/jobs/{id}) and how an answer is stored so its later read equals the sync answer.
 import type { FastifyReply, FastifyRequest } from 'fastify'
-import { z } from 'zod'
-import { zodSerializerCompiler } from '../plugins/serializer.js'
+import type { z } from 'zod'
+import { shapeOf } from '../answer-shape.js'
+import { writeInTurns } from '../json-writer.js'
+import type { WrittenJson } from '../written-json.js'
 import type { JobRecord, JobSurface, JobView } from './types.js'
 
 export const SURFACE_PREFIX: Record<JobSurface, string> = { caller: '/api/v1', trading: '/api/v11' }
@@ -27,12 +29,13 @@ export function jobView(job: JobRecord): JobView {
 }
 
 /**
- * The answer as the sync route would send it: passed through the same response schema (unknown keys dropped, only
- * declared fields kept), so GET …/result sends exactly those bytes' JSON.
+ * The answer as the sync route would send it: written through the same response schema (unknown keys dropped, only
+ * declared fields kept) a part per loop turn, then stored, sent and streamed as that text, so GET …/result sends
+ * exactly the bytes the sync call did and no megabyte answer is serialised in one stretch of the loop.
  */
-export function projector(schema: z.ZodType): (value: unknown) => unknown {
-  const serialize = zodSerializerCompiler({ schema, method: 'POST', url: '', httpStatus: '200' }) as (data: unknown) => string
-  return (value) => JSON.parse(serialize(value))
+export function answerWriter(schema: z.ZodType): (value: unknown) => Promise<WrittenJson> {
+  const shape = shapeOf(schema)
+  return (value) => writeInTurns(value, shape)
 }
 
 /** RFC 7240: `Prefer: respond-async` (among other preferences, any case). */

@@ -2,6 +2,7 @@
 import fastJson from 'fast-json-stringify'
 import type { FastifySerializerCompiler } from 'fastify/types/schema.js'
 import { z } from 'zod'
+import { WrittenJson } from '../written-json.js'
 
 /**
  * fastify-type-provider-zod's serializer parses every response with zod before JSON.stringify; that cost the envelope
@@ -13,12 +14,18 @@ export const zodSerializerCompiler: FastifySerializerCompiler<z.ZodType> = ({ sc
   // Compiled on the route's first answer with that status, not at start: compiling every route's schemas was about a
   // sixth of the start-up time, and most routes (and most error statuses) are never answered in a process's life.
   let serialize: ((data: unknown) => string) | null = null
-  return (data: unknown) => (serialize ??= compile(schema))(data)
+  // An answer already written through this schema (a large one, a part per loop turn) is sent as its text.
+  // (Fastify sends a serializer's Buffer as it is, with its length.)
+  return (data: unknown) => (data instanceof WrittenJson ? data.payload() as string : (serialize ??= compile(schema))(data))
+}
+
+/** The JSON Schema fast-json-stringify compiles for a response: zod's, with nullable members rewritten (below). */
+export function responseJsonSchema(schema: z.ZodType): unknown {
+  return nullableInPlace(z.toJSONSchema(schema, { target: 'draft-7', io: 'output', unrepresentable: 'any' }))
 }
 
 function compile(schema: z.ZodType): (data: unknown) => string {
-  const jsonSchema = z.toJSONSchema(schema, { target: 'draft-7', io: 'output', unrepresentable: 'any' })
-  return fastJson(nullableInPlace(jsonSchema) as Parameters<typeof fastJson>[0]) as (data: unknown) => string
+  return fastJson(responseJsonSchema(schema) as Parameters<typeof fastJson>[0]) as (data: unknown) => string
 }
 
 type Node = Record<string, unknown>

@@ -4,7 +4,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { z } from 'zod'
 import { inputForPath } from '../jobs/budget.js'
 import { submitOrWait } from '../jobs/submit.js'
-import { projector } from '../jobs/view.js'
+import { answerWriter } from '../jobs/view.js'
 import { passesChecks } from './research/check.js'
 import { backtestAnswer, backtestBody, maxEdgeBody, maxEdgeV10Body, simulateAnswer, simulateBody } from './schemas.js'
 import type { TradingService } from './service.js'
@@ -24,9 +24,9 @@ type Research = (input: unknown) => Promise<unknown>
 
 export function defineTradingJobs(app: FastifyInstance, service: TradingService): void {
   for (const [op, { answer, method }] of Object.entries(TRADING_JOBS)) {
-    const project = projector(answer)
+    const write = answerWriter(answer)
     const run = service[method] as Research
-    app.jobs.define(op, async (input) => project(await run(input)))
+    app.jobs.define(op, async (input) => write(await run(input)))
   }
 }
 

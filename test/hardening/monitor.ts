@@ -97,3 +97,14 @@ export function watchLoop(): LoopWatch {
     },
   }
 }
+
+/** Runs fn with the health monitor and the loop watch beside it; prints both, answers fn's value with both. */
+export async function besideHealth<T>(base: string, label: string, fn: () => Promise<T>) {
+  const monitor = monitorHealth(base)
+  const loop = watchLoop()
+  const value = await fn()
+  const stretch = loop.stop()
+  const health = await monitor.stop()
+  console.log(`${label}: ${health.summary}; ${stretch.summary}`)
+  return { value, health, stretch }
+}

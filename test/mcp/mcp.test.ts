@@ -1,5 +1,6 @@
 // /mcp through the SDK's own client over a real socket: tools are exactly the registry's operations plus the trading
 // tools; light and heavy calls, a resource, refusals as tool errors, the same bearer scopes as the API.
+import { asData } from '../../src/written-json.js'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { FastifyInstance } from 'fastify'
 import { Client } from '@modelcontextprotocol/sdk/client/index.js'
@@ -130,7 +131,7 @@ describe('/mcp (Streamable HTTP, SDK client)', () => {
     expect(progress.at(-1)!.message).toMatch(/\d+\/3000/)
     // The job's stored answer is what the tool returned (and what the route would answer).
     const stored = await app.jobs.settled(jobId)
-    expect(stored.ok && stored.result).toEqual(result.structuredContent)
+    expect(stored.ok && asData(stored.result)).toEqual(result.structuredContent)
   })
 
   it('notifications/cancelled cancels the job', async () => {

@@ -63,6 +63,7 @@ export const clauses = defineOperation({
   output,
   provenance: ['computed'],
   bodyLimit: 'large',
+  largeAnswer: true,
   checkLimits: checkCnfLimits,
   examples: [
     { clauses: [[1, 2], [-1, 2], [2, 3, -3], [1, 2], [3, 4], [3, 4, 5]] },

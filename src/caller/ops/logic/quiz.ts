@@ -55,6 +55,7 @@ export const quiz = defineOperation({
   output,
   provenance: ['computed'],
   bodyLimit: 'large',
+  largeAnswer: true,
   checkLimits: checkCnfLimits,
   examples: [
     { clauses: [[1, 2], [-1, 3], [-2, -3]], assignment: [1, -2, 3] },

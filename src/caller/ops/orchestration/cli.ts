@@ -22,6 +22,7 @@ export const cli = defineOperation({
   output: runOutput.extend({ parsed: z.object({ op: z.string(), input: z.record(z.string(), z.unknown()) }) }),
   provenance: ['computed', 'measured', 'stored'],
   bodyLimit: 'large',
+  largeAnswer: true,
   examples: [{ line: 'captions' }, { argv: ['surface'] }],
   handler: async (input, ctx) => {
     if ('line' in input) refuseOverlongOperation(input.line, ctx.registry)

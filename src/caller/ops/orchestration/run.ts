@@ -114,6 +114,7 @@ export const run = defineOperation({
   output: runOutput,
   provenance: ['computed', 'measured', 'stored'],
   bodyLimit: 'large',
+  largeAnswer: true,
   checkLimits: (input) => {
     if ('batch' in input && input.batch.length > MAX_BATCH) {
       throw new Refusal('over_limit', `a batch holds at most ${MAX_BATCH} jobs; this one has ${input.batch.length}`)

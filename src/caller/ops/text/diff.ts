@@ -125,6 +125,7 @@ export const diff = defineOperation({
   }),
   provenance: ['computed'],
   bodyLimit: 'large',
+  largeAnswer: true,
   checkLimits: (input) => {
     if (input.mode === 'json') {
       for (const [name, value] of [['a', input.a], ['b', input.b], ['patch', input.patch]] as const) {
