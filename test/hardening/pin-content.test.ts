@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { request } from 'undici'
 import { START_REPORT_DELAY_MS } from '../../src/admin/collectors.js'
 import { listeningTestApp } from '../helper.js'
-import { monitorHealth, watchLoop } from './monitor.js'
+import { besideHealth } from './monitor.js'
 
 // A file, as in production (its WAL is checkpointed off the loop).
 const dir = mkdtempSync(join(tmpdir(), 'ncm-pin-content-'))
@@ -45,12 +45,7 @@ describe('a 15 MB /pin content', () => {
       const content = contentOf(n)
       const body = Buffer.from(JSON.stringify({ content }))
       const digest = sha256(content)
-      const monitor = monitorHealth(host.base)
-      const loop = watchLoop()
-      const res = await pin(body)
-      const stretch = loop.stop()
-      const health = await monitor.stop()
-      console.log(`pin of ${(body.length / 1e6).toFixed(1)} MB (${n}): ${health.summary}; ${stretch.summary}`)
+      const { value: res, health, stretch } = await besideHealth(host.base, `pin of ${(body.length / 1e6).toFixed(1)} MB (${n})`, () => pin(body))
       expect(res.status, JSON.stringify(res.body).slice(0, 300)).toBe(200)
       expect(res.body.data).toMatchObject({ action: 'pinned', digest, size: Buffer.byteLength(content), created: true })
       expect(health.failures).toBe(0)
