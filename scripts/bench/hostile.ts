@@ -72,8 +72,8 @@ const STAMP_DIGITS = 12
  * stamps the next count over the text's leading digits. Built per send (JSON.stringify of 15 MB and its encoding,
  * 50–80 ms), it held the bench's own loop, where the health probe runs, and that wait was counted as the host's.
  */
-function stampedBody(request: Omit<HostileRequest, 'body'>, member: string, chars: number): HostileRequest {
-  const bytes = Buffer.from(JSON.stringify({ [member]: `${'0'.repeat(STAMP_DIGITS)} ${'p'.repeat(chars)}` }))
+function stampedBody(request: Omit<HostileRequest, 'body'>, member: string, chars: number, tail = ''): HostileRequest {
+  const bytes = Buffer.from(JSON.stringify({ [member]: `${'0'.repeat(STAMP_DIGITS)} ${'p'.repeat(chars)}${tail}` }))
   const at = bytes.indexOf('0'.repeat(STAMP_DIGITS))
   let n = 0
   const stamp = () => {
@@ -126,6 +126,8 @@ export function hostileRequests(): HostileRequest[] {
     freshBody({ name: 'pin: 37k-key JSON, accepted', method: 'POST', path: '/api/v1/pin', soloOnly: true },
       (n) => JSON.stringify({ json: { n, ...wideObject } })),
     stampedBody({ name: 'pin: 15 MB content, accepted', method: 'POST', path: '/api/v1/pin', soloOnly: true }, 'content', 15_000_000),
+    // One character beyond Latin-1 makes the whole text two bytes a character in memory: twice the bytes to clone.
+    stampedBody({ name: 'pin: 15 MB two-byte text, accepted', method: 'POST', path: '/api/v1/pin', soloOnly: true }, 'content', 15_000_000, '€'),
     { name: 'pin: read a 15 MB pin back, accepted', method: 'POST', path: '/api/v1/pin', soloOnly: true,
       body: JSON.stringify({ digest: `sha256:${createHash('sha256').update(firstLargePin).digest('hex')}` }) },
     { name: 'pin: list after 15 MB pins, accepted', method: 'GET', path: '/api/v1/admin/pins?limit=500', soloOnly: true },
