@@ -1,5 +1,6 @@
 // A value's JSON text, already written, in parts: an answer is written once (a part per loop turn, or by the thread
 // that computed it) and then sent, stored and streamed as that text, never serialised or parsed again on the loop.
+import { Readable } from 'node:stream'
 
 export class WrittenJson {
   #text: string | null = null
@@ -11,9 +12,12 @@ export class WrittenJson {
    */
   constructor(readonly parts: readonly string[], readonly bytes: readonly Buffer[] | null = null) {}
 
-  /** What a reply sends: the encoded bytes joined when the text was encoded as it was written, else the text. */
-  payload(): string | Buffer {
-    return this.bytes ? Buffer.concat(this.bytes as Buffer[]) : this.text()
+  /**
+   * What a reply sends: the encoded parts as a stream when the text was encoded as it was written (the same bytes for
+   * every request that sends this answer: no copy per request, where joining them made one), else the text.
+   */
+  payload(): string | Readable {
+    return this.bytes ? Readable.from(this.bytes, { objectMode: false }) : this.text()
   }
 
   /** The same text with other text before and after it (an envelope around an answer). */

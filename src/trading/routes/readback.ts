@@ -51,6 +51,7 @@ export default async function readbackRoutes(parent: FastifyInstance, ctx: Tradi
   }, async (req) => read.runs(req.query))
 
   app.get('/runs/:id', {
+    config: { largeAnswer: true },
     schema: {
       tags, summary: 'One stored run: its inputs, statistics, equity curve (as stored, downsampled) and, on request, its trades',
       description: 'Trades are not stored: `?include=trades` recomputes them from the stored inputs (a backtest in the mill) and says ' +
