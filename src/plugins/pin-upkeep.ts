@@ -8,14 +8,14 @@ import { pinRepository } from '../access/pins.js'
 export const PIN_SWEEP_EVERY_MS = 60_000
 
 export default fp(
-  async function pinUpkeepPlugin(app: FastifyInstance, opts: { clock: Clock }) {
+  async function pinUpkeepPlugin(app: FastifyInstance, opts: { clock: Clock; everyMs?: number }) {
     const pins = pinRepository(app.store.sql)
     let timer: NodeJS.Timeout | undefined
     let sweeping: Promise<unknown> = Promise.resolve()
     app.addHook('onReady', async () => {
       timer = setInterval(() => {
         sweeping = pins.sweepOrphans(opts.clock.now()).catch((err: unknown) => app.log.warn({ err }, 'pin orphan sweep failed'))
-      }, PIN_SWEEP_EVERY_MS)
+      }, opts.everyMs ?? PIN_SWEEP_EVERY_MS)
       timer.unref()
     })
     // Before the store closes: a sweep under way finishes its statement and stops.
