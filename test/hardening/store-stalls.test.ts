@@ -7,10 +7,9 @@ import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { request } from 'undici'
 import { generateSyntheticBars, SYNTHETIC_PRESETS } from '../../src/engines/trading/index.js'
-import { barsSha256 } from '../../src/trading/checksum.js'
 import { createTradingRepository } from '../../src/trading/repository.js'
-import { START_REPORT_DELAY_MS } from '../../src/admin/collectors.js'
 import { listeningTestApp } from '../helper.js'
+import { pastStartReport, storeDataset } from './large-dataset.js'
 import { besideHealth, postRaw } from './monitor.js'
 
 // A file, as in production (verify's whole-database pragmas run on a worker thread then), and a cache too small for the
@@ -28,14 +27,8 @@ const BIG = generateSyntheticBars({ ...SYNTHETIC_PRESETS.intraday100k.spec, bars
 
 describe('store work is cut into steps of a few milliseconds', () => {
   beforeAll(async () => {
-    await createTradingRepository(host.app.store.sql).transaction((tx) => tx.insertDataset({
-      symbol: 'BIG', timeframe: '1m', source: 'import', sha256: barsSha256(BIG), seed: null, generator: null,
-      origin: 'hardening', created_at: '2026-01-01T00:00:00.000Z',
-    }, BIG))
-    // The go-live report runs once START_REPORT_DELAY_MS after listening and scans the sources on the loop (0.45 s):
-    // a start-up cost, not this file's subject, so it is over before anything is measured.
-    await new Promise((resolve) => setTimeout(resolve, START_REPORT_DELAY_MS + 500))
-    await host.app.adminCollectors.readiness.report({ smoke: false })
+    await storeDataset(host.app, 'BIG', '1m', BIG)
+    await pastStartReport(host.app)
   }, 120_000)
 
   it('a backtest that misses the bars cache reads 400k bars in pages', async () => {
