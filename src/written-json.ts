@@ -17,6 +17,11 @@ export class WrittenJson {
     return JSON.parse(this.text())
   }
 
+  /** What JSON.stringify writes for it (MCP's framing, Redis): the value it stands for, parsed. The writer splices it. */
+  toJSON(): unknown {
+    return this.value()
+  }
+
   /** Characters in all (a part may hold non-ASCII text, so bytes can be more). */
   get length(): number {
     let n = 0

@@ -2,7 +2,8 @@
 // body is copied once, chunk by chunk as it arrives, into 1 MiB blocks that are transferred (not copied) to the thread,
 // so no single step on the loop costs more than a block's copy. Decoding, scanning and parsing a 15 MB body took
 // 80–200 ms of the loop; what remains on it is the parsed value's structured clone back (cheap for strings, about the
-// parse's own cost for bodies of many values, which JSON_MAX_VALUES bounds).
+// parse's own cost for bodies of many values, which JSON_MAX_VALUES bounds), except for the wide members a route
+// takes as text (text-members.ts).
 import { createRequire } from 'node:module'
 import { extname } from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -12,6 +13,7 @@ import { errorCodes } from 'fastify'
 import { Refusal } from '../refusal.js'
 import { parseBody, type BodyFormat, type BodyOutcome } from './formats.js'
 import type { FromThread, ToThread } from './thread.js'
+import { putTextMembers } from './text-members.js'
 
 /**
  * Bodies up to this many bytes are parsed on the loop: their parse costs less than the trip to the thread. Values,
@@ -89,7 +91,10 @@ function collect(payload: Readable, contentLength: number, limit: number, sink: 
 }
 
 function outcomeValue(outcome: BodyOutcome): unknown {
-  if (outcome.ok) return 'json' in outcome ? JSON.parse(outcome.json) : outcome.value
+  if (outcome.ok) {
+    if ('json' in outcome) return JSON.parse(outcome.json)
+    return outcome.texts ? putTextMembers(outcome.value, outcome.texts) : outcome.value
+  }
   if ('fastify' in outcome) throw new errorCodes[outcome.fastify]()
   throw new Refusal(outcome.refusal.code, outcome.refusal.reason, outcome.refusal.options)
 }

@@ -15,6 +15,8 @@ export interface JsonBodyOptions {
   maxValues: number
   /** Bodies larger than this are parsed off the event loop (default OFF_LOOP_BODY_BYTES, 64 KiB; tests change it). */
   offLoopBytes?: number
+  /** The route's top-level members that come back from the body thread as JSON text when wide (body-parse/text-members.ts). */
+  textMembers?: (req: FastifyRequest) => readonly string[] | undefined
 }
 
 declare module 'fastify' {
@@ -58,7 +60,11 @@ export default fp(
     app.addHook('onClose', async () => reader.close())
     app.addHook('preHandler', turnAfterLargeBody)
     app.removeContentTypeParser('application/json')
-    app.addContentTypeParser('application/json', (req: FastifyRequest, payload: Readable) => readBody(reader, req, payload, format))
+    const formatFor = (req: FastifyRequest): BodyFormat => {
+      const textMembers = opts.textMembers?.(req)
+      return textMembers ? { ...format, textMembers } : format
+    }
+    app.addContentTypeParser('application/json', (req: FastifyRequest, payload: Readable) => readBody(reader, req, payload, formatFor(req)))
   },
   { name: 'ncm-json-body', fastify: '5.x' },
 )
