@@ -95,3 +95,14 @@ describe('objects of 37k keys cost the loop no long stretch', () => {
     expect(stretch.maxCpuMs).toBeLessThan(STRETCH_BOUND_MS)
   })
 })
+
+describe('a wide formula sent as text', () => {
+  it('/quiz checks it in the mill as /jsonsat solves it: the falsified conjunct named by its path', async () => {
+    const formula = { and: [...manyVars(29_990), { not: { var: 'v7' } }] }
+    const res = await postText('/api/v1/quiz', JSON.stringify({ formula, assignment: { v7: true }, max_listed: 3 }))
+    expect(res.status, res.text.slice(0, 300)).toBe(200)
+    const data = JSON.parse(res.text).data
+    expect(data).toMatchObject({ satisfied: false, checked: 'formula', parts: 29_991 })
+    expect(JSON.stringify(data)).toContain('formula.and[29990]')
+  })
+})
