@@ -125,6 +125,7 @@ export async function buildApp(opts: BuildOptions): Promise<FastifyInstance> {
   await app.register(jsonBodyPlugin, {
     maxDepth: config.jsonMaxDepth,
     maxValues: config.jsonMaxValues,
+    nice: config.millNice,
     textMembers: (req) => registry.byName(req.routeOptions.config.operation ?? '')?.textMembers,
   })
   await app.register(storePlugin, { store })

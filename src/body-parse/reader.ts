@@ -12,7 +12,7 @@ import type { Readable } from 'node:stream'
 import { errorCodes } from 'fastify'
 import { Refusal } from '../refusal.js'
 import { parseBody, type BodyFormat, type BodyOutcome } from './formats.js'
-import type { FromThread, ToThread } from './thread.js'
+import type { FromThread, ThreadData, ToThread } from './thread.js'
 import { putTextMembers } from './text-members.js'
 
 /**
@@ -27,6 +27,8 @@ const IDLE_THREAD_MS = 30_000
 export interface BodyReaderOptions {
   /** Bodies larger than this (or of unknown length) are parsed in the thread; default OFF_LOOP_BODY_BYTES. */
   offLoopBytes?: number
+  /** Niceness of the body thread (0 = as the event loop); default 10, as the mill's workers. */
+  nice?: number
 }
 
 export interface BodyReader {
@@ -101,6 +103,7 @@ function outcomeValue(outcome: BodyOutcome): unknown {
 
 export function createBodyReader(options: BodyReaderOptions = {}): BodyReader {
   const offLoopBytes = options.offLoopBytes ?? OFF_LOOP_BODY_BYTES
+  const workerData: ThreadData = { nice: options.nice ?? 10 }
   const offLoopFor = (contentLength: number) => Number.isNaN(contentLength) || contentLength > offLoopBytes
   const fromSource = extname(fileURLToPath(import.meta.url)) === '.ts'
   let worker: Worker | null = null
@@ -118,8 +121,8 @@ export function createBodyReader(options: BodyReaderOptions = {}): BodyReader {
     // worker's ESM loader ignores `--import tsx`, its require does not (piscina loads the mill's tasks the same way).
     const started = fromSource
       ? new Worker(`require(${JSON.stringify(createRequire(import.meta.url).resolve('tsx/cjs'))});` +
-        `require(${JSON.stringify(fileURLToPath(new URL('./thread.ts', import.meta.url)))})`, { eval: true })
-      : new Worker(new URL('./thread.js', import.meta.url))
+        `require(${JSON.stringify(fileURLToPath(new URL('./thread.ts', import.meta.url)))})`, { eval: true, workerData })
+      : new Worker(new URL('./thread.js', import.meta.url), { workerData })
     started.unref()
     started.on('message', ({ id, outcome, heapBytes: heap }: FromThread) => {
       heapBytes = heap

@@ -1,7 +1,8 @@
 // The body thread: large request bodies arrive here in transferred blocks and are decoded, scanned and parsed off the
 // event loop; the parsed value (or the refusal) goes back. One message protocol, keyed by the body's id.
+import { getPriority, setPriority } from 'node:os'
 import { getHeapStatistics } from 'node:v8'
-import { parentPort } from 'node:worker_threads'
+import { parentPort, workerData } from 'node:worker_threads'
 import { parseBody, textOf, type BodyFormat, type BodyOutcome } from './formats.js'
 import { takeTextMembers } from './text-members.js'
 
@@ -18,6 +19,24 @@ export interface FromThread {
   outcome: BodyOutcome
   /** This thread's committed V8 heap after the parse, for the host's memory budget. */
   heapBytes: number
+}
+
+/** What the reader starts the thread with. */
+export interface ThreadData {
+  /** Niceness of this thread (0 = as the event loop). */
+  nice: number
+}
+
+// A parse competes with the loop for the cores: lowered like the mill's workers, it yields to the loop (health checks,
+// other requests) on a busy machine. setpriority(PRIO_PROCESS, 0) names the calling thread on Linux only; elsewhere
+// it would lower the whole process. Never asks for more priority than the thread has; failure is harmless.
+const { nice } = (workerData ?? { nice: 0 }) as ThreadData
+if (process.platform === 'linux' && nice > 0) {
+  try {
+    setPriority(Math.max(getPriority(), nice))
+  } catch {
+    // keep the default priority
+  }
 }
 
 const pending = new Map<number, Uint8Array[]>()
