@@ -81,11 +81,29 @@ describe('an answer written through its shape', () => {
     expect(() => written(schema, { a: Number.NaN, b: 1 }, PART_CHARS)).toThrow()
   })
 
+  it('writes a discriminated union through the branch its member names, as the serializer does', () => {
+    const schema = z.discriminatedUnion('action', [
+      z.object({ action: z.literal('pinned'), size: z.number(), created: z.boolean() }),
+      z.object({ action: z.literal('read'), size: z.number(), content: z.string(), json: z.unknown().optional() }),
+    ])
+    expect(shapeOf(schema).root.kind).toBe('union')
+    for (const value of [
+      { action: 'pinned', created: true, size: 3 },
+      { action: 'read', size: 1, content: 'x'.repeat(100), json: { a: [1] } },
+      { action: 'read', content: 'y', size: 2 },
+    ]) expect(written(schema, value, 11).join('')).toBe(serializerOf(schema)(value))
+    // A value no branch takes is the serializer's to refuse.
+    expect(() => written(schema, { action: 'other', size: 1 }, 11)).toThrow()
+  })
+
   it('splices written text anywhere in the value as it is', () => {
     const points = [[1, 2.5], [3, -4]]
     const value = { name: 'n', count: 1, ratio: null, points: new WrittenJson(['[[1,2.5]', ',[3,-4]]']), model: {}, anything: null, either: 's',
       level: 'low', flag: true, meta: { id: 1 }, when: '2026-11-25T20:00:00.000Z', nested: null }
     expect(written(answer, value, 5).join('')).toBe(serialize({ ...value, points }))
+    // Also as items of a list of flat objects whose members are all optional (which an object would satisfy).
+    const loose = z.array(z.object({ a: z.number().optional() }))
+    expect(written(loose, [{ a: 1 }, new WrittenJson(['{"a":2}'])], 3).join('')).toBe('[{"a":1},{"a":2}]')
   })
 
   it('writes a large answer a part per loop turn, each part within the part size', async () => {
@@ -94,6 +112,11 @@ describe('an answer written through its shape', () => {
       meta: { id: 2 }, when: '2026-11-25T20:00:00.000Z', nested: null }
     const { value: text, turns } = await turnsDuring(() => writeInTurns(value, shapeOf(answer)))
     expect(text.text()).toBe(serialize(value))
+    // Encoded as written, so a reply sends bytes instead of encoding megabytes of text in one socket write.
+    expect(Buffer.concat(text.bytes!).toString()).toBe(text.text())
+    const sent: Buffer[] = []
+    for await (const chunk of text.payload() as AsyncIterable<Buffer>) sent.push(chunk)
+    expect(Buffer.concat(sent).toString()).toBe(serialize(value))
     expect(text.parts.length).toBeGreaterThan(10)
     expect(turns).toBeGreaterThanOrEqual(text.parts.length - 1)
     for (const part of text.parts) expect(part.length).toBeLessThanOrEqual(PART_CHARS)

@@ -9,7 +9,13 @@ import { responseJsonSchema } from './plugins/serializer.js'
 type SchemaNode = Record<string, unknown>
 type Write = (value: unknown) => string
 
-interface Typed { nullable: boolean; /** fast-json-stringify for this node: values of another type than planned. */ write: Write }
+interface Typed {
+  nullable: boolean
+  /** fast-json-stringify for this node: values of another type than planned. */
+  write: Write
+  /** Scalars, tuples and closed objects of flat members: a value's whole text is written at once (one token, not dozens). */
+  flat: boolean
+}
 export type ArrayPlan = Typed & { kind: 'array'; items: NodePlan | null; tuple: NodePlan[] | null }
 export interface ObjectPlan extends Typed {
   kind: 'object'
@@ -23,8 +29,11 @@ export interface ObjectPlan extends Typed {
   /** Undeclared members: undefined drops them, null writes them as plain JSON, a plan writes them through it. */
   extra: NodePlan | null | undefined
 }
+/** A discriminated union (zod's oneOf of objects, each with its own const at one key): the branch its key names. */
+export interface UnionPlan { kind: 'union'; key: string; branches: Map<unknown, NodePlan>; write: Write }
 export type NodePlan =
   | { kind: 'any' }
+  | UnionPlan
   | { kind: 'fallback'; write: Write }
   | (Typed & { kind: 'string' | 'number' | 'integer' | 'boolean' | 'null' })
   | ArrayPlan
@@ -70,6 +79,10 @@ function lazyWrite(node: SchemaNode, root: SchemaNode): Write {
 function planOf(node: SchemaNode, root: SchemaNode): NodePlan {
   const write = lazyWrite(node, root)
   const fallback: NodePlan = { kind: 'fallback', write }
+  const branches = node.oneOf ?? node.anyOf
+  if (Array.isArray(branches) && Object.keys(node).every((key) => key === 'oneOf' || key === 'anyOf' || (NOTES.has(key) && key !== 'type'))) {
+    return unionPlan(branches, root, write) ?? fallback
+  }
   if (Object.keys(node).some((key) => !NOTES.has(key))) return fallback
   let type = node.type
   let nullable = node.nullable === true
@@ -86,7 +99,7 @@ function planOf(node: SchemaNode, root: SchemaNode): NodePlan {
   if (typeof type !== 'string') return fallback
   if (SCALARS.has(type)) {
     if (type === 'string' && OWN_FORMATS.has(node.format as string)) return fallback
-    return { kind: type as 'string', nullable, write }
+    return { kind: type as 'string', nullable, write, flat: true }
   }
   if (type === 'array') return arrayPlan(node, root, nullable, write) ?? fallback
   if (type === 'object') return objectPlan(node, root, nullable, write) ?? fallback
@@ -98,11 +111,12 @@ function arrayPlan(node: SchemaNode, root: SchemaNode, nullable: boolean, write:
   if (Array.isArray(items)) {
     // Items past a tuple's end are refused by fast-json-stringify unless additionalItems lets them through.
     if (node.additionalItems !== undefined && node.additionalItems !== false) return null
-    return { kind: 'array', nullable, write, items: null, tuple: items.map((item: SchemaNode) => planOf(item, root)) }
+    const tuple = items.map((item: SchemaNode) => planOf(item, root))
+    return { kind: 'array', nullable, write, items: null, tuple, flat: tuple.every(isFlat) }
   }
   const itemPlan = items === undefined || items === true ? { kind: 'any' as const } : isNode(items) ? planOf(items, root) : null
   if (!itemPlan) return null
-  return { kind: 'array', nullable, write, items: itemPlan.kind === 'any' ? null : itemPlan, tuple: null }
+  return { kind: 'array', nullable, write, items: itemPlan.kind === 'any' ? null : itemPlan, tuple: null, flat: false }
 }
 
 function objectPlan(node: SchemaNode, root: SchemaNode, nullable: boolean, write: Write): ObjectPlan | null {
@@ -120,17 +134,38 @@ function objectPlan(node: SchemaNode, root: SchemaNode, nullable: boolean, write
     const plan = planOf(additional, root)
     extra = plan.kind === 'any' ? null : plan
   } else return null
+  const members = keys.map((k) => planOf(properties[k]!, root))
   return {
     kind: 'object',
     nullable,
     write,
+    flat: extra === undefined && members.every(isFlat),
     keys,
-    members: keys.map((k) => planOf(properties[k]!, root)),
+    members,
     required: keys.map((k) => requiredList.includes(k)),
     defaults: keys.map((k) => (properties[k]!.default === undefined ? undefined : JSON.stringify(properties[k]!.default))),
     declared: new Set(declared),
     extra,
   }
 }
+
+/**
+ * fast-json-stringify writes a union through the first branch the value validates against; for objects told apart by
+ * a const member that is the branch the member names, found without validating the value (so members the branch
+ * does not declare are dropped here, where the serializer's validation would refuse the whole value).
+ */
+function unionPlan(branches: unknown[], root: SchemaNode, write: Write): UnionPlan | null {
+  if (branches.length < 2 || !branches.every((b) => isNode(b) && b.type === 'object' && isNode(b.properties))) return null
+  const objects = branches as Array<SchemaNode & { properties: Record<string, SchemaNode>; required?: string[] }>
+  const key = Object.keys(objects[0]!.properties).find((k) =>
+    objects.every((b) => isNode(b.properties[k]) && b.properties[k]!.const !== undefined && (b.required ?? []).includes(k)))
+  if (key === undefined) return null
+  const map = new Map<unknown, NodePlan>()
+  for (const branch of objects) map.set(branch.properties[key]!.const, planOf(branch, root))
+  if (map.size !== objects.length) return null
+  return { kind: 'union', key, branches: map, write }
+}
+
+export const isFlat = (plan: NodePlan): boolean => 'flat' in plan && plan.flat
 
 const isNode = (value: unknown): value is SchemaNode => typeof value === 'object' && value !== null && !Array.isArray(value)

@@ -23,6 +23,7 @@ import corsPlugin from './plugins/cors.js'
 import docsPlugin from './plugins/docs.js'
 import jsonBodyPlugin from './plugins/json-body.js'
 import largeBodiesPlugin from './plugins/large-bodies.js'
+import largeAnswersPlugin from './plugins/large-answers.js'
 import callerPlugin, { CALLER_PREFIX } from './caller/index.js'
 import authPlugin from './plugins/auth.js'
 import { createCallerCounters, type CallerCounters } from './caller/counters.js'
@@ -142,6 +143,7 @@ export async function buildApp(opts: BuildOptions): Promise<FastifyInstance> {
   }
   await app.register(limitsPlugin, { rateLimitPerMin: config.rateLimitPerMin, exempt: isInternal, redis: app.redis })
   await app.register(largeBodiesPlugin, { smallBodyBytes: config.bodyLimitBytes, concurrency: config.largeBodyConcurrency })
+  await app.register(largeAnswersPlugin, { concurrency: config.largeAnswerConcurrency, queue: config.largeAnswerQueue })
   await app.register(corsPlugin, { origins: config.corsOrigins })
   await app.register(metricsPlugin, { memoryBudgetBytes: config.memoryBudgetBytes })
   await app.register(docsPlugin)

@@ -54,6 +54,8 @@ const envSchema = z.object({
   RUN_BATCH_MAX_WEIGHT: intFrom(1024, 1024 * MiB).default(16 * MiB),
   VERIFY_CACHE_MS: intFrom(0, 86_400_000).default(30_000),
   LARGE_BODY_CONCURRENCY: intFrom(1, 10_000).default(4),
+  LARGE_ANSWER_CONCURRENCY: intFrom(1, 10_000).default(8),
+  LARGE_ANSWER_QUEUE: intFrom(0, 100_000).default(256),
   BARS_CACHE_BYTES: intFrom(0, 64 * 1024 * MiB).default(256 * MiB),
   CSV_MAX_ROWS: intFrom(1, 100_000_000).default(250_000),
   SSE_STREAMS_PER_CLIENT: intFrom(1, 10_000).default(8),
@@ -122,6 +124,9 @@ export interface Config {
   readonly verifyCacheMs: number
   /** Bodies over BODY_LIMIT_BYTES the host reads and answers at once; more are refused `occupied` before being read. */
   readonly largeBodyConcurrency: number
+  /** Answers that grow with their input written and sent at once; the next wait in line (largeAnswerQueue), then `occupied`. */
+  readonly largeAnswerConcurrency: number
+  readonly largeAnswerQueue: number
   /** Bytes of dataset bars the trading service keeps in memory (least recently used out). */
   readonly barsCacheBytes: number
   /** Rows a CSV import over HTTP may have; counted before parsing (the ncm CLI's import is not bounded by it). */
@@ -220,6 +225,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
     runBatchMaxWeight: e.RUN_BATCH_MAX_WEIGHT,
     verifyCacheMs: e.VERIFY_CACHE_MS,
     largeBodyConcurrency: e.LARGE_BODY_CONCURRENCY,
+    largeAnswerConcurrency: e.LARGE_ANSWER_CONCURRENCY,
+    largeAnswerQueue: e.LARGE_ANSWER_QUEUE,
     barsCacheBytes: e.BARS_CACHE_BYTES,
     csvMaxRows: e.CSV_MAX_ROWS,
     sseStreamsPerClient: e.SSE_STREAMS_PER_CLIENT,
@@ -303,6 +310,8 @@ export function redactedConfig(config: Config): Record<string, unknown> {
     RUN_BATCH_MAX_WEIGHT: config.runBatchMaxWeight,
     VERIFY_CACHE_MS: config.verifyCacheMs,
     LARGE_BODY_CONCURRENCY: config.largeBodyConcurrency,
+    LARGE_ANSWER_CONCURRENCY: config.largeAnswerConcurrency,
+    LARGE_ANSWER_QUEUE: config.largeAnswerQueue,
     BARS_CACHE_BYTES: config.barsCacheBytes,
     CSV_MAX_ROWS: config.csvMaxRows,
     SSE_STREAMS_PER_CLIENT: config.sseStreamsPerClient,

@@ -53,7 +53,7 @@ export class RefusalPayload {
  */
 function writtenEnvelope(data: WrittenJson, occupancy: Occupancy): WrittenJson {
   const head = JSON.stringify(envelopeOf(true, occupancy, null, null))
-  return new WrittenJson([head.slice(0, -'null}'.length), ...data.parts, '}'])
+  return data.between(head.slice(0, -'null}'.length), '}')
 }
 
 function envelopeOf(ok: boolean, occupancy: Occupancy, refuse: RefusalBody | null, data: unknown): Envelope {

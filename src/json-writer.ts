@@ -7,8 +7,9 @@
 // whole characters, so every part is valid text on its own and the parts joined are the whole.
 import { pairSafeEnd } from './engines/digest/base64.js'
 import { nextTurn } from './store/turns.js'
-import { WrittenJson } from './written-json.js'
-import type { ArrayPlan, NodePlan, ObjectPlan, ShapeOf } from './answer-shape.js'
+import { collectWritten, WrittenJson } from './written-json.js'
+import type { z } from 'zod'
+import { isFlat, shapeOf, type ArrayPlan, type NodePlan, type ObjectPlan, type ShapeOf } from './answer-shape.js'
 
 /** A stored part's most characters: ~2.5 ms to INSERT on SQLite, so a 14 MB input is 56 short statements. */
 export const PART_CHARS = 256 * 1024
@@ -29,11 +30,67 @@ type Frame =
   // Text already written (WrittenJson), passed on a slice at a time.
   | { kind: 'written'; parts: readonly string[]; part: number; i: number }
 
+/** Items of a flat plan written as one token, up to about this many characters (a 250k-point curve: ~1,000 tokens). */
+const BATCH_CHARS = 8 * 1024
+
+/**
+ * The whole text of a value of a flat plan (answer-shape.ts), as `open` would write it token by token; undefined when
+ * the value is not what the plan expects (another type, a long string, a missing member): the token path handles it.
+ */
+function flatText(v: unknown, plan: NodePlan): string | undefined {
+  if (plan.kind === 'any' || plan.kind === 'fallback' || plan.kind === 'union') return undefined
+  if (plan.nullable && v === null) return 'null'
+  switch (plan.kind) {
+    case 'string':
+      return typeof v === 'string' && v.length <= STRING_SLICE ? JSON.stringify(v) : undefined
+    case 'number':
+      return typeof v === 'number' && Number.isFinite(v) ? '' + v : undefined
+    case 'integer':
+      return Number.isInteger(v) ? '' + (v as number) : undefined
+    case 'boolean':
+      return typeof v === 'boolean' ? (v ? 'true' : 'false') : undefined
+    case 'null':
+      return 'null'
+    case 'array': {
+      const tuple = plan.tuple
+      if (tuple === null || !Array.isArray(v) || v.length > tuple.length) return undefined
+      let text = '['
+      for (let i = 0; i < v.length; i++) {
+        const item = flatText(v[i], tuple[i]!)
+        if (item === undefined) return undefined
+        text += (i > 0 ? ',' : '') + item
+      }
+      return text + ']'
+    }
+    case 'object': {
+      if (!isPlainObject(v)) return undefined
+      let text = ''
+      for (let i = 0; i < plan.keys.length; i++) {
+        const key = plan.keys[i]!
+        const member = v[key]
+        let memberText: string | undefined
+        if (member === undefined) {
+          if (plan.defaults[i] === undefined) {
+            if (plan.required[i]) return undefined
+            continue
+          }
+          memberText = plan.defaults[i]
+        } else {
+          memberText = flatText(member, plan.members[i]!)
+          if (memberText === undefined) return undefined
+        }
+        text += (text === '' ? '{' : ',') + JSON.stringify(key) + ':' + memberText
+      }
+      return text === '' ? '{}' : text + '}'
+    }
+  }
+}
+
 /** Members JSON.stringify leaves out of an object. */
 const leftOut = (x: unknown): boolean => x === undefined || typeof x === 'function' || typeof x === 'symbol'
 
 const isPlainObject = (v: unknown): v is Record<string, unknown> =>
-  typeof v === 'object' && v !== null && !Array.isArray(v) && typeof (v as { toJSON?: unknown }).toJSON !== 'function'
+  typeof v === 'object' && v !== null && !Array.isArray(v) && !(v instanceof WrittenJson) && typeof (v as { toJSON?: unknown }).toJSON !== 'function'
 
 /**
  * Writes a value's JSON text a part at a time: `next` answers the next part until `done`. With a shape, the value is
@@ -50,7 +107,15 @@ export function createJsonWriter(value: unknown, shape?: ShapeOf) {
     }
     if (plan === null || plan.kind === 'any') return openPlain(v)
     if (plan.kind === 'fallback') return plan.write(v)
+    if (plan.kind === 'union') {
+      const branch = isPlainObject(v) ? plan.branches.get(v[plan.key]) : undefined
+      return branch ? open(v, branch) : plan.write(v)
+    }
     if (plan.nullable && v === null) return 'null'
+    if (plan.flat) {
+      const text = flatText(v, plan)
+      if (text !== undefined) return text
+    }
     switch (plan.kind) {
       case 'string':
         if (typeof v !== 'string') return plan.write(v)
@@ -176,9 +241,20 @@ export function createJsonWriter(value: unknown, shape?: ShapeOf) {
           stack.pop()
           return ']'
         }
+        const plan = top.plan
+        const items = plan?.items
+        if (items && isFlat(items)) {
+          // A run of flat items in one token: an equity curve's points, a list of trades.
+          let batch = ''
+          while (top.i < top.items.length && batch.length < BATCH_CHARS) {
+            const text = flatText(top.items[top.i], items)
+            if (text === undefined) break
+            batch += (top.i++ > 0 ? ',' : '') + text
+          }
+          if (batch !== '') return batch
+        }
         const comma = top.i > 0 ? ',' : ''
         const at = top.i++
-        const plan = top.plan
         return comma + open(top.items[at], plan === null ? null : plan.tuple !== null ? plan.tuple[at]! : plan.items)
       }
       case 'shaped':
@@ -206,8 +282,7 @@ export function createJsonWriter(value: unknown, shape?: ShapeOf) {
     done: false,
     /** The next part: whole tokens (and long strings' slices) up to maxChars; a single longer token is a part alone. */
     next(maxChars: number = PART_CHARS): string {
-      const out: string[] = []
-      let length = 0
+      let out = ''
       for (;;) {
         const piece = carried ?? token()
         carried = null
@@ -215,14 +290,13 @@ export function createJsonWriter(value: unknown, shape?: ShapeOf) {
           writer.done = true
           break
         }
-        if (length > 0 && length + piece.length > maxChars) {
+        if (out.length > 0 && out.length + piece.length > maxChars) {
           carried = piece
           break
         }
-        out.push(piece)
-        length += piece.length
+        out += piece
       }
-      return out.join('')
+      return out
     },
   }
   return writer
@@ -244,8 +318,8 @@ export async function jsonTextInTurns(value: unknown, maxChars: number = TURN_TE
 }
 
 /** The JSON text in parts of at most PART_CHARS, with a loop turn between parts (none for a one-part text). */
-export async function* jsonParts(value: unknown, maxChars: number = PART_CHARS, shape?: ShapeOf): AsyncGenerator<string> {
-  const writer = createJsonWriter(value, shape)
+export async function* jsonParts(value: unknown, maxChars: number = PART_CHARS): AsyncGenerator<string> {
+  const writer = createJsonWriter(value)
   for (;;) {
     yield writer.next(maxChars)
     if (writer.done) return
@@ -253,9 +327,39 @@ export async function* jsonParts(value: unknown, maxChars: number = PART_CHARS, 
   }
 }
 
-/** An answer written through its shape a part per loop turn, kept as its parts (stored and sent as they are). */
-export async function writeInTurns(value: unknown, shape: ShapeOf): Promise<WrittenJson> {
-  const parts: string[] = []
-  for await (const part of jsonParts(value, PART_CHARS, shape)) parts.push(part)
-  return new WrittenJson(parts)
+/**
+ * An answer's text in parts of at most PART_CHARS (one stored row each), written TURN_TEXT_CHARS a loop turn: numbers
+ * cost more to write than the long strings of an input (a part of an equity curve's doubles took ~9 ms at once).
+ */
+async function* answerParts(value: unknown, shape: ShapeOf): AsyncGenerator<string> {
+  const writer = createJsonWriter(value, shape)
+  let part = ''
+  for (;;) {
+    const piece = writer.next(Math.min(TURN_TEXT_CHARS, PART_CHARS - part.length))
+    // A piece over the room left is a single long token: it starts the next part.
+    if (part.length > 0 && part.length + piece.length > PART_CHARS) {
+      yield part
+      part = piece
+    } else {
+      part += piece
+    }
+    if (writer.done) {
+      yield part
+      return
+    }
+    await nextTurn()
+  }
+}
+
+/** An answer written through its shape a few thousand characters per loop turn, kept as its parts (stored and sent as they are). */
+export function writeInTurns(value: unknown, shape: ShapeOf): Promise<WrittenJson> {
+  return collectWritten(answerParts(value, shape))
+}
+
+/**
+ * For a route typed by its answer schema: the answer written in turns, typed as the value it stands for (the
+ * serializer sends a WrittenJson's text as it is).
+ */
+export function writtenAs<T>(schema: z.ZodType<T>, value: T): Promise<T> {
+  return writeInTurns(value, shapeOf(schema)) as unknown as Promise<T>
 }

@@ -99,7 +99,7 @@ function routeOperation(
     method: op.method,
     url: op.path,
     bodyLimit: op.bodyLimit === 'large' ? config.largeBodyLimitBytes : config.bodyLimitBytes,
-    config: { operation: op.name },
+    config: { operation: op.name, ...(op.largeAnswer ? { largeAnswer: true } : {}) },
     ...(op.heavy ? JUDGE_BY_PATH : {}),
     schema: {
       operationId: op.name,

@@ -3,7 +3,7 @@
 import { keysetPages } from '../store/keyset.js'
 import type { Sql } from '../store/sql.js'
 import { nextTurn } from '../store/turns.js'
-import { WrittenJson } from '../written-json.js'
+import { collectWritten, type WrittenJson } from '../written-json.js'
 
 export type PartKind = 'input' | 'result'
 
@@ -21,26 +21,32 @@ export async function writeParts(sql: Sql, jobId: string, kind: PartKind, parts:
 
 /** The stored text parsed, or null when it has no parts (an input, which a run needs as data). */
 export async function readParts(sql: Sql, jobId: string, kind: PartKind): Promise<unknown> {
-  const text = await readText(sql, jobId, kind)
-  return text === null ? null : text.value()
+  const texts: string[] = []
+  for await (const text of storedParts(sql, jobId, kind)) texts.push(text)
+  return texts.length === 0 ? null : JSON.parse(texts.length === 1 ? texts[0]! : texts.join(''))
 }
 
-/** The stored text as it was written, or null when it has no parts; a statement per part with a turn between. */
+/** The stored text as it was written (encoded for a reply), or null when it has no parts. */
 export async function readText(sql: Sql, jobId: string, kind: PartKind): Promise<WrittenJson | null> {
+  const text = await collectWritten(storedParts(sql, jobId, kind))
+  return text.parts.length === 0 ? null : text
+}
+
+/** A job's stored parts in order, a statement per part with a turn between. */
+async function* storedParts(sql: Sql, jobId: string, kind: PartKind): AsyncGenerator<string> {
   const first = await sql.get<{ text: string; last: number | string }>(
     `SELECT text, (SELECT MAX(seq) FROM job_parts WHERE job_id = @id AND kind = @kind) AS last
      FROM job_parts WHERE job_id = @id AND kind = @kind AND seq = 0`,
     { id: jobId, kind },
   )
-  if (!first) return null
-  const texts = [first.text]
+  if (!first) return
+  yield first.text
   for (let seq = 1; seq <= Number(first.last); seq++) {
     await nextTurn()
     const row = await sql.get<{ text: string }>('SELECT text FROM job_parts WHERE job_id = ? AND kind = ? AND seq = ?', [jobId, kind, seq])
     if (!row) throw new Error(`job ${jobId}: ${kind} part ${seq} is missing`)
-    texts.push(row.text)
+    yield row.text
   }
-  return new WrittenJson(texts)
 }
 
 /**

@@ -63,6 +63,7 @@ export default async function jobRoutes(app: FastifyInstance, opts: JobRoutesOpt
   }, async (req) => jobView(await found((req.params as { id: string }).id)))
 
   app.get('/:id/result', {
+    config: { largeAnswer: true },
     schema: {
       tags, summary: 'The answer of a succeeded job: exactly what the synchronous call returns; a failed job answers its refusal',
       params: idParams, response: responses(z.unknown()),

@@ -1,9 +1,9 @@
 // The Server-Sent Events stream of one job (GET …/jobs/{id}/events on both surfaces).
 import type { FastifyReply, FastifyRequest } from 'fastify'
-import { isFinal, type JobEvent, type JobQueue, type JobRecord } from './types.js'
+import { isFinal, type JobEvent, type JobQueue, type JobRecord, type JobView } from './types.js'
 import type { StreamSlots } from './stream-slots.js'
 import { jobView } from './view.js'
-import { stringifyDeep } from '../json-writer.js'
+import { WrittenJson } from '../written-json.js'
 
 /**
  * A job's events as Server-Sent Events: progress, then one final event with the result or refusal. A reconnect after the
@@ -29,8 +29,17 @@ export async function streamJobEvents(
   raw.write('retry: 2000\n\n')
   let ended = false
   const write = (id: string | number, type: string, data: unknown) => {
-    // A written answer in `data` is spliced as its text (JSON text has no raw line breaks, so it is one data line).
-    if (!ended) raw.write(`id: ${id}\nevent: ${type}\ndata: ${stringifyDeep(data)}\n\n`)
+    if (!ended) raw.write(`id: ${id}\nevent: ${type}\ndata: ${JSON.stringify(data)}\n\n`)
+  }
+  /**
+   * The final event around a written answer: its text goes out as it is, a part a write (its encoded bytes when it has
+   * them), never joined or encoded whole; JSON text has no raw line breaks, so it stays one data line.
+   */
+  const writeAnswer = (job: JobView, answer: WrittenJson) => {
+    if (ended) return
+    raw.write(`id: final\nevent: succeeded\ndata: {"job":${JSON.stringify(job)},"result":`)
+    for (const part of answer.bytes ?? answer.parts) raw.write(part)
+    raw.write('}\n\n')
   }
   const end = () => {
     if (ended) return
@@ -44,7 +53,8 @@ export async function streamJobEvents(
     const view = jobView(record)
     if (record.state === 'succeeded') {
       const answer = result !== undefined ? result : await jobs.outcome(record.id).then((o) => (o.kind === 'succeeded' ? o.result : null))
-      write('final', 'succeeded', { job: view, result: answer })
+      if (answer instanceof WrittenJson) writeAnswer(view, answer)
+      else write('final', 'succeeded', { job: view, result: answer })
     } else {
       write('final', record.state, { job: view, refuse: record.refuse })
     }

@@ -4,6 +4,7 @@ import { getHeapStatistics } from 'node:v8'
 import { threadId } from 'node:worker_threads'
 import { workerData } from 'piscina'
 import { TASKS } from './tasks/index.js'
+import { postable } from './moving.js'
 import { cancelFlag, progressSink } from './progress.js'
 import {
   F_BUSY, F_DONE, F_FAILURES, F_TASK, F_THREAD, SLOT_COUNT, SLOT_FIELDS, type AnyMillTask, type SharedSlots, type TaskMessage,
@@ -52,7 +53,7 @@ export default function runTask(message: TaskMessage): unknown {
       cancelled: cancelFlag(message.control),
     })
     Atomics.add(counters, base + F_DONE, 1)
-    return result
+    return postable(result)
   } catch (err) {
     Atomics.add(counters, base + F_FAILURES, 1)
     throw err

@@ -15,7 +15,8 @@ export const zodSerializerCompiler: FastifySerializerCompiler<z.ZodType> = ({ sc
   // sixth of the start-up time, and most routes (and most error statuses) are never answered in a process's life.
   let serialize: ((data: unknown) => string) | null = null
   // An answer already written through this schema (a large one, a part per loop turn) is sent as its text.
-  return (data: unknown) => (data instanceof WrittenJson ? data.text() : (serialize ??= compile(schema))(data))
+  // (Fastify sends a serializer's stream as it comes: a large answer's encoded parts.)
+  return (data: unknown) => (data instanceof WrittenJson ? data.payload() as string : (serialize ??= compile(schema))(data))
 }
 
 /** The JSON Schema fast-json-stringify compiles for a response: zod's, with nullable members rewritten (below). */

@@ -33,6 +33,15 @@ describe('bars cache', () => {
     expect(loads).toEqual([1])
   })
 
+  it('answers a range as views of the cached bars, not a copy', async () => {
+    const { repo } = countingRepo({ 1: 1000 })
+    const cache = createBarsCache(repo, 2 ** 20)
+    const whole = await cache.get(dataset(1), null)
+    const part = await cache.get(dataset(1), { from: 10, to: 19 })
+    expect(Array.from(part.ts)).toEqual([10, 11, 12, 13, 14, 15, 16, 17, 18, 19])
+    for (const column of ['ts', 'open', 'high', 'low', 'close', 'volume'] as const) expect(part[column].buffer).toBe(whole[column].buffer)
+  })
+
   it('evicts the least recently used dataset once the bytes are spent', async () => {
     const { repo, loads } = countingRepo({ 1: 1000, 2: 1000, 3: 1000 })
     const cache = createBarsCache(repo, 2 * 1000 * 48) // room for two

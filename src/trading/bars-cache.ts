@@ -61,13 +61,16 @@ export function createBarsCache(repo: TradingRepository, limitBytes: number) {
   }
 }
 
-/** A copy of the bars with from ≤ ts ≤ to (a copy, not a view: views would carry the whole buffer to the mill). */
+/**
+ * The bars with from ≤ ts ≤ to, as views: the repository reads bars into shared memory, so a view goes to the mill
+ * as a reference to it, where a copy was made twice (the slice, then its clone to the worker).
+ */
 function sliceBars(bars: Bars, from: number, to: number): Bars {
   const lo = firstIndex(bars.ts, (t) => t >= from)
   const hi = firstIndex(bars.ts, (t) => t > to)
   return {
-    ts: bars.ts.slice(lo, hi), open: bars.open.slice(lo, hi), high: bars.high.slice(lo, hi),
-    low: bars.low.slice(lo, hi), close: bars.close.slice(lo, hi), volume: bars.volume.slice(lo, hi),
+    ts: bars.ts.subarray(lo, hi), open: bars.open.subarray(lo, hi), high: bars.high.subarray(lo, hi),
+    low: bars.low.subarray(lo, hi), close: bars.close.subarray(lo, hi), volume: bars.volume.subarray(lo, hi),
   }
 }
 

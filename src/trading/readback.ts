@@ -3,10 +3,11 @@
 import { pageAnswer, pagedList, type PagedList, type PageQuery, type Position } from '../paging.js'
 import { Refusal } from '../refusal.js'
 import { datasetView, resolveDataset } from './datasets.js'
-import { downsample, iso, type tradeView } from './present.js'
+import { downsample } from '../engines/trading/downsample.js'
+import { iso } from './present.js'
 import type { AccountRow, CycleRow, DatasetRow, FillRow, OrderRow, PositionRow, RunKind, RunRow } from './repository.js'
 import type { BarRow, LedgerFilter, RunListRow } from './repository-pages.js'
-import type { BacktestBody } from './schemas.js'
+import type { BacktestAnswer, BacktestBody } from './schemas.js'
 import type { TradingService } from './service.js'
 import { headlineOf } from './system.js'
 
@@ -168,7 +169,8 @@ async function tradesOf(service: TradingService, row: RunRow, dataset: DatasetRo
   const answer = await service.recomputeBacktest({ ...request, dataset: dataset.id, include: ['trades'] })
   const same = JSON.stringify(answer.stats) === JSON.stringify(stats)
   return {
-    trades: answer.trades as Array<ReturnType<typeof tradeView>>,
+    // Written text standing for the trades (the run's writer splices it in as is): typed as what it stands for.
+    trades: (answer.trades ?? null) as unknown as NonNullable<BacktestAnswer['trades']> | null,
     trades_note: same
       ? 'recomputed now from the stored inputs; the recomputed statistics equal the stored ones'
       : 'recomputed now from the stored inputs, but the statistics differ from the stored ones (the engine changed since): these trades belong to the recomputed statistics',

@@ -32,7 +32,11 @@ describe.each(TEST_BACKENDS)('dataset bars on %s', (backend) => {
     const written = await turnsDuring(() => insert(repo, BARS))
     expect(written.value.rows).toBe(20_000)
     const read = await turnsDuring(() => repo.loadBars(written.value.id))
-    for (const column of ['ts', 'open', 'high', 'low', 'close', 'volume'] as const) expect(read.value[column]).toEqual(BARS[column])
+    for (const column of ['ts', 'open', 'high', 'low', 'close', 'volume'] as const) {
+      expect(read.value[column]).toEqual(BARS[column])
+      // In shared memory: a mill task is handed them without a copy.
+      expect(read.value[column].buffer).toBeInstanceOf(SharedArrayBuffer)
+    }
     // SQLite: 78 batches of 256, a turn every 8; 10 pages of 2048, a turn after each and one per joined column.
     expect(written.turns).toBeGreaterThanOrEqual(9)
     expect(read.turns).toBeGreaterThanOrEqual(9 + 6)

@@ -89,7 +89,7 @@ export function createMarketTables(sql: Sql) {
       sql.get<DatasetRow>('SELECT * FROM datasets WHERE symbol = ? AND timeframe = ?', [symbol, timeframe]),
     datasetCount: async (): Promise<number> => n(await sql.get<{ n: number }>('SELECT count(*) AS n FROM datasets')),
 
-    /** Bars of a dataset with from ≤ ts ≤ to, into typed arrays, read a page at a time with a loop turn between pages. */
+    /** Bars of a dataset with from ≤ ts ≤ to, into typed arrays in shared memory, read a page at a time with a loop turn between pages. */
     async loadBars(id: number, from = Number.MIN_SAFE_INTEGER, to = Number.MAX_SAFE_INTEGER): Promise<Bars> {
       const pages: Bars[] = []
       for await (const page of barPages(id, from, to)) pages.push(page)
@@ -142,12 +142,15 @@ function columnsOf(rows: readonly unknown[][]): Bars {
   return bars
 }
 
-/** Pages in order as one set of arrays, a column at a time with a loop turn between (880k bars: 7 MB a column). */
+/**
+ * Pages in order as one set of arrays, a column at a time with a loop turn between (880k bars: 7 MB a column). In
+ * shared memory: a mill task reads them without a copy, where cloning a 250k-bar payload took the loop 7 ms a task.
+ */
 async function joinPages(pages: readonly Bars[]): Promise<Bars> {
   const count = pages.reduce((sum, page) => sum + page.ts.length, 0)
   const joined = {} as Bars
   for (const column of BAR_FIELDS) {
-    const values = new Float64Array(count)
+    const values = new Float64Array(new SharedArrayBuffer(count * Float64Array.BYTES_PER_ELEMENT))
     let at = 0
     for (const page of pages) {
       values.set(page[column], at)

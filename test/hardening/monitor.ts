@@ -98,3 +98,18 @@ export function watchLoop(): LoopWatch {
     },
   }
 }
+
+/**
+ * Runs fn with the health monitor and the loop watch beside it; prints both, answers fn's value with both. The watch
+ * is read after its next tick: a stretch that ends as fn's promise settles is only measured by the tick that follows.
+ */
+export async function besideHealth<T>(base: string, label: string, fn: () => Promise<T>) {
+  const monitor = monitorHealth(base)
+  const loop = watchLoop()
+  const value = await fn()
+  await new Promise((resolve) => setTimeout(resolve, 5))
+  const stretch = loop.stop()
+  const health = await monitor.stop()
+  console.log(`${label}: ${health.summary}; ${stretch.summary}`)
+  return { value, health, stretch }
+}

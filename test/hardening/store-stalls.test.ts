@@ -7,11 +7,10 @@ import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { request } from 'undici'
 import { generateSyntheticBars, SYNTHETIC_PRESETS } from '../../src/engines/trading/index.js'
-import { barsSha256 } from '../../src/trading/checksum.js'
 import { createTradingRepository } from '../../src/trading/repository.js'
-import { START_REPORT_DELAY_MS } from '../../src/admin/collectors.js'
 import { listeningTestApp } from '../helper.js'
-import { monitorHealth, postRaw, watchLoop } from './monitor.js'
+import { pastStartReport, storeDataset } from './large-dataset.js'
+import { besideHealth, postRaw } from './monitor.js'
 
 // A file, as in production (verify's whole-database pragmas run on a worker thread then), and a cache too small for the
 // dataset: every backtest on it reads its bars from the database again.
@@ -26,27 +25,10 @@ const STRETCH_BOUND_MS = 75
 
 const BIG = generateSyntheticBars({ ...SYNTHETIC_PRESETS.intraday100k.spec, bars: 400_000 })
 
-/** Runs fn with the health monitor and the loop watch beside it; prints both. */
-async function besideHealth<T>(label: string, fn: () => Promise<T>) {
-  const monitor = monitorHealth(host.base)
-  const loop = watchLoop()
-  const value = await fn()
-  const stretch = loop.stop()
-  const health = await monitor.stop()
-  console.log(`${label}: ${health.summary}; ${stretch.summary}`)
-  return { value, health, stretch }
-}
-
 describe('store work is cut into steps of a few milliseconds', () => {
   beforeAll(async () => {
-    await createTradingRepository(host.app.store.sql).transaction((tx) => tx.insertDataset({
-      symbol: 'BIG', timeframe: '1m', source: 'import', sha256: barsSha256(BIG), seed: null, generator: null,
-      origin: 'hardening', created_at: '2026-01-01T00:00:00.000Z',
-    }, BIG))
-    // The go-live report runs once START_REPORT_DELAY_MS after listening and scans the sources on the loop (0.45 s):
-    // a start-up cost, not this file's subject, so it is over before anything is measured.
-    await new Promise((resolve) => setTimeout(resolve, START_REPORT_DELAY_MS + 500))
-    await host.app.adminCollectors.readiness.report({ smoke: false })
+    await storeDataset(host.app, 'BIG', '1m', BIG)
+    await pastStartReport(host.app)
   }, 120_000)
 
   it('a backtest that misses the bars cache reads 400k bars in pages', async () => {
@@ -57,7 +39,7 @@ describe('store work is cut into steps of a few milliseconds', () => {
     // Warm-up on the small seed: the first backtest of a process compiles its code paths (100–160 ms on the loop).
     expect((await postRaw(host.base, '/api/v11/trading/backtest', JSON.stringify({ dataset: 'SYN-DAILY', strategy: 'sma_cross' }))).status).toBe(200)
     for (let round = 0; round < 2; round++) {
-      const { value: res, health, stretch } = await besideHealth(`backtest, bars-cache miss on 400k bars (${round + 1})`,
+      const { value: res, health, stretch } = await besideHealth(host.base, `backtest, bars-cache miss on 400k bars (${round + 1})`,
         () => postRaw(host.base, '/api/v11/trading/backtest', body))
       expect(res.status, JSON.stringify(res.body)).toBe(200)
       expect(res.body.dataset.bars).toBe(2001)
@@ -67,7 +49,7 @@ describe('store work is cut into steps of a few milliseconds', () => {
   })
 
   it('/system/verify checks 400k bars in pages and windows', async () => {
-    const { value: report, health, stretch } = await besideHealth('verify with 400k bars', async () => {
+    const { value: report, health, stretch } = await besideHealth(host.base, 'verify with 400k bars', async () => {
       const res = await request(`${host.base}/api/v11/system/verify`)
       return (await res.body.json()) as { ok: boolean; checks: Array<{ name: string; subject: string | null; ok: boolean; detail: string }> }
     })
@@ -85,7 +67,7 @@ describe('store work is cut into steps of a few milliseconds', () => {
       rows.push(`${946684800 + i * 60},${at(BIG.open, i)},${at(BIG.high, i)},${at(BIG.low, i)},${at(BIG.close, i)},${at(BIG.volume, i, 0)}`)
     }
     const csv = rows.join('\n') + '\n' // joined before watching: 11 MB of the client's own work
-    const { value: res, health, stretch } = await besideHealth('250k-row CSV import',
+    const { value: res, health, stretch } = await besideHealth(host.base, '250k-row CSV import',
       () => postRaw(host.base, '/api/v11/datasets?symbol=WIDE&timeframe=1m', csv, 'text/csv'))
     expect(res.status, JSON.stringify(res.body)).toBe(201)
     expect(res.body.dataset.rows).toBe(250_000)

@@ -58,6 +58,18 @@ describe('GET …/jobs/{id}/events', () => {
     expect(result).toEqual(final.data.result)
   })
 
+  it('carries a large answer (a 100k-variable model: several written parts) whole in its final event, as stored', async () => {
+    const job = await submit('/api/v1/sat', { dimacs: 'p cnf 100000 1\n1 0\n' })
+    const res = await request(`${base}/api/v1/jobs/${job.data.id}/events`)
+    const { events } = await readEvents(res.body)
+    const final = events[events.length - 1]!
+    expect(final.event).toBe('succeeded')
+    expect(final.data.result.model).toHaveLength(100_000)
+    const stored = await (await request(`${base}${final.data.job.result_url}`)).body.text()
+    expect(stored.length).toBeGreaterThan(512 * 1024) // more than one part
+    expect(JSON.parse(stored).data).toEqual(final.data.result)
+  })
+
   it('a reconnect after the final event answers 204 (EventSource stops); before it, the latest state comes first', async () => {
     const job = await submit('/api/v1/sat', { dimacs: 'p cnf 2 1\n1 2 0\n' })
     const first = await request(`${base}/api/v1/jobs/${job.data.id}/events`)

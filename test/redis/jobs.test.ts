@@ -3,6 +3,7 @@
 // waited on from another, cancelled from a replica that does not run it, and an Idempotency-Key holds across them;
 // a submission while Redis is away is kept and runs once it is back.
 // The multi-process proof with SIGKILL is replicas.test.ts.
+import { asData } from '../../src/written-json.js'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -67,7 +68,7 @@ describe.skipIf(!redis.available)('jobs across replicas (REDIS_URL: BullMQ dispa
     const settled = await waited
     expect(settled.ok).toBe(true)
     const answer = json(await watcher.inject(`/api/v1/jobs/${job.id}/result`)).data
-    expect(settled.ok && settled.result).toEqual(answer)
+    expect(settled.ok && asData(settled.result)).toEqual(answer)
     expect(json(await runner.inject(`/api/v1/jobs/${job.id}/result`)).data).toEqual(answer)
     expect(json(await watcher.inject(`/api/v1/jobs/${job.id}`)).data.state).toBe('succeeded')
   })
@@ -135,6 +136,6 @@ describe.skipIf(!redis.available)('jobs while Redis cannot answer', () => {
     await relay.restore()
     const settled = await app.jobs.settled(id)
     expect(settled.ok).toBe(true)
-    expect(settled.ok && (settled.result as { status: string }).status).toBe('UNSAT')
+    expect(settled.ok && (asData(settled.result) as { status: string }).status).toBe('UNSAT')
   })
 })

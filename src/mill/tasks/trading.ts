@@ -2,16 +2,33 @@
 import type { TaskContext, TaskTable } from '../types.js'
 import { csvOutcome, gridPairCount, inSampleGrid, runBacktest, simulate, walkForward } from '../../engines/trading/index.js'
 import type { GridSlice, SimulateSpec, SmaGrid, WalkForwardSpec } from '../../engines/trading/index.js'
+import { downsample, downsampleIndices } from '../../engines/trading/downsample.js'
 import type { BacktestOptions, Bars, Stats, StrategyName } from '../../engines/trading/types.js'
+import { moving } from '../moving.js'
+import { pointsBytes, tradesBytes } from './trading-text.js'
 
-export interface BacktestPayload {
+interface EngineRun {
   bars: Bars
   strategy: StrategyName
   params: Record<string, number>
   options: BacktestOptions
 }
 
-export interface SimulatePayload extends BacktestPayload {
+/** What a backtest's answer and its stored run show of the result, prepared here rather than on the event loop. */
+export interface BacktestShown {
+  /** The answer's equity curve, at most this many points; null: not asked. */
+  equityPoints: number | null
+  /** The answer's trades. */
+  trades: boolean
+  /** The stored run's curve, at most this many points; null: the run keeps none. */
+  storedEquityPoints: number | null
+}
+
+export interface BacktestPayload extends EngineRun {
+  shown: BacktestShown
+}
+
+export interface SimulatePayload extends EngineRun {
   spec: Omit<SimulateSpec, 'shouldStop' | 'onProgress'>
 }
 
@@ -36,12 +53,20 @@ export const tradingTasks = {
   // Parsing a 250k-row CSV held the event loop 2 s; the bars come back as typed arrays (a copy of 48 bytes a bar).
   'trading.csv': (text: string) => csvOutcome(text),
   // One backtest is linear in the bars (milliseconds even for 100k bars): progress is reported at its start and end.
-  'trading.backtest': ({ bars, strategy, params, options }: BacktestPayload, { progress }: TaskContext) => {
+  // The curve and the trades come back as JSON text in bytes that move to the loop, not as arrays the loop builds.
+  'trading.backtest': ({ bars, strategy, params, options, shown }: BacktestPayload, { progress }: TaskContext) => {
     progress.phase('backtesting')
     progress.advance(0, bars.close.length)
-    const result = runBacktest(bars, strategy, params, options)
+    const { stats, trades, equity } = runBacktest(bars, strategy, params, options)
     progress.advance(bars.close.length, bars.close.length)
-    return { stats: result.stats, trades: result.trades, equity: result.equity, startBar: result.startBar }
+    const kept = shown.equityPoints === null ? null : downsampleIndices(equity, shown.equityPoints)
+    const answer = {
+      stats,
+      equity: kept && { text: pointsBytes(bars.ts, equity, kept), points: kept.length },
+      trades: shown.trades ? tradesBytes(trades) : null,
+      storedEquity: shown.storedEquityPoints === null ? null : downsample(bars.ts, equity, shown.storedEquityPoints),
+    }
+    return moving(answer, [answer.equity?.text.buffer, answer.trades?.buffer].filter((b) => b !== undefined) as ArrayBuffer[])
   },
   'trading.simulate': ({ bars, strategy, params, options, spec }: SimulatePayload, { deadline, progress, cancelled }: TaskContext) => {
     progress.phase('simulating')

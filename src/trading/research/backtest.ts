@@ -1,17 +1,25 @@
 // One backtest of a strategy on a dataset (backtesting.py 0.6.6 semantics), run in the mill and stored as a run.
 import type { BacktestPayload } from '../../mill/tasks/trading.js'
+import { writtenFromAscii } from '../../written-ascii.js'
+import type { WrittenJson } from '../../written-json.js'
 import { resolveDataset } from '../datasets.js'
-import { downsample, iso, statsView, tradeView } from '../present.js'
+import { iso, statsView } from '../present.js'
 import type { StoredRunRef } from '../runs.js'
 import type { BacktestAnswer, BacktestBody } from '../schemas.js'
 import type { ResearchDeps } from './deps.js'
 import { briefOf, needBars, optionsOf, rangeOf, settingsOf, strategyParamsOf } from './inputs.js'
 import { STORED_EQUITY_POINTS } from './limits.js'
 
-/** The answer without its run reference, for a recomputation that stores nothing (a stored run's trades read back). */
-export type BacktestRecomputed = Omit<BacktestAnswer, 'run'> & { run: null }
+/** The answer, its trades and curve points already written as JSON text (the answer's writer splices them in). */
+export type BacktestWritten = Omit<BacktestAnswer, 'trades' | 'equity'> & {
+  trades?: WrittenJson
+  equity?: Omit<NonNullable<BacktestAnswer['equity']>, 'points'> & { points: WrittenJson }
+}
 
-export async function backtest(deps: ResearchDeps, body: BacktestBody): Promise<BacktestAnswer> {
+/** The answer without its run reference, for a recomputation that stores nothing (a stored run's trades read back). */
+export type BacktestRecomputed = Omit<BacktestWritten, 'run'> & { run: null }
+
+export async function backtest(deps: ResearchDeps, body: BacktestBody): Promise<BacktestWritten> {
   return runBacktest(deps, body, true)
 }
 
@@ -20,32 +28,42 @@ export async function recomputeBacktest(deps: ResearchDeps, body: BacktestBody):
   return runBacktest(deps, body, false)
 }
 
-async function runBacktest(deps: ResearchDeps, body: BacktestBody, persist: true): Promise<BacktestAnswer>
+async function runBacktest(deps: ResearchDeps, body: BacktestBody, persist: true): Promise<BacktestWritten>
 async function runBacktest(deps: ResearchDeps, body: BacktestBody, persist: false): Promise<BacktestRecomputed>
-async function runBacktest(deps: ResearchDeps, body: BacktestBody, persist: boolean): Promise<BacktestAnswer | BacktestRecomputed> {
+async function runBacktest(deps: ResearchDeps, body: BacktestBody, persist: boolean): Promise<BacktestWritten | BacktestRecomputed> {
   const dataset = await resolveDataset(deps.repo, body.dataset)
   const params = strategyParamsOf(body.strategy, body.params)
   const range = rangeOf(body.from, body.to)
   const bars = await deps.bars.get(dataset, range)
   needBars(bars, 2, dataset, range)
-  const payload: BacktestPayload = { bars, strategy: body.strategy, params, options: optionsOf(body) }
+  const total = bars.ts.length
+  const withEquity = body.include.includes('equity')
+  const payload: BacktestPayload = {
+    bars, strategy: body.strategy, params, options: optionsOf(body),
+    // The curve and the trades are written in the mill; the loop only passes their text on.
+    shown: {
+      equityPoints: withEquity ? body.equity_points ?? total : null,
+      trades: body.include.includes('trades'),
+      // The curve is most of a run's bytes: kept only when the caller asks for it.
+      storedEquityPoints: persist && withEquity ? STORED_EQUITY_POINTS : null,
+    },
+  }
   const { result, elapsedMs } = await deps.heavy('trading.backtest', 'trading.backtest', payload, body.timeout_ms)
   const stats = statsView(result.stats)
   const settings = settingsOf(body)
   const first = bars.ts[0]!
-  const last = bars.ts[bars.ts.length - 1]!
+  const last = bars.ts[total - 1]!
   const run: StoredRunRef | null = !persist ? null : await deps.runs.record('backtest', dataset, {
     strategy: body.strategy,
     params,
     request: { ...body, params },
     inputs: { strategy: body.strategy, params, settings, from: first, to: last },
     stats,
-    // The curve is most of a run's bytes: kept only when the caller asks for it.
-    equity: body.include.includes('equity') ? downsample(bars.ts, result.equity, STORED_EQUITY_POINTS) : null,
+    equity: result.storedEquity,
     elapsedMs,
   })
-  const total = bars.ts.length
-  const points = body.include.includes('equity') ? downsample(bars.ts, result.equity, body.equity_points ?? total) : null
+  const trades = result.trades && await writtenFromAscii(result.trades)
+  const equity = result.equity && { points: await writtenFromAscii(result.equity.text), total_points: total, downsampled: result.equity.points < total }
   return {
     run,
     dataset: { ...briefOf(dataset), bars: total, from: iso(first), to: iso(last) },
@@ -53,7 +71,7 @@ async function runBacktest(deps: ResearchDeps, body: BacktestBody, persist: bool
     params,
     settings,
     stats,
-    ...(body.include.includes('trades') ? { trades: result.trades.map(tradeView) } : {}),
-    ...(points ? { equity: { points, total_points: total, downsampled: points.length < total } } : {}),
+    ...(trades ? { trades } : {}),
+    ...(equity ? { equity } : {}),
   }
 }

@@ -9,6 +9,7 @@ import {
   datasetParams, fillPage, ledgerQuery, orderPage, positionPage, runDetail, runListQuery, runPage, runParams, runQuery,
 } from '../readback-schemas.js'
 import { problemResponses, requireScope } from './common.js'
+import { writtenAs } from '../../json-writer.js'
 
 const PAGING = 'Paged: `limit` (1–500, default 50) and `cursor` (the `next_cursor` of the previous page); `next_cursor` is null on the last page. ' +
   'Pages are keyset positions, so rows added while you page never cause duplicates or gaps. A bad cursor is refused with 400, a limit over 500 with 422.'
@@ -50,13 +51,15 @@ export default async function readbackRoutes(parent: FastifyInstance, ctx: Tradi
   }, async (req) => read.runs(req.query))
 
   app.get('/runs/:id', {
+    config: { largeAnswer: true },
     schema: {
       tags, summary: 'One stored run: its inputs, statistics, equity curve (as stored, downsampled) and, on request, its trades',
       description: 'Trades are not stored: `?include=trades` recomputes them from the stored inputs (a backtest in the mill) and says ' +
         'whether the recomputed statistics equal the stored ones. A run stored without an equity curve answers `equity: null` with the reason.',
       params: runParams, querystring: runQuery, response: { 200: runDetail, ...problemResponses },
     },
-  }, async (req) => read.run(req.params.id, { withTrades: req.query.include === 'trades', equityPoints: req.query.equity_points }))
+    // Trades recomputed for a 250k-bar run are thousands of objects: written a part per loop turn.
+  }, async (req) => writtenAs(runDetail, await read.run(req.params.id, { withTrades: req.query.include === 'trades', equityPoints: req.query.equity_points })))
 
   const ledger = [
     ['accounts', 'Paper accounts: currency, initial and current cash', accountQuery, accountPage, read.accounts],
