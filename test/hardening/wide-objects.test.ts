@@ -13,7 +13,7 @@ const host = listeningTestApp()
 /**
  * CPU of the loop's thread between two turns that no request here may reach. Before: /pin 16–29 ms (the clone of 37k
  * keys back from the body thread, then writing them again for the mill), /diff 28–47 (the clone back, the depth and
- * weight walks, the clone to the mill and of 37k patch operations back), /jsonsat 36–45 (the clone of the formula back,
+ * weight walks, the clone to the mill and of 37k patch operations back), /jsonsat 23–45 (the clone of the formula back,
  * of the model and 30k-key assignment from the mill); after: 4–9 ms.
  */
 const STRETCH_BOUND_MS = 15
