@@ -139,7 +139,8 @@ export const diff = defineOperation({
     'patch is an RFC 6902 patch (add/remove/replace, JSON Pointers escaped) that turns a into b, and unified compares ' +
     'the values printed with sorted keys and a 2-space indent; send patch instead of b to apply one. Every answer is ' +
     'checked before it is returned (verified). minimal is false when the work budget cut the search short. Inputs ' +
-    'over 256 Ki characters are diffed in the mill, off the event loop (and refused with occupied while the host sheds load).',
+    'over 256 Ki characters, and JSON values of large bodies (kept as their text from the body to the mill), are diffed in ' +
+    'the mill, off the event loop (and refused with occupied while the host sheds load).',
   textMembers: ['a', 'b'],
   input,
   output,
