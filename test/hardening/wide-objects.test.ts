@@ -97,7 +97,15 @@ describe('objects of 37k keys cost the loop no long stretch', () => {
   })
 })
 
-describe('a wide formula sent as text', () => {
+describe('wide members sent as text', () => {
+  it('/diff refuses a side nested deeper than its limit where it parses it (the mill), as it did on the loop', async () => {
+    const deep = `${'{"d":'.repeat(300)}1${'}'.repeat(300)}`
+    const pad = JSON.stringify(Object.fromEntries(Object.entries(wideObject).slice(0, 8_000))) // over 64 KiB: the body thread
+    const res = await postText('/api/v1/diff', `{"a":{"deep":${deep},"pad":${pad}},"b":{},"mode":"json"}`)
+    expect(res.status, res.text.slice(0, 300)).toBe(422)
+    expect(JSON.parse(res.text).refuse).toMatchObject({ code: 'over_limit', reason: 'a is nested deeper than the limit of 256 levels' })
+  })
+
   it('/quiz checks it in the mill as /jsonsat solves it: the falsified conjunct named by its path', async () => {
     const formula = { and: [...manyVars(29_990), { not: { var: 'v7' } }] }
     const res = await postText('/api/v1/quiz', JSON.stringify({ formula, assignment: { v7: true }, max_listed: 3 }))
