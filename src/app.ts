@@ -124,7 +124,12 @@ export async function buildApp(opts: BuildOptions): Promise<FastifyInstance> {
   app.setNotFoundHandler(problemNotFoundHandler)
 
   await app.register(routeTablePlugin)
-  await app.register(jsonBodyPlugin, { maxDepth: config.jsonMaxDepth, maxValues: config.jsonMaxValues })
+  await app.register(jsonBodyPlugin, {
+    maxDepth: config.jsonMaxDepth,
+    maxValues: config.jsonMaxValues,
+    nice: config.millNice,
+    textMembers: (req) => registry.byName(req.routeOptions.config.operation ?? '')?.textMembers,
+  })
   await app.register(storePlugin, { store })
   await app.register(redisPlugin, { url: config.redisUrl, prefix: config.redisPrefix })
   await app.register(authPlugin)

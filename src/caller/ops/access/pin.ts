@@ -88,6 +88,7 @@ export const pin = defineOperation({
   ]),
   provenance: ['stored', 'computed'],
   bodyLimit: 'large',
+  textMembers: ['json'],
   largeAnswer: true,
   requiredScope: (raw) => (isWrite(raw) ? 'pin:write' : null),
   // The read example reads what the first one pins (examples run in order on one host).
