@@ -15,6 +15,7 @@ import routeTablePlugin from './plugins/route-table.js'
 import storePlugin from './plugins/store.js'
 import millPlugin from './plugins/mill.js'
 import jobsPlugin from './plugins/jobs.js'
+import pinUpkeepPlugin from './plugins/pin-upkeep.js'
 import admissionPlugin, { type Admission } from './plugins/admission.js'
 import limitsPlugin from './plugins/limits.js'
 import redisPlugin from './plugins/redis.js'
@@ -134,6 +135,7 @@ export async function buildApp(opts: BuildOptions): Promise<FastifyInstance> {
   await app.register(authPlugin)
   await app.register(millPlugin, { mill })
   await app.register(jobsPlugin, { config, clock })
+  await app.register(pinUpkeepPlugin, { clock })
   if (opts.admission) {
     // A self-test host measures nothing of its own: it answers with the occupancy of the host it runs inside.
     const borrowed = opts.admission

@@ -23,9 +23,10 @@ async function stretch(base: string, attack?: HostileRequest) {
   const statuses: Record<string, number> = {}
   const attacker = (async () => {
     for (let n = 0; attack && !signal.stopping; n++) {
+      const body = attack.body // read once: a fresh body is made by each read
       const res = await request(`${base}${pathOf(attack, n)}`, {
-        method: attack.method, body: attack.body,
-        headers: attack.body ? { 'content-type': attack.type ?? 'application/json' } : {},
+        method: attack.method, body,
+        headers: body ? { 'content-type': attack.type ?? 'application/json' } : {},
         headersTimeout: 60_000, bodyTimeout: 60_000,
       }).catch((err: Error) => ({ statusCode: `socket error ${err.message}`, body: null }))
       await res.body?.dump()
