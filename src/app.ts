@@ -15,6 +15,7 @@ import routeTablePlugin from './plugins/route-table.js'
 import storePlugin from './plugins/store.js'
 import millPlugin from './plugins/mill.js'
 import jobsPlugin from './plugins/jobs.js'
+import pinUpkeepPlugin from './plugins/pin-upkeep.js'
 import admissionPlugin, { type Admission } from './plugins/admission.js'
 import limitsPlugin from './plugins/limits.js'
 import redisPlugin from './plugins/redis.js'
@@ -123,12 +124,18 @@ export async function buildApp(opts: BuildOptions): Promise<FastifyInstance> {
   app.setNotFoundHandler(problemNotFoundHandler)
 
   await app.register(routeTablePlugin)
-  await app.register(jsonBodyPlugin, { maxDepth: config.jsonMaxDepth, maxValues: config.jsonMaxValues })
+  await app.register(jsonBodyPlugin, {
+    maxDepth: config.jsonMaxDepth,
+    maxValues: config.jsonMaxValues,
+    nice: config.millNice,
+    textMembers: (req) => registry.byName(req.routeOptions.config.operation ?? '')?.textMembers,
+  })
   await app.register(storePlugin, { store })
   await app.register(redisPlugin, { url: config.redisUrl, prefix: config.redisPrefix })
   await app.register(authPlugin)
   await app.register(millPlugin, { mill })
   await app.register(jobsPlugin, { config, clock })
+  await app.register(pinUpkeepPlugin, { clock })
   if (opts.admission) {
     // A self-test host measures nothing of its own: it answers with the occupancy of the host it runs inside.
     const borrowed = opts.admission

@@ -35,6 +35,11 @@ export class WrittenJson {
     return JSON.parse(this.text())
   }
 
+  /** What JSON.stringify writes for it (MCP's framing, Redis): the value it stands for, parsed. The writer splices it. */
+  toJSON(): unknown {
+    return this.value()
+  }
+
   /** Characters in all (a part may hold non-ASCII text, so bytes can be more). */
   get length(): number {
     let n = 0
@@ -58,5 +63,19 @@ export async function collectWritten(source: AsyncIterable<string>): Promise<Wri
   return new WrittenJson(parts, parts.length > 1 ? bytes : null)
 }
 
-/** A value as data: written text parsed back, anything else as it is. */
-export const asData = (value: unknown): unknown => (value instanceof WrittenJson ? value.value() : value)
+/** Whether a WrittenJson sits anywhere in a value (a mill task's answer part: /diff's patch, /jsonsat's model). */
+function holdsWritten(value: unknown): boolean {
+  const waiting: unknown[] = [value]
+  while (waiting.length > 0) {
+    const v = waiting.pop()
+    if (v instanceof WrittenJson) return true
+    if (v === null || typeof v !== 'object') continue
+    // One push at a time: spreading 100k items as arguments overflows the stack.
+    for (const item of Array.isArray(v) ? v : Object.values(v)) waiting.push(item)
+  }
+  return false
+}
+
+/** A value as data: written text parsed back, wherever it sits in the value (through toJSON), anything else as it is. */
+export const asData = (value: unknown): unknown =>
+  value instanceof WrittenJson ? value.value() : holdsWritten(value) ? JSON.parse(JSON.stringify(value)) : value

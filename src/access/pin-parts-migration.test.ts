@@ -1,9 +1,10 @@
-// Migration 0008 moves pin content stored on the pins row (0002) into pin_parts, on both databases: a database written
-// before it reads every pin the same way after it.
+// Migration 0008 moves pin content stored on the pins row (0002) into pin_parts, and 0009 gives each part the time it
+// was written, on both databases: a database written before them reads every pin the same way after them.
 import { createHash } from 'node:crypto'
 import { afterAll, describe, expect, it } from 'vitest'
 import { TEST_BACKENDS } from '../store/test-backends.js'
 import { acrossMigration, type Cleanup } from '../store/test-migrations.js'
+import { ORPHAN_AFTER_MS } from '../store/orphan-sweep.js'
 import { pinRepository } from './pins.js'
 
 const cleanups: Cleanup[] = []
@@ -29,5 +30,23 @@ describe.each(TEST_BACKENDS)('migration 0008 on %s', (dialect) => {
     }
     expect((await repo.page(null, 5)).map((p) => p.digest)).toEqual([sha256(pins[1]![0]), sha256(pins[0]![0])])
     await expect(sql.get('SELECT content FROM pins')).rejects.toThrow(/content/)
+  })
+})
+
+describe.each(TEST_BACKENDS)('migration 0009 on %s', (dialect) => {
+  it('keeps every part, written at 0: a pin reads whole, parts without a row go at the next sweep', async () => {
+    const text = 'parts from before 0009'
+    const sql = await acrossMigration(dialect, '0009', async (old) => {
+      await old.run('INSERT INTO pin_parts (digest, seq, content) VALUES (?, 0, ?), (?, 1, ?)',
+        [sha256(text), Buffer.from('parts from '), sha256(text), Buffer.from('before 0009')])
+      await old.run('INSERT INTO pins (digest, media_type, label, size, created_at) VALUES (?, ?, ?, ?, ?)',
+        [sha256(text), 'text/plain', null, Buffer.byteLength(text), '2026-01-01T00:00:00.000Z'])
+      await old.run('INSERT INTO pin_parts (digest, seq, content) VALUES (?, 0, ?)', ['sha256:orphan', Buffer.from('no row')])
+    }, cleanups)
+    const repo = pinRepository(sql)
+    expect(await repo.get(sha256(text))).toMatchObject({ text, actualDigest: sha256(text) })
+    expect((await sql.all<{ created_at: number | string }>('SELECT created_at FROM pin_parts')).map((r) => Number(r.created_at))).toEqual([0, 0, 0])
+    expect(await repo.sweepOrphans(ORPHAN_AFTER_MS)).toBe(1)
+    expect(await repo.get(sha256(text))).toMatchObject({ text, actualDigest: sha256(text) })
   })
 })

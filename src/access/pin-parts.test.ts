@@ -4,6 +4,7 @@ import { createHash } from 'node:crypto'
 import { afterAll, describe, expect, it } from 'vitest'
 import { TEST_BACKENDS, testStores } from '../store/test-backends.js'
 import { turnsDuring } from '../store/test-turns.js'
+import { LongText, textParts } from '../long-text.js'
 import { pinBytesOf, readPinParts, writePinParts } from './pin-parts.js'
 
 const stores = testStores()
@@ -25,6 +26,12 @@ describe('pinBytesOf', () => {
     expect(parts.length).toBeGreaterThan(4)
   })
 
+  it('stores a text arriving in parts (a LongText) in the same parts as the same text whole', async () => {
+    const long = new LongText([...textParts(TEXT, 4)], true, 4)
+    expect(await pinBytesOf(long, 4)).toEqual(await pinBytesOf(TEXT, 4))
+    await expect(pinBytesOf(long, 5)).rejects.toThrow(/cut at 4 characters/)
+  })
+
   it('makes one empty part of the empty text', async () => {
     expect(await pinBytesOf('')).toEqual({ parts: [Buffer.alloc(0)], size: 0, digest: sha256('') })
   })
@@ -40,9 +47,9 @@ describe.each(TEST_BACKENDS)('pin parts on %s', (backend) => {
   it('read back whole, a turn between parts, with the hash of the bytes as stored now', async () => {
     const { sql } = await stores.open(backend)
     const { parts, digest } = await pinBytesOf(TEXT, 4)
-    await writePinParts(sql, digest, parts)
+    await writePinParts(sql, digest, parts, 0)
     // Written again (a put of the same content at once, or after a crash): the parts stand as they are.
-    await writePinParts(sql, digest, parts)
+    await writePinParts(sql, digest, parts, 0)
     const { value, turns } = await turnsDuring(() => readPinParts(sql, digest))
     expect(value).toEqual({ text: TEXT, actualDigest: digest })
     expect(turns).toBeGreaterThanOrEqual(parts.length - 1)
@@ -54,7 +61,7 @@ describe.each(TEST_BACKENDS)('pin parts on %s', (backend) => {
   it('decodes a character cut between two parts (parts not written by pinBytesOf, e.g. migrated)', async () => {
     const { sql } = await stores.open(backend)
     const bytes = Buffer.from('a€b', 'utf8') // € is 3 bytes: cut after its first
-    await writePinParts(sql, 'cut', [bytes.subarray(0, 2), bytes.subarray(2)])
+    await writePinParts(sql, 'cut', [bytes.subarray(0, 2), bytes.subarray(2)], 0)
     expect(await readPinParts(sql, 'cut')).toEqual({ text: 'a€b', actualDigest: sha256(bytes) })
   })
 })

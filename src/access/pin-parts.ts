@@ -1,13 +1,16 @@
-// A pin's content as rows of pin_parts (migration 0008): encoded, hashed, written and read a part at a time with a loop
+// A pin's content as rows of pin_parts (migrations 0008, 0009): encoded, hashed, written and read a part at a time with a loop
 // turn between parts, so a 15 MB pin never holds the event loop for one long INSERT, SELECT, hash or decode.
 import { createHash } from 'node:crypto'
 import { StringDecoder } from 'node:string_decoder'
-import { utf8Chunks } from '../engines/digest/base64.js'
+import { partsOf, TEXT_PART_CHARS, type LongText } from '../long-text.js'
 import type { Sql } from '../store/sql.js'
 import { nextTurn } from '../store/turns.js'
 
-/** Characters per part: at most 768 KiB of UTF-8, a few milliseconds to encode, hash and INSERT. */
-export const PIN_PART_CHARS = 256 * 1024
+/**
+ * Characters per part: at most 768 KiB of UTF-8, a few milliseconds to encode, hash and INSERT. A long text's own
+ * parts (long-text.ts): a text arriving whole and one arriving in parts are stored in the same parts.
+ */
+export const PIN_PART_CHARS = TEXT_PART_CHARS
 
 /** A text ready to store: its UTF-8 bytes in parts, their count and their SHA-256. */
 export interface PinBytes {
@@ -16,13 +19,14 @@ export interface PinBytes {
   digest: string
 }
 
-/** Encodes and hashes a text a part at a time (a turn between parts); a cut never splits a surrogate pair. */
-export async function pinBytesOf(text: string, partChars: number = PIN_PART_CHARS): Promise<PinBytes> {
+/** Encodes and hashes a text (whole or in parts) a part at a time, a turn between parts; a cut never splits a surrogate pair. */
+export async function pinBytesOf(text: string | LongText, partChars: number = PIN_PART_CHARS): Promise<PinBytes> {
   const hash = createHash('sha256')
   const parts: Buffer[] = []
   let size = 0
-  for (const part of utf8Chunks(text, partChars)) {
+  for (const chars of partsOf(text, partChars)) {
     if (parts.length > 0) await nextTurn()
+    const part = Buffer.from(chars, 'utf8')
     hash.update(part)
     parts.push(part)
     size += part.byteLength
@@ -34,12 +38,17 @@ export async function pinBytesOf(text: string, partChars: number = PIN_PART_CHAR
 
 /**
  * Writes a pin's parts in order, a turn between statements. A part already there (a put of the same content at the
- * same time, or one cut short before its row) holds the same bytes, so it stays.
+ * same time, or one cut short before its row) holds the same bytes, so it stays, written again at `now`: the orphan
+ * sweep (pin-orphans.ts) leaves parts younger than an hour alone.
  */
-export async function writePinParts(sql: Sql, digest: string, parts: readonly Buffer[]): Promise<void> {
+export async function writePinParts(sql: Sql, digest: string, parts: readonly Buffer[], now: number): Promise<void> {
   for (let seq = 0; seq < parts.length; seq++) {
     if (seq > 0) await nextTurn()
-    await sql.run('INSERT INTO pin_parts (digest, seq, content) VALUES (?, ?, ?) ON CONFLICT (digest, seq) DO NOTHING', [digest, seq, parts[seq]])
+    await sql.run(
+      `INSERT INTO pin_parts (digest, seq, created_at, content) VALUES (?, ?, ?, ?)
+       ON CONFLICT (digest, seq) DO UPDATE SET created_at = excluded.created_at`,
+      [digest, seq, now, parts[seq]],
+    )
   }
 }
 

@@ -5,6 +5,7 @@ import { keysetPages } from '../store/keyset.js'
 import { perDatabase } from '../store/repository.js'
 import type { Sql } from '../store/sql.js'
 import { readPinParts, writePinParts, type PinBytes } from './pin-parts.js'
+import { createPinOrphanSweep } from './pin-orphans.js'
 
 export const PIN_MEDIA_TYPES = ['text/plain', 'application/json'] as const
 export type PinMediaType = (typeof PIN_MEDIA_TYPES)[number]
@@ -34,6 +35,8 @@ export interface PinRepository {
   page(after: readonly (string | number)[] | null, limit: number): Promise<PinRecord[]>
   /** The newest pins, without content (what a client is shown first). */
   latest(limit: number): Promise<PinRecord[]>
+  /** Removes parts left without a row by a crash, looking at the next slice of part keys (pin-orphans.ts); answers how many went. */
+  sweepOrphans(now: number): Promise<number>
 }
 
 export const PIN_DIGEST = /^sha256:[0-9a-f]{64}$/
@@ -47,6 +50,7 @@ export const pinRepository = perDatabase(createPinRepository)
 
 function createPinRepository(sql: Sql): PinRepository {
   const listed = keysetPages<PinRow>(sql, { select: `SELECT ${PIN_COLUMNS} FROM pins`, key: ['created_at', 'digest'], order: 'desc' })
+  const sweepOrphans = createPinOrphanSweep(sql)
 
   return {
     async put({ parts, size, digest }, mediaType, label, now) {
@@ -54,7 +58,7 @@ function createPinRepository(sql: Sql): PinRepository {
       if (standing) return { record: recordOf(standing), created: false }
       // Parts first: a row is only ever read with all its parts. Content-addressed and never changed: the one INSERT
       // that stores a digest answers its row; every other put (here or on another replica) reads the pin that stands.
-      await writePinParts(sql, digest, parts)
+      await writePinParts(sql, digest, parts, now)
       const inserted = await sql.get<PinRow>(
         `INSERT INTO pins (digest, media_type, label, size, created_at) VALUES (?, ?, ?, ?, ?)
          ON CONFLICT (digest) DO NOTHING RETURNING ${PIN_COLUMNS}`,
@@ -76,6 +80,7 @@ function createPinRepository(sql: Sql): PinRepository {
     page: async (after, limit) => (await listed({}, after, limit)).map(recordOf),
     latest: async (limit) =>
       (await sql.all<PinRow>(`SELECT ${PIN_COLUMNS} FROM pins ORDER BY created_at DESC, digest LIMIT ?`, [limit])).map(recordOf),
+    sweepOrphans,
   }
 }
 

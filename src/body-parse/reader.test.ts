@@ -3,6 +3,8 @@ import { Readable } from 'node:stream'
 import { afterAll, describe, expect, it } from 'vitest'
 import { createBodyReader } from './reader.js'
 import type { BodyFormat } from './formats.js'
+import { LongText, TEXT_PART_CHARS } from '../long-text.js'
+import { WrittenJson } from '../written-json.js'
 
 const onLoop = createBodyReader({ offLoopBytes: Number.POSITIVE_INFINITY })
 const offLoop = createBodyReader({ offLoopBytes: 0 })
@@ -65,6 +67,28 @@ describe('body reader', () => {
   })
 })
 
+describe('long text members', () => {
+  it('come back in parts for the keys the route takes as a LongText, and whole for any other', async () => {
+    const text = 'ab😀é\n'.repeat(120_000) // 720k characters: 3 parts, cut between characters
+    const format: BodyFormat = { ...json, longTextKeys: ['text', 'lone', 'short', 'absent'] }
+    const body = JSON.stringify({ text, other: text, lone: `${'x'.repeat(TEXT_PART_CHARS)}\ud800`, short: 'short' })
+    const { value, error } = await outcome(offLoop, body, format, 1 << 23)
+    expect(error).toBeUndefined()
+    const got = value as Record<string, unknown>
+    expect(Object.keys(got)).toEqual(['text', 'other', 'lone', 'short'])
+    expect(got.text).toBeInstanceOf(LongText)
+    const long = got.text as LongText
+    expect(long.parts.length).toBe(3)
+    expect(long.parts.join('') === text).toBe(true)
+    expect(long.wellFormed).toBe(true)
+    expect(got.other === text).toBe(true)
+    expect((got.lone as LongText).wellFormed).toBe(false)
+    expect(got.short).toBe('short')
+    // On the loop (a small body) nothing is cut.
+    expect((await outcome(onLoop, body, format, 1 << 23)).value).toEqual(JSON.parse(body))
+  })
+})
+
 describe('a deeply nested body', () => {
   it('comes back from the thread whole (a structured clone 4,000 levels deep never arrives)', async () => {
     const deep = (n: number) => `${'{"k":['.repeat(n)}"leaf"${']}'.repeat(n)}`
@@ -96,5 +120,30 @@ describe('a body that never ends', () => {
     await expect(reading).rejects.toMatchObject({ statusCode: 400 })
     expect((await outcome(reader, '{"b":2}')).value).toEqual({ b: 2 })
     await reader.close()
+  })
+})
+
+describe('members a route takes as text', () => {
+  const format: BodyFormat = { kind: 'json', maxDepth: 100, maxValues: 200_000, textMembers: ['json', 'formula', 'absent'] }
+  const wide = Object.fromEntries(Array.from({ length: 3_000 }, (_, i) => [`k${i}`, [i, 'é😀']]))
+
+  it('cross back from the thread as their JSON text when wide; small ones, strings and unnamed members as values', async () => {
+    const body = { json: wide, formula: { var: 'x' }, label: 'l', other: wide }
+    const there = (await outcome(offLoop, JSON.stringify(body), format)).value as Record<string, unknown>
+    expect(there.json).toBeInstanceOf(WrittenJson)
+    expect((there.json as WrittenJson).text()).toBe(JSON.stringify(wide))
+    expect(there.formula).toEqual({ var: 'x' })
+    expect(there.other).toEqual(wide)
+    expect(there.label).toBe('l')
+    expect('absent' in there).toBe(false)
+    const text = (await outcome(offLoop, JSON.stringify({ json: 'a string is cloned cheaply'.repeat(1_000) }), format)).value
+    expect(text).toEqual({ json: 'a string is cloned cheaply'.repeat(1_000) })
+  })
+
+  it('are values on the loop (small bodies), and a body too deep to clone still comes back whole', async () => {
+    expect((await outcome(onLoop, JSON.stringify({ json: wide }), format)).value).toEqual({ json: wide })
+    const deep = `{"json":${'['.repeat(600)}${JSON.stringify(wide)}${']'.repeat(600)}}`
+    const value = (await outcome(offLoop, deep, { ...format, maxDepth: 1_000 })).value as { json: unknown }
+    expect(Array.isArray(value.json)).toBe(true)
   })
 })

@@ -2,7 +2,8 @@
 // body is copied once, chunk by chunk as it arrives, into 1 MiB blocks that are transferred (not copied) to the thread,
 // so no single step on the loop costs more than a block's copy. Decoding, scanning and parsing a 15 MB body took
 // 80–200 ms of the loop; what remains on it is the parsed value's structured clone back (cheap for strings, about the
-// parse's own cost for bodies of many values, which JSON_MAX_VALUES bounds).
+// parse's own cost for bodies of many values, which JSON_MAX_VALUES bounds), except for the wide members a route
+// takes as text (text-members.ts).
 import { createRequire } from 'node:module'
 import { extname } from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -11,7 +12,9 @@ import type { Readable } from 'node:stream'
 import { errorCodes } from 'fastify'
 import { Refusal } from '../refusal.js'
 import { parseBody, type BodyFormat, type BodyOutcome } from './formats.js'
-import type { FromThread, ToThread } from './thread.js'
+import { receiveLongMembers } from './long-members.js'
+import type { FromThread, ThreadData, ToThread } from './thread.js'
+import { putTextMembers } from './text-members.js'
 
 /**
  * Bodies up to this many bytes are parsed on the loop: their parse costs less than the trip to the thread. Values,
@@ -25,6 +28,8 @@ const IDLE_THREAD_MS = 30_000
 export interface BodyReaderOptions {
   /** Bodies larger than this (or of unknown length) are parsed in the thread; default OFF_LOOP_BODY_BYTES. */
   offLoopBytes?: number
+  /** Niceness of the body thread (0 = as the event loop); default 10, as the mill's workers. */
+  nice?: number
 }
 
 export interface BodyReader {
@@ -88,14 +93,19 @@ function collect(payload: Readable, contentLength: number, limit: number, sink: 
   })
 }
 
-function outcomeValue(outcome: BodyOutcome): unknown {
-  if (outcome.ok) return 'json' in outcome ? JSON.parse(outcome.json) : outcome.value
+async function outcomeValue(outcome: BodyOutcome): Promise<unknown> {
+  if (outcome.ok) {
+    if ('json' in outcome) return JSON.parse(outcome.json)
+    if (outcome.long) await receiveLongMembers(outcome.value as Record<string, unknown>, outcome.long)
+    return outcome.texts ? putTextMembers(outcome.value, outcome.texts) : outcome.value
+  }
   if ('fastify' in outcome) throw new errorCodes[outcome.fastify]()
   throw new Refusal(outcome.refusal.code, outcome.refusal.reason, outcome.refusal.options)
 }
 
 export function createBodyReader(options: BodyReaderOptions = {}): BodyReader {
   const offLoopBytes = options.offLoopBytes ?? OFF_LOOP_BODY_BYTES
+  const workerData: ThreadData = { nice: options.nice ?? 10 }
   const offLoopFor = (contentLength: number) => Number.isNaN(contentLength) || contentLength > offLoopBytes
   const fromSource = extname(fileURLToPath(import.meta.url)) === '.ts'
   let worker: Worker | null = null
@@ -113,8 +123,8 @@ export function createBodyReader(options: BodyReaderOptions = {}): BodyReader {
     // worker's ESM loader ignores `--import tsx`, its require does not (piscina loads the mill's tasks the same way).
     const started = fromSource
       ? new Worker(`require(${JSON.stringify(createRequire(import.meta.url).resolve('tsx/cjs'))});` +
-        `require(${JSON.stringify(fileURLToPath(new URL('./thread.ts', import.meta.url)))})`, { eval: true })
-      : new Worker(new URL('./thread.js', import.meta.url))
+        `require(${JSON.stringify(fileURLToPath(new URL('./thread.ts', import.meta.url)))})`, { eval: true, workerData })
+      : new Worker(new URL('./thread.js', import.meta.url), { workerData })
     started.unref()
     started.on('message', ({ id, outcome, heapBytes: heap }: FromThread) => {
       heapBytes = heap

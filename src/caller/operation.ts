@@ -66,6 +66,12 @@ export interface OperationDefinition<I extends z.ZodType, O extends z.ZodType> {
    * part per loop turn instead of in one serializer call. Heavy operations' answers always are (their jobs write them).
    */
   largeAnswer?: boolean
+  /**
+   * Top-level body members the handler takes as WrittenJson when they are wide and the body was parsed in the body
+   * thread: their text crosses to the loop as one string (a wide object's clone cost 15–50 ms) and goes on to the mill
+   * as it is. Their schemas must accept any value (z.unknown), and the handler must take plain values too (/run, /cli).
+   */
+  textMembers?: readonly string[]
   /** Only the admin credential may call it (e.g. /grant: a grant cannot mint other grants). Checked before the input. */
   adminOnly?: boolean
   /** The scope a credential must carry for this input, or null when none is needed. */

@@ -1,14 +1,13 @@
 // A job's input or answer as rows of job_parts (migration 0007): one short statement per part with a loop turn
 // between, so a 14 MB text never holds the event loop for one long INSERT, UPDATE or SELECT.
-import { keysetPages } from '../store/keyset.js'
+import { orphanSweep } from '../store/orphan-sweep.js'
 import type { Sql } from '../store/sql.js'
 import { nextTurn } from '../store/turns.js'
 import { collectWritten, type WrittenJson } from '../written-json.js'
 
 export type PartKind = 'input' | 'result'
 
-/** Parts older than this without a live job row are a crash's leftovers (written, then no row). */
-export const ORPHAN_AFTER_MS = 60 * 60_000
+export { ORPHAN_AFTER_MS } from '../store/orphan-sweep.js'
 
 /** Writes a text's parts in order as they come (jsonParts, or parts in hand), a turn between statements (one part: one INSERT, no turn). */
 export async function writeParts(sql: Sql, jobId: string, kind: PartKind, parts: Iterable<string> | AsyncIterable<string>, now: number): Promise<void> {
@@ -65,29 +64,16 @@ export async function deleteParts(sql: Sql, jobId: string, kind?: PartKind): Pro
   }
 }
 
-/** Part keys looked at per sweep: a bounded read each purge, the whole table in turn over many purges. */
-const SWEEP_PARTS = 256
-
 /**
  * Finds parts that outlived their job row (purged or deleted, or never written: a crash between parts and row, or
- * in a purge) and are older than ORPHAN_AFTER_MS; each call walks the next SWEEP_PARTS part keys, from the start again
- * after the last, so no call's cost grows with the table.
+ * in a purge) and are older than ORPHAN_AFTER_MS, the next SWEEP_PARTS part keys a call (store/orphan-sweep.ts).
  */
 export function createOrphanSweep(sql: Sql) {
-  const page = keysetPages<{ job_id: string; kind: PartKind; seq: number | string; created_at: number | string; live: string | null }>(sql, {
+  return orphanSweep<{ job_id: string; kind: PartKind; seq: number | string; created_at: number | string; live: string | null }>(sql, {
     select: `SELECT p.job_id, p.kind, p.seq, p.created_at, j.id AS live
       FROM job_parts p LEFT JOIN jobs j ON j.id = p.job_id AND j.purged_at IS NULL`,
     key: ['p.job_id', 'p.kind', 'p.seq'],
-    order: 'asc',
+    keyOf: (row) => [row.job_id, row.kind, Number(row.seq)],
+    ownerOf: (row) => row.job_id,
   })
-  let after: Array<string | number> | null = null
-  /** Jobs whose parts among the next keys are orphans. */
-  return async (now: number): Promise<string[]> => {
-    const rows = await page({}, after, SWEEP_PARTS)
-    const seen = rows.slice(0, SWEEP_PARTS)
-    const last = seen[seen.length - 1]
-    after = rows.length > SWEEP_PARTS && last ? [last.job_id, last.kind, Number(last.seq)] : null
-    const orphans = seen.filter((row) => row.live === null && Number(row.created_at) <= now - ORPHAN_AFTER_MS)
-    return [...new Set(orphans.map((row) => row.job_id))]
-  }
 }

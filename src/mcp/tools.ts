@@ -2,6 +2,7 @@
 import { z } from 'zod'
 import type { AnyOperation, OperationContext, Registry } from '../caller/operation.js'
 import { admitBeforeInput, admitParsed, parseInput, runHandler } from '../caller/gate.js'
+import { asData } from '../written-json.js'
 import type { JobSurface } from '../jobs/types.js'
 import type { TradingJobOp } from '../trading/jobs.js'
 import { inputJsonSchema } from '../caller/projections.js'
@@ -86,7 +87,8 @@ function operationTool(op: AnyOperation): McpTool {
       }
     },
     ...(op.heavy ? { job: { op: op.name, surface: 'caller' as const } } : {}),
-    run: (input, { op: ctx }) => runHandler(op, input, ctx),
+    // Tools answer structured content: parts a mill task wrote as text (a large /diff's patch) are read back as data.
+    run: async (input, { op: ctx }) => asData(await runHandler(op, input, ctx)),
     ...(op.render ? { renderText: (data: unknown) => op.render!.body(data as never) } : {}),
   }
 }

@@ -7,6 +7,7 @@ import type { Readable } from 'node:stream'
 import { createBodyReader, type BodyReader } from '../body-parse/reader.js'
 import type { BodyFormat } from '../body-parse/formats.js'
 import { nextTurn } from '../store/turns.js'
+import { longTextKeys } from '../long-text-input.js'
 
 export interface JsonBodyOptions {
   /** Deepest nesting of arrays and objects a body may have. */
@@ -15,6 +16,10 @@ export interface JsonBodyOptions {
   maxValues: number
   /** Bodies larger than this are parsed off the event loop (default OFF_LOOP_BODY_BYTES, 64 KiB; tests change it). */
   offLoopBytes?: number
+  /** Niceness of the body thread (MILL_NICE: it yields to the loop as the mill's workers do). */
+  nice?: number
+  /** The route's top-level members that come back from the body thread as JSON text when wide (body-parse/text-members.ts). */
+  textMembers?: (req: FastifyRequest) => readonly string[] | undefined
 }
 
 declare module 'fastify' {
@@ -51,14 +56,21 @@ function turnAfterLargeBody(req: FastifyRequest, _reply: FastifyReply, done: Hoo
 
 export default fp(
   async function jsonBodyPlugin(app: FastifyInstance, opts: JsonBodyOptions) {
-    const reader = createBodyReader({ offLoopBytes: opts.offLoopBytes })
+    const reader = createBodyReader({ offLoopBytes: opts.offLoopBytes, nice: opts.nice })
     const format: BodyFormat = { kind: 'json', maxDepth: opts.maxDepth, maxValues: opts.maxValues }
     app.decorate('bodyReader', reader)
     app.decorateRequest('bodyOffLoop', false)
     app.addHook('onClose', async () => reader.close())
     app.addHook('preHandler', turnAfterLargeBody)
     app.removeContentTypeParser('application/json')
-    app.addContentTypeParser('application/json', (req: FastifyRequest, payload: Readable) => readBody(reader, req, payload, format))
+    const formatFor = (req: FastifyRequest): BodyFormat => {
+      const textMembers = opts.textMembers?.(req)
+      // String members the route's schema takes as a LongText come back from the thread in parts, never whole.
+      const longTexts = longTextKeys(req.routeOptions.schema?.body)
+      if (!textMembers && longTexts.length === 0) return format
+      return { ...format, ...(textMembers ? { textMembers } : {}), ...(longTexts.length > 0 ? { longTextKeys: longTexts } : {}) }
+    }
+    app.addContentTypeParser('application/json', (req: FastifyRequest, payload: Readable) => readBody(reader, req, payload, formatFor(req)))
   },
   { name: 'ncm-json-body', fastify: '5.x' },
 )

@@ -34,6 +34,7 @@ describe('migration files', () => {
       ['0006-run-retention.sql', '03870fa1c8597247'],
       ['0007-job-parts.sql', '61a974fe46850c79'],
       ['0008-pin-parts.sql', 'b1aafc518813352c'],
+      ['0009-pin-parts-written-at.sql', 'e896275d5dde02f3'],
     ])
   })
 })

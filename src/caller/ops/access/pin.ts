@@ -5,6 +5,8 @@ import { Refusal } from '../../../refusal.js'
 import { PIN_DIGEST, pinRepository, readPin, type PinMediaType } from '../../../access/pins.js'
 import { pinBytesOf } from '../../../access/pin-parts.js'
 import { canonicalPinJson } from '../../../access/pin-json.js'
+import { isWellFormed } from '../../../long-text.js'
+import { textInput } from '../../../long-text-input.js'
 
 export const PIN_LIMITS = {
   /** Nesting depth of a pinned JSON value. */
@@ -13,12 +15,10 @@ export const PIN_LIMITS = {
 
 const CANONICAL = 'RFC 8785 JSON Canonicalization Scheme (sorted keys, no whitespace, ECMAScript number form)'
 
-const isWellFormed = (text: string): boolean =>
-  (String.prototype as unknown as { isWellFormed: (this: string) => boolean }).isWellFormed.call(text)
-
 const input = z
   .object({
-    content: z.string().optional().describe('Text to pin, stored as its UTF-8 bytes (media type text/plain)'),
+    // A long text arrives in parts (a LongText) and is encoded and hashed a part a turn, never joined.
+    content: textInput('Text to pin, stored as its UTF-8 bytes (media type text/plain)').optional(),
     json: z.unknown().optional().describe(`A JSON value to pin, stored in its ${CANONICAL} form (application/json)`),
     label: z.string().min(1).max(200).optional().describe('A note kept with a new pin (the first pin of some content keeps its label)'),
     digest: z.string().optional().describe('"sha256:<64 hex digits>": read a pin instead of writing one'),
@@ -88,6 +88,7 @@ export const pin = defineOperation({
   ]),
   provenance: ['stored', 'computed'],
   bodyLimit: 'large',
+  textMembers: ['json'],
   largeAnswer: true,
   requiredScope: (raw) => (isWrite(raw) ? 'pin:write' : null),
   // The read example reads what the first one pins (examples run in order on one host).

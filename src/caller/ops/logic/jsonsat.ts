@@ -6,6 +6,7 @@ import type { JsonSatTaskPayload } from '../../../mill/tasks/logic.js'
 import type { FlatFormula } from '../../../engines/sat/formula.js'
 import { flatFormula, FORMULA_LIMITS, formulaInput, satFields, timeoutMs, valueOf } from './common.js'
 import { formulaSource, isSmallFormula } from './formula-source.js'
+import { WrittenJson } from '../../../written-json.js'
 
 const input = z
   .object({
@@ -29,6 +30,8 @@ const output = z.object({
   }),
 })
 
+const written = (text: string | null): WrittenJson | null => (text === null ? null : new WrittenJson([text]))
+
 // A small formula is parsed (iteratively: any depth) while limits are checked, and the handler reuses that parse.
 const parsed = new WeakMap<object, FlatFormula>()
 
@@ -49,6 +52,7 @@ export const jsonsat = defineOperation({
   provenance: ['computed', 'measured'],
   heavy: true,
   bodyLimit: 'large',
+  textMembers: ['formula'],
   checkLimits: (i) => {
     // A large formula is not parsed on the event loop: its limits (and syntax) are checked by the job's run in the
     // mill, which fails with the same refusal; a sync call answers it as before, only after the job was made (§2.6).
@@ -69,7 +73,9 @@ export const jsonsat = defineOperation({
   handler: async (i, ctx) => {
     const formula = parsed.get(i) ?? (await formulaSource(i.formula))
     const payload: JsonSatTaskPayload = { formula, wantModel: i.want_model }
-    const result = await ctx.mill.run('logic.jsonsat', payload, { timeoutMs: budgetOf(i.timeout_ms), op: 'jsonsat' })
-    return valueOf(result).value
+    const { value } = valueOf(await ctx.mill.run('logic.jsonsat', payload, { timeoutMs: budgetOf(i.timeout_ms), op: 'jsonsat' }))
+    // The model and assignment come as the text the answer's schema writes for them: spliced in as they are.
+    const answer = { ...value, model: written(value.model), assignment: written(value.assignment) }
+    return answer as unknown as z.output<typeof output>
   },
 })

@@ -55,6 +55,7 @@ export const quiz = defineOperation({
   output,
   provenance: ['computed'],
   bodyLimit: 'large',
+  textMembers: ['formula'],
   largeAnswer: true,
   checkLimits: checkCnfLimits,
   examples: [

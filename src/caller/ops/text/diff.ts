@@ -5,7 +5,9 @@ import { Refusal } from '../../../refusal.js'
 import { budgetOf } from '../../../mill/pool.js'
 import type { JsonPatchOperation } from '../../../engines/diff/json-patch.js'
 import { JsonPointerError, parsePointer } from '../../../engines/diff/json-pointer.js'
-import { requestWeight, runDiff, type DiffOutcome, type DiffRequest } from '../../../engines/diff/run.js'
+import { requestWeight, runDiff, type DiffRequest } from '../../../engines/diff/run.js'
+import type { DiffTaskOutcome } from '../../../mill/tasks/text.js'
+import { WrittenJson } from '../../../written-json.js'
 import { countTokens } from '../../../engines/diff/tokenize.js'
 import { jsonDepth } from '../../../engines/digest/canonical-json.js'
 
@@ -78,7 +80,19 @@ const input = z
     if (v.patch !== undefined) ctx.addIssue({ code: 'custom', path: ['patch'], message: 'patch is only read in json mode' })
   })
 
-const kindOf = (v: unknown) => (v === null ? 'null' : Array.isArray(v) ? 'array' : typeof v)
+const kindOf = (v: unknown) =>
+  v === null ? 'null' : Array.isArray(v) || (v instanceof WrittenJson && v.parts[0]?.startsWith('[')) ? 'array' : typeof v
+
+type WrittenOutcome = Extract<DiffTaskOutcome, { ok: true }>
+const isWritten = (outcome: { ok: true; report: { hunks: unknown } }): outcome is WrittenOutcome => typeof outcome.report.hunks === 'string'
+
+/** json-mode sides that came as their JSON text (wide body members): parsed and depth-checked in the mill. */
+function sidesAsText(input: { a: unknown; b?: unknown }): { a?: string; b?: string } | null {
+  const texts: { a?: string; b?: string } = {}
+  if (input.a instanceof WrittenJson) texts.a = input.a.text()
+  if (input.b instanceof WrittenJson) texts.b = input.b.text()
+  return texts.a === undefined && texts.b === undefined ? null : texts
+}
 
 const hunk = z.object({
   a_start: z.number().int(),
@@ -96,6 +110,22 @@ const patchOut = z.object({
   value: z.unknown().optional(),
 })
 
+const output = z.object({
+  mode: z.enum(MODES),
+  unit: z.enum(['line', 'token', 'char']),
+  added: z.number().int(),
+  removed: z.number().int(),
+  hunks: z.array(hunk),
+  unified: z.string(),
+  minimal: z.boolean(),
+  verified: z.boolean(),
+  patch: z.array(patchOut).optional(),
+  result: z.unknown().optional().describe('json mode with patch: a with the patch applied'),
+})
+
+/** The answer; from the mill its hunks, patch and result are WrittenJson, which the answer's writer splices as they are. */
+type DiffAnswer = z.output<typeof output>
+
 export const diff = defineOperation({
   name: 'diff',
   method: 'POST',
@@ -109,27 +139,19 @@ export const diff = defineOperation({
     'patch is an RFC 6902 patch (add/remove/replace, JSON Pointers escaped) that turns a into b, and unified compares ' +
     'the values printed with sorted keys and a 2-space indent; send patch instead of b to apply one. Every answer is ' +
     'checked before it is returned (verified). minimal is false when the work budget cut the search short. Inputs ' +
-    'over 256 Ki characters are diffed in the mill, off the event loop (and refused with occupied while the host sheds load).',
+    'over 256 Ki characters, and JSON values of large bodies (kept as their text from the body to the mill), are diffed in ' +
+    'the mill, off the event loop (and refused with occupied while the host sheds load).',
+  textMembers: ['a', 'b'],
   input,
-  output: z.object({
-    mode: z.enum(MODES),
-    unit: z.enum(['line', 'token', 'char']),
-    added: z.number().int(),
-    removed: z.number().int(),
-    hunks: z.array(hunk),
-    unified: z.string(),
-    minimal: z.boolean(),
-    verified: z.boolean(),
-    patch: z.array(patchOut).optional(),
-    result: z.unknown().optional().describe('json mode with patch: a with the patch applied'),
-  }),
+  output,
   provenance: ['computed'],
   bodyLimit: 'large',
   largeAnswer: true,
   checkLimits: (input) => {
     if (input.mode === 'json') {
       for (const [name, value] of [['a', input.a], ['b', input.b], ['patch', input.patch]] as const) {
-        if (value !== undefined && jsonDepth(value, DIFF_LIMITS.jsonDepth) > DIFF_LIMITS.jsonDepth) {
+        // A side sent as text is depth-checked where it is parsed (the mill), with the same refusal.
+        if (value !== undefined && !(value instanceof WrittenJson) && jsonDepth(value, DIFF_LIMITS.jsonDepth) > DIFF_LIMITS.jsonDepth) {
           throw new Refusal('over_limit', `${name} is nested deeper than the limit of ${DIFF_LIMITS.jsonDepth} levels`)
         }
       }
@@ -155,27 +177,34 @@ export const diff = defineOperation({
   ],
   handler: async (input, ctx) => {
     const maxResultWeight = ctx.config.diffPatchMaxWeight
+    const texts = input.mode === 'json' ? sidesAsText(input) : null
     const request: DiffRequest = {
-      a: input.a,
-      b: input.b,
+      // Sides sent as text cross to the mill as that text, not as a clone of the value.
+      a: texts?.a !== undefined ? null : input.a,
+      b: texts?.b !== undefined ? null : input.b,
       patch: input.patch as JsonPatchOperation[] | undefined,
       mode: input.mode,
       context: input.context,
       maxWork: DIFF_LIMITS.work,
       maxResultWeight,
     }
-    const inMill = async () => {
+    const inMill = async (): Promise<DiffTaskOutcome> => {
       ctx.admission.admitHeavy('diff')
-      return ctx.mill.run('text.diff', request, { timeoutMs: budgetOf(undefined), op: 'diff' })
+      const payload = { request, maxDepth: DIFF_LIMITS.jsonDepth, ...(texts ? { texts } : {}) }
+      return ctx.mill.run('text.diff', payload, { timeoutMs: budgetOf(undefined), op: 'diff' })
     }
-    let outcome: DiffOutcome
-    if (requestWeight(request, DIFF_LIMITS.inline) > DIFF_LIMITS.inline) {
+    let outcome: DiffTaskOutcome | ReturnType<typeof runDiff>
+    if (texts || requestWeight(request, DIFF_LIMITS.inline) > DIFF_LIMITS.inline) {
       outcome = await inMill()
     } else {
       // A small request may still grow (copy doubles a document): on the loop it may only grow to the inline size;
       // past that it is applied again in the mill, under the full budget.
       outcome = runDiff({ ...request, maxResultWeight: Math.min(DIFF_LIMITS.inline, maxResultWeight) })
       if ('overBudget' in outcome && DIFF_LIMITS.inline < maxResultWeight) outcome = await inMill()
+    }
+    if ('tooDeep' in outcome) {
+      const { side, maxDepth } = outcome.tooDeep
+      throw new Refusal('over_limit', `${side} is nested deeper than the limit of ${maxDepth} levels`)
     }
     if ('overBudget' in outcome) {
       const { index, maxWeight } = outcome.overBudget
@@ -188,6 +217,17 @@ export const diff = defineOperation({
       throw new Refusal('invalid_input', `patch[${index}] cannot be applied to a: ${message}`, {
         issues: [{ path: `patch[${index}]`, message }],
       })
+    }
+    // From the mill, the wide parts come as the JSON text the answer's schema writes: spliced in as they are.
+    if (isWritten(outcome)) {
+      const { hunks, patch, ...rest } = outcome.report
+      const written = {
+        ...rest,
+        hunks: new WrittenJson([hunks]),
+        ...(patch !== undefined ? { patch: new WrittenJson([patch]) } : {}),
+        ...(outcome.result !== undefined ? { result: new WrittenJson([outcome.result]) } : {}),
+      }
+      return written as unknown as DiffAnswer
     }
     return { ...outcome.report, ...('result' in outcome ? { result: outcome.result } : {}) }
   },
