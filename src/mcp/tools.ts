@@ -2,7 +2,6 @@
 import { z } from 'zod'
 import type { AnyOperation, OperationContext, Registry } from '../caller/operation.js'
 import { admitBeforeInput, admitParsed, parseInput, runHandler } from '../caller/gate.js'
-import { asData } from '../written-json.js'
 import type { JobSurface } from '../jobs/types.js'
 import type { TradingJobOp } from '../trading/jobs.js'
 import { inputJsonSchema } from '../caller/projections.js'
@@ -87,8 +86,9 @@ function operationTool(op: AnyOperation): McpTool {
       }
     },
     ...(op.heavy ? { job: { op: op.name, surface: 'caller' as const } } : {}),
-    // Tools answer structured content: parts a mill task wrote as text (a large /diff's patch) are read back as data.
-    run: async (input, { op: ctx }) => asData(await runHandler(op, input, ctx)),
+    // Text a mill task or the answer writer wrote (a large /diff's patch) is passed on as it is: toolAnswer reads it
+    // back as data when it is small enough to inline, and links it otherwise (parsing megabytes is one long stretch).
+    run: (input, { op: ctx }) => runHandler(op, input, ctx),
     ...(op.render ? { renderText: (data: unknown) => op.render!.body(data as never) } : {}),
   }
 }
