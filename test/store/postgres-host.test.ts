@@ -36,7 +36,7 @@ describe.skipIf(unavailable !== null)('the host on PostgreSQL', () => {
 
     const v11 = json(await app.inject('/api/v11/system/health'))
     expect(v11.components.find((c: { name: string }) => c.name === 'database')).toMatchObject({ status: 'ok', backend: 'postgres', version: store.version })
-    expect(v11.components.find((c: { name: string }) => c.name === 'migrations')).toMatchObject({ status: 'ok', detail: '8 applied, none pending' })
+    expect(v11.components.find((c: { name: string }) => c.name === 'migrations')).toMatchObject({ status: 'ok', detail: '9 applied, none pending' })
   })
 
   it('serves writes into PostgreSQL and /api/v11/db/stats reports its tables with sizes', async () => {
@@ -49,7 +49,7 @@ describe.skipIf(unavailable !== null)('the host on PostgreSQL', () => {
     const bars = stats.tables.find((t: { name: string }) => t.name === 'bars')
     expect(bars.rows).toBeGreaterThanOrEqual(3)
     expect(bars.bytes).toBeGreaterThan(0)
-    expect(stats.migrations.map((m: { name: string }) => m.name)).toEqual(['0001-core.sql', '0002-access.sql', '0003-trading.sql', '0004-listings.sql', '0005-jobs.sql', '0006-run-retention.sql', '0007-job-parts.sql', '0008-pin-parts.sql'])
+    expect(stats.migrations.map((m: { name: string }) => m.name)).toEqual(['0001-core.sql', '0002-access.sql', '0003-trading.sql', '0004-listings.sql', '0005-jobs.sql', '0006-run-retention.sql', '0007-job-parts.sql', '0008-pin-parts.sql', '0009-pin-parts-written-at.sql'])
   })
 
   it('the live metrics report the PostgreSQL pool, and no database file', async () => {
@@ -69,7 +69,7 @@ describe.skipIf(unavailable !== null)('the host on PostgreSQL', () => {
       backend: 'postgres', migrations_dir: 'src/store/migrations/postgres', database_exists: true, pending: [], error: null,
       database_path: expect.stringMatching(/^postgres:\/\/127\.0\.0\.1:5432\/ncm_test_/),
     })
-    expect(report.plan.migration_summary.applied).toHaveLength(8)
+    expect(report.plan.migration_summary.applied).toHaveLength(9)
     expect(report.plan.migration_summary.commands[1]).toMatch(/^psql "\$DATABASE_URL"/)
     expect(report.store).toMatchObject({ backend: 'postgres', ok: true })
     expect(JSON.stringify(report)).not.toContain(database.url)
