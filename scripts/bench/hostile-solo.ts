@@ -5,8 +5,7 @@
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { request } from 'undici'
-import { hostileRequests, pathOf, prepareHostile, type HostileRequest } from './hostile.js'
+import { hostileRequests, prepareHostile, sendHostile, type HostileRequest } from './hostile.js'
 import { spawnServer, stop } from './lib.js'
 import { probeHealth, quantile, type Signal } from './saturate.js'
 
@@ -23,13 +22,7 @@ async function stretch(base: string, attack?: HostileRequest) {
   const statuses: Record<string, number> = {}
   const attacker = (async () => {
     for (let n = 0; attack && !signal.stopping; n++) {
-      const body = attack.body // read once: a fresh body is made by each read
-      const res = await request(`${base}${pathOf(attack, n)}`, {
-        method: attack.method, body,
-        headers: body ? { 'content-type': attack.type ?? 'application/json' } : {},
-        headersTimeout: 60_000, bodyTimeout: 60_000,
-      }).catch((err: Error) => ({ statusCode: `socket error ${err.message}`, body: null }))
-      await res.body?.dump()
+      const res = await sendHostile(base, attack, n, false).catch((err: Error) => ({ statusCode: `socket error ${err.message}` }))
       statuses[res.statusCode] = (statuses[res.statusCode] ?? 0) + 1
     }
   })()

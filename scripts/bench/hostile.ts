@@ -20,9 +20,32 @@ export interface HostileRequest {
   type?: string
   /** bench:hostile's alone: it needs prepareHostile's datasets, or grows the database by 12 MB a send. */
   soloOnly?: boolean
+  /** Headers besides the content type (MCP's Accept). */
+  headers?: Record<string, string>
+  /** Copies sent at once over as many connections, a burst per send (default 1). */
+  parallel?: number
 }
 
 export const pathOf = (r: HostileRequest, n: number): string => (typeof r.path === 'string' ? r.path : r.path(n))
+
+/**
+ * One send of a hostile input (a burst of `parallel` copies): the first answer's status, and its text when `read` (else
+ * every body is dropped unread: the bench's health probe shares this process, and decoding megabytes would delay it).
+ */
+export async function sendHostile(base: string, r: HostileRequest, n: number, read = true): Promise<{ statusCode: number; text: string }> {
+  const body = r.body
+  const one = async () => {
+    const res = await request(`${base}${pathOf(r, n)}`, {
+      method: r.method, body, headers: { ...(body ? { 'content-type': r.type ?? json['content-type'] } : {}), ...r.headers },
+      headersTimeout: 60_000, bodyTimeout: 60_000,
+    })
+    if (read) return { statusCode: res.statusCode, text: await res.body.text() }
+    await res.body.dump()
+    return { statusCode: res.statusCode, text: '' }
+  }
+  const answers = await Promise.all(Array.from({ length: r.parallel ?? 1 }, one))
+  return answers[0]!
+}
 
 /** The largest import accepted (CSV_MAX_ROWS' default): 250k rows of bars in cents, 11 MB. */
 const LARGEST_IMPORT_ROWS = 250_000
@@ -64,6 +87,12 @@ function freshBody(request: Omit<HostileRequest, 'body'>, make: (n: number) => s
   return Object.defineProperty({ ...request }, 'body', { get: () => make(n++), enumerable: true }) as HostileRequest
 }
 
+/** One JSON-RPC message to /mcp without a session (answered as plain JSON). */
+const mcpCall = (name: string, method: string, params: unknown, soloOnly = false): HostileRequest => ({
+  name, method: 'POST', path: '/mcp', soloOnly, headers: { accept: 'application/json, text/event-stream' },
+  body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }),
+})
+
 /** Digits of the count stamped at the head of a stampedBody's text. */
 const STAMP_DIGITS = 12
 
@@ -88,6 +117,7 @@ export function hostileRequests(): HostileRequest[] {
   const depth = 1_000_000
   // The first 15 MB pin sent (stampedBody's count 0): the read-back row asks for it by digest.
   const firstLargePin = `${'0'.repeat(STAMP_DIGITS)} ${'p'.repeat(15_000_000)}`
+  const firstPinDigest = `sha256:${createHash('sha256').update(firstLargePin).digest('hex')}`
   // JSON_MAX_VALUES is 150k, an object member counting 4: the widest object a body may hold has ~37k keys.
   const wideObject = Object.fromEntries(Array.from({ length: 37_490 }, (_, i) => [`k${i}`, i]))
   // Fresh bodies are spliced from text written once: the probe shares this process's loop, and writing a 37k-key or
@@ -133,7 +163,7 @@ export function hostileRequests(): HostileRequest[] {
     // One character beyond Latin-1 makes the whole text two bytes a character in memory: twice the bytes to clone.
     stampedBody({ name: 'pin: 15 MB two-byte text, accepted', method: 'POST', path: '/api/v1/pin', soloOnly: true }, 'content', 15_000_000, '€'),
     { name: 'pin: read a 15 MB pin back, accepted', method: 'POST', path: '/api/v1/pin', soloOnly: true,
-      body: JSON.stringify({ digest: `sha256:${createHash('sha256').update(firstLargePin).digest('hex')}` }) },
+      body: JSON.stringify({ digest: firstPinDigest }) },
     { name: 'pin: list after 15 MB pins, accepted', method: 'GET', path: '/api/v1/admin/pins?limit=500', soloOnly: true },
     { name: 'diff: json 37k keys vs {}, accepted', method: 'POST', path: '/api/v1/diff', body: JSON.stringify({ a: wideObject, b: {}, mode: 'json' }) },
     { name: 'diff: json 11k-add patch, accepted', method: 'POST', path: '/api/v1/diff',
@@ -148,6 +178,23 @@ export function hostileRequests(): HostileRequest[] {
       body: JSON.stringify({ dataset: HOSTILE_DATASETS[1], strategy: 'sma_cross', params: { fast: 5, slow: 20 }, include: ['equity'], equity_points: 100_000 }) },
     { name: 'backtest: 250k-bar equity, accepted', method: 'POST', path: '/api/v11/trading/backtest', soloOnly: true,
       body: JSON.stringify({ dataset: HOSTILE_DATASETS[1], strategy: 'sma_cross', params: { fast: 5, slow: 20 }, include: ['equity', 'trades'] }) },
+    // Large answers through the other doors: the admin read of a pin, MCP (whose SDK writes a message at once), /run.
+    { name: 'admin: read a 15 MB pin back, accepted', method: 'GET', path: `/api/v1/admin/pins/${firstPinDigest}`, soloOnly: true },
+    mcpCall('mcp: pin tool reads 15 MB back, linked', 'tools/call', { name: 'pin', arguments: { digest: firstPinDigest } }, true),
+    mcpCall('mcp: 15 MB pin resource, refused', 'resources/read', { uri: `ncm://pins/${firstPinDigest}` }, true),
+    mcpCall('mcp: backtest 250k-bar equity, linked', 'tools/call', {
+      name: 'trading_backtest', arguments: { dataset: HOSTILE_DATASETS[1], strategy: 'sma_cross', params: { fast: 5, slow: 20 }, include: ['equity', 'trades'] },
+    }, true),
+    { ...mcpCall('mcp: batch of 100 openapi calls, refused', 'tools/call', { name: 'openapi', arguments: {} }),
+      body: JSON.stringify(Array.from({ length: 100 }, (_, i) => ({ jsonrpc: '2.0', id: i + 1, method: 'tools/call', params: { name: 'openapi', arguments: {} } }))) },
+    { name: 'run: 64 openapi jobs, accepted', method: 'POST', path: '/api/v1/run', body: JSON.stringify({ batch: Array.from({ length: 64 }, () => ({ op: 'openapi' })) }) },
+    // Bursts: one client's connections at once, each answer's cost in the same poll of the sockets.
+    { name: 'openapi.json x30 at once, accepted', method: 'GET', path: '/api/v1/openapi.json', parallel: 30 },
+    { name: 'docs/json x30 at once, accepted', method: 'GET', path: '/docs/json', parallel: 30 },
+    { name: 'docs/yaml x30 at once, accepted', method: 'GET', path: '/docs/yaml', parallel: 30 },
+    { name: 'command-center x30 at once, accepted', method: 'GET', path: '/command-center', parallel: 30 },
+    { ...mcpCall('mcp: tools/list x30 at once, accepted', 'tools/list', {}), parallel: 30 },
+    { name: 'dataset 500-bar page x30 at once, accepted', method: 'GET', path: `/api/v11/datasets/${HOSTILE_DATASETS[1]}?limit=500`, parallel: 30, soloOnly: true },
   ]
 }
 
@@ -161,11 +208,8 @@ export function attack(base: string, signal: Signal) {
     for (let i = 0; !signal.stopping; i++) {
       const r = requests[i % requests.length]!
       try {
-        const res = await request(`${base}${pathOf(r, i)}`, {
-          method: r.method, headers: r.body ? { 'content-type': r.type ?? json['content-type'] } : {}, body: r.body,
-          headersTimeout: 60_000, bodyTimeout: 60_000,
-        })
-        const text = await res.body.text()
+        const res = await sendHostile(base, r, i)
+        const text = res.text
         let code = ''
         try {
           const parsed = JSON.parse(text) as { refuse?: { code?: string }; code?: string }

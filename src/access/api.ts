@@ -6,6 +6,7 @@ import { okEnvelope, refusalEnvelope } from '../envelope.js'
 import { pageAnswer, pagedList, pageQueryFields, pageSchema, type PageQuery } from '../paging.js'
 import { SCOPES } from './tokens.js'
 import { grantRepository, type GrantListing } from './grants.js'
+import { writtenAs } from '../json-writer.js'
 import { PIN_DIGEST, PIN_MEDIA_TYPES, pinRepository, readPin, type PinRecord } from './pins.js'
 
 const PREFIX = '/api/v1/admin'
@@ -74,12 +75,16 @@ export default async function accessApi(app: FastifyInstance) {
     },
   }, async (req) => pageAnswer('pins', await PINS.read(req.query as PageQuery, (r) => pins.page(r.after, r.limit))))
 
+  const pinRead = z.object({ ...pinMeta, verified: z.literal(true), content: z.string(), json: z.unknown().optional() })
   app.get('/pins/:digest', {
+    // As POST /api/v1/pin's read: the content is held until it is sent, so reads at once take large-answer slots.
+    config: { largeAnswer: true },
     schema: {
       tags: ['admin'], summary: `${PREFIX}/pins/{digest}`,
       description: 'One pin with its content, the stored bytes hashed again on read (a pin whose bytes no longer match is refused with conflict).',
       params: z.object({ digest: z.string().regex(PIN_DIGEST, 'must be "sha256:" followed by 64 lowercase hex digits') }),
-      response: responses(z.object({ ...pinMeta, verified: z.literal(true), content: z.string(), json: z.unknown().optional() })),
+      response: responses(pinRead),
     },
-  }, async (req) => readPin(pins, (req.params as { digest: string }).digest))
+    // A 15 MB pin's content, serialised in one call, held the loop 60-80 ms: written a part per loop turn.
+  }, async (req) => writtenAs(pinRead, await readPin(pins, (req.params as { digest: string }).digest)))
 }

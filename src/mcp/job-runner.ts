@@ -4,7 +4,6 @@ import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/proto
 import type { ServerNotification, ServerRequest } from '@modelcontextprotocol/sdk/types.js'
 import type { JobProgress, JobQueue } from '../jobs/types.js'
 import type { ToolJob } from './tools.js'
-import { asData } from '../written-json.js'
 
 type Extra = Pick<RequestHandlerExtra<ServerRequest, ServerNotification>, 'signal' | '_meta' | 'sendNotification'>
 
@@ -39,8 +38,8 @@ export async function runAsJob(jobs: JobQueue, job: ToolJob, input: unknown, ext
   try {
     const settled = await jobs.settled(record.id)
     if (!settled.ok) throw settled.error
-    // Tools answer structured content: the job's written answer is read back as data here (MCP's own framing).
-    return { id: record.id, result: asData(settled.result) }
+    // The job's written answer as it is: toolAnswer inlines it as data when small, else links its result URL.
+    return { id: record.id, result: settled.result }
   } finally {
     unsubscribe()
     extra.signal.removeEventListener('abort', cancel)

@@ -18,6 +18,8 @@ import { mcpTools } from './tools.js'
 export const MCP_PATH = '/mcp'
 /** Sessions kept at once; past it the least recently used one is closed. */
 export const MAX_SESSIONS = 256
+/** Messages one JSON-RPC batch may hold (the SDK's own cap is 100). */
+export const MAX_BATCH_MESSAGES = 4
 /** A session unused this long is closed (its client re-initialises). */
 export const SESSION_IDLE_MS = 30 * 60_000
 
@@ -74,6 +76,7 @@ export default async function mcpPlugin(app: FastifyInstance, opts: McpPluginOpt
     trading,
     counters,
     jobs: app.jobs,
+    largeAnswers: app.largeAnswers,
     bindingOf: (extra) => {
       const binding = extra.authInfo?.extra?.[BINDING] as RequestBinding | undefined
       if (!binding) throw new Error('an MCP message arrived without its HTTP request')
@@ -124,6 +127,13 @@ export default async function mcpPlugin(app: FastifyInstance, opts: McpPluginOpt
       extra: { [BINDING]: binding },
     }
 
+    // The SDK answers a JSON-RPC batch as one message written at once: a batch of many large answers is one long
+    // stretch of the loop (50 resource reads of the host's OpenAPI document: 29 MB, ~400 ms). A few are answered.
+    if (Array.isArray(req.body) && req.body.length > MAX_BATCH_MESSAGES) {
+      return rpcError(reply, 400, -32600, `a JSON-RPC batch holds at most ${MAX_BATCH_MESSAGES} messages here; this one has ` +
+        `${req.body.length} (send them one at a time or in smaller batches)`, { refuse: new Refusal('over_limit',
+        `a JSON-RPC batch holds at most ${MAX_BATCH_MESSAGES} messages`, { hints: { limit: 'MAX_BATCH_MESSAGES', value: MAX_BATCH_MESSAGES } }).toBody() })
+    }
     const sdk = await runtime()
     const { isInitializeRequest, StreamableHTTPServerTransport } = sdk
     const sessionId = req.headers['mcp-session-id']
@@ -170,6 +180,6 @@ export default async function mcpPlugin(app: FastifyInstance, opts: McpPluginOpt
   })
 }
 
-function rpcError(reply: FastifyReply, status: number, code: number, message: string) {
-  return reply.code(status).type('application/json').send({ jsonrpc: '2.0', error: { code, message }, id: null })
+function rpcError(reply: FastifyReply, status: number, code: number, message: string, data?: Record<string, unknown>) {
+  return reply.code(status).type('application/json').send({ jsonrpc: '2.0', error: { code, message, ...(data ? { data } : {}) }, id: null })
 }

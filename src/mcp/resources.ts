@@ -4,6 +4,8 @@ import { pinRepository, PIN_DIGEST, type PinRecord } from '../access/pins.js'
 import { runOperation } from '../caller/gate.js'
 import type { OperationContext } from '../caller/operation.js'
 import { datasetView } from '../trading/datasets.js'
+import { MCP_INLINE_ANSWER_CHARS } from './tool-answer.js'
+import { WrittenJson } from '../written-json.js'
 import type { TradingService } from '../trading/service.js'
 
 export const RESOURCE_SCHEME = 'ncm'
@@ -67,7 +69,8 @@ const DOCUMENTS: ReadonlyArray<ResourceEntry & { read(ctx: OperationContext): Pr
     name: 'openapi-caller',
     title: 'OpenAPI 3.0.3 document of the caller API (/api/v1/openapi.json)',
     mimeType: 'application/json',
-    read: async (ctx) => JSON.stringify(await runNamed(ctx, 'openapi')),
+    // The operation answers its document as text already written (written once per host).
+    read: async (ctx) => textOf(await runNamed(ctx, 'openapi')),
   },
   {
     uri: `${RESOURCE_SCHEME}://openapi/host.json`,
@@ -78,6 +81,9 @@ const DOCUMENTS: ReadonlyArray<ResourceEntry & { read(ctx: OperationContext): Pr
   },
 ]
 
+/** A value's JSON text: a written answer's own, else serialised. */
+const textOf = (value: unknown): string => (value instanceof WrittenJson ? value.text() : JSON.stringify(value))
+
 async function runNamed(ctx: OperationContext, name: string): Promise<unknown> {
   const op = ctx.registry.byName(name)
   if (!op) throw new Error(`the registry has no operation ${name}`)
@@ -85,7 +91,9 @@ async function runNamed(ctx: OperationContext, name: string): Promise<unknown> {
 }
 
 const datasetUri = (id: number) => `${RESOURCE_SCHEME}://datasets/${id}`
-const pinUri = (digest: string) => `${RESOURCE_SCHEME}://pins/${digest}`
+/** A pin's URI starts so (its read holds the content: it takes a large-answer slot). */
+export const PIN_URI_PREFIX = `${RESOURCE_SCHEME}://pins/`
+const pinUri = (digest: string) => `${PIN_URI_PREFIX}${digest}`
 
 export async function listResources({ ctx, trading }: ResourceDeps): Promise<ResourceEntry[]> {
   const datasets = (await trading.repo.datasets()).map((row) => ({
@@ -124,6 +132,13 @@ export async function readResource(uri: string, { ctx, trading }: ResourceDeps):
     if (!read) throw new Refusal('not_found', `no pin ${digest}`)
     if (read.actualDigest !== digest) {
       throw new Refusal('conflict', `pin ${digest} no longer matches its content (now ${read.actualDigest})`)
+    }
+    // The SDK writes a message at once: a 15 MB pin as a resource held the loop 40–60 ms. Larger pins are read over HTTP.
+    if (read.text.length > MCP_INLINE_ANSWER_CHARS) {
+      throw new Refusal('over_limit', `pin ${digest} is ${read.text.length} characters, over the ${MCP_INLINE_ANSWER_CHARS} an MCP answer ` +
+        `inlines; read it with POST ${ctx.baseUrl}/api/v1/pin {"digest": "${digest}"} (its answer is written a part per loop turn)`, {
+        hints: { limit: 'MCP_INLINE_ANSWER_CHARS', value: MCP_INLINE_ANSWER_CHARS, chars: read.text.length },
+      })
     }
     return { uri, mimeType: read.record.media_type, text: read.text }
   }

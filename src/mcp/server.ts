@@ -11,11 +11,15 @@ import { toRefusal } from '../error-refusal.js'
 import { Refusal } from '../refusal.js'
 import type { TradingService } from '../trading/service.js'
 import { HUB_VERSION, NCM_VERSION } from '../version.js'
-import { listResources, readResource, RESOURCE_TEMPLATES } from './resources.js'
+import { listResources, PIN_URI_PREFIX, readResource, RESOURCE_TEMPLATES } from './resources.js'
+import type { LargeAnswers } from '../plugins/large-answers.js'
 import type { McpTool } from './tools.js'
 import { runAsJob } from './job-runner.js'
 import type { JobQueue } from '../jobs/types.js'
 import { PLAIN, renderData } from '../cli/render.js'
+import { SURFACE_PREFIX } from '../jobs/view.js'
+import { toolAnswer } from './tool-answer.js'
+import { ownTurn } from './one-per-turn.js'
 
 /** What the HTTP request that carried a message gives its handler (credential, logger, request id, body size). */
 export interface RequestBinding {
@@ -30,6 +34,8 @@ export interface McpServerDeps {
   /** Heavy tools run as jobs here, like their routes. */
   jobs: JobQueue
   counters: CallerCounters
+  /** The host's large-answer slots: a tool whose answer grows with its input, or a pin read, holds one while it runs. */
+  largeAnswers: Pick<LargeAnswers, 'acquire'>
   /** The binding of the HTTP request a JSON-RPC message came in (the plugin puts it in the transport's authInfo). */
   bindingOf(extra: { authInfo?: { extra?: Record<string, unknown> } }): RequestBinding
 }
@@ -40,10 +46,6 @@ export const SERVER_INSTRUCTIONS =
   '(chat always refuses: the hub generates no text) and the trading research tools (trading_*, paper data only). ' +
   'Heavy tools need scope run:heavy when the host has an ADMIN_TOKEN. Resources: skills.md, the lexicon, the OpenAPI documents, ' +
   'datasets and pins.'
-
-/** structuredContent must be a JSON object; any other value is wrapped. */
-const asObject = (data: unknown): Record<string, unknown> =>
-  data !== null && typeof data === 'object' && !Array.isArray(data) ? (data as Record<string, unknown>) : { value: data }
 
 /** The tools by name and their tools/list answer: built once per host, shared by every server (one per session or message). */
 export function indexTools(tools: readonly McpTool[]) {
@@ -77,7 +79,11 @@ export function createMcpServer(deps: McpServerDeps): Server {
     }
     const { context, bodyBytes } = deps.bindingOf(extra)
     counters.requests++
+    await ownTurn()
+    let release: (() => void) | null = null
     try {
+      // 50 calls reading a 15 MB pin at once held 2.5 GB of RSS: as its route, such a call waits for a slot.
+      if (tool.largeAnswer) release = await deps.largeAnswers.acquire()
       // The same body limits as the routes: a tool whose route takes the default limit refuses a larger message.
       if (tool.bodyLimit === 'default' && bodyBytes > config.bodyLimitBytes) {
         throw new Refusal('payload_too_large', `the message is ${bodyBytes} bytes; ${tool.name} takes at most ${config.bodyLimitBytes} (BODY_LIMIT_BYTES)`)
@@ -86,17 +92,21 @@ export function createMcpServer(deps: McpServerDeps): Server {
       const input = tool.admit(request.params.arguments ?? {}, toolContext)
       let data: unknown
       let meta: Record<string, unknown> | undefined
+      let resultUrl: string | null = null
       if (tool.job) {
         const ran = await runAsJob(jobs, tool.job, input, extra)
         data = ran.result
         meta = { 'ncm/job': ran.id }
+        resultUrl = `${context.baseUrl}${SURFACE_PREFIX[tool.job.surface]}/jobs/${ran.id}/result`
       } else {
         data = await tool.run(input, toolContext)
       }
       counters.completed++
-      // The text is the CLI's human rendering (a table, a record, a backtest's key figures); the data is in structuredContent.
-      const text = tool.renderText ? tool.renderText(data) : renderData(data, PLAIN)
-      return { content: [{ type: 'text', text }], structuredContent: asObject(data), ...(meta ? { _meta: meta } : {}) }
+      // The text is the CLI's human rendering (a table, a record, a backtest's key figures); the data is in
+      // structuredContent. A large answer is linked instead (tool-answer.ts).
+      const render = tool.renderText ?? ((value: unknown) => renderData(value, PLAIN))
+      const link = { resultUrl, route: `${tool.route.method} ${context.baseUrl}${tool.route.path}` }
+      return await toolAnswer(data, link, render, meta)
     } catch (err) {
       const refusal = toRefusal(err, context.requestId).forOp(tool.name)
       counters.refused(refusal.code)
@@ -108,6 +118,8 @@ export function createMcpServer(deps: McpServerDeps): Server {
         content: [{ type: 'text', text: `refused ${body.code} (${body.http_status}): ${body.reason}` }],
         structuredContent: { refuse: body },
       }
+    } finally {
+      release?.()
     }
   })
 
@@ -117,7 +129,10 @@ export function createMcpServer(deps: McpServerDeps): Server {
   server.setRequestHandler(ListResourceTemplatesRequestSchema, () => ({ resourceTemplates: [...RESOURCE_TEMPLATES] }))
   server.setRequestHandler(ReadResourceRequestSchema, async (request, extra) => {
     const { context } = deps.bindingOf(extra)
+    await ownTurn()
+    let release: (() => void) | null = null
     try {
+      if (request.params.uri.startsWith(PIN_URI_PREFIX)) release = await deps.largeAnswers.acquire()
       return { contents: [await readResource(request.params.uri, { ctx: context, trading })] }
     } catch (err) {
       const refusal = toRefusal(err, context.requestId)
@@ -125,6 +140,8 @@ export function createMcpServer(deps: McpServerDeps): Server {
       // -32002 is the spec's "resource not found"; the refusal rides along in `data`.
       const code = refusal.code === 'not_found' ? -32002 : refusal.code === 'internal' ? ErrorCode.InternalError : ErrorCode.InvalidParams
       throw new McpError(code, refusal.message, { refuse: refusal.toBody() })
+    } finally {
+      release?.()
     }
   })
   return server

@@ -2,7 +2,6 @@
 import { z } from 'zod'
 import type { AnyOperation, OperationContext, Registry } from '../caller/operation.js'
 import { admitBeforeInput, admitParsed, parseInput, runHandler } from '../caller/gate.js'
-import { asData } from '../written-json.js'
 import type { JobSurface } from '../jobs/types.js'
 import type { TradingJobOp } from '../trading/jobs.js'
 import { inputJsonSchema } from '../caller/projections.js'
@@ -12,6 +11,7 @@ import { backtestBody, simulateBody } from '../trading/schemas.js'
 import { maxEdgeBody } from '../trading/schemas.js'
 import type { TradingService } from '../trading/service.js'
 import { noInput } from '../caller/operation.js'
+import { SURFACE_PREFIX } from '../jobs/view.js'
 
 type JsonSchema = Record<string, unknown>
 
@@ -42,6 +42,10 @@ export interface McpTool {
   /** Heavy tools run as this job (progress and cancellation come from it); the others run in the request. */
   job?: ToolJob
   run(input: unknown, ctx: ToolContext): Promise<unknown>
+  /** Its answer grows with its input (its route is marked largeAnswer, or it is a job): a call takes a large-answer slot. */
+  largeAnswer: boolean
+  /** Its HTTP route (path from the host's root): a linked answer names it, for the whole answer over HTTP. */
+  route: { method: 'GET' | 'POST'; path: string }
   /** A human rendering of the data, when the operation has one (e.g. skills_md's Markdown). */
   renderText?: (data: unknown) => string
 }
@@ -67,6 +71,8 @@ function operationTool(op: AnyOperation): McpTool {
     heavy: op.heavy,
     bodyLimit: op.bodyLimit,
     readOnly: op.method === 'GET',
+    largeAnswer: op.heavy || op.largeAnswer === true,
+    route: { method: op.method, path: `${SURFACE_PREFIX.caller}${op.path}` },
     admit(args, { op: ctx }) {
       try {
         // Nature (chat), admin and scope first; then run:heavy, as /run asks of heavy batches; then input, limits, admission.
@@ -80,8 +86,9 @@ function operationTool(op: AnyOperation): McpTool {
       }
     },
     ...(op.heavy ? { job: { op: op.name, surface: 'caller' as const } } : {}),
-    // Tools answer structured content: parts a mill task wrote as text (a large /diff's patch) are read back as data.
-    run: async (input, { op: ctx }) => asData(await runHandler(op, input, ctx)),
+    // Text a mill task or the answer writer wrote (a large /diff's patch) is passed on as it is: toolAnswer reads it
+    // back as data when it is small enough to inline, and links it otherwise (parsing megabytes is one long stretch).
+    run: (input, { op: ctx }) => runHandler(op, input, ctx),
     ...(op.render ? { renderText: (data: unknown) => op.render!.body(data as never) } : {}),
   }
 }
@@ -91,6 +98,8 @@ interface TradingToolSpec<S extends z.ZodType> {
   title: string
   description: string
   input: S
+  /** Its route under /api/v11. */
+  route: McpTool['route']
   /** The job of its route (POST /api/v11/trading/*); absent for light reads. */
   job?: TradingJobOp
   run(input: z.output<S>, trading: TradingService): Promise<unknown> | unknown
@@ -106,6 +115,8 @@ function tradingTool<S extends z.ZodType>(spec: TradingToolSpec<S>): McpTool {
     heavy,
     bodyLimit: 'default',
     readOnly: !heavy,
+    largeAnswer: heavy,
+    route: spec.route,
     admit(args, { op: ctx }) {
       if (heavy) ctx.auth.require(ctx.credential, 'run:heavy', spec.name)
       const input = parseInput({ name: spec.name, input: spec.input }, args)
@@ -127,6 +138,7 @@ function tradingTool<S extends z.ZodType>(spec: TradingToolSpec<S>): McpTool {
 export const TRADING_TOOLS: readonly McpTool[] = [
   tradingTool({
     name: 'trading_datasets',
+    route: { method: 'GET', path: '/api/v11/datasets' },
     title: 'Datasets of OHLCV bars with their metadata',
     description: 'Datasets of OHLCV bars with their metadata (symbol, timeframe, source, rows, range, checksum, seed), as GET /api/v11/datasets.',
     input: noInput,
@@ -134,6 +146,7 @@ export const TRADING_TOOLS: readonly McpTool[] = [
   }),
   tradingTool({
     name: 'trading_backtest',
+    route: { method: 'POST', path: '/api/v11/trading/backtest' },
     title: 'Backtest a strategy on a dataset',
     description: 'Backtest a strategy on a dataset with backtesting.py 0.6.6 semantics; the run is stored with its inputs\' digest. ' +
       'As POST /api/v11/trading/backtest; runs in the mill.',
@@ -143,6 +156,7 @@ export const TRADING_TOOLS: readonly McpTool[] = [
   }),
   tradingTool({
     name: 'trading_simulate',
+    route: { method: 'POST', path: '/api/v11/trading/simulate' },
     title: 'Monte Carlo of a strategy',
     description: 'Monte Carlo of a strategy (bootstrap or GBM paths): percentiles of return, drawdown and Sharpe, probability of loss, ' +
       'VaR and CVaR, reproducible by seed. As POST /api/v11/trading/simulate; runs in the mill.',
@@ -152,6 +166,7 @@ export const TRADING_TOOLS: readonly McpTool[] = [
   }),
   tradingTool({
     name: 'trading_max_edge_signal',
+    route: { method: 'POST', path: '/api/v11/trading/max-edge-signal' },
     title: 'Walk-forward signal search',
     description: 'Walk-forward search over strategies × parameter grids scored out of sample: the best configuration, its out-of-sample ' +
       'statistics, the configurations tried, the deflated Sharpe ratio and the latest bar\'s signal. As POST /api/v11/trading/max-edge-signal; runs in the mill.',

@@ -20,6 +20,8 @@ export interface LargeAnswers {
   waiting(): number
   /** Refused since start: the line was full. */
   refused(): number
+  /** Takes a slot outside a marked route (an MCP tool call): waits in line or is refused; answers the release. */
+  acquire(): Promise<() => void>
 }
 
 declare module 'fastify' {
@@ -42,7 +44,7 @@ export default fp(
       if (next) next()
       else inFlight--
     }
-    const take = async (_req: FastifyRequest, reply: FastifyReply): Promise<void> => {
+    const acquire = async (): Promise<() => void> => {
       if (inFlight < opts.concurrency) {
         inFlight++
       } else {
@@ -57,16 +59,19 @@ export default fp(
         await new Promise<void>((resolve) => line.push(resolve))
       }
       let held = true
-      const done = () => {
+      return () => {
         if (!held) return
         held = false
         release()
       }
+    }
+    const take = async (_req: FastifyRequest, reply: FastifyReply): Promise<void> => {
+      const done = await acquire()
       // The response's close comes however it ends: sent, failed, or the client gone (then at once, if already gone).
       reply.raw.once('close', done)
       if (reply.raw.destroyed) done()
     }
-    app.decorate('largeAnswers', { inFlight: () => inFlight, waiting: () => line.length, refused: () => refused } satisfies LargeAnswers)
+    app.decorate('largeAnswers', { inFlight: () => inFlight, waiting: () => line.length, refused: () => refused, acquire } satisfies LargeAnswers)
     app.addHook('onRoute', (route) => {
       if (!route.config?.largeAnswer) return
       const own = route.preHandler === undefined ? [] : Array.isArray(route.preHandler) ? route.preHandler : [route.preHandler]

@@ -113,3 +113,18 @@ export async function besideHealth<T>(base: string, label: string, fn: () => Pro
   console.log(`${label}: ${health.summary}; ${stretch.summary}`)
   return { value, health, stretch }
 }
+
+/**
+ * Sends a request and keeps the answer's bytes as they arrive; `json()` parses them later. The client shares the loop's
+ * thread in these tests: parsing megabytes inside a watch would be the client's stretch, not the host's.
+ */
+export async function keepingBytes(url: string, init: { method?: 'GET' | 'POST'; body?: unknown; headers?: Record<string, string> } = {}) {
+  const body = init.body === undefined ? undefined : JSON.stringify(init.body)
+  const res = await request(url, {
+    method: init.method ?? (body === undefined ? 'GET' : 'POST'),
+    headers: { ...(body === undefined ? {} : { 'content-type': 'application/json' }), ...init.headers }, body,
+  })
+  const chunks: Buffer[] = []
+  for await (const chunk of res.body) chunks.push(chunk as Buffer)
+  return { status: res.statusCode, headers: res.headers, bytes: () => Buffer.concat(chunks), json: () => JSON.parse(Buffer.concat(chunks).toString()) }
+}

@@ -49,6 +49,15 @@ export const LEXICON: Record<string, string> = {
   'paper trading': 'Simulated orders and fills in a ledger; nothing is sent to a market.',
 }
 
+function sortedTerms() {
+  const collator = new Intl.Collator('en', { sensitivity: 'base' })
+  const terms = Object.entries(LEXICON)
+    .map(([term, definition]) => ({ term, definition }))
+    .sort((a, b) => collator.compare(a.term, b.term))
+  return { terms, count: terms.length }
+}
+let sorted: ReturnType<typeof sortedTerms> | undefined
+
 export const lexicon = defineOperation({
   name: 'lexicon',
   method: 'GET',
@@ -60,10 +69,7 @@ export const lexicon = defineOperation({
   output: z.object({ terms: z.array(z.object({ term: z.string(), definition: z.string() })), count: z.number().int() }),
   provenance: ['declared'],
   examples: [{}],
-  handler: () => {
-    const terms = Object.entries(LEXICON)
-      .map(([term, definition]) => ({ term, definition }))
-      .sort((a, b) => a.term.localeCompare(b.term, 'en', { sensitivity: 'base' }))
-    return { terms, count: terms.length }
-  },
+  // Sorted once: localeCompare with a locale builds a collator per comparison (~1 ms an answer, 30-40 ms of the loop
+  // for 30 parallel GETs).
+  handler: () => (sorted ??= sortedTerms()),
 })

@@ -7,6 +7,8 @@ import { findOperation } from '../../grammar.js'
 import { jsonWeight } from '../../../engines/diff/json-patch.js'
 import type { AnyOperation } from '../../operation.js'
 import type { Mill } from '../../../mill/pool.js'
+import { nextTurn } from '../../../store/turns.js'
+import { WrittenJson } from '../../../written-json.js'
 
 export const MAX_BATCH = 64
 /** Jobs of one batch that may enter the mill (heavy operations, and light ones whose input sends them there). */
@@ -144,7 +146,8 @@ export const run = defineOperation({
     /** What the batch produces is counted as each job answers; past the budget, answers become over_limit refusals. */
     const charged = (result: z.infer<typeof itemResult>): z.infer<typeof itemResult> => {
       if (!result.ok) return result
-      weight += jsonWeight(result.data, maxWeight - weight + 1)
+      // A written answer weighs its characters (walked, its encoded bytes would count one node each).
+      weight += result.data instanceof WrittenJson ? result.data.length : jsonWeight(result.data, maxWeight - weight + 1)
       if (weight <= maxWeight) return result
       const refusal = new Refusal('over_limit', `the batch's answers weigh more than ${maxWeight} (nodes × 8 + characters; RUN_BATCH_MAX_WEIGHT)`, {
         op: result.op, hints: { limit: 'RUN_BATCH_MAX_WEIGHT', value: maxWeight },
@@ -155,6 +158,7 @@ export const run = defineOperation({
     let stopped = false
     if (input.stop_on_refusal) {
       for (const [index, j] of input.batch.entries()) {
+        if (index > 0) await nextTurn()
         const result = charged(await dispatch(j.op, j.input, jobCtx, index))
         results.push(result)
         if (!result.ok) {
@@ -163,8 +167,16 @@ export const run = defineOperation({
         }
       }
     } else {
-      // Independent jobs go out together; the mill queues the heavy ones.
-      results.push(...(await Promise.all(input.batch.map(async (j, index) => charged(await dispatch(j.op, j.input, jobCtx, index))))))
+      // Independent jobs go out together (the mill queues the heavy ones), each light one's work in a turn of its own:
+      // run back to back in one turn, 64 `openapi` jobs held the loop 350-530 ms.
+      const pending: Array<Promise<z.infer<typeof itemResult>>> = []
+      for (const [index, j] of input.batch.entries()) {
+        if (index > 0) await nextTurn()
+        const result = dispatch(j.op, j.input, jobCtx, index).then(charged)
+        result.catch(() => undefined) // a bug's rejection is Promise.all's to throw, not unhandled while the loop turns
+        pending.push(result)
+      }
+      results.push(...(await Promise.all(pending)))
     }
     const refused = results.filter((r) => !r.ok).length
     return { mode: 'batch' as const, results, completed: results.length - refused, refused, stopped_early: stopped }
