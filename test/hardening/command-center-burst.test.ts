@@ -2,35 +2,20 @@
 // Each answer read the panels (synchronous SQLite) and rendered them (runs table, equity chart) on the loop: a burst of
 // 30 held the loop's CPU 30-40 ms. The page is rendered once per data version and second (src/trading/page-cache.ts);
 // a write still shows on the very next request.
-import { spawn } from 'node:child_process'
 import { beforeAll, describe, expect, it } from 'vitest'
 import { START_REPORT_DELAY_MS } from '../../src/admin/collectors.js'
 import { listeningTestApp } from '../helper.js'
+import { burstsFromAnotherProcess } from './bursts.js'
 import { besideHealth, keepingBytes, postRaw } from './monitor.js'
 
 const host = listeningTestApp()
 
-/** CPU of the loop's thread between two turns that no burst may reach (before: 30-40 ms per burst; after: under 10). */
+/** CPU of the loop's thread between two turns that no burst may reach (before: 30-55 ms; after: 6-14). */
 const STRETCH_BOUND_MS = 20
 const PARALLEL = 30
 const ROUNDS = 3
 /** Backtests that keep their curve: a full runs panel and a chart of many points, as on a used host. */
 const RUNS = 10
-
-/** Rounds of PARALLEL GETs from another process (one process's client would send them a turn apart, not as a burst). */
-function burstsFromAnotherProcess(url: string): Promise<{ texts: string[]; failed: number }> {
-  const script = `const texts = new Set(); let failed = 0
-for (let r = 0; r < ${ROUNDS}; r++) await Promise.all(Array.from({ length: ${PARALLEL} }, async () => {
-  const res = await fetch(${JSON.stringify(url)}); const text = await res.text(); if (res.status !== 200) failed++; texts.add(text) }))
-process.stdout.write(JSON.stringify({ texts: [...texts], failed }))`
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--input-type=module', '-e', script], { stdio: ['ignore', 'pipe', 'inherit'] })
-    const out: Buffer[] = []
-    child.stdout.on('data', (chunk: Buffer) => out.push(chunk))
-    child.once('error', reject)
-    child.once('exit', (code) => (code === 0 ? resolve(JSON.parse(Buffer.concat(out).toString())) : reject(new Error(`client exited ${code}`))))
-  })
-}
 
 async function backtest(fast: number): Promise<number> {
   const res = await postRaw(host.base, '/api/v11/trading/backtest', JSON.stringify({
@@ -53,7 +38,7 @@ describe('GET /command-center from many connections at once', () => {
   it(`${ROUNDS} bursts of ${PARALLEL}: every answer the page, none holding the loop past the bound`, async () => {
     expect(await page()).toContain('id="equity-chart"')
     const { value: seen, health, stretch } = await besideHealth(host.base, `${ROUNDS} × ${PARALLEL} parallel /command-center`,
-      () => burstsFromAnotherProcess(`${host.base}/command-center`))
+      () => burstsFromAnotherProcess(`${host.base}/command-center`, ROUNDS, PARALLEL))
     expect(stretch.maxCpuMs).toBeLessThan(STRETCH_BOUND_MS)
     expect(seen.failed).toBe(0)
     for (const text of seen.texts) expect(text).toMatch(/<section class="panel" id="panel-runs"[^]*<\/html>$/)
