@@ -10,8 +10,8 @@ import { besideHealth, keepingBytes } from './monitor.js'
 
 const host = listeningTestApp()
 
-/** CPU of the loop's thread between two turns that no burst may reach. */
-const STRETCH_BOUND_MS = 20
+/** CPU of the loop's thread between two turns that no burst may reach (before: 31-33 ms; after: 13-17). */
+const STRETCH_BOUND_MS = 25
 const PARALLEL = 30
 const ROUNDS = 3
 const PATH = '/api/v1/skills.md'
