@@ -77,7 +77,8 @@ const DOCUMENTS: ReadonlyArray<ResourceEntry & { read(ctx: OperationContext): Pr
     name: 'openapi-host',
     title: 'OpenAPI document of the whole host (/docs/json)',
     mimeType: 'application/json',
-    read: async (ctx) => JSON.stringify(ctx.host.swagger()),
+    // the host's text, encoded once: decoded here rather than the document built or serialised on the loop
+    read: async (ctx) => (await ctx.host.hostDocuments.json()).toString(),
   },
 ]
 

@@ -3,8 +3,8 @@ import fp from 'fastify-plugin'
 import swagger from '@fastify/swagger'
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify'
 import type { FastifyApiReferenceOptions } from '@scalar/fastify-api-reference'
-import { jsonSchemaTransform } from 'fastify-type-provider-zod'
 import { HUB_VERSION, NCM_VERSION } from '../version.js'
+import { hostDocumentBuilder } from './host-documents.js'
 
 export const HOST_TITLE = 'NCM Hub'
 
@@ -79,6 +79,8 @@ const REFERENCE_OPTIONS: FastifyApiReferenceOptions = {
 
 export default fp(
   async function docsPlugin(app: FastifyInstance) {
+    const documents = hostDocumentBuilder(app)
+    app.decorate('hostDocuments', documents.documents)
     await app.register(swagger, {
       openapi: {
         openapi: '3.0.3',
@@ -105,8 +107,10 @@ export default fp(
           { name: 'admin', description: 'smoke checks, go-live readiness, truth and command-post summaries' },
         ],
       },
-      transform: jsonSchemaTransform,
+      transform: documents.transform,
     })
+    // added right after @fastify/swagger's own onRoute hook: it sees the routes the document will hold
+    app.addHook('onRoute', documents.collect)
     // Swagger UI (@fastify/swagger-ui with @fastify/static: ~0.3 s of start-up to register its routes) is built in an
     // instance of its own on the first /docs request; the document routes answer here, as the plugin's do.
     const explorer = lazyInner(async (inner) => {
@@ -121,14 +125,12 @@ export default fp(
       const explore = async (req: FastifyRequest, reply: FastifyReply) => forward(await explorer.get(), req, reply, how)
       // in the plugin's order, so the route table reads as before
       for (const url of ['/', '/static/index.html', '/static/swagger-initializer.js']) docs.get(url, { schema: { hide: true } }, explore)
-      // The document never changes once built: its text is encoded once and sent as those bytes. Serialised (0.5 MB) or
+      // The document never changes once built: its texts are encoded once and sent as those bytes. Serialised (0.5 MB) or
       // encoded (1.1 MB of YAML) per answer, 30 parallel GETs from one client held the loop 170-310 ms and 120-450 ms.
-      let jsonBytes: Buffer | null = null
-      let yamlBytes: Buffer | null = null
-      docs.get('/json', { schema: { hide: true } }, (_req, reply) =>
-        reply.type('application/json; charset=utf-8').send((jsonBytes ??= Buffer.from(JSON.stringify(app.swagger())))))
-      docs.get('/yaml', { schema: { hide: true } }, (_req, reply) =>
-        reply.type('application/x-yaml').send((yamlBytes ??= Buffer.from(app.swagger({ yaml: true })))))
+      docs.get('/json', { schema: { hide: true } }, async (_req, reply) =>
+        reply.type('application/json; charset=utf-8').send(await app.hostDocuments.json()))
+      docs.get('/yaml', { schema: { hide: true } }, async (_req, reply) =>
+        reply.type('application/x-yaml').send(await app.hostDocuments.yaml()))
       docs.get('/static/*', { schema: { hide: true } }, explore)
     }, { prefix: EXPLORER_OPTIONS.routePrefix })
 
@@ -148,5 +150,5 @@ export default fp(
       app.get(url, { schema: { hide: true }, logLevel: 'warn' }, async (req, reply) => forward(await reference.get(), req, reply, how))
     }
   },
-  { name: 'ncm-docs', fastify: '5.x' },
+  { name: 'ncm-docs', fastify: '5.x', dependencies: ['ncm-mill'] },
 )

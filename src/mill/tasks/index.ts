@@ -7,6 +7,7 @@ import { runtimeTasks } from './runtime.js'
 import { textTasks } from './text.js'
 import { accessTasks } from './access.js'
 import { selfTestTasks } from './self-test.js'
+import { docsTasks } from './docs.js'
 
 export const TASKS = Object.freeze({
   ...selfTestTasks,
@@ -16,6 +17,7 @@ export const TASKS = Object.freeze({
   ...runtimeTasks,
   ...textTasks,
   ...accessTasks,
+  ...docsTasks,
 })
 
 export type Tasks = typeof TASKS

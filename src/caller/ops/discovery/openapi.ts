@@ -5,6 +5,7 @@ import { CALLER_PREFIX } from '../../index.js'
 import { HUB_VERSION, NCM_VERSION } from '../../../version.js'
 import { LOBES } from '../../operation.js'
 import { writtenAs } from '../../../json-writer.js'
+import { nextTurn } from '../../../store/turns.js'
 
 type PathItem = Record<string, { summary?: string; [key: string]: unknown }>
 
@@ -30,10 +31,16 @@ export const openapi = defineOperation({
   examples: [{}],
   // The host document is built once (fastify-swagger keeps it), so the caller's cut of it is too, and written once:
   // cloned (~6 ms) and serialised (~3 ms) on every call, 30 parallel GETs held the loop 250 ms, 64 in one /run 350-530.
-  handler: (_input, ctx) => {
-    const hostDoc = ctx.host.swagger() as HostDoc
+  // Both are built in loop turns: in one go, the first call after a start held the loop 140-170 ms.
+  handler: async (_input, ctx) => {
+    const hostDoc = (await ctx.host.hostDocuments.object()) as HostDoc
     let written = CUTS.get(hostDoc)
-    if (!written) CUTS.set(hostDoc, (written = writtenAs(openapiOutput, callerDocument(hostDoc, ctx.registry.operations.map((op) => op.path)))))
+    if (!written) {
+      const paths = ctx.registry.operations.map((op) => op.path)
+      CUTS.set(hostDoc, (written = callerDocument(hostDoc, paths).then((doc) => writtenAs(openapiOutput, doc))))
+      // a failed cut is not kept: the next call tries again
+      written.catch(() => CUTS.delete(hostDoc))
+    }
     return written
   },
 })
@@ -42,11 +49,19 @@ type HostDoc = { paths?: Record<string, PathItem>; components?: Record<string, u
 /** Per host document, its caller cut written as the route sends it (its answer's text, sent as is every time after). */
 const CUTS = new WeakMap<HostDoc, Promise<z.output<typeof openapiOutput>>>()
 
+/** Loop CPU spent cloning paths before the next turn. */
+const SLICE_MS = 8
+
 /** The caller's cut of the host document: its /api/v1 operation paths, each summary the full path. */
-function callerDocument(hostDoc: HostDoc, operationPathList: readonly string[]) {
+async function callerDocument(hostDoc: HostDoc, operationPathList: readonly string[]) {
   const operationPaths = new Set(operationPathList)
   const paths: Record<string, PathItem> = {}
+  let sliceStart = performance.now()
   for (const [hostPath, item] of Object.entries(hostDoc.paths ?? {})) {
+    if (performance.now() - sliceStart >= SLICE_MS) {
+      await nextTurn()
+      sliceStart = performance.now()
+    }
     if (hostPath !== CALLER_PREFIX && !hostPath.startsWith(CALLER_PREFIX + '/')) continue
     const path = hostPath.slice(CALLER_PREFIX.length) || '/'
     if (!operationPaths.has(path) || paths[path]) continue
