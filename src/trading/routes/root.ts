@@ -4,6 +4,7 @@ import type { ZodTypeProvider } from 'fastify-type-provider-zod'
 import { z } from 'zod'
 import type { TradingContext } from '../context.js'
 import { TAGS } from '../context.js'
+import { createPageCache, dataVersionOf } from '../page-cache.js'
 import { renderCommandCenter } from '../page.js'
 import { iso } from '../present.js'
 import { PLATFORM_VERSION, rootHealthAnswer } from '../schemas.js'
@@ -13,6 +14,12 @@ export default async function rootRoutes(parent: FastifyInstance, ctx: TradingCo
   const app = parent.withTypeProvider<ZodTypeProvider>()
   const { system } = ctx
   const startedAt = iso(system.startedAt) // formatted once, not per answer
+  // One render per data version and second, shared by a burst (page-cache.ts); the panels JSON stays per request.
+  const commandCenter = createPageCache({
+    clock: ctx.clock,
+    version: () => dataVersionOf(ctx.store),
+    render: async () => renderCommandCenter(await system.panels()),
+  })
 
   app.get('/health', {
     schema: {
@@ -43,5 +50,5 @@ export default async function rootRoutes(parent: FastifyInstance, ctx: TradingCo
       produces: ['text/html'],
       response: { 200: { description: 'server-rendered page', content: { 'text/html': { schema: z.string() } } } },
     },
-  }, async (_req, reply) => reply.type('text/html; charset=utf-8').send(renderCommandCenter(await system.panels())))
+  }, async (_req, reply) => reply.type('text/html; charset=utf-8').send(await commandCenter()))
 }

@@ -54,8 +54,8 @@ export const skillsMarkdown = defineOperation({
   examples: [{}],
   render: { contentType: 'text/markdown; charset=utf-8', body: (data) => data.markdown },
   handler: (_input, ctx) => {
-    const tools = toolsOf(ctx.registry)
-    const lines = [
+    const { text, tools } = operationsMarkdown(ctx.registry)
+    const front = [
       '---',
       `surface: ${SURFACE}`,
       `ncm: ${NCM_VERSION}`,
@@ -66,16 +66,34 @@ export const skillsMarkdown = defineOperation({
       'sat_perp_hal: true',
       '---',
       '',
-      '# NCM Hub skills',
-      '',
-      `${tools.length} operations. Every response is wrapped in the contract envelope; refusals carry a code and a reason.`,
-      '',
     ]
-    for (const t of tools) {
-      lines.push(`## ${t.name}`, '', `\`${t.method} ${t.path}\`${t.heavy ? ' (heavy: runs in the worker pool)' : ''}`, '', t.description, '')
-      lines.push('Input schema:', '', '```json', JSON.stringify(t.inputSchema, null, 2), '```', '')
-      lines.push('Example:', '', '```json', JSON.stringify(t.example), '```', '')
-    }
-    return { markdown: lines.join('\n'), tools: tools.length }
+    return { markdown: front.join('\n') + '\n' + text, tools }
   },
 })
+
+/**
+ * The Markdown of every operation, built once per list of operations (fixed once the host is built): building it (each
+ * input schema as JSON) took ~1 ms per answer, so a burst of 30 held the loop 30 ms (issue #13). Only the front matter,
+ * whose occupancy changes, is written per answer.
+ */
+const OPERATIONS_MD = new WeakMap<Registry['operations'], { count: number; text: string; tools: number }>()
+
+function operationsMarkdown(registry: Registry): { text: string; tools: number } {
+  const kept = OPERATIONS_MD.get(registry.operations)
+  if (kept && kept.count === registry.operations.length) return kept
+  const tools = toolsOf(registry)
+  const lines = [
+    '# NCM Hub skills',
+    '',
+    `${tools.length} operations. Every response is wrapped in the contract envelope; refusals carry a code and a reason.`,
+    '',
+  ]
+  for (const t of tools) {
+    lines.push(`## ${t.name}`, '', `\`${t.method} ${t.path}\`${t.heavy ? ' (heavy: runs in the worker pool)' : ''}`, '', t.description, '')
+    lines.push('Input schema:', '', '```json', JSON.stringify(t.inputSchema, null, 2), '```', '')
+    lines.push('Example:', '', '```json', JSON.stringify(t.example), '```', '')
+  }
+  const built = { count: registry.operations.length, text: lines.join('\n'), tools: tools.length }
+  OPERATIONS_MD.set(registry.operations, built)
+  return built
+}
