@@ -7,8 +7,8 @@ import { beforeAll, describe, expect, it } from 'vitest'
 import { request, type Dispatcher } from 'undici'
 import { generateSyntheticBars, SYNTHETIC_PRESETS } from '../../src/engines/trading/index.js'
 import { listeningTestApp } from '../helper.js'
-import { pastStartReport, storeDataset } from './large-dataset.js'
-import { besideHealth } from './monitor.js'
+import { storeDataset } from './large-dataset.js'
+import { besideHealth, pastStartReport } from './monitor.js'
 
 const host = listeningTestApp()
 

@@ -3,10 +3,9 @@
 // 30 held the loop's CPU 30-40 ms. The page is rendered once per data version and second (src/trading/page-cache.ts);
 // a write still shows on the very next request.
 import { beforeAll, describe, expect, it } from 'vitest'
-import { START_REPORT_DELAY_MS } from '../../src/admin/collectors.js'
 import { listeningTestApp } from '../helper.js'
-import { burstsFromAnotherProcess } from './bursts.js'
-import { besideHealth, keepingBytes, postRaw } from './monitor.js'
+import { burstsBesideHealth } from './bursts.js'
+import { keepingBytes, pastStartReport, postRaw } from './monitor.js'
 
 const host = listeningTestApp()
 
@@ -29,20 +28,15 @@ const page = async () => (await keepingBytes(`${host.base}/command-center`)).byt
 
 describe('GET /command-center from many connections at once', () => {
   beforeAll(async () => {
-    await new Promise((resolve) => setTimeout(resolve, START_REPORT_DELAY_MS + 500))
-    await host.app.adminCollectors.readiness.report({ smoke: false })
+    await pastStartReport(host.app)
     host.app.admission.override('live-bound')
     for (let i = 0; i < RUNS; i++) await backtest(5 + i)
   }, 60_000)
 
   it(`${ROUNDS} bursts of ${PARALLEL}: every answer the page, none holding the loop past the bound`, async () => {
     expect(await page()).toContain('id="equity-chart"')
-    const { value: seen, health, stretch } = await besideHealth(host.base, `${ROUNDS} × ${PARALLEL} parallel /command-center`,
-      () => burstsFromAnotherProcess(`${host.base}/command-center`, ROUNDS, PARALLEL))
-    expect(stretch.maxCpuMs).toBeLessThan(STRETCH_BOUND_MS)
-    expect(seen.failed).toBe(0)
-    for (const text of seen.texts) expect(text).toMatch(/<section class="panel" id="panel-runs"[^]*<\/html>$/)
-    expect(health.failures).toBe(0)
+    const texts = await burstsBesideHealth(host.base, '/command-center', ROUNDS, PARALLEL, STRETCH_BOUND_MS)
+    for (const text of texts) expect(text).toMatch(/<section class="panel" id="panel-runs"[^]*<\/html>$/)
   })
 
   it('shows a new run on the next request, however soon after the last render', async () => {

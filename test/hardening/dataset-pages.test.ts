@@ -4,10 +4,9 @@
 // a part per turn, and the route takes a large-answer slot (src/plugins/large-answers.ts), so at most
 // LARGE_ANSWER_CONCURRENCY reads start in one turn.
 import { beforeAll, describe, expect, it } from 'vitest'
-import { START_REPORT_DELAY_MS } from '../../src/admin/collectors.js'
 import { listeningTestApp } from '../helper.js'
-import { burstsFromAnotherProcess } from './bursts.js'
-import { besideHealth, keepingBytes } from './monitor.js'
+import { burstsBesideHealth } from './bursts.js'
+import { keepingBytes, pastStartReport } from './monitor.js'
 
 const host = listeningTestApp()
 
@@ -18,20 +17,13 @@ const ROUNDS = 3
 const PAGE = '/api/v11/datasets/SYN-DAILY?limit=500'
 
 describe('a 500-bar dataset page from many connections at once', () => {
-  beforeAll(async () => {
-    await new Promise((resolve) => setTimeout(resolve, START_REPORT_DELAY_MS + 500))
-    await host.app.adminCollectors.readiness.report({ smoke: false })
-  }, 60_000)
+  beforeAll(() => pastStartReport(host.app), 60_000)
 
   it(`${ROUNDS} bursts of ${PARALLEL}: the same page each time, none holding the loop past the bound`, async () => {
     const first = await keepingBytes(`${host.base}${PAGE}`)
     expect(first.status).toBe(200)
     expect(first.json().bars).toHaveLength(500)
-    const { value: seen, health, stretch } = await besideHealth(host.base, `${ROUNDS} × ${PARALLEL} parallel ${PAGE}`,
-      () => burstsFromAnotherProcess(`${host.base}${PAGE}`, ROUNDS, PARALLEL))
-    expect(stretch.maxCpuMs).toBeLessThan(STRETCH_BOUND_MS)
-    expect(seen.failed).toBe(0)
-    expect(seen.texts).toEqual([first.bytes().toString()])
-    expect(health.failures).toBe(0)
+    const texts = await burstsBesideHealth(host.base, PAGE, ROUNDS, PARALLEL, STRETCH_BOUND_MS)
+    expect(texts).toEqual([first.bytes().toString()])
   })
 })

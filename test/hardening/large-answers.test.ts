@@ -9,8 +9,7 @@ import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { request } from 'undici'
 import { listeningTestApp } from '../helper.js'
-import { besideHealth } from './monitor.js'
-import { pastStartReport } from './large-dataset.js'
+import { besideHealth, pastStartReport } from './monitor.js'
 
 const dir = mkdtempSync(join(tmpdir(), 'ncm-large-answers-'))
 afterAll(() => rmSync(dir, { recursive: true, force: true }))

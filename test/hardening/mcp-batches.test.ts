@@ -3,10 +3,9 @@
 // calls in one POST held the loop's CPU ~1 s, 50 reads of the host's OpenAPI document ~400 ms (a 29 MB answer). A
 // batch holds at most MAX_BATCH_MESSAGES, and each message's work starts in a turn of its own.
 import { beforeAll, describe, expect, it } from 'vitest'
-import { START_REPORT_DELAY_MS } from '../../src/admin/collectors.js'
 import { MAX_BATCH_MESSAGES } from '../../src/mcp/plugin.js'
 import { listeningTestApp } from '../helper.js'
-import { besideHealth, keepingBytes } from './monitor.js'
+import { besideHealth, keepingBytes, pastStartReport } from './monitor.js'
 
 const host = listeningTestApp()
 
@@ -19,8 +18,7 @@ const mcp = (body: unknown) => keepingBytes(`${host.base}/mcp`, { body, headers:
 
 describe('JSON-RPC batches to /mcp', () => {
   beforeAll(async () => {
-    await new Promise((resolve) => setTimeout(resolve, START_REPORT_DELAY_MS + 500))
-    await host.app.adminCollectors.readiness.report({ smoke: false })
+    await pastStartReport(host.app)
     // The SDK's first load and the host document's first build: over before anything is measured.
     expect((await mcp(messages(1, 'tools/call', { name: 'openapi', arguments: {} })[0])).status).toBe(200)
   }, 60_000)

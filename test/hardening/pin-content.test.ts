@@ -8,9 +8,8 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { request } from 'undici'
-import { START_REPORT_DELAY_MS } from '../../src/admin/collectors.js'
 import { listeningTestApp } from '../helper.js'
-import { besideHealth } from './monitor.js'
+import { besideHealth, pastStartReport } from './monitor.js'
 
 // A file, as in production (its WAL is checkpointed off the loop).
 const dir = mkdtempSync(join(tmpdir(), 'ncm-pin-content-'))
@@ -35,8 +34,7 @@ describe('a 15 MB /pin content', () => {
   beforeAll(async () => {
     // The go-live report scans the sources once after start (0.45 s on the loop), and a first pin compiles its answer's
     // serializer: start-up costs, not this file's subject.
-    await new Promise((resolve) => setTimeout(resolve, START_REPORT_DELAY_MS + 500))
-    await host.app.adminCollectors.readiness.report({ smoke: false })
+    await pastStartReport(host.app)
     expect((await pin(Buffer.from(JSON.stringify({ content: contentOf(0) })))).status).toBe(200)
   }, 120_000)
 

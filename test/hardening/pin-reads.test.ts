@@ -10,10 +10,9 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { request } from 'undici'
-import { START_REPORT_DELAY_MS } from '../../src/admin/collectors.js'
 import { MCP_INLINE_ANSWER_CHARS } from '../../src/mcp/tool-answer.js'
 import { listeningTestApp } from '../helper.js'
-import { besideHealth, keepingBytes } from './monitor.js'
+import { besideHealth, keepingBytes, pastStartReport } from './monitor.js'
 
 const dir = mkdtempSync(join(tmpdir(), 'ncm-pin-reads-'))
 afterAll(() => rmSync(dir, { recursive: true, force: true }))
@@ -33,9 +32,7 @@ const mcp = (method: string, params: unknown) => keepingBytes(`${host.base}/mcp`
 
 describe('a 15 MB pin read back through the admin route and MCP', () => {
   beforeAll(async () => {
-    // The go-live report scans the sources on the loop once after start: over before anything is measured.
-    await new Promise((resolve) => setTimeout(resolve, START_REPORT_DELAY_MS + 500))
-    await host.app.adminCollectors.readiness.report({ smoke: false })
+    await pastStartReport(host.app)
     const pinned = await keepingBytes(`${host.base}/api/v1/pin`, { body: { content } })
     expect(pinned.status).toBe(200)
     expect(pinned.json().data.digest).toBe(digest)

@@ -2,10 +2,9 @@
 // watched. Before, the batch's jobs ran back to back in one turn: 64 `openapi` jobs (each clones the document, ~6 ms)
 // held the loop 350-530 ms of CPU, 64 `lexicon` jobs 50-70.
 import { beforeAll, describe, expect, it } from 'vitest'
-import { START_REPORT_DELAY_MS } from '../../src/admin/collectors.js'
 import { MAX_BATCH } from '../../src/caller/ops/orchestration/run.js'
 import { listeningTestApp } from '../helper.js'
-import { besideHealth, keepingBytes } from './monitor.js'
+import { besideHealth, keepingBytes, pastStartReport } from './monitor.js'
 
 const host = listeningTestApp()
 
@@ -16,8 +15,7 @@ const post = (path: string, body: unknown) => keepingBytes(`${host.base}${path}`
 
 describe('a /run batch turns the loop between its jobs', () => {
   beforeAll(async () => {
-    await new Promise((resolve) => setTimeout(resolve, START_REPORT_DELAY_MS + 500))
-    await host.app.adminCollectors.readiness.report({ smoke: false })
+    await pastStartReport(host.app)
     // The host document is built once, on the first read: over before anything is measured.
     expect((await post('/api/v1/run', { op: 'openapi' })).status).toBe(200)
   }, 60_000)

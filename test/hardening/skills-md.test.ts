@@ -3,10 +3,9 @@
 // burst of 30 held the loop's CPU 20-40 ms. The operations' part is built once per registry; the front matter (the
 // occupancy it reports changes) per answer.
 import { beforeAll, describe, expect, it } from 'vitest'
-import { START_REPORT_DELAY_MS } from '../../src/admin/collectors.js'
 import { listeningTestApp } from '../helper.js'
-import { burstsFromAnotherProcess } from './bursts.js'
-import { besideHealth, keepingBytes } from './monitor.js'
+import { burstsBesideHealth } from './bursts.js'
+import { keepingBytes, pastStartReport } from './monitor.js'
 
 const host = listeningTestApp()
 
@@ -17,19 +16,12 @@ const ROUNDS = 3
 const PATH = '/api/v1/skills.md'
 
 describe('skills.md from many connections at once', () => {
-  beforeAll(async () => {
-    await new Promise((resolve) => setTimeout(resolve, START_REPORT_DELAY_MS + 500))
-    await host.app.adminCollectors.readiness.report({ smoke: false })
-  }, 60_000)
+  beforeAll(() => pastStartReport(host.app), 60_000)
 
   it(`${ROUNDS} bursts of ${PARALLEL}: the same Markdown each time, none holding the loop past the bound`, async () => {
     const first = await keepingBytes(`${host.base}${PATH}`)
     expect(first.status).toBe(200)
-    const { value: seen, health, stretch } = await besideHealth(host.base, `${ROUNDS} × ${PARALLEL} parallel ${PATH}`,
-      () => burstsFromAnotherProcess(`${host.base}${PATH}`, ROUNDS, PARALLEL))
-    expect(stretch.maxCpuMs).toBeLessThan(STRETCH_BOUND_MS)
-    expect(seen.failed).toBe(0)
-    expect(seen.texts).toEqual([first.bytes().toString()])
-    expect(health.failures).toBe(0)
+    const texts = await burstsBesideHealth(host.base, PATH, ROUNDS, PARALLEL, STRETCH_BOUND_MS)
+    expect(texts).toEqual([first.bytes().toString()])
   })
 })

@@ -9,8 +9,8 @@ import { request } from 'undici'
 import { generateSyntheticBars, SYNTHETIC_PRESETS } from '../../src/engines/trading/index.js'
 import { createTradingRepository } from '../../src/trading/repository.js'
 import { listeningTestApp } from '../helper.js'
-import { pastStartReport, storeDataset } from './large-dataset.js'
-import { besideHealth, postRaw } from './monitor.js'
+import { storeDataset } from './large-dataset.js'
+import { besideHealth, pastStartReport, postRaw } from './monitor.js'
 
 // A file, as in production (verify's whole-database pragmas run on a worker thread then), and a cache too small for the
 // dataset: every backtest on it reads its bars from the database again.

@@ -4,9 +4,8 @@
 // model and assignment back) and were walked on the loop: 40–90 ms of its CPU in single stretches.
 import { beforeAll, describe, expect, it } from 'vitest'
 import { request } from 'undici'
-import { START_REPORT_DELAY_MS } from '../../src/admin/collectors.js'
 import { listeningTestApp } from '../helper.js'
-import { monitorHealth, watchLoop } from './monitor.js'
+import { monitorHealth, pastStartReport, watchLoop } from './monitor.js'
 
 const host = listeningTestApp()
 
@@ -41,11 +40,7 @@ async function besideHealth(label: string, path: string, bodies: string[]) {
 }
 
 describe('objects of 37k keys cost the loop no long stretch', () => {
-  beforeAll(async () => {
-    // The go-live report runs once after listening and scans sources on the loop: a start-up cost, over before measuring.
-    await new Promise((resolve) => setTimeout(resolve, START_REPORT_DELAY_MS + 500))
-    await host.app.adminCollectors.readiness.report({ smoke: false })
-  }, 60_000)
+  beforeAll(() => pastStartReport(host.app), 60_000)
 
   it('/pin of a 37k-key object: pinned, its canonical form made in the mill from the body\'s text', async () => {
     const bodies = Array.from({ length: 6 }, (_, n) => JSON.stringify({ json: { n, ...wideObject } }))
