@@ -14,8 +14,6 @@ import { submitOrWait } from '../jobs/submit.js'
 import { inputForPath, jobBudgetNote, JUDGE_BY_PATH } from '../jobs/budget.js'
 import { jobViewSchema } from '../jobs/types.js'
 import { answerWriter } from '../jobs/view.js'
-import { shapeOf } from '../answer-shape.js'
-import { writeInTurns } from '../json-writer.js'
 import { asData, WrittenJson } from '../written-json.js'
 import { operationContext, type AnyOperation, type OperationContext, type RequestPart } from './operation.js'
 
@@ -95,6 +93,8 @@ function routeOperation(
   config: Config,
   contextOf: (req: FastifyRequest) => OperationContext,
 ) {
+  // The same writer a job's answer goes through (heavy answers arrive written already).
+  const writeAnswer = op.largeAnswer ? answerWriter(op.output) : null
   app.route({
     method: op.method,
     url: op.path,
@@ -143,7 +143,7 @@ function routeOperation(
       if (op.render && !wantsJson(req)) {
         return reply.type(op.render.contentType).send(op.render.body(asData(data)))
       }
-      return op.largeAnswer && !(data instanceof WrittenJson) ? writeInTurns(data, shapeOf(op.output)) : data
+      return writeAnswer && !(data instanceof WrittenJson) ? writeAnswer(data) : data
     },
   })
 }

@@ -77,6 +77,10 @@ describe('large answers are written in parts', () => {
     expect(served.length + refused.length).toBe(50)
     expect(new Set(served.map((a) => a.hash)).size).toBe(1)
     for (const a of refused) expect(a.retryAfter).toBe('1')
+    // Every slot is given back once its response closes, and no one is left in line.
+    expect(host.app.largeAnswers.inFlight()).toBe(0)
+    expect(host.app.largeAnswers.waiting()).toBe(0)
+    expect(host.app.largeAnswers.refused()).toBe(refused.length)
     // Before the bound, all 50 were held at once: ~2.3 GB over the start.
     expect(peak - before).toBeLessThan(900 * 2 ** 20)
   }, 120_000)
