@@ -59,6 +59,7 @@ const envSchema = z.object({
   BARS_CACHE_BYTES: intFrom(0, 64 * 1024 * MiB).default(256 * MiB),
   CSV_MAX_ROWS: intFrom(1, 100_000_000).default(250_000),
   SSE_STREAMS_PER_CLIENT: intFrom(1, 10_000).default(8),
+  HEAVY_ACCESS: z.enum(['scoped', 'open']).default('scoped'),
   PUBLIC_URL: z.string().optional(),
   REDIS_URL: z.string().optional(),
   REDIS_PREFIX: z.string().regex(/^[\w:.-]{1,64}$/, 'must be 1–64 letters, digits or _ : . -').default('ncm:'),
@@ -133,6 +134,11 @@ export interface Config {
   readonly csvMaxRows: number
   /** Job event streams (SSE) one client (IP) may hold open at once; more are refused `over_limit` before they open. */
   readonly sseStreamsPerClient: number
+  /**
+   * Who may start work in the mill while ADMIN_TOKEN is set: `scoped` (a credential with run:heavy, on every door) or
+   * `open` (anyone; rate limit and per-client shares still apply). Without ADMIN_TOKEN the host is open either way.
+   */
+  readonly heavyAccess: 'scoped' | 'open'
   /**
    * redis:// or rediss:// URL shared by every replica: set, the rate limit counts in Redis and jobs are dispatched
    * through BullMQ; null = each process alone (in-memory limit, in-process queue).
@@ -230,6 +236,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
     barsCacheBytes: e.BARS_CACHE_BYTES,
     csvMaxRows: e.CSV_MAX_ROWS,
     sseStreamsPerClient: e.SSE_STREAMS_PER_CLIENT,
+    heavyAccess: e.HEAVY_ACCESS,
     redisUrl: redisUrlOf(e.REDIS_URL),
     redisPrefix: e.REDIS_PREFIX,
     aliasesUsed: Object.freeze(aliasesUsed),
@@ -315,6 +322,7 @@ export function redactedConfig(config: Config): Record<string, unknown> {
     BARS_CACHE_BYTES: config.barsCacheBytes,
     CSV_MAX_ROWS: config.csvMaxRows,
     SSE_STREAMS_PER_CLIENT: config.sseStreamsPerClient,
+    HEAVY_ACCESS: config.heavyAccess,
     REDIS_URL: config.redisUrl === null ? 'unset' : redisDisplayUrl(config.redisUrl),
     REDIS_PREFIX: config.redisPrefix,
   }
