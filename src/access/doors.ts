@@ -67,7 +67,9 @@ export const ROUTE_ACTIONS: Readonly<Record<string, Action>> = {
 }
 
 /** The action of a route listed here, or undefined. */
-export function listedAction(method: string, url: string): Action | undefined {
+export function listedAction(method: string, route: string): Action | undefined {
+  // A prefixed plugin's '/' route is registered both with and without its trailing slash: one door.
+  const url = route.length > 1 && route.endsWith('/') ? route.slice(0, -1) : route
   const exact = ROUTE_ACTIONS[`${method} ${url}`]
   if (exact) return exact
   for (const [door, action] of Object.entries(ROUTE_ACTIONS)) {

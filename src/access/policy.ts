@@ -138,7 +138,7 @@ export function createPolicy(options: PolicyOptions): Policy {
             'characters, e.g. `ADMIN_TOKEN=$(openssl rand -base64 32)`) in the environment, restart, and send "Authorization: Bearer <ADMIN_TOKEN>"', opt)
         }
         if (p.kind === 'anonymous') return new Refusal('unauthorized', `${op ?? action} answers only the admin credential: send "Authorization: Bearer <ADMIN_TOKEN>"`, opt)
-        return new Refusal('forbidden', `the credential of ${p.subject} is not the admin credential; only it may ${op ?? action}`, opt)
+        return new Refusal('forbidden', `the credential of ${p.subject} is a grant; only the admin credential may call ${op ?? action}`, opt)
       case 'owner': {
         if (!resource) throw new Error(`action ${action} needs the resource it is about`)
         if (resource.owner === p.owner) return null
@@ -160,7 +160,7 @@ export function createPolicy(options: PolicyOptions): Policy {
 }
 
 function missingScope(p: Principal, s: Scope, action: Action, opt: { op?: string }, why = ''): Refusal {
-  const what = opt.op ?? action
+  const what = opt.op ?? `this (${action})`
   return p.kind === 'anonymous'
     ? new Refusal('unauthorized', `${what} needs a bearer credential with scope ${s}${why}`, opt)
     : new Refusal('forbidden', `the credential of ${p.subject} lacks scope ${s}, which ${what} needs${why}`, opt)

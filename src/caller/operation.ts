@@ -6,7 +6,7 @@ import type { Store } from '../store/index.js'
 import type { Mill } from '../mill/pool.js'
 import type { Admission } from '../plugins/admission.js'
 import type { Authenticator, Credential } from '../access/auth.js'
-import type { Scope } from '../access/tokens.js'
+import type { Action, Policy, Principal } from '../access/policy.js'
 import type { Refusal } from '../refusal.js'
 import type { CallerCounters } from './counters.js'
 import type { Clock } from '../clock.js'
@@ -30,7 +30,11 @@ export interface OperationContext {
   host: FastifyInstance
   registry: Registry
   auth: Authenticator
+  /** The one authorization function (src/access/policy.ts): every door of an operation asks it. */
+  policy: Policy
   credential: Credential | null
+  /** Who is asking: owns the jobs it submits; the policy decides what it may do. */
+  principal: Principal
   requestId: string
   /** The address the client reached this host at (PUBLIC_URL when set), for runnable lines in answers. */
   baseUrl: string
@@ -72,10 +76,12 @@ export interface OperationDefinition<I extends z.ZodType, O extends z.ZodType> {
    * as it is. Their schemas must accept any value (z.unknown), and the handler must take plain values too (/run, /cli).
    */
   textMembers?: readonly string[]
-  /** Only the admin credential may call it (e.g. /grant: a grant cannot mint other grants). Checked before the input. */
-  adminOnly?: boolean
-  /** The scope a credential must carry for this input, or null when none is needed. */
-  requiredScope?: (input: unknown) => Scope | null
+  /**
+   * The action of the access policy a call is (src/access/policy.ts), when it is neither `compute.heavy` (heavy
+   * operations) nor `compute.light`: e.g. `grant.issue`; a function when the input decides it (a pin read or write).
+   * Checked before the input schema.
+   */
+  action?: Action | ((input: unknown) => Action)
   /** Checks of declared limits that run before any work (over_limit refusals). */
   checkLimits?: (input: z.output<I>, ctx: OperationContext) => void
   /** For operations refused by nature (`chat`): the refusal, given before anything else is checked. */
@@ -112,7 +118,7 @@ export interface Registry {
 /** Input schema for operations without input: rejects unknown fields so typos are not silently ignored. */
 export const noInput = z.object({}).strict()
 
-export type RequestPart = Pick<OperationContext, 'credential' | 'requestId' | 'log' | 'baseUrl'>
+export type RequestPart = Pick<OperationContext, 'credential' | 'principal' | 'requestId' | 'log' | 'baseUrl'>
 
 /** What an operation sees: the host's instance-wide services (decorators) and the request's own part. */
 export const operationContext = (app: FastifyInstance, who: RequestPart): OperationContext => ({
@@ -125,5 +131,13 @@ export const operationContext = (app: FastifyInstance, who: RequestPart): Operat
   host: app,
   registry: app.registry,
   auth: app.auth,
+  policy: app.policy,
   ...who,
 })
+
+/** The action a call of the operation is, for this input (refused-by-nature operations open their door and refuse). */
+export function actionOf(op: AnyOperation, raw: unknown): Action {
+  if (op.refuses) return 'compute.refused'
+  if (op.action) return typeof op.action === 'function' ? op.action(raw) : op.action
+  return op.heavy ? 'compute.heavy' : 'compute.light'
+}

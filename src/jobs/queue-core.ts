@@ -28,7 +28,7 @@ export async function storeSubmission(repo: JobRepository, request: SubmitReques
   if (existing) return { job: existing, created: false }
   await admit()
   const id = randomUUID()
-  const job = await repo.insert({ id, op: request.op, surface: request.surface, inputParts, inputDigest, idempotencyKey: key, createdAt: clock.now() })
+  const job = await repo.insert({ id, op: request.op, surface: request.surface, owner: request.owner, inputParts, inputDigest, idempotencyKey: key, createdAt: clock.now() })
   if (job) return { job, created: true }
   // The same key won a race with this submission (here or on another replica) since sameKeyJob looked.
   const winner = key === null ? null : await sameKeyJob(repo, request, key, inputDigest)
@@ -36,9 +36,9 @@ export async function storeSubmission(repo: JobRepository, request: SubmitReques
   return { job: winner, created: false }
 }
 
-/** The job an Idempotency-Key already names, or null; the same key with another op or input is refused. */
+/** The job an Idempotency-Key already names among its owner's, or null; the same key with another op or input is refused. */
 async function sameKeyJob(repo: JobRepository, request: SubmitRequest, key: string, inputDigest: string): Promise<JobRecord | null> {
-  const existing = await repo.byKey(request.surface, key)
+  const existing = await repo.byKey(request.surface, request.owner, key)
   if (!existing) return null
   if (existing.inputDigest !== inputDigest) {
     throw new Refusal('conflict', `Idempotency-Key ${JSON.stringify(key)} was used for job ${existing.id} with another operation or input`, {

@@ -1,11 +1,12 @@
 // …/jobs on both surfaces: list, read, result, cancel, and the Server-Sent Events stream. One plugin, two framings:
 // under /api/v1 the caller envelope wraps every answer; under /api/v11 answers are plain JSON and errors problems.
 import type { FastifyInstance, FastifyRequest } from 'fastify'
+import type { Action } from '../access/policy.js'
 import { z } from 'zod'
 import { okEnvelope, refusalEnvelope } from '../envelope.js'
 import { pageAnswer, pageQueryFields, pageSchema } from '../paging.js'
 import { Refusal } from '../refusal.js'
-import { problemResponses, requireScope } from '../trading/routes/common.js'
+import { problemResponses } from '../trading/routes/common.js'
 import { refusalFrom } from './local-queue.js'
 import { streamJobEvents } from './sse.js'
 import { isFinal, JOB_STATES, jobViewSchema, type JobQueue, type JobRecord } from './types.js'
@@ -33,21 +34,22 @@ export default async function jobRoutes(app: FastifyInstance, opts: JobRoutesOpt
     ? { 200: okEnvelope(schema), ...Object.fromEntries(Object.entries(extra).map(([k, v]) => [k, okEnvelope(v)])), '4xx': refusalEnvelope, '5xx': refusalEnvelope }
     : { 200: schema, ...extra, ...problemResponses }
 
-  async function found(id: string): Promise<JobRecord> {
+  /**
+   * The job of `id` if the request's principal may take `action` on it: its owner, or an admin (the access policy). A
+   * stranger is told exactly what an unknown id gets, so an id it saw tells it nothing.
+   */
+  async function found(req: FastifyRequest, action: Action = 'job.read'): Promise<JobRecord> {
+    const id = (req.params as { id: string }).id
     const job = await jobs.get(id)
-    if (!job) throw new Refusal('not_found', `no job ${id}`, { hints: { list: caller ? '/api/v1/jobs' : '/api/v11/jobs' } })
+    const unknown = () => new Refusal('not_found', `no job ${id}`, { hints: { list: caller ? '/api/v1/jobs' : '/api/v11/jobs' } })
+    if (!job) throw unknown()
+    if (!app.policy.allows(req.principal, action, { kind: 'job', id, owner: job.owner })) throw unknown()
     if (job.purgedAt !== null) throw purgedRefusal(job)
     return job
   }
 
-  // A job id is a random UUID and works as a capability: who submitted a job may read or cancel it by id. The list
-  // hands out every id, so with a credential configured it answers only admin:read (open in development mode).
-  // Under /api/v1 the caller plugin's own hook has already identified the bearer (req.credential).
-  const listGuard = caller
-    ? async (req: FastifyRequest) => app.auth.require(req.credential, 'admin:read', 'jobs')
-    : requireScope(app, 'admin:read', 'jobs')
+  // The list hands out every principal's jobs: admin:read (the access policy's job.list, asked at the door).
   app.get('/', {
-    onRequest: listGuard,
     schema: {
       tags, summary: 'Jobs, newest first, paged; filter by state and op (scope admin:read when ADMIN_TOKEN is set)', querystring: listQuery,
       response: responses(pageSchema('jobs', jobViewSchema)),
@@ -60,7 +62,7 @@ export default async function jobRoutes(app: FastifyInstance, opts: JobRoutesOpt
 
   app.get('/:id', {
     schema: { tags, summary: 'One job: state, progress (fraction null where the work has no known total), times, result URL', params: idParams, response: responses(jobViewSchema) },
-  }, async (req) => jobView(await found((req.params as { id: string }).id)))
+  }, async (req) => jobView(await found(req)))
 
   app.get('/:id/result', {
     config: { largeAnswer: true },
@@ -69,8 +71,7 @@ export default async function jobRoutes(app: FastifyInstance, opts: JobRoutesOpt
       params: idParams, response: responses(z.unknown()),
     },
   }, async (req) => {
-    const job = await found((req.params as { id: string }).id)
-    return resultOf(jobs, job)
+    return resultOf(jobs, await found(req))
   })
 
   app.delete('/:id', {
@@ -79,8 +80,7 @@ export default async function jobRoutes(app: FastifyInstance, opts: JobRoutesOpt
       params: idParams, response: responses(jobViewSchema, { 202: jobViewSchema }),
     },
   }, async (req, reply) => {
-    const id = (req.params as { id: string }).id
-    await found(id)
+    const { id } = await found(req, 'job.cancel')
     const job = (await jobs.cancel(id))!
     return reply.code(isFinal(job.state) ? 200 : 202).send(jobView(job))
   })
@@ -93,7 +93,7 @@ export default async function jobRoutes(app: FastifyInstance, opts: JobRoutesOpt
         'a reconnect answers 204 (EventSource stops). Comment lines keep idle proxies open.',
       params: idParams,
     },
-  }, async (req, reply) => streamJobEvents(jobs, app.jobStreams, heartbeatMs, req, reply, await found((req.params as { id: string }).id)))
+  }, async (req, reply) => streamJobEvents(jobs, app.jobStreams, heartbeatMs, req, reply, await found(req)))
 }
 
 function purgedRefusal(job: JobRecord): Refusal {

@@ -46,6 +46,8 @@ export interface JobRecord {
   id: string
   op: string
   surface: JobSurface
+  /** The principal that submitted it (src/access/policy.ts Principal.owner): who may read and cancel it. */
+  owner: string
   state: JobState
   inputDigest: string
   idempotencyKey: string | null
@@ -56,6 +58,8 @@ export interface JobRecord {
   startedAt: number | null
   finishedAt: number | null
   purgedAt: number | null
+  /** When its run wrote its effects (a research run) in the transaction that sealed it; a cancel no longer wins. */
+  sealedAt: number | null
 }
 
 /** Published on the job's channel: every progress change and state change; a final event carries the outcome. */
@@ -71,6 +75,8 @@ export interface JobEvent {
 export interface SubmitRequest {
   op: string
   surface: JobSurface
+  /** Who submits it (Principal.owner): its Idempotency-Key is looked up among this owner's jobs only. */
+  owner: string
   /** The parsed input; it must survive JSON (it is stored and re-run after a restart). */
   input: unknown
   idempotencyKey?: string | null

@@ -60,7 +60,7 @@ async function loadRuntime(registry: FastifyInstance['registry']): Promise<McpRu
 }
 
 export default async function mcpPlugin(app: FastifyInstance, opts: McpPluginOptions) {
-  const { config, clock, registry, callerCounters: counters, auth } = app
+  const { config, clock, registry, callerCounters: counters } = app
   const { trading } = opts
   const sessions = new Map<string, Session>()
 
@@ -85,8 +85,8 @@ export default async function mcpPlugin(app: FastifyInstance, opts: McpPluginOpt
     },
   })
 
-  const contextOf = (req: FastifyRequest, credential: OperationContext['credential']): OperationContext =>
-    operationContext(app, { credential, requestId: req.id, baseUrl: baseUrlOf(req, config), log: req.log })
+  const contextOf = (req: FastifyRequest): OperationContext =>
+    operationContext(app, { credential: req.credential, principal: req.principal, requestId: req.id, baseUrl: baseUrlOf(req, config), log: req.log })
 
   function touch(id: string, session: Session) {
     session.lastSeen = clock.now()
@@ -118,13 +118,13 @@ export default async function mcpPlugin(app: FastifyInstance, opts: McpPluginOpt
     if (origin !== undefined && !config.corsOrigins.includes(origin)) {
       throw new Refusal('forbidden', `origin ${origin.slice(0, 200)} may not use ${MCP_PATH}; CORS_ORIGINS lists the allowed ones`)
     }
-    // Authenticated per request, like every API call: a bad bearer is refused before any message is read.
-    const credential = await auth.identify(req.headers.authorization, clock.now())
-    const binding: RequestBinding = { context: contextOf(req, credential), bodyBytes: Number(req.headers['content-length'] ?? 0) }
+    // Authenticated per request by the host's access plugin, like every API call: a bad bearer was refused before any
+    // message was read; each message then asks the policy as the tool or resource it names.
+    const binding: RequestBinding = { context: contextOf(req), bodyBytes: Number(req.headers['content-length'] ?? 0) }
     const authInfo: AuthInfo = {
       token: '',
-      clientId: credential?.subject ?? 'anonymous',
-      scopes: [...(credential?.scopes ?? [])],
+      clientId: req.principal.subject,
+      scopes: [...req.principal.scopes],
       extra: { [BINDING]: binding },
     }
 

@@ -12,6 +12,7 @@ import { maxEdgeBody } from '../trading/schemas.js'
 import type { TradingService } from '../trading/service.js'
 import { noInput } from '../caller/operation.js'
 import { SURFACE_PREFIX } from '../jobs/view.js'
+import { listedAction } from '../access/doors.js'
 
 type JsonSchema = Record<string, unknown>
 
@@ -32,7 +33,7 @@ export interface McpTool {
   description: string
   /** JSON Schema of the arguments; MCP wants an object schema at the top. */
   inputSchema: JsonSchema & { type: 'object' }
-  /** Runs in the mill: needs scope run:heavy when ADMIN_TOKEN is set, and is refused while the host sheds load. */
+  /** Runs in the mill (the policy's compute.heavy), and is refused while the host sheds load. */
   heavy: boolean
   /** 'large' when the tool takes bodies up to LARGE_BODY_LIMIT_BYTES, as its HTTP route does. */
   bodyLimit: 'default' | 'large'
@@ -75,9 +76,8 @@ function operationTool(op: AnyOperation): McpTool {
     route: { method: op.method, path: `${SURFACE_PREFIX.caller}${op.path}` },
     admit(args, { op: ctx }) {
       try {
-        // Nature (chat), admin and scope first; then run:heavy, as /run asks of heavy batches; then input, limits, admission.
+        // Nature (chat), then the access policy (as the route asks it), then input, limits, admission.
         admitBeforeInput(op, args, ctx)
-        if (op.heavy) ctx.auth.require(ctx.credential, 'run:heavy', op.name)
         const input = parseInput(op, args)
         admitParsed(op, input, ctx)
         return input
@@ -107,6 +107,9 @@ interface TradingToolSpec<S extends z.ZodType> {
 
 function tradingTool<S extends z.ZodType>(spec: TradingToolSpec<S>): McpTool {
   const heavy = spec.job !== undefined
+  // The tool is its route's door: the same action of the access policy.
+  const action = listedAction(spec.route.method, spec.route.path)
+  if (!action) throw new Error(`the route of MCP tool ${spec.name} has no action in src/access/doors.ts`)
   return {
     name: spec.name,
     title: spec.title,
@@ -118,7 +121,7 @@ function tradingTool<S extends z.ZodType>(spec: TradingToolSpec<S>): McpTool {
     largeAnswer: heavy,
     route: spec.route,
     admit(args, { op: ctx }) {
-      if (heavy) ctx.auth.require(ctx.credential, 'run:heavy', spec.name)
+      ctx.policy.authorize(ctx.principal, action, undefined, spec.name)
       const input = parseInput({ name: spec.name, input: spec.input }, args)
       if (heavy) ctx.admission.admitHeavy(spec.name)
       return input

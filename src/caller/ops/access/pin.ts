@@ -90,7 +90,7 @@ export const pin = defineOperation({
   bodyLimit: 'large',
   textMembers: ['json'],
   largeAnswer: true,
-  requiredScope: (raw) => (isWrite(raw) ? 'pin:write' : null),
+  action: (raw) => (isWrite(raw) ? 'pin.write' : 'pin.read'),
   // The read example reads what the first one pins (examples run in order on one host).
   examples: [
     { content: 'hello, pinned world\n', label: 'greeting' },
