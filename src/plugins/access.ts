@@ -15,6 +15,8 @@ export type RouteAccess = Action | 'operation'
 declare module 'fastify' {
   interface FastifyInstance {
     policy: Policy
+    /** Every route's door by `METHOD url` as registered (HEAD and OPTIONS included): the door table's source. */
+    routeAccess: ReadonlyMap<string, RouteAccess>
   }
   interface FastifyRequest {
     credential: Credential | null
@@ -42,11 +44,16 @@ export default fp(
     app.decorate('policy', createPolicy({ open: auth.open, heavy: app.config.heavyAccess }))
     app.decorateRequest('credential', null)
     app.decorateRequest('principal', null as unknown as Principal)
+    const routeAccess = new Map<string, RouteAccess>()
+    app.decorate('routeAccess', routeAccess)
 
     app.addHook('onRoute', (route) => {
       const config = (route.config ?? {}) as { access?: RouteAccess; operation?: string }
-      if (config.access) return
       const methods = Array.isArray(route.method) ? route.method : [route.method]
+      if (config.access) {
+        for (const m of methods) routeAccess.set(`${m} ${route.url}`, config.access)
+        return
+      }
       // A HEAD route (Fastify adds one per GET) is its GET's door; a CORS preflight (OPTIONS) carries no credential
       // and reaches no data.
       const actions = new Set(methods.map((m) => m === 'OPTIONS' ? 'host.read'
@@ -56,6 +63,7 @@ export default fp(
         throw new Error(`route ${methods.join(',')} ${route.url} names no action of the access policy: set config.access, or list it in src/access/doors.ts`)
       }
       route.config = { ...config, access }
+      for (const m of methods) routeAccess.set(`${m} ${route.url}`, access)
     })
 
     app.addHook('onRequest', (req, _reply, done) => {
