@@ -6,6 +6,7 @@ import type pg from 'pg'
 import { numberPlaceholders, valuesFor, type NumberedStatement } from './placeholders.js'
 import { Refusal } from '../refusal.js'
 import type { Sql, SqlParams, SqlRunResult, TransactionOptions } from './sql.js'
+import { refuseUnstorable } from './storable.js'
 
 export interface PostgresPoolOptions {
   connectionString: string
@@ -58,6 +59,7 @@ export function createPostgresSql(pool: pg.Pool, { maxNamed = MAX_NAMED_STATEMEN
     const rowMode = arrays ? { rowMode: 'array' as const } : {}
     // Without parameters the text goes as it is (simple protocol): a migration file's several statements run too.
     if (params === undefined) return arrays ? on.query({ text, ...rowMode }) : on.query(text)
+    refuseUnstorable(params)
     let statement = numbered.get(text)
     if (!statement) {
       if (numbered.size >= maxNamed) {

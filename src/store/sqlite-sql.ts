@@ -4,6 +4,7 @@
 // inside it.
 import type Database from 'better-sqlite3'
 import type { Sql, SqlParams, SqlRunResult } from './sql.js'
+import { refuseUnstorable } from './storable.js'
 
 type Statement = Database.Statement<unknown[], unknown>
 
@@ -31,8 +32,11 @@ export function createSqliteSql(db: Database.Database): SqliteSql {
   }
   const statement = preparedOnce(false)
   const rawStatement = preparedOnce(true)
-  const bind = (params: SqlParams | undefined): unknown[] =>
-    params === undefined ? [] : Array.isArray(params) ? (params as unknown[]) : [params]
+  const bind = (params: SqlParams | undefined): unknown[] => {
+    if (params === undefined) return []
+    refuseUnstorable(params)
+    return Array.isArray(params) ? (params as unknown[]) : [params]
+  }
 
   const direct = {
     all: <R>(text: string, params?: SqlParams) => statement(text).all(...bind(params)) as R[],
