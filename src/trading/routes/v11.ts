@@ -144,7 +144,7 @@ export default async function v11Routes(parent: FastifyInstance, ctx: TradingCon
     },
   }, async (req, reply) => {
     const key = req.headers['idempotency-key']
-    const answer = await cycles.run(req.body, typeof key === 'string' ? key : null)
+    const answer = await cycles.run(req.body, typeof key === 'string' ? key : null, req.principal.owner)
     if (answer.replayed) reply.header('idempotent-replayed', 'true')
     return reply.code(answer.status).send(answer.body)
   })
