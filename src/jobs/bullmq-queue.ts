@@ -42,8 +42,8 @@ const MAX_STALLED = 1000
 const DISPATCH_WAIT_MS = 1000
 /** A request waiting on a job re-reads its row this often, should an event be lost while Redis reconnects. */
 const SETTLED_POLL_MS = 2000
-/** A running job's replica is told to cancel; if the job is not final by then (the replica is gone), the row is. */
-const REMOTE_CANCEL_WAIT_MS = CANCEL_GRACE_MS + 1000
+/** A job handed back after transient store faults is dispatched again this long after. */
+const HAND_BACK_DELAY_MS = 2000
 /** Progress of jobs running elsewhere, kept for reads on this replica (entries leave at the final event). */
 const MAX_PROGRESS_ELSEWHERE = 10_000
 
@@ -58,7 +58,14 @@ export function createBullJobQueue(opts: BullQueueOptions): JobQueue {
   const bus = createRedisBus(opts.redisUrl, opts.commands, (err, what) => log?.warn({ err }, `job events: ${what} failed`))
   const channel = createSharedChannel(bus, `${prefix}jobs:events`)
   const cancelChannel = `${prefix}jobs:cancel`
-  const runner = createLocalRunner({ repo, channel, clock, concurrency, maxRunMs, log })
+  // A job handed back after transient store faults is dispatched again after a pause (or by the next upkeep).
+  const runner = createLocalRunner({
+    repo, channel, clock, concurrency, maxRunMs, log,
+    handBack: (id) => setTimeout(() => {
+      if (flags.closing) return
+      void repo.get(id).then((row) => row && row.state === 'queued' && dispatch(row)).catch(() => undefined)
+    }, HAND_BACK_DELAY_MS).unref(),
+  })
   const { executors, active, flags } = runner
   const purger = createPurger(repo, clock, retentionMs, log)
   const list = pagedList<{ n: number; job: JobRecord }>('jobs', ['integer'], (row) => [row.n])
@@ -122,19 +129,6 @@ export function createBullJobQueue(opts: BullQueueOptions): JobQueue {
       await bullJob.moveToWait(token)
       throw new WaitingError()
     }
-  }
-
-  /** Resolves when the job's final event arrives here (from any replica) or after ms. */
-  function finalWithin(id: string, ms: number): Promise<void> {
-    return new Promise((resolve) => {
-      const done = () => {
-        clearTimeout(timer)
-        unsubscribe()
-        resolve()
-      }
-      const unsubscribe = channel.subscribe(id, (event) => { if (isFinal(event.job.state)) done() })
-      const timer = setTimeout(done, ms)
-    })
   }
 
   function settledOf(id: string): Promise<SettledJob> {
@@ -221,20 +215,15 @@ export function createBullJobQueue(opts: BullQueueOptions): JobQueue {
     async cancel(id) {
       const job = await repo.get(id)
       if (!job || isFinal(job.state)) return job
-      const here = active.get(id)
-      if (job.state === 'queued') {
-        await runner.finish(job, 'cancelled', { refuse: cancelledRefusal(job.op, false) })
-        // A replica that took it meanwhile finds the row final; one already running it stops.
-        here?.controller.abort()
-        bus.publish(cancelChannel, { id })
-        await within(queue.remove(id), DISPATCH_WAIT_MS, 0).catch(() => 0)
-      } else {
+      // The row decides first, on every replica alike (src/jobs/effects.ts): the cancel is written unless the job is
+      // final or sealed (its run's effects are stored). A replica running it then stops; one that takes it later, or
+      // whose run ends later, finds the row final and changes nothing: no run of a cancelled job is stored.
+      if (await runner.finish(job, 'cancelled', { refuse: cancelledRefusal(job.op, false) })) {
+        const here = active.get(id)
         if (here) here.controller.abort()
         else bus.publish(cancelChannel, { id })
-        await finalWithin(id, here ? CANCEL_GRACE_MS + 150 : REMOTE_CANCEL_WAIT_MS)
-        const now = await repo.get(id)
-        // Nobody ended it: its replica is gone. The row is cancelled here; the stalled re-run finds it final.
-        if (now && !isFinal(now.state)) await runner.finish(now, 'cancelled', { refuse: cancelledRefusal(now.op, false) })
+        if (job.state === 'queued') await within(queue.remove(id), DISPATCH_WAIT_MS, 0).catch(() => 0)
+        else if (here) await Promise.race([here.done, new Promise((resolve) => setTimeout(resolve, CANCEL_GRACE_MS + 150))])
       }
       return live((await repo.get(id))!)
     },

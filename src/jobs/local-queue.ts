@@ -33,11 +33,22 @@ export interface LocalQueueOptions {
 
 export type LocalJobQueue = JobQueue & { readonly channel: JobChannel }
 
+/** A job handed back after transient store faults waits this long before it is run again. */
+const HAND_BACK_DELAY_MS = 2000
+
 export function createLocalJobQueue(opts: LocalQueueOptions): LocalJobQueue {
   const { store, clock, concurrency, maxQueued, retentionMs, log } = opts
   const repo = createJobRepository(store.sql)
   const channel = opts.channel ?? createLocalChannel()
-  const runner = createLocalRunner({ repo, channel, clock, concurrency, maxRunMs: opts.maxRunMs, log })
+  const runner = createLocalRunner({
+    repo, channel, clock, concurrency, maxRunMs: opts.maxRunMs, log,
+    // Handed back after transient store faults: it waits its turn again after a pause.
+    handBack: (id) => setTimeout(() => {
+      if (flags.closing) return
+      waiting.push(id)
+      pump()
+    }, HAND_BACK_DELAY_MS).unref(),
+  })
   const { executors, waiting, active, waiters, flags, withLive, finish, pump } = runner
   const list = pagedList<{ n: number; job: JobRecord }>('jobs', ['integer'], (row) => [row.n])
   const purger = createPurger(repo, clock, retentionMs, log)
@@ -114,22 +125,24 @@ export function createLocalJobQueue(opts: LocalQueueOptions): LocalJobQueue {
   return queue
 }
 
-/** Cancels a job: a waiting one at once; a running one is aborted and given the mill's grace to stop. */
+/**
+ * Cancels a job. The row decides first (src/jobs/effects.ts): the cancel is written unless the job is final or sealed
+ * (its run's effects are stored: it ends with its answer). Then a running one is aborted and given the mill's grace
+ * to stop; a run that took the job meanwhile finds it cancelled (its start, seal or finish changes nothing).
+ */
 async function cancelJob(repo: JobRepository, runner: LocalRunner, id: string): Promise<JobRecord | null> {
   const { waiting, active, finish, withLive } = runner
   const job = await repo.get(id)
   if (!job || isFinal(job.state)) return job
-  const live = active.get(id)
-  if (job.state === 'queued' || !live) {
+  if (await finish(job, 'cancelled', { refuse: cancelledRefusal(job.op, false) })) {
     const at = waiting.indexOf(id)
     if (at >= 0) waiting.splice(at, 1)
-    // A run that took the job meanwhile finds it cancelled (its start or finish changes nothing) and stops.
-    live?.controller.abort()
-    await finish(job, 'cancelled', { refuse: cancelledRefusal(job.op, false) })
-  } else {
-    live.controller.abort()
-    // The mill raises the task's flag and terminates its worker after CANCEL_GRACE_MS: wait a little beyond.
-    await Promise.race([live.done, new Promise((resolve) => setTimeout(resolve, CANCEL_GRACE_MS + 150))])
+    const live = active.get(id)
+    if (live) {
+      live.controller.abort()
+      // The mill raises the task's flag and terminates its worker after CANCEL_GRACE_MS: wait a little beyond.
+      await Promise.race([live.done, new Promise((resolve) => setTimeout(resolve, CANCEL_GRACE_MS + 150))])
+    }
   }
   return withLive((await repo.get(id))!)
 }

@@ -1,6 +1,7 @@
 // Stored research runs: each answer is kept with the digest of everything that determined it, so a repeat is recognised.
 import type { Clock } from '../clock.js'
 import { digestOf } from './checksum.js'
+import { sealRunningJob } from '../jobs/effects.js'
 import { iso } from './present.js'
 import type { DatasetRow, RunKind, TradingRepository } from './repository.js'
 import { PLATFORM_VERSION } from './schemas.js'
@@ -58,6 +59,9 @@ export function createRunRecorder(repo: TradingRepository, clock: Clock, retenti
     const seen = await repo.firstRunWithDigest(digest)
     if (seen && (!equity || seen.has_equity)) return repeatOf(seen)
     return repo.transaction(async (tx) => {
+      // Run as a job, the run is that job's effect: written only if the job is still running, and sealing it (a
+      // cancel can no longer win); if a cancel won, this throws and nothing of the run is stored (src/jobs/effects.ts).
+      await sealRunningJob(tx.sql)
       const first = await tx.firstRunWithDigest(digest)
       if (first) {
         if (equity && !first.has_equity) await tx.setMissingRunEquity(first.id, equity)
