@@ -24,6 +24,8 @@ export interface LocalQueueOptions {
   concurrency: number
   /** Jobs that may wait; past it submissions are refused with `occupied` (the mill's queue bound). */
   maxQueued: number
+  /** Unfinished jobs one owner may have (JOBS_PER_CLIENT): its share of the queue; unbounded when absent. */
+  perOwner?: number
   retentionMs: number
   /** JOB_MAX_MS: a run is stopped past it and fails with `timeout`. */
   maxRunMs: number
@@ -74,7 +76,7 @@ export function createLocalJobQueue(opts: LocalQueueOptions): LocalJobQueue {
     async submit(request: SubmitRequest): Promise<SubmitAnswer> {
       if (flags.closing) throw new Refusal('occupied', 'the host is shutting down', { op: request.op, retryAfterS: 5 })
       if (!executors.has(request.op)) throw new Refusal('not_found', `${request.op} does not run as a job`, { op: request.op })
-      const { job, created } = await storeSubmission(repo, request, clock, () => {
+      const { job, created } = await storeSubmission(repo, request, clock, opts.perOwner, () => {
         if (waiting.length >= maxQueued && active.size >= concurrency) {
           throw new Refusal('occupied', `the job queue is full (${maxQueued} waiting jobs)`, { op: request.op, retryAfterS: runner.durations.retryAfterS(waiting.length, concurrency) })
         }

@@ -11,9 +11,12 @@ import { JOB_STATES, type JobOutcome, type JobRecord, type JobState, type JobSta
 
 /**
  * Stores a submission as a queued row, or answers the job its Idempotency-Key already names (here or on another
- * replica: the unique index decides a race). `admit` runs only for a new job and throws to refuse it (queue full).
+ * replica: the unique index decides a race). A new job must fit its owner's share (perOwner unfinished jobs, counted
+ * in the database so every replica sees the same count), then `admit` (the global bound) may refuse it.
  */
-export async function storeSubmission(repo: JobRepository, request: SubmitRequest, clock: Clock, admit: () => void | Promise<void>): Promise<SubmitAnswer> {
+export async function storeSubmission(
+  repo: JobRepository, request: SubmitRequest, clock: Clock, perOwner: number | undefined, admit: () => void | Promise<void>,
+): Promise<SubmitAnswer> {
   // One serialisation serves the digest and the stored parts; an input may be megabytes of DIMACS, so it is written
   // and hashed a part at a time with loop turns between (the digest is the whole text's: replays compare it).
   const hash = createHash('sha256').update(request.op).update('\0')
@@ -26,6 +29,10 @@ export async function storeSubmission(repo: JobRepository, request: SubmitReques
   const key = request.idempotencyKey ?? null
   const existing = key !== null ? await sameKeyJob(repo, request, key, inputDigest) : null
   if (existing) return { job: existing, created: false }
+  if (perOwner !== undefined && (await repo.unfinishedOf(request.owner)) >= perOwner) {
+    throw new Refusal('occupied', `this client already has ${perOwner} unfinished jobs (JOBS_PER_CLIENT, its share of the queue); ` +
+      'wait for one to end or cancel one', { op: request.op, retryAfterS: 2, hints: { limit: 'JOBS_PER_CLIENT', value: perOwner } })
+  }
   await admit()
   const id = randomUUID()
   const job = await repo.insert({ id, op: request.op, surface: request.surface, owner: request.owner, inputParts, inputDigest, idempotencyKey: key, createdAt: clock.now() })

@@ -44,6 +44,7 @@ async function queueFor(app: FastifyInstance, { config, clock }: JobsPluginOptio
     clock,
     concurrency: config.millThreads,
     maxQueued: config.millQueue,
+    perOwner: config.jobsPerClient,
     retentionMs: config.jobRetentionH * 3_600_000,
     maxRunMs: config.jobMaxMs,
     log: app.log,

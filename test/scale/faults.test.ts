@@ -49,7 +49,7 @@ describe.skipIf(missing !== null)('connection cuts and a replica SIGKILL during 
       const port = await freePort()
       const server = startServer({
         DATABASE_URL: database.url, DATABASE_POOL_MAX: '4', REDIS_URL: redis.url, REDIS_PREFIX: prefix, PORT: String(port), HOST: '127.0.0.1',
-        RATE_LIMIT_PER_MIN: '0', MAX_EVENT_LOOP_DELAY_MS: '60000', MILL_QUEUE: '64', LOG_LEVEL: 'error',
+        RATE_LIMIT_PER_MIN: '0', MAX_EVENT_LOOP_DELAY_MS: '60000', MILL_QUEUE: '64', JOBS_PER_CLIENT: '64', LOG_LEVEL: 'error',
       }, { compiled: true })
       replicas.push({ base: `http://127.0.0.1:${port}`, server })
       await waitForHealth(`http://127.0.0.1:${port}/health`, { server, timeoutMs: 90_000 })
