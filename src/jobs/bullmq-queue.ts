@@ -15,6 +15,7 @@ import { createLocalRunner } from './local-runner.js'
 import { cancelledRefusal } from './outcomes.js'
 import { createPurger, failWaiters, interruptedTwice, outcomeOf, settledFromRow, storedStats, storeSubmission } from './queue-core.js'
 import { createJobRepository } from './repository.js'
+import { retryTransient } from '../store/faults.js'
 import { isFinal, type JobListQuery, type JobProgress, type JobQueue, type JobRecord, type SettledJob } from './types.js'
 
 /** The in-process queue's options (concurrency: this replica's runs; maxQueued: the shared queue's bound) and Redis. */
@@ -42,7 +43,7 @@ const MAX_STALLED = 1000
 const DISPATCH_WAIT_MS = 1000
 /** A request waiting on a job re-reads its row this often, should an event be lost while Redis reconnects. */
 const SETTLED_POLL_MS = 2000
-/** A job handed back after transient store faults is dispatched again this long after. */
+/** A job handed back after transient store faults, or not taken by Redis in time, is dispatched again this long after. */
 const HAND_BACK_DELAY_MS = 2000
 /** Progress of jobs running elsewhere, kept for reads on this replica (entries leave at the final event). */
 const MAX_PROGRESS_ELSEWHERE = 10_000
@@ -61,11 +62,15 @@ export function createBullJobQueue(opts: BullQueueOptions): JobQueue {
   // A job handed back after transient store faults is dispatched again after a pause (or by the next upkeep).
   const runner = createLocalRunner({
     repo, channel, clock, concurrency, maxRunMs, log,
-    handBack: (id) => setTimeout(() => {
+    handBack: (id) => redispatchLater(id),
+  })
+  /** Dispatches a queued job again a little later (a no-op once it is running or final). */
+  function redispatchLater(id: string): void {
+    setTimeout(() => {
       if (flags.closing) return
       void repo.get(id).then((row) => row && row.state === 'queued' && dispatch(row)).catch(() => undefined)
-    }, HAND_BACK_DELAY_MS).unref(),
-  })
+    }, HAND_BACK_DELAY_MS).unref()
+  }
   const { executors, active, flags } = runner
   const purger = createPurger(repo, clock, retentionMs, log)
   const list = pagedList<{ n: number; job: JobRecord }>('jobs', ['integer'], (row) => [row.n])
@@ -114,14 +119,21 @@ export function createBullJobQueue(opts: BullQueueOptions): JobQueue {
 
   async function processJob(bullJob: Job<{ id: string }>, token?: string): Promise<void> {
     const { id } = bullJob.data
-    const job = await repo.get(id)
+    // A store fault here must not lose the job: BullMQ drops a job whose processing throws (removeOnFail), while its
+    // row stays queued; it is dispatched again shortly instead.
+    const job = await retryTransient(() => repo.get(id)).catch((err: unknown) => {
+      log?.warn({ err, job: id }, 'job row unread (store fault): dispatched again shortly')
+      redispatchLater(id)
+      return undefined
+    })
+    if (job === undefined) return
     // Final (cancelled before it ran, or ended elsewhere), or still running here: this replica's lock lapsed while its
     // event loop was held up, and the stalled check handed the job back to it.
     if (!job || isFinal(job.state) || active.has(id)) return
     if (job.state === 'running') {
       // Its run stopped with its replica (died, or shut down): this is the re-run, unless it was the second.
       if (job.attempts >= 2) return void await runner.finish(job, 'failed', { refuse: interruptedTwice(job.op) })
-      if (!(await repo.requeue(id))) return
+      if (!(await retryTransient(() => repo.requeue(id)))) return
     }
     await runner.runJob(id)
     if (flags.closing && (await repo.get(id))?.state === 'running') {
@@ -192,11 +204,17 @@ export function createBullJobQueue(opts: BullQueueOptions): JobQueue {
           throw new Refusal('occupied', `the job queue is full (${maxQueued} waiting jobs)`, { op: request.op, retryAfterS: runner.durations.retryAfterS(waiting, concurrency) })
         }
       })
-      if (!created) return { job: live(job), created }
+      if (!created) {
+        // A replay of a job still waiting: its first submission may have died between its row and its dispatch (its
+        // replica killed); dispatching again is a no-op when BullMQ has it already.
+        if (job.state === 'queued') void dispatch(job)
+        return { job: live(job), created }
+      }
       // Kept for a run on this replica; dropped at the job's final event when another replica ran it.
       runner.inputs.set(job.id, request.input ?? null)
       runner.publish('queued', job)
-      await dispatch(job)
+      // Not taken by Redis in time (a slow or reconnecting Redis): tried again shortly, not only at the minute's upkeep.
+      if (!(await dispatch(job))) redispatchLater(job.id)
       return { job: live((await repo.get(job.id))!), created }
     },
 

@@ -5,11 +5,11 @@
 // none failed for a transient fault; no cancelled job's run is stored and every succeeded one's is, once. Skipped with
 // the reason printed without PostgreSQL or Redis (a failure under CI=true).
 import { setTimeout as sleep } from 'node:timers/promises'
-import pg from 'pg'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { request } from 'undici'
 import { buildApp } from '../../src/app.js'
 import { createTestDatabase, postgresUnavailable, type TestDatabase } from '../../src/store/test-postgres.js'
+import { createPostgresPool, createPostgresSql } from '../../src/store/postgres-sql.js'
 import { freePort, requireCompiledServer, startServer, stopServer, waitForHealth, type ServerProcess } from '../process.js'
 import { redisForTests, testPrefix, until } from '../redis/helper.js'
 import { testConfig } from '../helper.js'
@@ -66,15 +66,16 @@ describe.skipIf(missing !== null)('connection cuts and a replica SIGKILL during 
   })
 
   it('ends with every acknowledged write present, no cancelled job\'s run stored, no accepted job failed', async () => {
-    const side = new pg.Client({ connectionString: database.url })
-    await side.connect()
+    // The side connection: one of its own, which it never cuts (its own backend is left out).
+    const sidePool = createPostgresPool({ connectionString: database.url, max: 1, connectionTimeoutMs: 5000 })
+    const side = createPostgresSql(sidePool)
     let cutting = true
     let cuts = 0
     const cutter = (async () => {
       while (cutting) {
-        const { rowCount } = await side.query(
+        const cut = await side.all(
           "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = current_database() AND application_name = 'ncm-hub' AND pid <> pg_backend_pid()")
-        cuts += rowCount ?? 0
+        cuts += cut.length
         await sleep(150 + Math.random() * 250)
       }
     })()
@@ -139,10 +140,10 @@ describe.skipIf(missing !== null)('connection cuts and a replica SIGKILL during 
     cutting = false
     await cutter
     console.log(`faults test: mix ${mixedAt - startedAt} ms, jobs final ${Date.now() - mixedAt} ms later`)
-    const runs = await side.query<{ request: string }>("SELECT request FROM runs WHERE kind = 'simulate'")
-    await side.end()
+    const runs = await side.all<{ request: string }>("SELECT request FROM runs WHERE kind = 'simulate'")
+    await sidePool.end()
 
-    const runSeeds = runs.rows.map((r) => (JSON.parse(r.request) as { seed: number }).seed)
+    const runSeeds = runs.map((r) => (JSON.parse(r.request) as { seed: number }).seed)
     const byState = (state: string) => accepted.filter((j) => finals.get(j.id)!.state === state)
     console.log(`faults test: ${cuts} connections cut; ${accepted.length} jobs accepted (${byState('succeeded').length} succeeded, ` +
       `${byState('cancelled').length} cancelled, ${byState('failed').length} failed), ${pins.size} pins acknowledged, ` +
