@@ -7,6 +7,8 @@ import { HUB_VERSION, NCM_VERSION } from '../version.js'
 import { hostDocumentBuilder } from './host-documents.js'
 
 export const HOST_TITLE = 'NCM Hub'
+/** The name of the bearer security scheme in the OpenAPI documents (the explorer's Authorize dialog shows it). */
+export const BEARER_SCHEME = 'bearer'
 
 const REFERENCE_FAVICON =
   "data:image/svg+xml,%3Csvg xmlns='http://www.w3.org/2000/svg' viewBox='0 0 16 16'%3E%3Crect width='16' height='16' rx='3' fill='%23234'/%3E%3C/svg%3E"
@@ -96,6 +98,18 @@ export default fp(
             "text/event-stream' -d '{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/list\"}'`.",
         },
         servers: [{ url: '/', description: 'this host' }],
+        // Optional everywhere (`{}`): what needs a credential refuses without one (401/403, documented per operation).
+        security: [{}, { [BEARER_SCHEME]: [] }],
+        components: {
+          securitySchemes: {
+            [BEARER_SCHEME]: {
+              type: 'http',
+              scheme: 'bearer',
+              description: 'ADMIN_TOKEN, or a token minted by POST /api/v1/grant with the scopes it carries (pin:write, run:heavy, ' +
+                'admin:read, trading:write). With no ADMIN_TOKEN set the host is open and needs none.',
+            },
+          },
+        },
         tags: [
           { name: 'discovery', description: 'what the caller API is and can do' },
           { name: 'logic', description: 'SAT solving and CNF analysis' },

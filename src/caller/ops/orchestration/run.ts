@@ -2,7 +2,7 @@
 import { z } from 'zod'
 import { defineOperation, type OperationContext } from '../../operation.js'
 import { runOperation } from '../../gate.js'
-import { Refusal, refusalSchema, type RefusalBody } from '../../../refusal.js'
+import { Refusal, REFUSAL_CODES, refusalSchema, type RefusalBody } from '../../../refusal.js'
 import { findOperation } from '../../grammar.js'
 import { jsonWeight } from '../../../engines/diff/json-patch.js'
 import type { AnyOperation } from '../../operation.js'
@@ -117,6 +117,8 @@ export const run = defineOperation({
   provenance: ['computed', 'measured', 'stored'],
   bodyLimit: 'large',
   largeAnswer: true,
+  // a single operation's refusal is the answer's: any of them
+  refusals: REFUSAL_CODES,
   checkLimits: (input) => {
     if ('batch' in input && input.batch.length > MAX_BATCH) {
       throw new Refusal('over_limit', `a batch holds at most ${MAX_BATCH} jobs; this one has ${input.batch.length}`)
