@@ -130,13 +130,12 @@ describe('MCP origins', () => {
 describe('MCP dataset resources', () => {
   it('read a dataset by symbol, by symbol@timeframe and by id, alike; an unknown symbol is not_found', async () => {
     const client = await connect('/mcp')
-    const bySymbol = await client.readResource({ uri: 'ncm://datasets/SYN-DAILY' })
-    const dataset = JSON.parse(bySymbol.contents[0]!.text as string)
+    const text = async (uri: string) => ((await client.readResource({ uri })).contents[0] as { text: string }).text
+    const bySymbol = await text('ncm://datasets/SYN-DAILY')
+    const dataset = JSON.parse(bySymbol)
     expect(dataset.symbol).toBe('SYN-DAILY')
-    const byId = await client.readResource({ uri: `ncm://datasets/${dataset.id}` })
-    const byKey = await client.readResource({ uri: `ncm://datasets/${encodeURIComponent(`SYN-DAILY@${dataset.timeframe}`)}` })
-    expect(byId.contents[0]!.text).toBe(bySymbol.contents[0]!.text)
-    expect(byKey.contents[0]!.text).toBe(bySymbol.contents[0]!.text)
+    expect(await text(`ncm://datasets/${dataset.id}`)).toBe(bySymbol)
+    expect(await text(`ncm://datasets/${encodeURIComponent(`SYN-DAILY@${dataset.timeframe}`)}`)).toBe(bySymbol)
     await expect(client.readResource({ uri: 'ncm://datasets/NO-SUCH' })).rejects.toThrow(/no dataset "NO-SUCH"/)
   })
 })
