@@ -59,6 +59,8 @@ export function indexTools(tools: readonly McpTool[], others: readonly McpTool[]
   return {
     byName: new Map(tools.map((tool) => [tool.name, tool])),
     outside: new Map(others.map((tool) => [tool.name, tool.toolset])),
+    /** What the instructions tell a client about its toolsets. */
+    toolsetNote: toolsetNote(tools, others),
     listing: tools.map((tool) => ({
       name: tool.name,
       title: tool.title,
@@ -69,6 +71,12 @@ export function indexTools(tools: readonly McpTool[], others: readonly McpTool[]
   }
 }
 export type ToolIndex = ReturnType<typeof indexTools>
+
+function toolsetNote(tools: readonly McpTool[], others: readonly McpTool[]): string {
+  const names = (list: readonly McpTool[]) => [...new Set(list.map((tool) => tool.toolset))].join(', ')
+  const selected = `This connection's toolsets: ${names(tools) || 'none'}.`
+  return others.length ? `${selected} Others (${names(others)}): connect to ${MCP_TOOLSETS_HINT}<names> or ${MCP_TOOLSETS_HINT}all.` : selected
+}
 
 /**
  * One JSON-schema validator for every server. Left to itself, each Server builds an Ajv instance of its own (~2 ms of
@@ -85,7 +93,7 @@ export function createMcpServer(deps: McpServerDeps): Server {
     { name: 'ncm-hub', title: 'NCM Hub', version: HUB_VERSION },
     {
       capabilities: { tools: { listChanged: false }, resources: { listChanged: false } },
-      instructions: `${SERVER_INSTRUCTIONS} Contract ${NCM_VERSION}.`,
+      instructions: `${SERVER_INSTRUCTIONS} ${deps.tools.toolsetNote} Contract ${NCM_VERSION}.`,
       jsonSchemaValidator: (validator ??= new AjvJsonSchemaValidator()),
     },
   )

@@ -40,6 +40,7 @@ function dataOf(result: Awaited<ReturnType<Client['callTool']>>): any {
 describe('MCP toolsets', () => {
   it('the default connection lists the default toolsets within the tool budget and calls a tool of each', async () => {
     const client = await connect('/mcp')
+    expect(client.getInstructions()).toContain('This connection\'s toolsets: caller, trading. Others (discovery, admin): connect to /mcp?toolsets=')
     const { tools } = await client.listTools()
     const bytes = Buffer.byteLength(JSON.stringify(tools))
     console.log(`default toolsets ${DEFAULT_TOOLSETS.join(',')}: ${tools.length} tools, ${bytes} bytes of definitions`)
