@@ -93,7 +93,8 @@ export default fp(
             `The whole host: the honest-compute caller API (/api/v1, contract ${NCM_VERSION}), ` +
             'the paper-trading platform (/health, /api/v11, /api/v10, /api/v6) and the admin/go-live surface.\n\n' +
             'Agents: the caller operations and the trading research are also MCP tools at `/mcp` (Streamable HTTP; point an MCP ' +
-            'client at `http://<host>/mcp`). One message without a session answers as JSON — the transport requires both types ' +
+            'client at `http://<host>/mcp`; toolsets `caller` and `trading` by default, others with `/mcp?toolsets=discovery,admin` or ' +
+            '`all`, see docs/mcp.md). One message without a session answers as JSON — the transport requires both types ' +
             "in Accept: `curl -s localhost:8000/mcp -H 'content-type: application/json' -H 'accept: application/json, " +
             "text/event-stream' -d '{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/list\"}'`.",
         },
