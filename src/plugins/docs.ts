@@ -19,7 +19,12 @@ const REFERENCE_ROUTES = ['/reference', '/reference/', '/reference/js/scalar.js'
 const FORWARDED_HEADERS = ['content-type', 'location', 'cache-control', 'etag', 'last-modified'] as const
 /** Of the explorer's answers, what stays with the connection rather than the answer. */
 const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'transfer-encoding', 'date', 'content-length'])
-const EXPLORER_OPTIONS = { routePrefix: '/docs', uiConfig: { docExpansion: 'list' as const, deepLinking: true } }
+// Answers show their schema first: an "Example Value" the explorer generates from a schema is made up (regex-built
+// strings, placeholder numbers), and request bodies pre-fill from the registries' tested examples anyway.
+const EXPLORER_OPTIONS = {
+  routePrefix: '/docs',
+  uiConfig: { docExpansion: 'list' as const, deepLinking: true, defaultModelRendering: 'model' as const },
+}
 
 /** A Fastify instance of its own built on first use, holding a plugin the host only forwards requests to. */
 function lazyInner(build: (inner: FastifyInstance) => Promise<void>): { get(): Promise<FastifyInstance>; close(): Promise<void> } {
