@@ -106,7 +106,7 @@ describe('CDCL solver', () => {
 
   it('stops with UNKNOWN at a conflict budget, with the statistics so far', () => {
     const outcome = new CdclSolver(pigeonHole(9)).solve({ maxConflicts: 500 })
-    expect(outcome).toMatchObject({ status: 'UNKNOWN', stoppedBy: 'conflict_budget', model: null })
+    expect(outcome).toMatchObject({ status: 'UNKNOWN', stoppedBy: 'conflicts', model: null })
     expect(outcome.stats.conflicts).toBe(500)
   })
 
