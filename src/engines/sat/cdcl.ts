@@ -204,6 +204,8 @@ export class CdclSolver {
       core: status === 'UNSAT' && assumptions.length > 0 ? (core ?? []) : null,
     })
     if (this.unsat) return finish('UNSAT')
+    // A later call starts over from the level-0 facts (its assumptions may differ).
+    this.cancelUntil(0)
     if (watchClock && now() > deadline) return finish('UNKNOWN', 'deadline')
     // Work-based, not count-based: on a huge formula one conflict can cost milliseconds.
     let nextClockReading = CLOCK_WORK_INTERVAL
