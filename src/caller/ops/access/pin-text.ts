@@ -3,6 +3,7 @@
 import { z } from 'zod'
 import { defineOperation } from '../../operation.js'
 import { PIN_DIGEST, pinRepository, readPin } from '../../../access/pins.js'
+import { meta } from './pin.js'
 
 const input = z
   .object({
@@ -11,11 +12,7 @@ const input = z
   .strict()
 
 const output = z.object({
-  digest: z.string(),
-  size: z.number().int().describe('Bytes stored'),
-  media_type: z.enum(['text/plain', 'application/json']),
-  label: z.string().nullable(),
-  created_at: z.string(),
+  ...meta,
   verified: z.literal(true).describe('The stored bytes hash to the digest (checked on this read)'),
   content: z.string().describe('The stored bytes as UTF-8 text'),
 })
