@@ -125,9 +125,12 @@ function search(cnf: Cnf, blockedVars: number, options: RunOptions): SearchResul
     assertModel(cnf, last.model!)
     found.push(last.model!)
     if (found.length >= wanted) break
-    const blocking = new Int32Array(blockedVars)
-    for (let v = 1; v <= blockedVars; v++) blocking[v - 1] = last.model![v] === 1 ? -v : v
-    solver.addClause(blocking)
+    if (blockedVars === cnf.vars) solver.addClause(solver.blockingClause())
+    else {
+      const blocking = new Int32Array(blockedVars)
+      for (let v = 1; v <= blockedVars; v++) blocking[v - 1] = last.model![v] === 1 ? -v : v
+      solver.addClause(blocking)
+    }
     last = solver.solve(solveOptions)
   }
   const proof: WrittenProof | null =

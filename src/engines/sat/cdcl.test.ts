@@ -156,17 +156,25 @@ describe('CDCL solver', () => {
     expect(sat.solve()).toMatchObject({ status: 'SAT', core: null })
   })
 
-  it('enumerates distinct models through blocking clauses until none is left', () => {
-    const solver = new CdclSolver(cnfFromClauses([[1, 2, 3]], 3))
-    const seen = new Set<string>()
-    for (;;) {
-      const outcome = solver.solve()
-      if (outcome.status !== 'SAT') break
-      const model = Array.from(outcome.model!.subarray(1), (value, i) => value * (i + 1))
-      seen.add(model.join(' '))
-      solver.addClause(model.map((lit) => -lit))
-    }
-    expect(seen.size).toBe(7)
+  it('enumerates distinct models through blocking clauses (of the whole model, or of its decisions) until none is left', () => {
+    fc.assert(
+      fc.property(cnfArb, ({ vars, clauses }) => {
+        const count = Array.from({ length: 1 << vars }, (_, mask) => mask).filter((mask) =>
+          clauses.every((clause) => clause.some((lit) => ((mask >> (Math.abs(lit) - 1)) & 1) === (lit > 0 ? 1 : 0)))).length
+        for (const byDecisions of [false, true]) {
+          const solver = new CdclSolver(cnfFromClauses(clauses, vars))
+          const seen = new Set<string>()
+          for (let outcome = solver.solve(); outcome.status === 'SAT'; outcome = solver.solve()) {
+            expect(firstFalsifiedClause(cnfFromClauses(clauses, vars), outcome.model!)).toBe(-1)
+            const model = Array.from(outcome.model!.subarray(1), (value, i) => value * (i + 1))
+            seen.add(model.join(' '))
+            solver.addClause(byDecisions ? solver.blockingClause() : model.map((lit) => -lit))
+          }
+          expect(seen.size).toBe(count)
+        }
+      }),
+      { numRuns: 300, seed: 3 },
+    )
   })
 
   it('computes the Luby sequence', () => {

@@ -157,6 +157,9 @@ export class CdclSolver {
   /** The id the next clause gets: input clauses are 1…clauses in order, then the reserved ids, then lemmas. */
   private nextId: number
   private readonly inputClauses: number
+  /** addClause's duplicate and tautology marks, per literal code (allocated on first use). */
+  private addedMark: Int32Array | null = null
+  private addedStamp = 0
   /** LRAT: trail entries (all level 0) whose unit lemmas are written. */
   private unitsLogged = 0
 
@@ -282,15 +285,16 @@ export class CdclSolver {
     this.cancelUntil(0)
     if (this.unsat) return
     const buffer = new Int32Array(dimacs.length)
+    const mark = (this.addedMark ??= new Int32Array(2 * this.nVars + 2))
+    const stamp = ++this.addedStamp
     let size = 0
     for (let k = 0; k < dimacs.length; k++) {
       const lit = dimacs[k]!
       if (lit === 0 || lit > this.nVars || -lit > this.nVars) throw new RangeError(`literal ${lit} is outside the ${this.nVars} variables`)
       const code = toCode(lit)
-      const val = this.value[code]!
-      if (val === 1) return
-      if (val === 0 && !buffer.subarray(0, size).includes(code)) {
-        if (buffer.subarray(0, size).includes(code ^ 1)) return
+      if (this.value[code] === 1 || mark[code ^ 1] === stamp) return // satisfied at level 0, or a tautology
+      if (this.value[code] === 0 && mark[code] !== stamp) {
+        mark[code] = stamp
         buffer[size++] = code
       }
     }
@@ -298,6 +302,20 @@ export class CdclSolver {
     if (size === 0) this.unsat = true
     else if (size === 1) this.assign(buffer[0]!, NO_REASON)
     else this.attach(this.allocate(buffer, size, false, 0, id))
+  }
+
+  /**
+   * After a SAT answer: the negations of its decisions (DIMACS). Unit propagation from the decisions gave every other
+   * value, so this clause excludes exactly the model found: a short blocking clause for enumeration.
+   */
+  blockingClause(): number[] {
+    const out: number[] = []
+    for (let level = 1; level <= this.decisionLevel; level++) {
+      const at = this.trailLim[level - 1]!
+      const end = level < this.decisionLevel ? this.trailLim[level]! : this.trailLen
+      if (at < end && this.reason[this.trail[at]! >> 1] === NO_REASON) out.push(-dimacsOf(this.trail[at]!))
+    }
+    return out
   }
 
   /** Assumptions as literal codes, in order; the decision-level arrays grow to hold one level per assumption. */
