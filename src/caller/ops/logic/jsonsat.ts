@@ -68,6 +68,10 @@ export const jsonsat = defineOperation({
     // mill, which fails with the same refusal; a sync call answers it as before, only after the job was made (§2.6).
     if (isSmallFormula(i.formula)) parsed.set(i, flatFormula(i.formula))
   },
+  downloads: {
+    proof_out: { caption: 'write the proof of an UNSAT answer (proof.url) to this file', url: (data) => data.proof?.url ?? null },
+    cnf_out: { caption: 'write the CNF that was solved (cnf.url; with want_cnf or a proof) to this file', url: (data) => data.cnf.url },
+  },
   examples: [
     {
       formula: {

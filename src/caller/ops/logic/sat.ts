@@ -97,6 +97,7 @@ export const sat = defineOperation({
   bodyLimit: 'large',
   requiredScope: (raw) => (typeof raw === 'object' && raw !== null && 'proof' in raw && raw.proof !== 'none' ? 'pin:write' : null),
   checkLimits: checkSearchLimits,
+  downloads: { proof_out: { caption: 'write the proof of an UNSAT answer (proof.url) to this file', url: (data) => data.proof?.url ?? null } },
   examples: [
     { dimacs: 'c (x1 or x2) and (not x1 or x2) and (x1 or not x2)\np cnf 2 3\n1 2 0\n-1 2 0\n1 -2 0\n' },
     { dimacs: 'p cnf 1 2\n1 0\n-1 0\n', want_model: false, timeout_ms: 2000 },
