@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { clausesWork, logicTasks, quizWork, satWork } from './logic.js'
+import { clausesWork, jsonSatWork, logicTasks, quizWork, satWork } from './logic.js'
 import { parseFormula } from '../../engines/sat/formula.js'
 import { NO_PROGRESS } from '../progress.js'
 import { solveDimacs } from '../../engines/sat/answer.js'
@@ -58,5 +58,13 @@ describe('logic mill tasks', () => {
     const result = logicTasks['logic.sat']!(payload, { deadline: far, progress: NO_PROGRESS, cancelled: () => false })
     expect(result).toMatchObject({ ok: true, value: { verified: true, proof: { format: 'drat', steps: 1 } } })
     expect(Object.getOwnPropertySymbols(result)).toHaveLength(1)
+  })
+
+  it('keep the CNF of /jsonsat as DIMACS only up to its byte limit, saying when it is not kept', () => {
+    const formula = parseFormula({ and: [{ var: 'a' }, { not: { var: 'a' } }] })
+    const kept = jsonSatWork({ formula, wantModel: false, wantCnf: true, maxCnfBytes: 1 << 20 }, far)
+    expect(kept).toMatchObject({ ok: true, value: { cnf_dimacs: { bytes: expect.any(Number) }, warnings: [] } })
+    const over = jsonSatWork({ formula, wantModel: false, wantCnf: true, maxCnfBytes: 4 }, far)
+    expect(over).toMatchObject({ ok: true, value: { cnf_dimacs: null, warnings: [expect.stringMatching(/over the 4 kept: it is not stored/)] } })
   })
 })

@@ -43,8 +43,9 @@ export interface JsonSatTaskPayload {
   wantModel: boolean
   /** Budgets and the proof to write. */
   search?: SearchOptions
-  /** Return the Tseitin CNF as DIMACS text (it is returned beside a proof in any case). */
+  /** Return the Tseitin CNF as DIMACS text (it is returned beside a proof in any case), up to maxCnfBytes. */
   wantCnf?: boolean
+  maxCnfBytes?: number
 }
 
 /** A /jsonsat answer checked like /sat's, with the CNF it solved as DIMACS bytes when asked for. */
@@ -147,12 +148,17 @@ export function satWork({ dimacs, wantModel, limits, search }: SatTaskPayload, d
   })
 }
 
-export function jsonSatWork({ formula, wantModel, search, wantCnf }: JsonSatTaskPayload, deadline: number, context?: Pick<TaskContext, 'progress' | 'cancelled'>): TaskResult<CheckedJsonSatAnswer> {
+export function jsonSatWork({ formula, wantModel, search, wantCnf, maxCnfBytes = Number.POSITIVE_INFINITY }: JsonSatTaskPayload, deadline: number, context?: Pick<TaskContext, 'progress' | 'cancelled'>): TaskResult<CheckedJsonSatAnswer> {
   return guarded(() => {
     const solved = solveFormula(readFormula(formula), { ...search, wantModel, deadline, now: Date.now, ...solverHooks(context) })
     const checked = checkedAnswer(solved, deadline, Date.now)
     // A proof's clause ids are those of the CNF it refutes: the CNF goes with it.
-    return { value: { ...checked, cnf_dimacs: wantCnf || checked.proof ? cnfBlob(solved.cnf) : null }, warnings: [] }
+    const cnf = wantCnf || checked.proof ? cnfBlob(solved.cnf) : null
+    if (cnf && cnf.bytes > maxCnfBytes) {
+      const warning = `the CNF is ${cnf.bytes} bytes of DIMACS, over the ${maxCnfBytes} kept: it is not stored`
+      return { value: { ...checked, warnings: [...checked.warnings, warning], cnf_dimacs: null }, warnings: [warning] }
+    }
+    return { value: { ...checked, cnf_dimacs: cnf }, warnings: [] }
   })
 }
 

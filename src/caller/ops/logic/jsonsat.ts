@@ -4,7 +4,7 @@ import { defineOperation } from '../../operation.js'
 import { budgetOf } from '../../../mill/pool.js'
 import type { JsonSatTaskPayload } from '../../../mill/tasks/logic.js'
 import type { FlatFormula } from '../../../engines/sat/formula.js'
-import { flatFormula, FORMULA_LIMITS, formulaInput, satFields, searchFields, searchOptions, timeoutMs, valueOf } from './common.js'
+import { flatFormula, FORMULA_LIMITS, formulaInput, PROOF_LIMITS, satFields, searchFields, searchOptions, timeoutMs, valueOf } from './common.js'
 import { storedProof, storeText } from './stored-text.js'
 import { formulaSource, isSmallFormula } from './formula-source.js'
 import { WrittenJson } from '../../../written-json.js'
@@ -16,7 +16,7 @@ const input = z
     want_model: z.boolean().default(true).describe('Return the model and assignment of a SAT answer (default true)'),
     ...searchFields,
     want_cnf: z.boolean().default(false).describe('Store the Tseitin CNF that was solved as a pin and name it in cnf.url (needs scope pin:write; ' +
-      'a proof names its CNF always: the proof is of that CNF)'),
+      `a proof names its CNF always: the proof is of that CNF). CNFs over ${PROOF_LIMITS.maxBytes} bytes of DIMACS are not stored (a warning says so)`),
   })
   .strict()
 
@@ -87,7 +87,7 @@ export const jsonsat = defineOperation({
   ],
   handler: async (i, ctx) => {
     const formula = parsed.get(i) ?? (await formulaSource(i.formula))
-    const payload: JsonSatTaskPayload = { formula, wantModel: i.want_model, search: searchOptions(i), wantCnf: i.want_cnf }
+    const payload: JsonSatTaskPayload = { formula, wantModel: i.want_model, search: searchOptions(i), wantCnf: i.want_cnf, maxCnfBytes: PROOF_LIMITS.maxBytes }
     const { value } = valueOf(await ctx.mill.run('logic.jsonsat', payload, { timeoutMs: budgetOf(i.timeout_ms), op: 'jsonsat' }))
     const { cnf_dimacs: cnfText, core: _core, models: _models, enumeration: _enumeration, ...rest } = value
     const stored = cnfText ? await storeText(ctx, cnfText, 'Tseitin CNF of a formula solved by /jsonsat') : null
