@@ -1,6 +1,6 @@
 // Does a model fit real devices? Inference under a named serving model, with every component's formula and source.
 import { inferencePeakPerToken, lastLogitsBytesPerSequence } from './activations.js'
-import { kvCache, KV_RUNTIME_SOURCES, type KvRuntime } from './kv.js'
+import { kvSizer, KV_RUNTIME_SOURCES, type KvRuntime } from './kv.js'
 import type { Arch } from './models.js'
 import { countParams } from './params.js'
 
@@ -123,6 +123,22 @@ export interface InferencePlan extends FitVerdict {
 
 const CONTEXT_SEARCH_LIMIT = 2 ** 40
 
+/**
+ * Largest batch in [0, cap] that fits. Need mostly grows by a fixed amount per sequence, so the linear estimate is
+ * checked a few steps either side; where it is off (rounding, a peak that is a max of two terms) it bisects.
+ */
+export function largestBatch(fits: (b: number) => boolean, need: (b: number) => number, usable: number, cap: number): number {
+  const base = need(0)
+  const per = need(1) - base
+  let b = per <= 0 ? cap : Math.max(0, Math.min(cap, Math.floor((usable - base) / per)))
+  for (let step = 0; step < 4; step++) {
+    if (b < cap && fits(b + 1)) b++
+    else if (b > 0 && !fits(b)) b--
+    else return b
+  }
+  return Math.max(0, largest(fits, 1, cap))
+}
+
 const ACTIVATION_SOURCE =
   'derived from the decoder block (transformers Llama/Mistral/Gemma/Phi-3/DeepSeek modelling, SDPA attention): the ' +
   'tensors alive at once in one layer; checked against the issue #29 H100 edges (llama-2-7b 31/32 at 4,096 tokens, ' +
@@ -141,12 +157,13 @@ export function inferencePlan(i: InferencePlanInput): InferencePlan {
   const kvShare = a.mla ? (s.runtime === 'vllm' ? 1 : 1 / tp) : Math.max(1, a.kv_heads / tp) / a.kv_heads
   const kvHeadsPerDevice = a.mla ? (s.runtime === 'vllm' ? 1 : a.heads / tp) : Math.max(1, a.kv_heads / tp)
   const stageShare = stageLayers / a.layers
+  const sizeKv = kvSizer({
+    arch: a, bytesPerValue: i.kvBytesPerValue, blockSize: s.block_size, window: i.window, runtime: s.runtime,
+    maxNumBatchedTokens: s.max_num_batched_tokens,
+  })
   const kvWhole = (tokens: number, batch: number) => {
-    const r = kvCache({
-      arch: a, tokens, batch, bytesPerValue: i.kvBytesPerValue, blockSize: s.block_size, window: i.window,
-      runtime: s.runtime, maxNumBatchedTokens: s.max_num_batched_tokens,
-    })
-    return s.runtime === 'vllm' ? r.paged.allocated_bytes : r.total_bytes
+    const r = sizeKv(tokens, batch)
+    return s.runtime === 'vllm' ? r.paged : r.exact
   }
   const kvOf = (tokens: number, batch: number) => Math.ceil(kvWhole(tokens, batch) * kvShare * stageShare)
   const peak = inferencePeakPerToken(a, tp)
@@ -254,8 +271,7 @@ export function inferencePlan(i: InferencePlanInput): InferencePlan {
   const capacity = dev.total_bytes
   const v = verdict(need, capacity)
 
-  const memoryBatch = largest((b) => fitsAt(i.context, b), 1, s.runtime === 'vllm' ? s.max_num_seqs : 65_536)
-  const maxBatch = Math.max(0, memoryBatch)
+  const maxBatch = largestBatch((b) => fitsAt(i.context, b), (b) => inBudget(i.context, b), usable, s.runtime === 'vllm' ? s.max_num_seqs : 65_536)
   const batchLimiter: BatchLimiter =
     s.runtime === 'vllm' && maxBatch === s.max_num_seqs && inBudget(i.context, s.max_num_seqs + 1) <= usable ? 'max_num_seqs' : 'memory'
   const fitsContext = (t: number) => fitsAt(t, i.batch)

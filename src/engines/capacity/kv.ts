@@ -100,13 +100,36 @@ export const kvBytesPerToken = (a: Arch, bytesPerValue: number, runtime: KvRunti
   a.layers * kvBytesPerTokenPerLayer(a, bytesPerValue, runtime)
 
 /** Tokens a sliding layer holds for a sequence of `tokens`, and the pages that takes. */
-function slidingHold(i: KvInput, window: number): { tokens: number; blocks: number } {
+function slidingHold(i: KvShape, window: number, tokens: number): { tokens: number; blocks: number } {
   if (i.runtime === 'vllm') {
-    const held = Math.min(window - 1 + i.maxNumBatchedTokens, i.tokens)
-    return { tokens: held, blocks: Math.ceil(held / i.blockSize) + (held < i.tokens ? 1 : 0) }
+    const held = Math.min(window - 1 + i.maxNumBatchedTokens, tokens)
+    return { tokens: held, blocks: Math.ceil(held / i.blockSize) + (held < tokens ? 1 : 0) }
   }
-  const held = Math.min(window - 1, i.tokens)
+  const held = Math.min(window - 1, tokens)
   return { tokens: held, blocks: Math.ceil(held / i.blockSize) }
+}
+
+export type KvShape = Omit<KvInput, 'tokens' | 'batch'>
+
+/**
+ * The cache's size as a function of tokens and batch, for one model and runtime: exact bytes and the paged
+ * allocation. Allocation-free, so searches over the context can call it many times.
+ */
+export function kvSizer(i: KvShape): (tokens: number, batch: number) => { exact: number; paged: number } {
+  const a = i.arch
+  const perLayer = kvValuesPerTokenPerLayer(a, i.runtime).values * i.bytesPerValue
+  const windowed = i.window === null ? 0 : a.sliding_window_layers
+  const full = a.layers - windowed
+  return (tokens, batch) => {
+    let exact = full * perLayer * tokens
+    let paged = full * perLayer * Math.ceil(tokens / i.blockSize) * i.blockSize
+    if (windowed > 0) {
+      const hold = slidingHold(i, i.window!, tokens)
+      exact += windowed * perLayer * hold.tokens
+      paged += windowed * perLayer * hold.blocks * i.blockSize
+    }
+    return { exact: exact * batch, paged: paged * batch }
+  }
 }
 
 export function kvCache(i: KvInput): KvResult {
@@ -126,7 +149,7 @@ export function kvCache(i: KvInput): KvResult {
     })
   }
   if (windowed > 0) {
-    const hold = slidingHold(i, i.window!)
+    const hold = slidingHold(i, i.window!, tokens)
     groups.push({
       kind: 'sliding_window',
       layers: windowed,
@@ -136,9 +159,7 @@ export function kvCache(i: KvInput): KvResult {
       block_bytes: windowed * perLayer * blockSize,
     })
   }
-  const perSequence = groups.reduce((s, g) => s + g.bytes_per_sequence, 0)
-  const total = perSequence * batch
-  const allocated = groups.reduce((s, g) => s + g.blocks_per_sequence * g.block_bytes, 0) * batch
+  const size = kvSizer(i)(tokens, batch)
   return {
     bytes_per_value: i.bytesPerValue,
     bytes_per_token: a.layers * perLayer,
@@ -147,15 +168,15 @@ export function kvCache(i: KvInput): KvResult {
     layout,
     tokens,
     batch,
-    per_sequence_bytes: perSequence,
-    total_bytes: total,
+    per_sequence_bytes: groups.reduce((s, g) => s + g.bytes_per_sequence, 0),
+    total_bytes: size.exact,
     groups,
     paged: {
       block_size: blockSize,
       blocks: groups.reduce((s, g) => s + g.blocks_per_sequence, 0) * batch,
-      allocated_bytes: allocated,
-      waste_bytes: allocated - total,
-      waste_fraction: allocated === 0 ? 0 : (allocated - total) / allocated,
+      allocated_bytes: size.paged,
+      waste_bytes: size.paged - size.exact,
+      waste_fraction: size.paged === 0 ? 0 : (size.paged - size.exact) / size.paged,
     },
   }
 }

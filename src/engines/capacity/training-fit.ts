@@ -1,6 +1,6 @@
 // Does fine-tuning fit? Weights, gradients, optimizer states and the step's own peak, activations, ZeRO sharding.
 import { trainingActivationBytes, trainingActivationTerms, type LoraShape } from './activations.js'
-import { largest, verdict, type DeviceSpec, type FitComponent, type FitVerdict } from './fit.js'
+import { largest, largestBatch, verdict, type DeviceSpec, type FitComponent, type FitVerdict } from './fit.js'
 import type { Arch } from './models.js'
 import type { FineTuneMemory } from './peft.js'
 
@@ -91,7 +91,7 @@ export function trainingPlan(i: TrainingPlanInput): TrainingPlan {
   ]
   const need = needAt(i.batch, i.context)
   const fitsAt = (batch: number, context: number) => needAt(batch, context) <= cap
-  const maxBatch = Math.max(0, largest((b) => fitsAt(b, i.context), 1, 65_536))
+  const maxBatch = largestBatch((b) => fitsAt(b, i.context), (b) => needAt(b, i.context), cap, 65_536)
   const byMemory = i.declaredActivationBytes !== null ? null : Math.max(0, largest((t) => fitsAt(i.batch, t), 1, 2 ** 40))
   const limits = [
     ...(byMemory === null ? [] : [{ by: 'memory' as const, tokens: byMemory }]),

@@ -2,7 +2,7 @@
 import { DTYPES, DTYPE_NAMES, weightMemory, type DtypeName } from './dtypes.js'
 import type { Arch } from './models.js'
 import { countParams } from './params.js'
-import { tensorParams, weightTensors, type WeightTensor } from './tensors.js'
+import { tensorLayout, tensorParams, type WeightTensor } from './tensors.js'
 
 export const GROUPED_FORMATS = ['gptq-int4', 'gptq-int8', 'awq-int4'] as const
 export const GGUF_FORMATS = ['q8_0', 'q6_k', 'q5_k_m', 'q4_k_m', 'q4_0'] as const
@@ -48,11 +48,10 @@ export const useMoreBits = (i: number, n: number): boolean =>
 const is70b = (a: Arch) => a.layers === 80 && a.kv_heads < a.heads
 
 /** The ggml type llama.cpp's quantiser picks for one tensor of a GGUF file type. */
-export function ggufTensorType(a: Arch, f: GgufFormat, t: WeightTensor): GgmlType {
+export function ggufTensorType(a: Arch, f: GgufFormat, t: WeightTensor, layer = t.layer ?? 0): GgmlType {
   if (t.role === 'vector' || t.role === 'ffn_gate_inp') return 'F32'
   const base: GgmlType = f === 'q8_0' ? 'Q8_0' : f === 'q6_k' ? 'Q6_K' : f === 'q5_k_m' ? 'Q5_K' : f === 'q4_k_m' ? 'Q4_K' : 'Q4_0'
   const km = f === 'q4_k_m' || f === 'q5_k_m'
-  const layer = t.layer ?? 0
   let type: GgmlType = base
   const isOutput = t.role === 'output' || (t.role === 'token_embd' && a.tie_embeddings)
   if (isOutput) {
@@ -107,10 +106,28 @@ const add = (m: Map<string, { params: number; bytes: number }>, type: string, pa
   m.set(type, { params: e.params + params, bytes: e.bytes + bytes })
 }
 
+const cache = new WeakMap<Arch, Map<string, WeightBytes>>()
+
 /** Weight bytes of a model in a format; `groupSize` applies to GPTQ/AWQ (−1 = one group per input row). */
 export function weightBytes(a: Arch, f: WeightFormat, groupSize = 128): WeightBytes {
+  const key = `${f}/${groupSize}`
+  const known = cache.get(a)?.get(key)
+  if (known) return known
+  const w = computeWeightBytes(a, f, groupSize)
+  if (!cache.has(a)) cache.set(a, new Map())
+  cache.get(a)!.set(key, w)
+  return w
+}
+
+function computeWeightBytes(a: Arch, f: WeightFormat, groupSize: number): WeightBytes {
   const total = countParams(a).total
   const types = new Map<string, { params: number; bytes: number }>()
+  const layout = tensorLayout(a)
+  /** Each tensor with how many layers hold it: globals once, a run's tensors once per layer of the run. */
+  const each = (visit: (t: WeightTensor, layers: number) => void) => {
+    for (const t of layout.global) visit(t, 1)
+    for (const r of layout.runs) for (const t of r.tensors) visit(t, r.to - r.from)
+  }
   let statement: string
   let source: string | null
   if (isDtypeName(f)) {
@@ -121,11 +138,12 @@ export function weightBytes(a: Arch, f: WeightFormat, groupSize = 128): WeightBy
     statement = d.statement
     source = d.source
   } else if (isGrouped(f)) {
-    for (const t of weightTensors(a)) {
+    each((t, layers) => {
+      const params = tensorParams(t) * layers
       const quantised = t.role !== 'vector' && t.role !== 'token_embd' && t.role !== 'output' && t.role !== 'ffn_gate_inp'
-      if (quantised) add(types, f, tensorParams(t), t.copies * groupedLinearBytes(f, t.d_in, t.d_out, groupSize))
-      else add(types, 'bf16', tensorParams(t), tensorParams(t) * 2)
-    }
+      if (quantised) add(types, f, params, layers * t.copies * groupedLinearBytes(f, t.d_in, t.d_out, groupSize))
+      else add(types, 'bf16', params, params * 2)
+    })
     const bits = f === 'gptq-int8' ? 8 : 4
     const g = groupSize === -1 ? 'one group per input row' : `group size ${groupSize}`
     statement =
@@ -134,9 +152,26 @@ export function weightBytes(a: Arch, f: WeightFormat, groupSize = 128): WeightBy
       '; embeddings, lm_head, norms and the MoE router stay bf16'
     source = GROUPED_SOURCE
   } else {
-    for (const t of weightTensors(a)) {
+    for (const t of layout.global) {
       const type = ggufTensorType(a, f, t)
       add(types, type, tensorParams(t), ggmlBytes(t, type))
+    }
+    // A tensor's type depends on its layer only through use_more_bits: split each run into those layers and the rest.
+    for (const r of layout.runs) {
+      let more = 0
+      let first = -1
+      let other = -1
+      for (let l = r.from; l < r.to; l++) {
+        if (useMoreBits(l, a.layers)) {
+          more++
+          if (first < 0) first = l
+        } else if (other < 0) other = l
+      }
+      for (const t of r.tensors) {
+        if (first >= 0) add(types, ggufTensorType(a, f, t, first), tensorParams(t) * more, ggmlBytes(t, ggufTensorType(a, f, t, first)) * more)
+        const rest = r.to - r.from - more
+        if (other >= 0) add(types, ggufTensorType(a, f, t, other), tensorParams(t) * rest, ggmlBytes(t, ggufTensorType(a, f, t, other)) * rest)
+      }
     }
     statement = `GGUF ${f.toUpperCase()}: each tensor in the ggml type llama.cpp's quantiser chooses for it (see by_type)`
     source = GGML_SOURCE
