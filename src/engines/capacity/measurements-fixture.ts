@@ -9,6 +9,8 @@ export interface MeasuredFitEdge {
   out_of_memory: number[]
   /** The largest batch /fit allowed before issue #29 (null in a fresh measurement). */
   api_before: number | null
+  /** Prefill tokens per sequence per forward in the measuring harness, when known. */
+  prefill_chunk?: number
 }
 
 export interface CapacityMeasurements {
@@ -24,7 +26,9 @@ export interface CapacityMeasurements {
     r: number
     target_modules: string | string[]
     trainable_millions?: number
+    trainable?: number
     refused?: boolean
+    reason?: string
     api_before_millions: number | null
   }>
   training_state: Array<{
@@ -35,6 +39,8 @@ export interface CapacityMeasurements {
     optimizer: string
     after_one_step_bytes_per_trainable: number
     after_one_step_extra_mib: number
+    kept_after_one_step_bytes?: number
+    trainable?: number
     api_before_error: number | null
   }>
 }
