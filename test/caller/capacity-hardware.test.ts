@@ -1,17 +1,9 @@
 // Issue #29 through HTTP: the model's own facts by default, real device bytes, library versions named, refusals named.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import type { FastifyInstance } from 'fastify'
-import { buildTestApp, expectRefusal, okData } from '../helper.js'
+import { describe, expect, it } from 'vitest'
+import { expectRefusal, okData } from '../helper.js'
+import { capacityApp } from './capacity-app.js'
 
-let app: FastifyInstance
-beforeAll(async () => {
-  app = await buildTestApp()
-  app.admission.override('live-bound')
-})
-afterAll(async () => app.close())
-
-const post = (path: string, payload: unknown) =>
-  app.inject({ method: 'POST', url: `/api/v1${path}`, headers: { accept: 'application/json' }, payload: payload as object })
+const post = capacityApp()
 
 const MISTRAL_CONFIG = {
   model_type: 'mistral', hidden_size: 4096, num_hidden_layers: 32, num_attention_heads: 32, num_key_value_heads: 8,

@@ -1,21 +1,12 @@
 // The capacity lobe through HTTP: known figures, every component listed, and the refusals of bad input.
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import type { FastifyInstance } from 'fastify'
+import { describe, expect, it } from 'vitest'
 import { REPO_ROOT } from '../../src/version.js'
-import { buildTestApp, expectRefusal, okData } from '../helper.js'
+import { expectRefusal, okData } from '../helper.js'
+import { capacityApp } from './capacity-app.js'
 
-let app: FastifyInstance
-beforeAll(async () => {
-  app = await buildTestApp()
-  // These tests are about capacity answers, not admission: a loaded test machine must not shed the mill-backed ones.
-  app.admission.override('live-bound')
-})
-afterAll(async () => app.close())
-
-const post = (path: string, payload: unknown) =>
-  app.inject({ method: 'POST', url: `/api/v1${path}`, headers: { accept: 'application/json' }, payload: payload as object })
+const post = capacityApp()
 
 
 
@@ -127,7 +118,11 @@ describe('POST /peft', () => {
     expect(m.frozen_weights.bytes + m.trainable_weights.bytes + m.gradients.bytes + m.optimizer_states.bytes).toBe(m.total.bytes)
     expect(d.ratio_to_full).toBeCloseTo(m.total.bytes / d.full_ft_total.bytes, 12)
     expect(d.base_dtype.overhead_bits).toBe(0.127)
-    expect(m.activations).toBeNull()
+    expect(m.activations).toMatchObject({ batch: 1, context: 4096, gradient_checkpointing: false })
+    expect(m.activations.bytes).toBeGreaterThan(0)
+    expect(m.total_with_activations.bytes).toBe(m.total.bytes + m.activations.bytes)
+    const ckpt = okData(await post('/peft', { model: 'llama-3.1-8b', method: 'qlora', r: 64, target_modules: 'all-linear', gradient_checkpointing: true }))
+    expect(ckpt.memory.activations.bytes).toBeLessThan(m.activations.bytes / 5)
   })
 
   it('refuses a missing default (Phi-3) and modules a model lacks, naming the ones it has', async () => {

@@ -1,4 +1,5 @@
 // GPU presets: the bytes a program can allocate on each card, and what the runtime takes before the model does.
+import type { DeviceSpec } from './fit.js'
 
 const MiB = 2 ** 20
 
@@ -114,3 +115,13 @@ export const CUBLAS_WORKSPACE_SOURCE =
   'pytorch/pytorch aten/src/ATen/cuda/CublasHandlePool.cpp parseChosenWorkspaceSize: ":4096:2:16:8 default, 32MiB ' +
   'for Hopper and Blackwell" (4096·8·1024 bytes for compute capability 9-12, 4096·1024·2 + 16·1024·8 otherwise); ' +
   `taken through PyTorch's allocator at the first matmul (32 MiB seen after one AdamW step, ${H100_MEASURED})`
+
+/** `count` cards of a preset, with the runtime's own components, as the fit engines take them. */
+export const gpuDeviceSpec = (g: GpuPreset, count: number): DeviceSpec => ({
+  count,
+  total_bytes: g.total_bytes,
+  cuda_context_bytes: g.cuda_context_bytes,
+  cuda_context_source: g.cuda_context_source,
+  cublas_workspace_bytes: cublasWorkspaceBytes(g.compute_capability),
+  cublas_workspace_source: CUBLAS_WORKSPACE_SOURCE,
+})

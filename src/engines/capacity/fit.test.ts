@@ -3,7 +3,7 @@ import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { REPO_ROOT } from '../../version.js'
 import type { CapacityMeasurements } from './measurements-fixture.js'
-import { cublasWorkspaceBytes, CUBLAS_WORKSPACE_SOURCE, findGpu } from './devices.js'
+import { cublasWorkspaceBytes, findGpu, gpuDeviceSpec } from './devices.js'
 import { inferencePlan, tensorParallelProblems, type DeviceSpec, type InferencePlanInput, type ServingModel } from './fit.js'
 import { findModel } from './models.js'
 import { weightBytes } from './weights.js'
@@ -15,14 +15,7 @@ const fixture = JSON.parse(
 
 const arch = (id: string) => findModel(id)!.arch
 const h100 = findGpu('h100-sxm-80gb')!
-const device = (g = h100, count = 1): DeviceSpec => ({
-  count,
-  total_bytes: g.total_bytes,
-  cuda_context_bytes: g.cuda_context_bytes,
-  cuda_context_source: g.cuda_context_source,
-  cublas_workspace_bytes: cublasWorkspaceBytes(g.compute_capability),
-  cublas_workspace_source: CUBLAS_WORKSPACE_SOURCE,
-})
+const device = (g = h100, count = 1): DeviceSpec => gpuDeviceSpec(g, count)
 const transformers: ServingModel = {
   runtime: 'transformers', prefill_chunk: 1024, gpu_memory_utilization: 0.9, max_num_batched_tokens: 8192, max_num_seqs: 256, block_size: 16,
 }

@@ -3,7 +3,7 @@ import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { REPO_ROOT } from '../../version.js'
 import { trainingActivationBytes, trainingActivationTerms } from './activations.js'
-import { cublasWorkspaceBytes, CUBLAS_WORKSPACE_SOURCE, findGpu } from './devices.js'
+import { findGpu, gpuDeviceSpec } from './devices.js'
 import type { DeviceSpec } from './fit.js'
 import { loraForLayout, adaptedInputsPerLayer, CURRENT } from './lora-layout.js'
 import type { CapacityMeasurements } from './measurements-fixture.js'
@@ -18,14 +18,7 @@ const fixture = JSON.parse(
 ) as CapacityMeasurements
 
 const h100 = findGpu('h100-sxm-80gb')!
-const device = (count = 1): DeviceSpec => ({
-  count,
-  total_bytes: h100.total_bytes,
-  cuda_context_bytes: h100.cuda_context_bytes,
-  cuda_context_source: h100.cuda_context_source,
-  cublas_workspace_bytes: cublasWorkspaceBytes(h100.compute_capability),
-  cublas_workspace_source: CUBLAS_WORKSPACE_SOURCE,
-})
+const device = (count = 1): DeviceSpec => gpuDeviceSpec(h100, count)
 const llama = findModel('llama-2-7b')!.arch
 const total = countParams(llama).total
 const all = resolveTargets(llama, 'all-linear')

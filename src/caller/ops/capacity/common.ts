@@ -8,7 +8,8 @@ import {
 import { CONFIG_MODEL_TYPES, readHfConfig } from '../../../engines/capacity/hf-config.js'
 import { CURRENT, LAYOUT_SOURCES, type Follows } from '../../../engines/capacity/lora-layout.js'
 import {
-  CUBLAS_WORKSPACE_SOURCE, cublasWorkspaceBytes, findGpu, GPU_IDS, H100_CONTEXT_BYTES, H100_MEASURED, type GpuPreset,
+  CUBLAS_WORKSPACE_SOURCE, cublasWorkspaceBytes, findGpu, GPU_IDS, gpuDeviceSpec, H100_CONTEXT_BYTES, H100_MEASURED,
+  type GpuPreset,
 } from '../../../engines/capacity/devices.js'
 import type { DeviceSpec } from '../../../engines/capacity/fit.js'
 import { countParams, type ParamCount } from '../../../engines/capacity/params.js'
@@ -152,18 +153,16 @@ export function resolveDevices(d: z.output<typeof devicesInput>): ResolvedDevice
   const gpu = d.gpu === undefined ? null : findGpu(d.gpu)!
   const total = gpu ? gpu.total_bytes : Math.floor(d.memory_gib! * GIB)
   const cc = gpu ? gpu.compute_capability : null
-  const contextSource = gpu
-    ? gpu.cuda_context_source
-    : `device not named: the H100 CUDA context (${H100_CONTEXT_BYTES / 2 ** 20} MiB, ${H100_MEASURED}) is assumed`
-  const spec: DeviceSpec = {
-    count: d.count,
-    total_bytes: total,
-    cuda_context_bytes: gpu ? gpu.cuda_context_bytes : H100_CONTEXT_BYTES,
-    cuda_context_source: contextSource,
-    cublas_workspace_bytes: cublasWorkspaceBytes(cc),
-    cublas_workspace_source:
-      CUBLAS_WORKSPACE_SOURCE + (cc === null ? '; device not named: the larger (Hopper/Blackwell) size is assumed' : ''),
-  }
+  const spec: DeviceSpec = gpu
+    ? gpuDeviceSpec(gpu, d.count)
+    : {
+        count: d.count,
+        total_bytes: total,
+        cuda_context_bytes: H100_CONTEXT_BYTES,
+        cuda_context_source: `device not named: the H100 CUDA context (${H100_CONTEXT_BYTES / 2 ** 20} MiB, ${H100_MEASURED}) is assumed`,
+        cublas_workspace_bytes: cublasWorkspaceBytes(null),
+        cublas_workspace_source: `${CUBLAS_WORKSPACE_SOURCE}; device not named: the larger (Hopper/Blackwell) size is assumed`,
+      }
   return {
     spec,
     gpu,

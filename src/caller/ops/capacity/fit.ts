@@ -167,6 +167,7 @@ const output = z.object({
       excluded: z.array(z.string()),
       ratio_to_full: z.number(),
       max_batch_at_context: z.number().int().nullable(),
+      max_batch_limited_by: z.enum(['memory']).nullable(),
       max_context_at_batch: z.number().int().nullable(),
       max_context_limited_by: z.enum(['memory', 'max_context']).nullable(),
       limits_reason: z.string(),
@@ -444,6 +445,7 @@ function fitTraining(i: Input, resolved: ResolvedModel, devices: ResolvedDevices
       excluded: [],
       ratio_to_full: ft.memory.ratio_to_full,
       max_batch_at_context: f.activations_declared ? null : f.max_batch_at_context,
+      max_batch_limited_by: f.activations_declared ? null : ('memory' as const),
       max_context_at_batch: f.max_context_at_batch,
       max_context_limited_by: f.max_context_limited_by,
       limits_reason: f.activations_declared

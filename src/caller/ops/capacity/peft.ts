@@ -2,7 +2,8 @@
 import { z } from 'zod'
 import { defineOperation } from '../../operation.js'
 import { PEFT_TARGETS_SOURCE } from '../../../engines/capacity/peft.js'
-import { LAYOUT_SOURCES } from '../../../engines/capacity/lora-layout.js'
+import { adaptedInputsPerLayer, LAYOUT_SOURCES } from '../../../engines/capacity/lora-layout.js'
+import { trainingActivationBytes, trainingActivationTerms } from '../../../engines/capacity/activations.js'
 import {
   CATALOGUE_SOURCES, dtypeFact, dtypeInput, dtypeOutput, followsFact, followsInput, followsOutput, GIB, modelFields,
   modelOutput, paramsOutput, resolveModel, targetModulesInput,
@@ -18,6 +19,9 @@ const input = z
     dtype: dtypeInput.optional().describe('Base weights: default bf16 (lora, full) or nf4 (qlora)'),
     accounting: accountingInput.optional().describe('Default zero_16 for full, fp32_16 (fp32 adapters) for lora/qlora'),
     follows: followsInput.default({ transformers: '5.x', peft: '0.21' }),
+    context: z.number().int().min(1).optional().describe("Tokens per sequence for the activations, default the model's max_context up to 4096"),
+    batch: z.number().int().min(1).default(1).describe('Micro-batch for the activations'),
+    gradient_checkpointing: z.boolean().default(false),
   })
   .strict()
 
@@ -55,7 +59,15 @@ const output = z.object({
     gradients: memoryLine,
     optimizer_states: memoryLine,
     total: memoryLine,
-    activations: z.null(),
+    activations: z.object({
+      bytes: z.number(),
+      gib: z.number(),
+      batch: z.number().int(),
+      context: z.number().int(),
+      gradient_checkpointing: z.boolean(),
+      formula: z.string(),
+    }),
+    total_with_activations: memoryLine,
   }),
   full_ft_total: memoryLine,
   ratio_to_full: z.number(),
@@ -77,7 +89,8 @@ export const peft = defineOperation({
     'optimizer states under the stated accounting (16 or 18 bytes per parameter), and the ratio to full fine-tuning. ' +
     'Counts follow the named library versions (follows; default transformers 5, peft 0.21): under transformers 5 ' +
     "Mixtral's experts are fused 3-D parameters that PEFT adapts with r·experts·(in + out), rank doubled on gate_up_proj. " +
-    'Activations depend on batch and context: /fit in training mode computes them. Refuses modules the model does not ' +
+    'Activations for micro-batch × context, with or without gradient checkpointing, are answered beside the state ' +
+    '(/fit in training mode adds the runtime and the optimizer step). Refuses modules the model does not ' +
     'have, missing default targets (Phi-3, DeepSeek; Mixtral under transformers 5, as PEFT does), half of a fused pair, ' +
     'and base dtypes that do not suit the method.',
   input,
@@ -103,6 +116,13 @@ export const peft = defineOperation({
       follows: i.follows,
     })
     const m = plan.memory
+    const context = i.context ?? Math.min(4096, resolved.arch.max_context ?? 4096)
+    const terms = trainingActivationTerms(
+      resolved.arch,
+      m.method === 'full',
+      plan.lora ? { d_in: adaptedInputsPerLayer(resolved.arch, plan.lora.modules), r: plan.r ?? 16 } : null,
+    )
+    const activations = trainingActivationBytes(resolved.arch, terms, i.batch * context, i.gradient_checkpointing)
     return {
       model: resolved.model,
       method: m.method,
@@ -123,13 +143,15 @@ export const peft = defineOperation({
         gradients: line(m.gradients),
         optimizer_states: line(m.optimizer_states),
         total: line(m.total),
-        activations: null,
+        activations: { ...line(activations), batch: i.batch, context, gradient_checkpointing: i.gradient_checkpointing, formula: terms.formula },
+        total_with_activations: line(m.total + activations),
       },
       full_ft_total: line(m.full_ft_total),
       ratio_to_full: m.ratio_to_full,
       assumptions: [
         ...plan.assumptions,
-        'activations are not included here (they depend on batch, context and checkpointing): /fit with mode training computes them',
+        `activations: micro-batch ${i.batch} × context ${context}, ${i.gradient_checkpointing ? 'with' : 'without'} gradient ` +
+          'checkpointing, not in total (total is the state kept between steps); /fit in training mode adds the runtime and the step peak',
         ...resolved.notes,
         'GiB = 2^30 bytes',
       ],
