@@ -23,6 +23,9 @@ describe('POST /kv: the model declares its windows, the runtime keeps them', () 
     expect(off.total_bytes / d.total_bytes).toBeCloseTo(1.5, 3)
     const other = okData(await post('/kv', { model: 'mistral-7b', tokens: 6144, sliding_window: 2048 }))
     expect(other.groups[0].tokens_cached).toBe(2047)
+    expectRefusal(await post('/kv', { model: 'llama-2-7b', tokens: 6144, sliding_window: 2048 }), 'invalid_input', 400)
+    const added = okData(await post('/kv', { model: 'llama-2-7b', tokens: 6144, overrides: { sliding_window: 2048 } }))
+    expect(added.groups[0]).toMatchObject({ kind: 'sliding_window', layers: 32, tokens_cached: 2047 })
   })
 
   it('Phi-3-mini at 4,096 keeps 2,046 tokens per layer', async () => {

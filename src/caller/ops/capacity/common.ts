@@ -422,6 +422,11 @@ export function resolveModel(input: ModelChoice): ResolvedModel {
 
 /** The window the runtime applies: the model's own by default, none when false, another size when a number. */
 export function effectiveWindow(a: Arch, requested: boolean | number | undefined): number | null {
+  if (typeof requested === 'number' && a.sliding_window_layers === 0) {
+    throw new Refusal('invalid_input', 'the model has no sliding layers to resize; give overrides.sliding_window to add a window on every layer', {
+      issues: [{ path: 'sliding_window', message: 'the model declares no sliding window' }],
+    })
+  }
   if (requested === false || a.sliding_window_layers === 0) return null
   if (typeof requested === 'number') return requested
   return a.sliding_window
