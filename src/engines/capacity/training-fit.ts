@@ -73,7 +73,14 @@ export function trainingPlan(i: TrainingPlanInput): TrainingPlan {
     { name: 'trainable_weights', bytes: m.trainable_weights, per_device_bytes: shard(m.trainable_weights, 3), formula: 'trainable parameters × accounting weights bytes', source: 'accounting', note: on(3, 'trained weights and master copies') },
     { name: 'gradients', bytes: m.gradients, per_device_bytes: shard(m.gradients, 2), formula: 'trainable parameters × accounting gradient bytes', source: 'accounting', note: on(2, 'one gradient per trainable parameter') },
     { name: 'optimizer_states', bytes: m.optimizer_states, per_device_bytes: shard(m.optimizer_states, 1), formula: 'trainable parameters × accounting optimizer bytes', source: 'accounting', note: on(1, 'Adam moments (and float32 master weights in zero_16)') },
-    { name: 'optimizer_step_peak', bytes: stepTemp, per_device_bytes: shard(stepTemp, 1), formula: `trainable parameters × ${i.stateBytesPerValue} B (sqrt of the second moment)`, source: ADAMW_STEP_SOURCE, note: 'alive only during optimizer.step(); the peak is the larger of this and the activations' },
+    {
+      name: 'optimizer_step_peak',
+      bytes: stepTemp,
+      per_device_bytes: Math.max(0, shard(stepTemp, 1) - act),
+      formula: `max(0, trainable parameters × ${i.stateBytesPerValue} B (sqrt of the second moment) − activations)`,
+      source: ADAMW_STEP_SOURCE,
+      note: `optimizer.step() takes ${shard(stepTemp, 1).toLocaleString('en-US')} B per device after backward has freed the activations; only what it needs beyond them adds to the peak`,
+    },
     i.declaredActivationBytes === null
       ? {
           name: 'activations',
