@@ -95,6 +95,7 @@ describe('POST /fit on a GPU preset', () => {
     const names = d.components.map((c: { name: string }) => c.name)
     expect(names).toEqual(expect.arrayContaining(['cublas_workspace', 'optimizer_step_peak', 'activations', 'cuda_context']))
     expect(d.components.find((c: { name: string }) => c.name === 'activations').bytes).toBeGreaterThan(0)
+    expect(d.components.reduce((s: number, c: { per_device_bytes: number }) => s + c.per_device_bytes, 0)).toBe(d.per_device_bytes)
     expect(d.training).toMatchObject({ zero_stage: 0, sharding: 'replicated', gradient_checkpointing: true, follows: { transformers: '5.x', peft: '0.21' } })
     expect(d.training.max_batch_at_context).toBeGreaterThanOrEqual(2)
   })
