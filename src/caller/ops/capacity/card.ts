@@ -8,9 +8,10 @@ import { tensorParallelProblems } from '../../../engines/capacity/fit.js'
 import { PEFT_DEFAULT_TARGETS, PEFT_TARGETS_SOURCE, resolveTargets, type ModuleName } from '../../../engines/capacity/peft.js'
 import { CURRENT, LAYOUT_SOURCES, loraForLayout } from '../../../engines/capacity/lora-layout.js'
 import {
-  archOutput, CAPACITY_LIMITS, CATALOGUE_SOURCES, deviceOutput, devicesInput, effectiveWindow, GIB, kvDtype, modelFields,
-  modelOutput, paramsOutput, resolveDevices, resolveModel,
+  archOutput, CAPACITY_LIMITS, CATALOGUE_SOURCES, effectiveWindow, GIB, kvDtype, modelFields, modelOutput,
+  paramsOutput, resolveModel,
 } from './common.js'
+import { deviceOutput, devicesInput, resolveDevices } from './devices.js'
 import { SERVING_DEFAULTS } from './fit.js'
 
 const input = z

@@ -8,10 +8,11 @@ import { adaptedInputsPerLayer } from '../../../engines/capacity/lora-layout.js'
 import { trainingPlan, ZERO_SOURCE, type ZeroStage } from '../../../engines/capacity/training-fit.js'
 import { isDtypeName, weightBytes, WEIGHT_FORMATS, type WeightFormat } from '../../../engines/capacity/weights.js'
 import {
-  CATALOGUE_SOURCES, checkTokens, deviceOutput, devicesInput, dtypeInput, effectiveWindow, followsFact, followsInput,
-  followsOutput, GIB, kvDtype, modelFields, modelOutput, paramsOutput, resolveDevices, resolveModel,
-  slidingWindowInput, targetModulesInput, type ResolvedDevices, type ResolvedModel,
+  CATALOGUE_SOURCES, checkTokens, dtypeInput, effectiveWindow, followsFact, followsInput, followsOutput, GIB,
+  kvDtype, modelFields, modelOutput, paramsOutput, resolveModel, slidingWindowInput, targetModulesInput, type
+  ResolvedModel,
 } from './common.js'
+import { deviceOutput, devicesInput, resolveDevices, type ResolvedDevices } from './devices.js'
 import { runtimeInput } from './kv.js'
 import { accountingInput, accountingOutput, fineTune, methodInput } from './training.js'
 
