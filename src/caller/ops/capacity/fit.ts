@@ -9,8 +9,8 @@ import { trainingPlan, ZERO_SOURCE, type ZeroStage } from '../../../engines/capa
 import { isDtypeName, weightBytes, WEIGHT_FORMATS, type WeightFormat } from '../../../engines/capacity/weights.js'
 import {
   CATALOGUE_SOURCES, checkTokens, dtypeInput, effectiveWindow, followsFact, followsInput, followsOutput, GIB,
-  kvDtype, modelFields, modelOutput, paramsOutput, resolveModel, slidingWindowInput, targetModulesInput, type
-  ResolvedModel,
+  kvDtype, modelFields, modelOutput, paramsOutput, resolveModel, slidingWindowInput, targetModulesInput,
+  type ResolvedModel,
 } from './common.js'
 import { deviceOutput, devicesInput, resolveDevices, type ResolvedDevices } from './devices.js'
 import { runtimeInput } from './kv.js'
