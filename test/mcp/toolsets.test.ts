@@ -5,7 +5,12 @@ import { afterAll, describe, expect, it } from 'vitest'
 import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
 import { listeningTestApp } from '../helper.js'
+import { readFileSync } from 'node:fs'
+import { join } from 'node:path'
 import { DEFAULT_TOOLSETS, MAX_DEFAULT_TOOLS, TOOLSETS } from '../../src/mcp/toolsets.js'
+import { mcpTools, selectTools } from '../../src/mcp/tools.js'
+import { registry } from '../../src/caller/registry.js'
+import { REPO_ROOT } from '../../src/version.js'
 
 const ADMIN_TOKEN = 'mcp-toolsets-admin-token-0123456789'
 const host = listeningTestApp({ env: { ADMIN_TOKEN } })
@@ -77,6 +82,16 @@ describe('MCP toolsets', () => {
     expect((await admin.listTools()).tools.map((t) => t.name)).toEqual(['grant'])
     const minted = dataOf(await admin.callTool({ name: 'grant', arguments: { subject: 'toolsets-test', scopes: ['pin:write'], ttl_s: 60 } }))
     expect(minted.token).toMatch(/\S{20,}/)
+  })
+
+  it('docs/mcp.md states the toolsets\' sizes as tools/list gives them', async () => {
+    const doc = readFileSync(join(REPO_ROOT, 'docs', 'mcp.md'), 'utf8')
+    const rows = Object.fromEntries([...doc.matchAll(/^\| `(\w+)`(?: \(default\))? \| (\d+) \|/gm)].map((m) => [m[1], Number(m[2])]))
+    const all = (await (await connect('/mcp?toolsets=all')).listTools()).tools
+    const counts = Object.fromEntries(TOOLSETS.map((name) => [name, selectTools(mcpTools(registry), [name]).length]))
+    expect(rows).toEqual(counts)
+    const defaults = (await (await connect('/mcp')).listTools()).tools.length
+    expect(doc).toContain(`**\`${DEFAULT_TOOLSETS.join('` + `')}\`: ${defaults} tools** (all four toolsets are ${all.length})`)
   })
 
   it('an unknown toolset is refused before the message is read', async () => {
