@@ -1,12 +1,12 @@
 // The refuse-first gate (SPEC §2.6): nature, credential, input, limits, admission — and only then the handler.
 import type { z } from 'zod'
 import { issuesFromZod, Refusal } from '../refusal.js'
-import { actionOf, type AnyOperation, type OperationContext } from './operation.js'
+import { actionsOf, type AnyOperation, type OperationContext } from './operation.js'
 
-/** Checks that need no parsed input: refused by nature, then the access policy for this call's action. */
+/** Checks that need no parsed input: refused by nature, then the access policy for each action this call is. */
 export function admitBeforeInput(op: AnyOperation, raw: unknown, ctx: OperationContext): void {
   if (op.refuses) throw op.refuses().forOp(op.name)
-  ctx.policy.authorize(ctx.principal, actionOf(op, raw), undefined, op.name)
+  for (const action of actionsOf(op, raw)) ctx.policy.authorize(ctx.principal, action, undefined, op.name)
 }
 
 /** Parses the input with the operation's schema (or any named schema, e.g. an MCP trading tool's); every problem is listed. */

@@ -1,14 +1,14 @@
 // The caller plugin (/api/v1): one route per registry operation, the envelope hook, the refusal error handler.
 import type { FastifyInstance, FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify'
 import type { Config } from '../config.js'
-import { Refusal } from '../refusal.js'
+import { Refusal, type RefusalCode } from '../refusal.js'
 import { baseUrlOf } from '../base-url.js'
 import { wrongMethod } from '../plugins/route-table.js'
 import { shortUrl } from '../redact.js'
 import { envelope, okEnvelope, refusalEnvelope } from '../envelope.js'
 import { createCallerErrorHandler } from './errors.js'
 import { admitBeforeInput, admitParsed, runParsed, runHandler } from './gate.js'
-import { INTERNAL_PRINCIPAL } from '../access/policy.js'
+import { INTERNAL_PRINCIPAL, POLICY } from '../access/policy.js'
 import jobRoutes from '../jobs/routes.js'
 import { submitOrWait } from '../jobs/submit.js'
 import { inputForPath, jobBudgetNote, JUDGE_BY_PATH } from '../jobs/budget.js'
@@ -92,9 +92,15 @@ function routeOperation(
     method: op.method,
     url: op.path,
     bodyLimit: op.bodyLimit === 'large' ? config.largeBodyLimitBytes : config.bodyLimitBytes,
-    // The door: an action that needs no input is decided before the body is read (src/plugins/access.ts); one the
-    // input decides (a pin read or write) by the gate, before the input schema.
-    config: { operation: op.name, access: typeof op.action === 'function' ? 'operation' : actionOf(op, undefined), ...(op.largeAnswer ? { largeAnswer: true } : {}) },
+    config: {
+      operation: op.name,
+      // The door: the operation's action is decided before the body is read (src/plugins/access.ts); one its input
+      // calls for (a pin write) by the gate, before the input schema.
+      access: actionOf(op),
+      ...(op.largeAnswer ? { largeAnswer: true } : {}),
+      examples: op.examples,
+      refusals: refusalsOf(op),
+    },
     ...(op.heavy ? JUDGE_BY_PATH : {}),
     schema: {
       operationId: op.name,
@@ -118,7 +124,7 @@ function routeOperation(
         }
       : {}),
     // Nature and credential come before the input schema (SPEC §2.6); validation runs after this hook.
-    ...(typeof op.action === 'function'
+    ...(op.inputAction
       ? {
           preValidation: (req: FastifyRequest, _reply: FastifyReply, done: (err?: Error) => void) => {
             try {
@@ -141,6 +147,16 @@ function routeOperation(
       return writeAnswer && !(data instanceof WrittenJson) ? writeAnswer(data) : data
     },
   })
+}
+
+/** What the gate may refuse this operation with beyond what its route's shape shows, and what its handler declares. */
+function refusalsOf(op: AnyOperation): RefusalCode[] {
+  const codes = new Set<RefusalCode>(op.refusals ?? [])
+  if (op.refuses) codes.add(op.refuses().code)
+  // An operation whose door may need a credential (a scope, heavy work, the admin), or whose input may.
+  if (op.inputAction || POLICY[actionOf(op)].need !== 'anyone') codes.add('forbidden')
+  if (op.checkLimits) codes.add('over_limit')
+  return [...codes]
 }
 
 /** Refuse first (limits, admission), then the job: 202 with its resource, or its answer once it is final. */

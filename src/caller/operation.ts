@@ -7,7 +7,7 @@ import type { Mill } from '../mill/pool.js'
 import type { Admission } from '../plugins/admission.js'
 import type { Authenticator, Credential } from '../access/auth.js'
 import type { Action, Policy, Principal } from '../access/policy.js'
-import type { Refusal } from '../refusal.js'
+import type { Refusal, RefusalCode } from '../refusal.js'
 import type { CallerCounters } from './counters.js'
 import type { Clock } from '../clock.js'
 
@@ -78,16 +78,30 @@ export interface OperationDefinition<I extends z.ZodType, O extends z.ZodType> {
   textMembers?: readonly string[]
   /**
    * The action of the access policy a call is (src/access/policy.ts), when it is neither `compute.heavy` (heavy
-   * operations) nor `compute.light`: e.g. `grant.issue`; a function when the input decides it (a pin read or write).
-   * Checked before the input schema.
+   * operations) nor `compute.light`: e.g. `grant.issue`. Asked at the door, before the body is read.
    */
-  action?: Action | ((input: unknown) => Action)
+  action?: Action
+  /**
+   * A further action the input may call for (a pin write, a proof pinned by /sat), or null: asked by the gate before
+   * the input schema, on every door.
+   */
+  inputAction?: (input: unknown) => Action | null
   /** Checks of declared limits that run before any work (over_limit refusals). */
   checkLimits?: (input: z.output<I>, ctx: OperationContext) => void
   /** For operations refused by nature (`chat`): the refusal, given before anything else is checked. */
   refuses?: () => Refusal
+  /**
+   * Refusal codes the handler itself may answer with (a lookup's not_found, a stored conflict), beyond those the gate
+   * and the route's shape give: the OpenAPI documents list them as responses.
+   */
+  refusals?: readonly RefusalCode[]
   /** Inputs that must succeed; the contract test runs each one. */
   examples: Array<z.input<I>>
+  /**
+   * Files the `ncm` binary can write from an answer, each by a flag `--<name> <file>` (e.g. proof_out): the answer names
+   * a path on the host (`url`), the binary GETs it as text and writes it. Only the binary has these flags.
+   */
+  downloads?: Record<string, { caption: string; url: (data: z.output<O>) => string | null }>
   /** Alternative non-JSON rendering of the data, chosen when the client does not ask for JSON. */
   render?: { contentType: string; body: (data: z.output<O>) => string }
   handler: (input: z.output<I>, ctx: OperationContext) => z.output<O> | Promise<z.output<O>>
@@ -135,9 +149,14 @@ export const operationContext = (app: FastifyInstance, who: RequestPart): Operat
   ...who,
 })
 
-/** The action a call of the operation is, for this input (refused-by-nature operations open their door and refuse). */
-export function actionOf(op: AnyOperation, raw: unknown): Action {
+/** The action every call of the operation is (refused-by-nature operations open their door and refuse). */
+export function actionOf(op: AnyOperation): Action {
   if (op.refuses) return 'compute.refused'
-  if (op.action) return typeof op.action === 'function' ? op.action(raw) : op.action
-  return op.heavy ? 'compute.heavy' : 'compute.light'
+  return op.action ?? (op.heavy ? 'compute.heavy' : 'compute.light')
+}
+
+/** Every action a call with this input is: the operation's own, and the one its input calls for, if any. */
+export function actionsOf(op: AnyOperation, raw: unknown): Action[] {
+  const extra = op.refuses ? null : op.inputAction?.(raw) ?? null
+  return extra === null ? [actionOf(op)] : [actionOf(op), extra]
 }

@@ -9,8 +9,8 @@ import { ADMIN_PRINCIPAL, anonymousPrincipal, createPolicy, grantPrincipal, INTE
 import { isInternal } from '../admin/internal.js'
 import { clientKey } from './local-limiter.js'
 
-/** A route's door: an action of the policy, or `operation` (the registry entry's action, decided by the gate). */
-export type RouteAccess = Action | 'operation'
+/** A route's door: an action of the policy. */
+export type RouteAccess = Action
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -35,8 +35,8 @@ export function principalOf(credential: Credential | null, ip: string): Principa
   return grantPrincipal(credential.subject, credential.scopes, credential.grantId ?? credential.subject)
 }
 
-/** Whether the policy can decide a route's action from the principal alone (not an operation, not an owned thing). */
-const decidedAtTheDoor = (access: RouteAccess): access is Action => access !== 'operation' && POLICY[access].need !== 'owner'
+/** Whether the policy can decide a route's action from the principal alone (not an owned thing, decided by its route). */
+const decidedAtTheDoor = (access: RouteAccess): boolean => POLICY[access].need !== 'owner'
 
 export default fp(
   async function accessPlugin(app: FastifyInstance) {
@@ -56,8 +56,7 @@ export default fp(
       }
       // A HEAD route (Fastify adds one per GET) is its GET's door; a CORS preflight (OPTIONS) carries no credential
       // and reaches no data.
-      const actions = new Set(methods.map((m) => m === 'OPTIONS' ? 'host.read'
-        : config.operation ? 'operation' : listedAction(m === 'HEAD' ? 'GET' : m, route.url)))
+      const actions = new Set(methods.map((m) => (m === 'OPTIONS' ? 'host.read' : listedAction(m === 'HEAD' ? 'GET' : m, route.url))))
       const [access, more] = [...actions]
       if (!access || more !== undefined) {
         throw new Error(`route ${methods.join(',')} ${route.url} names no action of the access policy: set config.access, or list it in src/access/doors.ts`)

@@ -11,7 +11,7 @@ import { buildTestApp } from '../helper.js'
 import { grantRepository } from '../../src/access/grants.js'
 import { ADMIN_PRINCIPAL, anonymousPrincipal, grantPrincipal, POLICY, type Action, type Principal } from '../../src/access/policy.js'
 import { SCOPES } from '../../src/access/tokens.js'
-import { actionOf } from '../../src/caller/operation.js'
+import { actionsOf } from '../../src/caller/operation.js'
 import { pinRepository } from '../../src/access/pins.js'
 import { resourceAction } from '../../src/mcp/resources.js'
 
@@ -92,12 +92,13 @@ describe('the door × principal table (ADMIN_TOKEN set)', () => {
     await app?.close()
   })
 
-  const triedBy = (action: Action): Who[] => (POLICY[action].need === 'anyone' ? who.slice(0, 2) : who)
+  const triedBy = (actions: Action[]): Who[] => (actions.every((a) => POLICY[a].need === 'anyone') ? who.slice(0, 2) : who)
 
-  const judge = (door: string, w: Who, action: Action, status: number, owner?: string) => {
+  /** The door let `w` through (or not); the policy must say the same of every action the door is. */
+  const judge = (door: string, w: Who, actions: Action[], status: number, owner?: string) => {
     const owned = owner !== undefined
-    const allowed = app.policy.allows(w.principal, action, owned ? { kind: 'job', id: ids.job, owner } : undefined)
-    verdicts.push({ door, who: w.name, passed: !refusedStatus(status, owned), allowed, status: `${status} (${action})` })
+    const allowed = actions.every((action) => app.policy.allows(w.principal, action, owned ? { kind: 'job', id: ids.job, owner } : undefined))
+    verdicts.push({ door, who: w.name, passed: !refusedStatus(status, owned), allowed, status: `${status} (${actions.join(' + ')})` })
   }
 
   it('every route of the route table', async () => {
@@ -107,19 +108,20 @@ describe('the door × principal table (ADMIN_TOKEN set)', () => {
     for (const route of routes) {
       const op = operations.get(`${route.method} ${route.url}`)
       // Operations whose action the input decides are tried with each example (a pin read and a pin write).
-      const inputs: unknown[] = op && typeof op.action === 'function' ? op.examples : [{}]
+      const inputs: unknown[] = op?.inputAction ? op.examples : [{}]
       for (const input of inputs) {
         const access = app.routeAccess.get(`${route.method} ${route.url}`)!
         // The /admin page's shell is public; its panel (partial=1) is the data behind the door.
-        const action = route.url === '/admin' ? 'admin.read' : access === 'operation' ? actionOf(op!, input) : access
-        for (const w of triedBy(action)) {
+        const actions: Action[] = route.url === '/admin' ? ['admin.read'] : op ? actionsOf(op, input) : [access]
+        if (op) expect(access, `${route.method} ${route.url}`).toBe(actionsOf(op, input)[0])
+        for (const w of triedBy(actions)) {
           const url = urlOf(route.url, ids) + (route.url === '/admin' ? '?partial=1' : '')
           const res = await app.inject({
             method: route.method as 'GET', url, headers: { ...w.headers, ...(route.url === '/mcp' ? { accept: 'application/json, text/event-stream' } : {}) },
             ...(route.method === 'POST' ? { payload: route.url === '/mcp' ? { jsonrpc: '2.0', id: 1, method: 'ping' } : input as object } : {}),
           })
-          const owned = action === 'job.read' || action === 'job.cancel'
-          judge(`${route.method} ${route.url}${inputs.length > 1 ? ` ${JSON.stringify(input).slice(0, 30)}` : ''}`, w, action, res.statusCode, owned ? STRANGER : undefined)
+          const owned = access === 'job.read' || access === 'job.cancel'
+          judge(`${route.method} ${route.url}${inputs.length > 1 ? ` ${JSON.stringify(input).slice(0, 30)}` : ''}`, w, actions, res.statusCode, owned ? STRANGER : undefined)
         }
       }
     }
@@ -128,12 +130,14 @@ describe('the door × principal table (ADMIN_TOKEN set)', () => {
   it('every registry operation through /run and /cli', async () => {
     for (const op of app.registry.operations) {
       if (op.name === 'run' || op.name === 'cli') continue
-      const input = typeof op.action === 'function' ? op.examples[0] : {}
-      for (const w of triedBy(actionOf(op, input))) {
-        const run = await app.inject({ method: 'POST', url: '/api/v1/run', headers: w.headers, payload: { op: op.name, input } })
-        judge(`/run ${op.name}`, w, actionOf(op, input), run.statusCode)
-        const cli = await app.inject({ method: 'POST', url: '/api/v1/cli', headers: w.headers, payload: { argv: [op.name, '--json', JSON.stringify(input)] } })
-        judge(`/cli ${op.name}`, w, actionOf(op, input), cli.statusCode)
+      for (const input of op.inputAction ? op.examples : [{}]) {
+        const actions = actionsOf(op, input)
+        for (const w of triedBy(actions)) {
+          const run = await app.inject({ method: 'POST', url: '/api/v1/run', headers: w.headers, payload: { op: op.name, input } })
+          judge(`/run ${op.name}`, w, actions, run.statusCode)
+          const cli = await app.inject({ method: 'POST', url: '/api/v1/cli', headers: w.headers, payload: { argv: [op.name, '--json', JSON.stringify(input)] } })
+          judge(`/cli ${op.name}`, w, actions, cli.statusCode)
+        }
       }
     }
   }, 120_000)
@@ -151,20 +155,21 @@ describe('the door × principal table (ADMIN_TOKEN set)', () => {
     expect(tools.length).toBeGreaterThan(20)
     for (const { name } of tools) {
       const op = app.registry.byName(name)
-      const input = op && typeof op.action === 'function' ? op.examples[0] : {}
-      const action: Action = op ? actionOf(op, input) : name === 'trading_datasets' ? 'dataset.read' : 'compute.heavy'
-      for (const w of triedBy(action)) {
-        const answer = (await rpc(w, 'tools/call', { name, arguments: input })).result as { isError?: boolean; structuredContent?: { refuse?: { http_status: number } } }
-        judge(`mcp tool ${name}`, w, action, answer.isError ? answer.structuredContent!.refuse!.http_status : 200)
+      for (const input of op?.inputAction ? op.examples : [{}]) {
+        const actions: Action[] = op ? actionsOf(op, input) : [name === 'trading_datasets' ? 'dataset.read' : 'compute.heavy']
+        for (const w of triedBy(actions)) {
+          const answer = (await rpc(w, 'tools/call', { name, arguments: input })).result as { isError?: boolean; structuredContent?: { refuse?: { http_status: number } } }
+          judge(`mcp tool ${name}`, w, actions, answer.isError ? answer.structuredContent!.refuse!.http_status : 200)
+        }
       }
     }
     const { resources } = (await rpc(admin, 'resources/list', {})).result as { resources: Array<{ uri: string }> }
     const uris = new Set([...resources.map((r) => r.uri), `ncm://pins/${ids.pin}`, `ncm://datasets/${ids.dataset}`])
     expect([...uris].some((uri) => uri.startsWith('ncm://pins/'))).toBe(true)
     for (const uri of uris) {
-      for (const w of triedBy(resourceAction(uri))) {
+      for (const w of triedBy([resourceAction(uri)])) {
         const answer = await rpc(w, 'resources/read', { uri })
-        judge(`mcp resource ${uri.replace(/sha256:\w+/, 'sha256:…')}`, w, resourceAction(uri), answer.error ? answer.error.data!.refuse!.http_status : 200)
+        judge(`mcp resource ${uri.replace(/sha256:\w+/, 'sha256:…')}`, w, [resourceAction(uri)], answer.error ? answer.error.data!.refuse!.http_status : 200)
       }
     }
     // The listing itself: the pins in it only for a principal that may list pins.
@@ -201,8 +206,8 @@ describe('the door table of an open host (no ADMIN_TOKEN): everything but the ad
     const refused: string[] = []
     const guarded = app.routeTable.filter((r) => {
       const access = app.routeAccess.get(`${r.method} ${r.url}`)
-      return r.method !== 'OPTIONS' && r.url !== '/mcp' && (access === 'operation' || (access !== undefined && POLICY[access].need !== 'anyone') ||
-        app.registry.operations.some((op) => `/api/v1${op.path}` === r.url && op.method === r.method && actionOf(op, {}) !== 'compute.light'))
+      const op = app.registry.operations.find((o) => `/api/v1${o.path}` === r.url && o.method === r.method)
+      return r.method !== 'OPTIONS' && r.url !== '/mcp' && ((access !== undefined && POLICY[access].need !== 'anyone') || op?.inputAction !== undefined)
     })
     expect(guarded.length).toBeGreaterThan(20)
     for (const route of guarded) {

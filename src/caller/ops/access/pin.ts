@@ -50,7 +50,8 @@ const input = z
 const isWrite = (raw: unknown): boolean =>
   raw !== null && typeof raw === 'object' && ('content' in raw || 'json' in raw)
 
-const meta = {
+/** What every pin answer says of the pin (pin_text reads the same record). */
+export const meta = {
   digest: z.string(),
   size: z.number().int().describe('Bytes stored'),
   media_type: z.enum(['text/plain', 'application/json']),
@@ -90,7 +91,9 @@ export const pin = defineOperation({
   bodyLimit: 'large',
   textMembers: ['json'],
   largeAnswer: true,
-  action: (raw) => (isWrite(raw) ? 'pin.write' : 'pin.read'),
+  refusals: ['not_found', 'conflict', 'over_limit'],
+  action: 'pin.read',
+  inputAction: (raw) => (isWrite(raw) ? 'pin.write' : null),
   // The read example reads what the first one pins (examples run in order on one host).
   examples: [
     { content: 'hello, pinned world\n', label: 'greeting' },
