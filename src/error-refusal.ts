@@ -3,7 +3,7 @@
 import type { FastifyError } from 'fastify'
 import { hasZodFastifySchemaValidationErrors, ResponseSerializationError } from 'fastify-type-provider-zod'
 import { describeIssue, Refusal, type IssueParts, type RefusalIssue } from './refusal.js'
-import { storeFaultOf } from './store/faults.js'
+import { storeRefusal } from './store/faults.js'
 
 export function toRefusal(err: unknown, requestId: string): Refusal {
   if (err instanceof Refusal) return err
@@ -47,19 +47,5 @@ export function toRefusal(err: unknown, requestId: string): Refusal {
     return new Refusal('invalid_input', e.message)
   }
   // The store's faults are the host's state, not bugs: a client is told to come back (503 + Retry-After), never a 500.
-  const fault = storeFaultOf(err)
-  if (fault === 'full') return storageFull()
-  if (fault === 'transient') {
-    return new Refusal('occupied', 'the database did not answer this time (a connection was lost, or a write lost a conflict); retry shortly', {
-      retryAfterS: 1, hints: { store: 'transient' },
-    })
-  }
-  return new Refusal('internal', `internal error; request id ${requestId}`)
-}
-
-/** The refusal of a write the store has no space for: nothing of it is acknowledged; health says so until space is freed. */
-export function storageFull(): Refusal {
-  return new Refusal('occupied', 'the store has no space left (disk full): this write was not kept; retry once space is freed', {
-    retryAfterS: 30, hints: { store: 'full' },
-  })
+  return storeRefusal(err) ?? new Refusal('internal', `internal error; request id ${requestId}`)
 }

@@ -8,7 +8,7 @@ import type { Clock } from '../clock.js'
 import { Refusal, type RefusalBody } from '../refusal.js'
 import type { ProgressSnapshot } from '../mill/progress.js'
 import { TaskCancelled, taskScope } from '../mill/scope.js'
-import { backoffMs, retryTransient, storeFaultOf } from '../store/faults.js'
+import { backoffMs, retryTransient, storeFaultOf, storeRefusal } from '../store/faults.js'
 import { withJobEffects } from './effects.js'
 import type { JobChannel } from './channel.js'
 import { createDurationHistogram } from './durations.js'
@@ -243,6 +243,9 @@ function failureOf(err: unknown, job: JobRecord, entry: ActiveRun, maxRunMs: num
     return ['cancelled', { refuse: cancelledRefusal(job.op, err instanceof TaskCancelled && err.terminated) }]
   }
   if (err instanceof Refusal) return ['failed', { error: err, refuse: err.forOp(job.op).toBody() }]
+  // A store fault that is no bug (a full disk, a row deleted under the run): its clean refusal, not `internal`.
+  const refusal = storeRefusal(err)
+  if (refusal) return ['failed', { error: refusal, refuse: refusal.forOp(job.op).toBody() }]
   log?.error({ err, job: job.id, op: job.op }, 'job failed')
   const refuse: RefusalBody = { code: 'internal', reason: `job ${job.id} failed on an internal error (logged with the job id)`, op: job.op, http_status: 500 }
   return ['failed', { error: err, refuse }]

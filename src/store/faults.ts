@@ -1,6 +1,8 @@
 // What a store error means for the client and for work in flight: a transient fault (a connection cut, a conflict lost,
 // a busy database) is retried and, when a request must answer, answered `occupied` with Retry-After; a full disk is a
-// refusal of its own kind (`occupied`, the reason saying so, a longer Retry-After) and turns health to `fail`.
+// refusal of its own kind (`occupied`, the reason saying so, a longer Retry-After) and turns health to `fail`; a row
+// that went away under a write (a dataset deleted while a job ran) is a conflict. None of them is a 500.
+import { Refusal } from '../refusal.js'
 
 export type StoreFault = 'transient' | 'full'
 
@@ -56,4 +58,29 @@ export async function retryTransient<T>(fn: () => Promise<T>, options: RetryOpti
       await new Promise((resolve) => setTimeout(resolve, backoffMs(attempt, baseMs, maxMs)))
     }
   }
+}
+
+/** PostgreSQL's foreign_key_violation, SQLite's extended code for the same. */
+const isForeignKeyViolation = (err: unknown): boolean => {
+  const code = (err as { code?: unknown } | null)?.code
+  return code === '23503' || code === 'SQLITE_CONSTRAINT_FOREIGNKEY'
+}
+
+/** The refusal a store error is for a client, or null when it is none of the store's faults (a bug stays a bug). */
+export function storeRefusal(err: unknown): Refusal | null {
+  const fault = storeFaultOf(err)
+  if (fault === 'full') {
+    return new Refusal('occupied', 'the store has no space left (disk full): this write was not kept; retry once space is freed', {
+      retryAfterS: 30, hints: { store: 'full' },
+    })
+  }
+  if (fault === 'transient') {
+    return new Refusal('occupied', 'the database did not answer this time (a connection was lost, or a write lost a conflict); retry shortly', {
+      retryAfterS: 1, hints: { store: 'transient' },
+    })
+  }
+  if (isForeignKeyViolation(err)) {
+    return new Refusal('conflict', 'a row this write refers to was deleted meanwhile (a dataset deleted while a job ran); nothing of it was stored')
+  }
+  return null
 }

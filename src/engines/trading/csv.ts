@@ -40,6 +40,11 @@ export function parseOhlcvCsv(text: string): ParsedCsv {
   if (headerIdx >= lines.length) throw new CsvError([{ line: 1, message: 'empty file: expected a header Date,Open,High,Low,Close,Volume' }])
 
   const header = splitRow(lines[headerIdx]!).map((h) => h.trim().toLowerCase())
+  // A column named twice is ambiguous (which Close is the close?): refused, naming it, never the first taken.
+  const twice = header.filter((h, i) => h !== '' && header.indexOf(h) !== i)
+  if (twice.length) {
+    throw new CsvError([{ line: headerIdx + 1, message: `header names ${[...new Set(twice)].map((h) => JSON.stringify(h)).join(', ')} more than once; each column may appear once` }])
+  }
   const col = (name: string): number => header.indexOf(name)
   const dateCol = header.findIndex((h) => DATE_NAMES.has(h))
   const missing = REQUIRED.filter((name) => col(name) < 0)
