@@ -136,7 +136,7 @@ export function createBullJobQueue(opts: BullQueueOptions): JobQueue {
       if (!(await retryTransient(() => repo.requeue(id)))) return
     }
     await runner.runJob(id)
-    if (flags.closing && (await repo.get(id))?.state === 'running') {
+    if (flags.abandoned && (await repo.get(id))?.state === 'running') {
       // This replica is shutting down mid-run: back to waiting at once, so another replica runs it now.
       await bullJob.moveToWait(token)
       throw new WaitingError()
@@ -268,10 +268,12 @@ export function createBullJobQueue(opts: BullQueueOptions): JobQueue {
     async close() {
       flags.closing = true
       purger.stop()
-      for (const run of active.values()) run.controller.abort()
-      // Waits for this replica's runs to hand their jobs back (processJob); then nothing more is taken. With Redis gone
-      // nothing would answer: the jobs' locks expire and another replica's stalled check re-runs them.
+      // Nothing more is taken; runs in flight have the drain to finish, then are handed back (processJob) for another
+      // replica. With Redis gone nothing would answer: the jobs' locks expire and another replica's stalled check
+      // re-runs them.
       const reachable = connection.status === 'ready'
+      if (worker && reachable) await within(worker.pause(true).then(() => true), CLOSE_WAIT_MS, false).catch(() => false)
+      await runner.drain(opts.drainMs ?? 0)
       if (worker) await closeWithin(worker, reachable)
       await failWaiters(repo, runner.waiters, 'on another replica (read it by its id)')
       await closeWithin(queue, reachable)

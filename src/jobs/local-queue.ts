@@ -29,6 +29,8 @@ export interface LocalQueueOptions {
   retentionMs: number
   /** JOB_MAX_MS: a run is stopped past it and fails with `timeout`. */
   maxRunMs: number
+  /** At shutdown, how long runs in flight may take to finish before they are given up (within SHUTDOWN_GRACE_MS). */
+  drainMs?: number
   log?: FastifyBaseLogger
   channel?: JobChannel
 }
@@ -120,7 +122,7 @@ export function createLocalJobQueue(opts: LocalQueueOptions): LocalJobQueue {
     async close() {
       flags.closing = true
       purger.stop()
-      for (const live of active.values()) live.controller.abort()
+      await runner.drain(opts.drainMs ?? 0)
       await failWaiters(repo, runner.waiters)
     },
   }

@@ -62,7 +62,8 @@ export function createLocalRunner(opts: LocalRunnerOptions) {
    */
   const inputs = new Map<string, unknown>()
   const durations = createDurationHistogram()
-  const flags = { started: false, closing: false }
+  /** closing: no new submissions or runs (a drain); abandoned: the drain is over, runs still going are given up. */
+  const flags = { started: false, closing: false, abandoned: false }
 
   const withLive = (job: JobRecord): JobRecord => {
     const live = active.get(job.id)
@@ -204,7 +205,7 @@ export function createLocalRunner(opts: LocalRunnerOptions) {
           if (controller.signal.aborted && !entry.sealed) throw new TaskCancelled(false)
           ending = ['succeeded', { result }]
         } catch (err) {
-          if (flags.closing) return
+          if (flags.abandoned) return
           if (storeFaultOf(err) !== 'transient' || controller.signal.aborted) {
             ending = failureOf(err, running, entry, maxRunMs, log)
           } else if (attempt >= RUN_ATTEMPTS) {
@@ -218,9 +219,27 @@ export function createLocalRunner(opts: LocalRunnerOptions) {
     } finally {
       clearTimeout(budget)
     }
-    // Shutting down: the row stays `running` and the next start re-runs it (one of its two chances).
-    if (flags.closing) return
+    // Given up at shutdown: the row stays `running` and the next start (or another replica) re-runs it.
+    if (flags.abandoned) return
     await finish(running, ...ending)
+  }
+
+  /**
+   * Shutting down: no new runs start; those in flight have until `ms` to finish (their waiting requests get their
+   * answers, as at any other time), then the rest are given up (aborted, their rows left to be re-run).
+   */
+  async function drain(ms: number): Promise<void> {
+    flags.closing = true
+    if (active.size > 0 && ms > 0) {
+      let timer: NodeJS.Timeout | undefined
+      await Promise.race([
+        Promise.all([...active.values()].map((run) => run.done)),
+        new Promise((resolve) => { timer = setTimeout(resolve, ms) }),
+      ])
+      clearTimeout(timer)
+    }
+    flags.abandoned = true
+    for (const live of active.values()) live.controller.abort()
   }
 
   /** Transient faults outlasted the run's retries: the job waits again (queued) and this backend runs it later. */
@@ -230,7 +249,7 @@ export function createLocalRunner(opts: LocalRunnerOptions) {
   }
 
   // runJob is also how a distributed backend runs a job it was handed (its own dispatch instead of the waiting line).
-  return { executors, waiting, active, waiters, inputs, durations, flags, withLive, publish, finish, pump, runJob, settle }
+  return { executors, waiting, active, waiters, inputs, durations, flags, withLive, publish, finish, pump, runJob, settle, drain }
 }
 
 /** How a run that threw ends: timed out, cancelled, refused, or failed on an internal error (logged). */

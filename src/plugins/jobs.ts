@@ -38,6 +38,9 @@ export default fp(
   { name: 'ncm-jobs', fastify: '5.x', dependencies: ['ncm-store', 'ncm-mill', 'ncm-redis'] },
 )
 
+/** Of SHUTDOWN_GRACE_MS, what closing everything after the job drain takes at most. */
+const SHUTDOWN_RESERVE_MS = 4000
+
 async function queueFor(app: FastifyInstance, { config, clock }: JobsPluginOptions): Promise<JobQueue> {
   const common = {
     store: app.store,
@@ -47,6 +50,8 @@ async function queueFor(app: FastifyInstance, { config, clock }: JobsPluginOptio
     perOwner: config.jobsPerClient,
     retentionMs: config.jobRetentionH * 3_600_000,
     maxRunMs: config.jobMaxMs,
+    // In-flight runs finish within the shutdown grace, leaving time to close the mill, Redis and the database.
+    drainMs: Math.max(0, config.shutdownGraceMs - SHUTDOWN_RESERVE_MS),
     log: app.log,
   }
   if (!app.redis) return createLocalJobQueue(common)
