@@ -55,7 +55,7 @@ const healthy = (): ReadinessInputs => ({
     database_path: '$DATA_DIR/ncm-hub.sqlite', database_exists: true, applied: [{ name: '0001-core.sql', applied_at: 'x' }],
     pending: [], commands: [], algorithm: 'sql-migrations-forward/1', backend: 'sqlite', error: null,
   },
-  store: { backend: 'sqlite', location: '$DATA_DIR/ncm-hub.sqlite', ok: true, latency_ms: 0.1, version: '3.50.0', pool: null, error: null },
+  store: { backend: 'sqlite', location: '$DATA_DIR/ncm-hub.sqlite', ok: true, latency_ms: 0.1, version: '3.50.0', pool: null, error: null, storage: ROOM },
   startup: {
     commands: [], smoke_tests: [], algorithm: 'startup-plan/1', smoke_script: 'python3 scripts/smoke.py',
     deployment_assets: { compose_file: 'docker-compose.yml', reverse_proxy_config: 'nginx/x.conf', service_unit_dir: 'systemd' },
@@ -64,6 +64,8 @@ const healthy = (): ReadinessInputs => ({
   environment: { node_env: 'production', host: '0.0.0.0', port: 8000, admin_token: 'set', data_dir: 'data', aliases: [], required_blockers: [], advisories: [], algorithm: 'environment-check/1' },
   algorithms: ['requirements-scan/1'],
 })
+
+const ROOM = { state: 'ok' as const, free_bytes: null, total_bytes: null, reason: null }
 
 describe('buildReadinessReport', () => {
   it('a healthy host is ready, boot pass, plan go, score 100', () => {
@@ -143,7 +145,7 @@ describe('buildReadinessReport', () => {
 
   it('a database that does not answer blocks, naming the backend and where it is', () => {
     const input = healthy()
-    input.store = { backend: 'postgres', location: 'postgres://db:5432/ncm', ok: false, latency_ms: null, version: null, pool: { total: 0, idle: 0, waiting: 1, max: 10 }, error: 'connect ECONNREFUSED' }
+    input.store = { backend: 'postgres', location: 'postgres://db:5432/ncm', ok: false, latency_ms: null, version: null, pool: { total: 0, idle: 0, waiting: 1, max: 10 }, error: 'connect ECONNREFUSED', storage: ROOM }
     const r = readinessReportSchema.parse(buildReadinessReport(input))
     expect(r.blockers.required_blockers).toEqual([{ kind: 'migrations', detail: 'the postgres database at postgres://db:5432/ncm does not answer: connect ECONNREFUSED' }])
     expect(r.plan.checks.find((c) => c.name === 'migrations')).toMatchObject({ status: 'fail' })
