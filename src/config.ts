@@ -61,6 +61,7 @@ const envSchema = z.object({
   SSE_STREAMS_PER_CLIENT: intFrom(1, 10_000).default(8),
   HEAVY_ACCESS: z.enum(['scoped', 'open']).default('scoped'),
   JOBS_PER_CLIENT: intFrom(1, 100_000).optional(),
+  JOB_RETENTION_MAX_JOBS: intFrom(0, 100_000_000).default(10_000),
   MCP_SESSIONS_PER_CLIENT: intFrom(1, 10_000).default(16),
   PUBLIC_URL: z.string().optional(),
   REDIS_URL: z.string().optional(),
@@ -146,6 +147,8 @@ export interface Config {
    * bound (MILL_QUEUE). Default: a quarter of MILL_QUEUE, at least 2.
    */
   readonly jobsPerClient: number
+  /** Finished jobs whose input and answer are kept (the newest), beside JOB_RETENTION_H; 0 = no count limit. */
+  readonly jobRetentionMaxJobs: number
   /** MCP sessions one principal may hold; past it its own least recently used one is closed (MAX_SESSIONS stays the global cap). */
   readonly mcpSessionsPerClient: number
   /**
@@ -248,6 +251,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
     heavyAccess: e.HEAVY_ACCESS,
     jobsPerClient: e.JOBS_PER_CLIENT ?? Math.max(2, Math.ceil(e.MILL_QUEUE / 4)),
     mcpSessionsPerClient: e.MCP_SESSIONS_PER_CLIENT,
+    jobRetentionMaxJobs: e.JOB_RETENTION_MAX_JOBS,
     redisUrl: redisUrlOf(e.REDIS_URL),
     redisPrefix: e.REDIS_PREFIX,
     aliasesUsed: Object.freeze(aliasesUsed),
@@ -336,6 +340,7 @@ export function redactedConfig(config: Config): Record<string, unknown> {
     HEAVY_ACCESS: config.heavyAccess,
     JOBS_PER_CLIENT: config.jobsPerClient,
     MCP_SESSIONS_PER_CLIENT: config.mcpSessionsPerClient,
+    JOB_RETENTION_MAX_JOBS: config.jobRetentionMaxJobs,
     REDIS_URL: config.redisUrl === null ? 'unset' : redisDisplayUrl(config.redisUrl),
     REDIS_PREFIX: config.redisPrefix,
   }

@@ -40,6 +40,7 @@ const truth = (overrides: Partial<TruthSummary> = {}): TruthSummary => ({
 const healthy = (): ReadinessInputs => ({
   generatedAt: '2026-01-01T00:00:00.000Z',
   runRetention: { max_runs: 10_000, max_age_days: 90, stored_runs: 3, oldest_run_at: '2026-01-01T00:00:00.000Z', policy: 'p', error: null },
+  jobRetention: { max_jobs: 10_000, max_age_h: 24, kept_jobs: 2, oldest_job_at: '2026-01-01T00:00:00.000Z', policy: 'p', error: null },
   scaleOut: { queue_backend: 'local', rate_limit: { store: 'memory', scope: 'process', key_prefix: null, degraded: null }, redis: null },
   versions: { hub: '1.0.0', ncm: '1.0.0' },
   smoke: [

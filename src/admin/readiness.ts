@@ -13,6 +13,7 @@ import type {
   ReadinessReport,
   RequiredBlocker,
   RunRetentionSummary,
+  JobRetentionSummary,
   SmokeCheck,
   StartupSummary,
 } from './schemas.js'
@@ -61,6 +62,7 @@ export interface ReadinessInputs {
   environment: EnvironmentSummary
   algorithms: string[]
   runRetention: RunRetentionSummary
+  jobRetention: JobRetentionSummary
   scaleOut: ScaleOut
 }
 
@@ -211,6 +213,7 @@ export function buildReadinessReport(input: ReadinessInputs): ReadinessReport {
       ? { passed: truth.passed, failed: truth.failed, skipped: truth.skipped, ran_at: truth.ran_at, envelopes_without_flags: truth.envelopes_without_flags }
       : null,
     run_retention: input.runRetention,
+    job_retention: input.jobRetention,
     store: input.store,
     scale_out: input.scaleOut,
   }

@@ -72,7 +72,7 @@ export function createBullJobQueue(opts: BullQueueOptions): JobQueue {
     }, HAND_BACK_DELAY_MS).unref()
   }
   const { executors, active, flags } = runner
-  const purger = createPurger(repo, clock, retentionMs, log)
+  const purger = createPurger(repo, clock, retentionMs, log, opts.maxJobs)
   const list = pagedList<{ n: number; job: JobRecord }>('jobs', ['integer'], (row) => [row.n])
   // Queue and worker share one connection; BullMQ opens the worker's blocking reader itself.
   const connection = openRedis(opts.redisUrl, 'queue')
@@ -198,7 +198,7 @@ export function createBullJobQueue(opts: BullQueueOptions): JobQueue {
     async submit(request) {
       if (flags.closing) throw new Refusal('occupied', 'the host is shutting down', { op: request.op, retryAfterS: 5 })
       if (!executors.has(request.op)) throw new Refusal('not_found', `${request.op} does not run as a job`, { op: request.op })
-      const { job, created } = await storeSubmission(repo, request, clock, opts.perOwner, async () => {
+      const { job, created } = await storeSubmission(repo, request, clock, opts, async () => {
         const waiting = await within(queue.getWaitingCount(), DISPATCH_WAIT_MS, 0).catch(() => 0)
         if (waiting >= maxQueued) {
           throw new Refusal('occupied', `the job queue is full (${maxQueued} waiting jobs)`, { op: request.op, retryAfterS: runner.durations.retryAfterS(waiting, concurrency) })

@@ -26,6 +26,10 @@ export interface LocalQueueOptions {
   maxQueued: number
   /** Unfinished jobs one owner may have (JOBS_PER_CLIENT): its share of the queue; unbounded when absent. */
   perOwner?: number
+  /** Finished jobs kept (JOB_RETENTION_MAX_JOBS; 0: no count limit), beside the age limit. */
+  maxJobs?: number
+  /** Ops whose identical submissions share one job (queue-core.ts SubmissionRules). */
+  shared?: (op: string) => boolean
   retentionMs: number
   /** JOB_MAX_MS: a run is stopped past it and fails with `timeout`. */
   maxRunMs: number
@@ -55,7 +59,7 @@ export function createLocalJobQueue(opts: LocalQueueOptions): LocalJobQueue {
   })
   const { executors, waiting, active, waiters, flags, withLive, finish, pump } = runner
   const list = pagedList<{ n: number; job: JobRecord }>('jobs', ['integer'], (row) => [row.n])
-  const purger = createPurger(repo, clock, retentionMs, log)
+  const purger = createPurger(repo, clock, retentionMs, log, opts.maxJobs)
   const { maybePurge } = purger
 
   const queue: LocalJobQueue = {
@@ -78,7 +82,7 @@ export function createLocalJobQueue(opts: LocalQueueOptions): LocalJobQueue {
     async submit(request: SubmitRequest): Promise<SubmitAnswer> {
       if (flags.closing) throw new Refusal('occupied', 'the host is shutting down', { op: request.op, retryAfterS: 5 })
       if (!executors.has(request.op)) throw new Refusal('not_found', `${request.op} does not run as a job`, { op: request.op })
-      const { job, created } = await storeSubmission(repo, request, clock, opts.perOwner, () => {
+      const { job, created } = await storeSubmission(repo, request, clock, opts, () => {
         if (waiting.length >= maxQueued && active.size >= concurrency) {
           throw new Refusal('occupied', `the job queue is full (${maxQueued} waiting jobs)`, { op: request.op, retryAfterS: runner.durations.retryAfterS(waiting.length, concurrency) })
         }

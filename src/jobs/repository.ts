@@ -68,6 +68,8 @@ export interface JobRepository {
   byKey(surface: JobSurface, owner: string, key: string): Promise<JobRecord | null>
   /** The owner's jobs not final (queued or running): its share of the queue. */
   unfinishedOf(owner: string): Promise<number>
+  /** The owner's newest kept job of this surface and input digest (op included) that is queued, running or succeeded. */
+  sameInput(surface: JobSurface, owner: string, inputDigest: string): Promise<JobRecord | null>
   /**
    * Marks a running job's effects written, inside the transaction `tx` that writes them: false when the job is no
    * longer running (a cancel won), and the caller rolls its effects back.
@@ -91,11 +93,13 @@ export interface JobRepository {
   /** Newest first; rows carry their sort key `n` for the cursor. */
   page(filter: { state?: JobState | undefined; op?: string | undefined }, after: readonly (string | number)[] | null, limit: number): Promise<Array<{ n: number; job: JobRecord }>>
   /**
-   * Drops inputs and answers of jobs finished longer than retentionMs ago; returns how many. Also removes parts left
-   * without a live row for ORPHAN_AFTER_MS (a crash between a job's parts and its row, or in a purge), looking at a
-   * bounded slice of the parts each time.
+   * Drops inputs and answers of jobs finished longer than retentionMs ago, and of finished jobs past the newest
+   * `maxJobs` (0: no count limit); returns how many. Also removes parts left without a live row for ORPHAN_AFTER_MS (a
+   * crash between a job's parts and its row, or in a purge), looking at a bounded slice of the parts each time.
    */
-  purge(now: number, retentionMs: number): Promise<number>
+  purge(now: number, retentionMs: number, maxJobs?: number): Promise<number>
+  /** Jobs kept (not purged) and the oldest one's creation time: the readiness report's job retention. */
+  kept(): Promise<{ jobs: number; oldestAt: number | null }>
   /** Jobs not purged, counted by state. */
   countByState(): Promise<Array<{ state: JobState; count: number }>>
   finishedSince(since: number): Promise<number>
@@ -147,6 +151,17 @@ export function createJobRepository(sql: Sql): JobRepository {
       const row = await sql.get<{ count: number | string }>("SELECT count(*) AS count FROM jobs WHERE owner = ? AND state IN ('queued', 'running')", [owner])
       return Number(row?.count ?? 0)
     },
+    sameInput: (surface, owner, inputDigest) => one(
+      `SELECT ${COLUMNS} FROM jobs WHERE owner = ? AND input_digest = ? AND surface = ? AND purged_at IS NULL
+       AND state IN ('queued', 'running', 'succeeded') ORDER BY n DESC LIMIT 1`,
+      [owner, inputDigest, surface],
+    ),
+    async kept() {
+      const row = await sql.get<{ n: number | string; oldest: number | string | null }>(
+        'SELECT count(*) AS n, min(created_at) AS oldest FROM jobs WHERE purged_at IS NULL',
+      )
+      return { jobs: Number(row?.n ?? 0), oldestAt: numberOrNull(row?.oldest ?? null) }
+    },
     async seal(tx, id, now) {
       return (await tx.run("UPDATE jobs SET sealed_at = ? WHERE id = ? AND state = 'running'", [now, id])).changes === 1
     },
@@ -185,11 +200,20 @@ export function createJobRepository(sql: Sql): JobRepository {
       const rows = await pageQuery({ state: filter.state ?? null, op: filter.op ?? null }, after, limit)
       return rows.map((row) => ({ n: Number(row.n), job: recordOf(row) }))
     },
-    async purge(now, retentionMs) {
+    async purge(now, retentionMs, maxJobs = 0) {
       const purged = await sql.all<{ id: string }>(
         'UPDATE jobs SET purged_at = ? WHERE purged_at IS NULL AND finished_at IS NOT NULL AND finished_at <= ? RETURNING id',
         [now, now - retentionMs],
       )
+      if (maxJobs > 0) {
+        // Past the newest maxJobs jobs, finished ones lose their input and answer too (a flood of submissions is bounded).
+        purged.push(...await sql.all<{ id: string }>(
+          `UPDATE jobs SET purged_at = ? WHERE purged_at IS NULL AND finished_at IS NOT NULL
+           AND n <= (SELECT n FROM jobs ORDER BY n DESC LIMIT 1 OFFSET ?) RETURNING id`,
+          [now, maxJobs],
+        ))
+        await sql.run('DELETE FROM jobs WHERE purged_at IS NOT NULL AND n <= (SELECT n FROM jobs ORDER BY n DESC LIMIT 1 OFFSET ?)', [10 * maxJobs])
+      }
       // Tombstones (id, op, times) stay so a purged job can say it was purged; they go after ten retention periods.
       await sql.run('DELETE FROM jobs WHERE purged_at IS NOT NULL AND finished_at <= ?', [now - 10 * retentionMs])
       const orphans = await sweepOrphans(now)

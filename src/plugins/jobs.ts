@@ -48,6 +48,10 @@ async function queueFor(app: FastifyInstance, { config, clock }: JobsPluginOptio
     concurrency: config.millThreads,
     maxQueued: config.millQueue,
     perOwner: config.jobsPerClient,
+    maxJobs: config.jobRetentionMaxJobs,
+    // Identical submissions of one owner share one job where the answer is a function of the input alone: the trading
+    // research ops (their runs are stored once per inputs anyway) and heavy operations with nothing measured in them.
+    shared: (op: string) => op.startsWith('trading.') || app.registry.byName(op)?.provenance.includes('measured') === false,
     retentionMs: config.jobRetentionH * 3_600_000,
     maxRunMs: config.jobMaxMs,
     // In-flight runs finish within the shutdown grace, leaving time to close the mill, Redis and the database.
