@@ -5,11 +5,14 @@
 // one the policy allows must let it through. Heavy work is answered `occupied` past the door (admission forced to
 // shedding), so no door runs what it guards. A door the policy opens to anyone is tried by anonymous and one grant
 // (the same code decides for every principal; the expensive documents are not built six times).
+import { readFileSync } from 'node:fs'
+import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { REPO_ROOT } from '../../src/version.js'
 import type { FastifyInstance } from 'fastify'
 import { buildTestApp } from '../helper.js'
 import { grantRepository } from '../../src/access/grants.js'
-import { ADMIN_PRINCIPAL, anonymousPrincipal, grantPrincipal, POLICY, type Action, type Principal } from '../../src/access/policy.js'
+import { ADMIN_PRINCIPAL, anonymousPrincipal, grantPrincipal, POLICY, type Action, type Principal, type Rule } from '../../src/access/policy.js'
 import { SCOPES } from '../../src/access/tokens.js'
 import { actionsOf } from '../../src/caller/operation.js'
 import { pinRepository } from '../../src/access/pins.js'
@@ -216,4 +219,22 @@ describe('the door table of an open host (no ADMIN_TOKEN): everything but the ad
     }
     expect(refused).toEqual(['POST /api/v1/grant'])
   }, 60_000)
+})
+
+describe('docs/security.md', () => {
+  it('states the policy table as the code has it', () => {
+    const text = readFileSync(join(REPO_ROOT, 'docs', 'security.md'), 'utf8')
+    const table = text.slice(text.indexOf('<!-- policy-table'), text.indexOf('<!-- /policy-table -->'))
+    const rows = [...table.matchAll(/^\| `([\w.]+)` \| (.+) \|$/gm)].map((m) => [m[1], m[2]])
+    const needs = (rule: Rule): string => {
+      switch (rule.need) {
+        case 'anyone': return 'anyone'
+        case 'scope': return `scope \`${rule.scope}\``
+        case 'admin': return 'the admin credential'
+        case 'heavy': return 'heavy work (scope `run:heavy`, see below)'
+        case 'owner': return `its owner, or ${rule.or === 'admin' ? 'the admin credential' : `scope \`${rule.or}\``}`
+      }
+    }
+    expect(rows).toEqual(Object.entries(POLICY).map(([action, rule]) => [action, needs(rule)]))
+  })
 })
