@@ -3,7 +3,7 @@ import { readFileSync } from 'node:fs'
 import { basename } from 'node:path'
 import { Refusal } from '../refusal.js'
 import type { Sql } from '../store/sql.js'
-import { CsvError, csvOutcome, type CsvOutcome } from '../engines/trading/index.js'
+import { CsvError, csvOutcome, type CsvOptions, type CsvOutcome } from '../engines/trading/index.js'
 import type { Bars } from '../engines/trading/types.js'
 import { barsSha256Stepwise } from './checksum.js'
 import { createTradingRepository, type DatasetRow, type TradingRepository } from './repository.js'
@@ -79,11 +79,13 @@ export interface ImportOptions {
   /** Where the CSV came from: a file name or 'http'. */
   origin: string
   now: number
+  /** Data rows imported at most (CSV_MAX_ROWS), counted as the reader counts them; none: no limit (the CLI's files). */
+  maxRows?: number
   /** Parses the text (HTTP imports: in the mill); default here, on the caller's thread. */
-  parse?: (text: string) => Promise<CsvOutcome>
+  parse?: (text: string, options: CsvOptions) => Promise<CsvOutcome>
 }
 
-const parseHere = async (text: string): Promise<CsvOutcome> => csvOutcome(text)
+const parseHere = async (text: string, options: CsvOptions): Promise<CsvOutcome> => csvOutcome(text, options)
 
 export interface ImportResult {
   dataset: DatasetView
@@ -99,7 +101,12 @@ export interface ImportResult {
 export async function importCsvText(sql: Sql, text: string, options: ImportOptions): Promise<ImportResult> {
   checkSymbol(options.symbol)
   if (options.timeframe !== undefined) checkTimeframe(options.timeframe)
-  const parsed = await (options.parse ?? parseHere)(text)
+  const parsed = await (options.parse ?? parseHere)(text, options.maxRows === undefined ? {} : { maxRows: options.maxRows })
+  if ('overRows' in parsed) {
+    throw new Refusal('over_limit', `the CSV has more than ${parsed.overRows} rows (CSV_MAX_ROWS); import larger files with the ncm CLI`, {
+      hints: { limit: 'CSV_MAX_ROWS', value: parsed.overRows },
+    })
+  }
   if ('issues' in parsed) {
     throw new Refusal('invalid_input', `the CSV was not imported: ${new CsvError(parsed.issues).message}`, {
       issues: parsed.issues.map((i) => ({ path: `line ${i.line}`, message: i.message })),

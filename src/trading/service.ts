@@ -5,6 +5,7 @@ import type { Mill } from '../mill/pool.js'
 import type { Admission } from '../plugins/admission.js'
 import type { Store } from '../store/index.js'
 import type { Bars } from '../engines/trading/types.js'
+import type { CsvOptions } from '../engines/trading/index.js'
 import { createBarsCache } from './bars-cache.js'
 import { resolveDataset } from './datasets.js'
 import { createTradingRepository, type DatasetRow, type TradingRepository } from './repository.js'
@@ -45,7 +46,7 @@ export function createTradingService({ store, mill, admission, clock, barsCacheB
     dataset: (ref: number | string): Promise<DatasetRow> => resolveDataset(repo, ref),
     strategyParams: strategyParamsOf,
     /** Parses an imported CSV in the mill (heavy: admitted like the research operations). */
-    parseCsv: async (text: string) => (await deps.heavy('trading.datasets.import', 'trading.csv', text, undefined)).result,
+    parseCsv: async (text: string, options: CsvOptions) => (await deps.heavy('trading.datasets.import', 'trading.csv', { text, ...options }, undefined)).result,
     /** A dataset's bars (immutable once stored, so served from a bounded cache). */
     bars: (dataset: DatasetRow): Promise<Bars> => deps.bars.get(dataset, null),
     ...research(deps),

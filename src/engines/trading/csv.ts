@@ -33,11 +33,12 @@ const REQUIRED = ['open', 'high', 'low', 'close'] as const
  * Every row is checked: timestamps strictly increasing, prices finite and > 0, low ≤ open, close ≤ high,
  * volume finite and ≥ 0. Any problem throws `CsvError` naming the line; nothing partial is returned.
  */
-export function parseOhlcvCsv(text: string): ParsedCsv {
+export function parseOhlcvCsv(text: string, options: CsvOptions = {}): ParsedCsv {
   const lines = text.replace(/^\uFEFF/, '').split(/\r\n|\n|\r/)
   let headerIdx = 0
   while (headerIdx < lines.length && lines[headerIdx]!.trim() === '') headerIdx++
   if (headerIdx >= lines.length) throw new CsvError([{ line: 1, message: 'empty file: expected a header Date,Open,High,Low,Close,Volume' }])
+  if (options.maxRows !== undefined) refuseOverRows(lines, headerIdx + 1, options.maxRows)
 
   const header = splitRow(lines[headerIdx]!).map((h) => h.trim().toLowerCase())
   const col = (name: string): number => header.indexOf(name)
@@ -120,14 +121,36 @@ export function parseOhlcvCsv(text: string): ParsedCsv {
   }
 }
 
-/** A parsed CSV, or its bad lines: parseOhlcvCsv as a value, for callers across a thread (an error's own fields do not cross). */
-export type CsvOutcome = ParsedCsv | { issues: CsvIssue[] }
+export interface CsvOptions {
+  /** More data rows than this (counted as the parser splits lines: \r\n, \n or \r; blank lines skipped) throw CsvRowLimit. */
+  maxRows?: number
+}
 
-export function csvOutcome(text: string): CsvOutcome {
+/** A CSV with more data rows than the reader was allowed to take. */
+export class CsvRowLimit extends Error {
+  constructor(readonly maxRows: number) {
+    super(`the CSV has more than ${maxRows} rows`)
+    this.name = 'CsvRowLimit'
+  }
+}
+
+/** Counts the rows the parser would read from `from` on, stopping past the limit. */
+function refuseOverRows(lines: readonly string[], from: number, maxRows: number): void {
+  let rows = 0
+  for (let i = from; i < lines.length; i++) {
+    if (lines[i]!.trim() !== '' && ++rows > maxRows) throw new CsvRowLimit(maxRows)
+  }
+}
+
+/** A parsed CSV, its bad lines, or the row limit it passed: parseOhlcvCsv as a value, for callers across a thread. */
+export type CsvOutcome = ParsedCsv | { issues: CsvIssue[] } | { overRows: number }
+
+export function csvOutcome(text: string, options: CsvOptions = {}): CsvOutcome {
   try {
-    return parseOhlcvCsv(text)
+    return parseOhlcvCsv(text, options)
   } catch (err) {
     if (err instanceof CsvError) return { issues: err.issues }
+    if (err instanceof CsvRowLimit) return { overRows: err.maxRows }
     throw err
   }
 }

@@ -76,8 +76,8 @@ export type { DeflatedSharpe } from './deflated-sharpe.js'
 export { generateSyntheticBars, SYNTHETIC_PRESETS, DEFAULT_REGIMES } from './synthetic.js'
 export type { SyntheticSpec, Regime } from './synthetic.js'
 
-export { parseOhlcvCsv, csvOutcome, CsvError } from './csv.js'
-export type { CsvIssue, CsvOutcome, ParsedCsv } from './csv.js'
+export { parseOhlcvCsv, csvOutcome, CsvError, CsvRowLimit } from './csv.js'
+export type { CsvIssue, CsvOptions, CsvOutcome, ParsedCsv } from './csv.js'
 
 export { createRng } from './prng.js'
 export type { Rng } from './prng.js'

@@ -51,7 +51,7 @@ const stopWhen = (deadline: number, cancelled: () => boolean) => () => cancelled
 
 export const tradingTasks = {
   // Parsing a 250k-row CSV held the event loop 2 s; the bars come back as typed arrays (a copy of 48 bytes a bar).
-  'trading.csv': (text: string) => csvOutcome(text),
+  'trading.csv': ({ text, maxRows }: { text: string; maxRows?: number }) => csvOutcome(text, maxRows === undefined ? {} : { maxRows }),
   // One backtest is linear in the bars (milliseconds even for 100k bars): progress is reported at its start and end.
   // The curve and the trades come back as JSON text in bytes that move to the loop, not as arrays the loop builds.
   'trading.backtest': ({ bars, strategy, params, options, shown }: BacktestPayload, { progress }: TaskContext) => {
