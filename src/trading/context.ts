@@ -10,6 +10,7 @@ import { createCycleRunner } from './cycle.js'
 import { createPageCache, dataVersionOf } from './page-cache.js'
 import { renderCommandCenter } from './page.js'
 import { createReadback, type Readback } from './readback.js'
+import { createRunResults, type RunResultsReader } from './run-results.js'
 import { createRpcProber, type RpcProber } from './rpc-prober.js'
 import { createTradingService, type TradingService } from './service.js'
 import { createSystem } from './system.js'
@@ -21,6 +22,8 @@ export interface TradingContext {
   service: TradingService
   /** What the platform stored, read back (paged lists, one run, one dataset). */
   readback: Readback
+  /** A stored run's trades and curve, paged or as CSV. */
+  runResults: RunResultsReader
   cycles: ReturnType<typeof createCycleRunner>
   system: ReturnType<typeof createSystem>
   prober: RpcProber
@@ -52,6 +55,7 @@ export function createTradingContext({ config, clock, store, mill, admission, au
     store,
     service,
     readback: createReadback(service),
+    runResults: createRunResults(service.repo),
     cycles: createCycleRunner({ repo: service.repo, service, clock }),
     system,
     prober,

@@ -39,6 +39,8 @@ export class Answer<T = unknown> {
 export interface Alternate<I> {
   /** e.g. `text/csv; charset=utf-8`. */
   type: string
+  /** Headers of this representation (a download's file name). */
+  headers?(input: I): Record<string, string>
   /** The body: a string, or a stream written with backpressure. */
   body(input: I, call: TradingCall): Promise<string | NodeJS.ReadableStream>
 }

@@ -5,6 +5,7 @@ import { systemOperations } from './ops/system.js'
 import { datasetOperations } from './ops/datasets.js'
 import { researchOperations } from './ops/research.js'
 import { runOperations } from './ops/runs.js'
+import { runResultOperations } from './ops/run-results.js'
 import { ledgerOperations } from './ops/ledger.js'
 
 export function createTradingRegistry(operations: readonly TradingOperation[]): readonly TradingOperation[] {
@@ -27,5 +28,6 @@ export const tradingRegistry: readonly TradingOperation[] = createTradingRegistr
   ...datasetOperations,
   ...researchOperations,
   ...runOperations,
+  ...runResultOperations,
   ...ledgerOperations,
 ])

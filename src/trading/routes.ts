@@ -126,7 +126,11 @@ function routeOperation(
         const submitted = await submitOrWait(app.jobs, req, reply, { op: op.name, surface: 'trading', input })
         return submitted.async ? reply.send(submitted.view) : submitted.result
       }
-      if (alternate) return reply.type(alternate.type).send(await alternate.body(input, call))
+      if (alternate) {
+        const body = await alternate.body(input as never, call)
+        for (const [name, value] of Object.entries(alternate.headers?.(input as never) ?? {})) reply.header(name, value)
+        return reply.type(alternate.type).send(body)
+      }
       const data = await op.handler(input, call)
       if (data instanceof Answer) {
         reply.code(data.status)

@@ -1,4 +1,5 @@
 // The rows of the trading tables as the repository reads and writes them (types only: any module may import them).
+import type { EquityChunk } from '../engines/trading/run-series.js'
 
 export type DatasetSource = 'synthetic' | 'import'
 
@@ -34,6 +35,9 @@ export interface RunRow {
   equity: string | null
   elapsed_ms: number
   created_at: string
+  /** null for runs stored before fingerprints. */
+  fingerprint: string | null
+  engine_version: string | null
 }
 
 export type NewRun = Omit<RunRow, 'id'>
@@ -130,3 +134,20 @@ export interface IdempotencyRow {
   response: string
   created_at: string
 }
+
+/** What a backtest produced beyond its statistics. */
+export interface RunResults {
+  /** tradeBlock(): every trade, closed then open. */
+  trades: Float64Array
+  equity: EquityChunk[]
+}
+
+export interface TrialRow {
+  strategy: string
+  params: Record<string, number>
+  score: number | null
+  return_pct: number | null
+  /** base64 of float64 (count, sum, sum of squares) per block of the trial's per-bar returns. */
+  blocks: string
+}
+

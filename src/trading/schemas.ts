@@ -175,6 +175,7 @@ const equitySeries = z.object({
 const runRef = z.object({
   id: z.number().int(),
   inputs_digest: z.string(),
+  fingerprint: z.string().describe('digest of the dataset\'s content, kind, strategy, parameters, costs, engine version and seed: the same fingerprint gives the same figures (POST /api/v11/runs/{id}/replay checks it)'),
   same_inputs_as_run: z.number().int().nullable().describe('an earlier run with the same inputs digest, if any'),
   created_at: z.string(),
   elapsed_ms: z.number(),

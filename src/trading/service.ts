@@ -16,6 +16,7 @@ import { strategyParamsOf } from './research/inputs.js'
 import { maxEdgeSignal, maxEdgeSignalV10 } from './research/search.js'
 import { simulate } from './research/simulate.js'
 import { createRunRecorder, type RunRetention } from './runs.js'
+import type { RunKind } from './rows.js'
 import type { BacktestBody, MaxEdgeBody, MaxEdgeV10Body, SimulateBody } from './schemas.js'
 
 export interface ServiceDeps {
@@ -54,6 +55,28 @@ export function createTradingService({ store, mill, admission, clock, barsCacheB
     recomputeBacktest: (body: BacktestBody) => recomputeBacktest(deps, body),
     /** The same operations stopped where their heavy work would start: their input checks alone (see research/check.ts). */
     inputCheck: research(checkingDeps(deps)),
+    /**
+     * The same operations run again without storing anything: `stats` gets what each would have stored as the run's
+     * statistics (a replay compares them with the stored ones).
+     */
+    replaying: (record: ReplayRecord) => research(replayingDeps(deps, record)),
+  }
+}
+
+/** Deps whose recorder keeps nothing but hands the statistics over, and whose signals are not stored. */
+/** What a replay is handed instead of a stored run: the run's kind, statistics and the inputs its fingerprint covers. */
+export type ReplayRecord = (kind: RunKind, stats: unknown, inputs: Record<string, unknown>) => void
+
+function replayingDeps(deps: ResearchDeps, record: ReplayRecord): ResearchDeps {
+  return {
+    ...deps,
+    repo: { ...deps.repo, insertSignal: async () => 0 },
+    runs: {
+      record: async (kind, _dataset, fields) => {
+        record(kind, fields.stats, fields.inputs)
+        return { id: 0, inputs_digest: '', fingerprint: '', same_inputs_as_run: null, created_at: '', elapsed_ms: fields.elapsedMs, stored: false }
+      },
+    },
   }
 }
 

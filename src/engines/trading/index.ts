@@ -81,3 +81,4 @@ export type { CsvIssue, CsvOptions, CsvOutcome, ParsedCsv } from './csv.js'
 
 export { createRng } from './prng.js'
 export type { Rng } from './prng.js'
+export { ENGINE_VERSION } from './engine-version.js'

@@ -5,6 +5,7 @@ import type { GridSlice, SimulateSpec, SmaGrid, WalkForwardSpec } from '../../en
 import { downsample, downsampleIndices } from '../../engines/trading/downsample.js'
 import type { BacktestOptions, Bars, Stats, StrategyName } from '../../engines/trading/types.js'
 import { moving } from '../moving.js'
+import { equityChunks, tradeBlock } from '../../engines/trading/run-series.js'
 import { pointsBytes, tradesBytes } from './trading-text.js'
 
 interface EngineRun {
@@ -22,6 +23,8 @@ export interface BacktestShown {
   trades: boolean
   /** The stored run's curve, at most this many points; null: the run keeps none. */
   storedEquityPoints: number | null
+  /** The stored run keeps every trade and the whole curve (in chunks), to be paged and downloaded. */
+  keep: boolean
 }
 
 export interface BacktestPayload extends EngineRun {
@@ -65,8 +68,9 @@ export const tradingTasks = {
       equity: kept && { text: pointsBytes(bars.ts, equity, kept), points: kept.length },
       trades: shown.trades ? tradesBytes(trades) : null,
       storedEquity: shown.storedEquityPoints === null ? null : downsample(bars.ts, equity, shown.storedEquityPoints),
+      kept: shown.keep ? { trades: tradeBlock(trades), equity: equityChunks(bars.ts, equity) } : null,
     }
-    return moving(answer, [answer.equity?.text.buffer, answer.trades?.buffer].filter((b) => b !== undefined) as ArrayBuffer[])
+    return moving(answer, [answer.equity?.text.buffer, answer.trades?.buffer, answer.kept?.trades.buffer].filter((b) => b !== undefined) as ArrayBuffer[])
   },
   'trading.simulate': ({ bars, strategy, params, options, spec }: SimulatePayload, { deadline, progress, cancelled }: TaskContext) => {
     progress.phase('simulating')

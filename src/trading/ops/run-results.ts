@@ -1,0 +1,93 @@
+// What a stored run produced, to take away: trades and equity (paged JSON, or whole as streamed CSV), deletion,
+// comparison of runs side by side, and replay.
+import { defineTradingOperation } from '../operation.js'
+import { compareRuns, parseRunIds } from '../run-compare.js'
+import { replayRun } from '../run-replay.js'
+import { storedRun } from '../run-results.js'
+import { compareAnswer, compareQuery, equityPage, replayAnswer, runDeleted, runPageQuery, runParams, tradesPage } from '../run-schemas.js'
+import { PAGING } from './paging-note.js'
+
+const CSV = 'text/csv; charset=utf-8'
+const TAKE_AWAY = ' With `Accept: text/csv` the whole series is one CSV download (streamed); any other Accept than JSON or CSV is refused with 406.'
+
+export const runResultOperations = [
+  defineTradingOperation({
+    name: 'trading.runs.trades',
+    method: 'GET',
+    group: 'v11',
+    path: '/runs/:id/trades',
+    summary: 'A backtest\'s trades as stored with the run, in order: paged JSON, or every trade as CSV',
+    description: PAGING + TAKE_AWAY,
+    params: runParams,
+    query: runPageQuery,
+    output: tradesPage,
+    alternates: [{
+      type: CSV,
+      headers: ({ id }) => ({ 'content-disposition': `attachment; filename="run-${id}-trades.csv"` }),
+      body: ({ id }, { runResults }) => runResults.tradesCsv(id),
+    }],
+    mcp: { name: 'trading_run_trades', title: 'A stored backtest\'s trades, a page at a time' },
+    handler: ({ id, ...query }, { runResults }) => runResults.tradesPage(id, query),
+  }),
+  defineTradingOperation({
+    name: 'trading.runs.equity',
+    method: 'GET',
+    group: 'v11',
+    path: '/runs/:id/equity',
+    summary: 'A backtest\'s equity curve, one point a bar with its drawdown: paged JSON, or the whole curve as CSV',
+    description: PAGING + TAKE_AWAY,
+    params: runParams,
+    query: runPageQuery,
+    output: equityPage,
+    alternates: [{
+      type: CSV,
+      headers: ({ id }) => ({ 'content-disposition': `attachment; filename="run-${id}-equity.csv"` }),
+      body: ({ id }, { runResults }) => runResults.equityCsv(id),
+    }],
+    handler: ({ id, ...query }, { runResults }) => runResults.equityPage(id, query),
+  }),
+  defineTradingOperation({
+    name: 'trading.runs.delete',
+    method: 'DELETE',
+    group: 'v11',
+    path: '/runs/:id',
+    scope: 'trading:write',
+    summary: 'Delete a stored run with its trades, curve and trials; needs scope trading:write',
+    description: 'Signals the run emitted stay, unlinked from it. A later identical request stores the run again.',
+    params: runParams,
+    output: runDeleted,
+    mcp: { name: 'trading_run_delete', title: 'Delete a stored run' },
+    async handler({ id }, { service }) {
+      const row = await storedRun(service.repo, id)
+      await service.repo.transaction((tx) => tx.deleteRun(id))
+      return { deleted: { id: row.id, kind: row.kind, dataset_id: row.dataset_id, strategy: row.strategy, created_at: row.created_at } }
+    },
+  }),
+  defineTradingOperation({
+    name: 'trading.runs.compare',
+    method: 'GET',
+    group: 'v11',
+    path: '/runs/compare',
+    summary: 'Runs side by side: their inputs and statistics, and where they differ',
+    description: '`?ids=12,15,20` (2 to 10 runs). `differences` lists only the paths (of dataset, inputs, statistics) where the runs differ, with each run\'s value.',
+    query: compareQuery,
+    output: compareAnswer,
+    mcp: { name: 'trading_runs_compare', title: 'Compare stored runs' },
+    cli: { name: 'compare-runs', caption: 'Stored runs side by side, and where they differ', example: { ids: '1,2' } },
+    handler: ({ ids }, { service }) => compareRuns(service.repo, parseRunIds(ids)),
+  }),
+  defineTradingOperation({
+    name: 'trading.runs.replay',
+    method: 'POST',
+    group: 'v11',
+    path: '/runs/:id/replay',
+    summary: 'Run a stored run again from its stored request (in the mill, nothing stored) and say whether every statistic is identical',
+    description: 'Answers the statistics that differ (path, stored, now), the engine version that stored the run and the one that answered, ' +
+      'and both fingerprints (dataset content, strategy, parameters, costs, engine version, seed).',
+    params: runParams,
+    output: replayAnswer,
+    mcp: { name: 'trading_run_replay', title: 'Replay a stored run and compare its statistics' },
+    cli: { name: 'replay-run', caption: 'Run a stored run again and compare every statistic', example: { id: 1 } },
+    handler: async ({ id }, { service }) => replayRun(service, await storedRun(service.repo, id)),
+  }),
+]
