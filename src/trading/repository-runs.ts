@@ -7,6 +7,8 @@ import type { RunResults, TrialRow } from './rows.js'
 /** Rows per INSERT: 12 parameters a trade stays far below every backend's parameter limit. */
 const TRADE_BATCH = 500
 const TRIAL_BATCH = 200
+/** Curve chunks per INSERT (each ~44 KB of text). */
+const CHUNK_BATCH = 8
 
 export interface RunTradeRow {
   seq: number
@@ -68,22 +70,29 @@ export function createRunTables(sql: Sql) {
       )
       return row && { id: Number(row.id), created_at: row.created_at, has_equity: Number(row.has_equity) === 1, has_results: Number(row.has_results) === 1 }
     },
-    /** A backtest's trades (a row each, in batches) and curve chunks. */
-    async insertRunResults(runId: number, results: RunResults): Promise<void> {
+    /**
+     * A backtest's trades (a row each) and curve chunks, a batch per statement; `between` runs between batches (a loop
+     * turn). Trades first, the curve last: a run has results once its first chunk is there.
+     */
+    async insertRunResults(runId: number, results: RunResults, between: () => Promise<void> = async () => undefined): Promise<void> {
       const rows = tradeRows(results.trades)
       for (let from = 0; from < rows.length; from += TRADE_BATCH) {
         const batch = rows.slice(from, from + TRADE_BATCH)
         const values = batch.map(() => `(?, ?, ${TRADE_COLUMNS.map(() => '?').join(', ')})`).join(', ')
         await sql.run(`INSERT INTO run_trades (run_id, seq, ${TRADE_COLUMNS.join(', ')}) VALUES ${values}`,
           batch.flatMap((row, k) => [runId, from + k + 1, ...row]))
+        await between()
       }
-      for (const c of results.equity) {
-        await sql.run('INSERT INTO run_equity (run_id, chunk, points, peak_before, data) VALUES (?, ?, ?, ?, ?)',
-          [runId, c.chunk, c.points, c.peakBefore, c.data])
+      for (let from = 0; from < results.equity.length; from += CHUNK_BATCH) {
+        const batch = results.equity.slice(from, from + CHUNK_BATCH)
+        await sql.run(`INSERT INTO run_equity (run_id, chunk, points, peak_before, data) VALUES ${batch.map(() => '(?, ?, ?, ?, ?)').join(', ')}`,
+          batch.flatMap((c) => [runId, c.chunk, c.points, c.peakBefore, c.data]))
+        await between()
       }
     },
-    async insertRunTrials(runId: number, trials: readonly TrialRow[]): Promise<void> {
+    async insertRunTrials(runId: number, trials: readonly TrialRow[], between: () => Promise<void> = async () => undefined): Promise<void> {
       for (let from = 0; from < trials.length; from += TRIAL_BATCH) {
+        await between()
         const batch = trials.slice(from, from + TRIAL_BATCH)
         await sql.run(`INSERT INTO run_trials (run_id, seq, strategy, params, score, return_pct, blocks) VALUES ${batch.map(() => '(?, ?, ?, ?, ?, ?, ?)').join(', ')}`,
           batch.flatMap((t, k) => [runId, from + k, t.strategy, JSON.stringify(t.params), t.score, t.return_pct, t.blocks]))

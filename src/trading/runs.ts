@@ -2,6 +2,7 @@
 import type { Clock } from '../clock.js'
 import { ENGINE_VERSION } from '../engines/trading/index.js'
 import { digestOf } from './checksum.js'
+import { nextTurn } from '../store/turns.js'
 import { iso } from './present.js'
 import type { DatasetRow, RunKind, TradingRepository } from './repository.js'
 import type { RunResults, TrialRow } from './rows.js'
@@ -69,21 +70,24 @@ export function createRunRecorder(repo: TradingRepository, clock: Clock, retenti
     // A repeat that adds nothing is answered without a transaction (runs are never changed but for what they lacked).
     const seen = await repo.firstRunWithDigest(digest)
     if (seen && (!equity || seen.has_equity) && (!results || seen.has_results)) return repeatOf(seen)
-    return repo.transaction(async (tx) => {
+    const { ref, resultsFor } = await repo.transaction(async (tx) => {
       const first = await tx.firstRunWithDigest(digest)
       if (first) {
         if (equity && !first.has_equity) await tx.setMissingRunEquity(first.id, equity)
-        if (results && !first.has_results) await tx.insertRunResults(first.id, results)
-        return repeatOf(first)
+        return { ref: repeatOf(first), resultsFor: results && !first.has_results ? first.id : null }
       }
       const now = clock.now()
       const createdAt = iso(now)
       const id = await tx.insertRun({ ...row, created_at: createdAt })
-      if (results) await tx.insertRunResults(id, results)
-      if (fields.trials?.length) await tx.insertRunTrials(id, fields.trials)
       await tx.pruneRuns(id, retention, now)
-      return { id, inputs_digest: digest, fingerprint, same_inputs_as_run: null, created_at: createdAt, elapsed_ms: elapsedMs, stored: true }
+      const stored: StoredRunRef = { id, inputs_digest: digest, fingerprint, same_inputs_as_run: null, created_at: createdAt, elapsed_ms: elapsedMs, stored: true }
+      return { ref: stored, resultsFor: results ? id : null }
     })
+    // Results grow with the bars and trades: written after the run's row, a batch per loop turn (on SQLite every
+    // statement is synchronous, and one transaction of them all held the loop for a 250k-bar curve).
+    if (resultsFor !== null && results) await repo.insertRunResults(resultsFor, results, nextTurn)
+    if (ref.stored && fields.trials?.length) await repo.insertRunTrials(ref.id, fields.trials, nextTurn)
+    return ref
   }
 
   return { record }

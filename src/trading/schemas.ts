@@ -34,6 +34,15 @@ const cost = {
   allow_short: z.boolean(),
 }
 
+/** Stated periods per year: the annualised figures then use per-bar returns and this many periods a year. */
+const periodsPerYear = z.number().positive().max(10_000_000).optional()
+  .describe('periods per year for every annualised figure, which then uses per-bar returns (default: derived from the bars and stated as `annualization`)')
+
+export const annualizationSchema = z.object({
+  periods_per_year: z.number(),
+  basis: z.string().describe('how periods_per_year was derived: weekday daily → 252, with weekends → 365, intraday from the bars\' timeframe, or the request\'s periods_per_year'),
+}).describe('how the annualised figures beside it were annualised')
+
 const costFields = {
   cash: cost.cash.default(10_000).describe('starting cash'),
   commission: cost.commission.default(0).describe('fraction of traded value, at entry and at exit'),
@@ -86,6 +95,7 @@ export const statsSchema = z.object({
   expectancy_pct: nullableNumber,
   sqn: nullableNumber,
   kelly_criterion: nullableNumber,
+  annualization: annualizationSchema.optional(),
 }).describe('backtesting.py 0.6.6 statistics (SPEC §6); start and end as ISO 8601; undefined figures are null')
 
 export const datasetSchema = z.object({
@@ -145,6 +155,7 @@ export const backtestBody = z.object({
   ]).optional().describe('default: all available cash in whole units'),
   from: timeBound.optional(),
   to: timeBound.optional(),
+  periods_per_year: periodsPerYear,
   include: z.array(z.enum(['trades', 'equity'])).max(2).default([]),
   equity_points: z.number().int().min(2).max(100_000).optional()
     .describe('downsample the equity curve to at most this many points (each bucket keeps its low and its high)'),
@@ -195,6 +206,7 @@ export const backtestAnswer = z.object({
     allow_short: z.boolean(),
     finalize_trades: z.boolean(),
     size: z.record(z.string(), z.number()).nullable(),
+    periods_per_year: z.number().optional(),
   }),
   stats: statsSchema,
   trades: z.array(tradeSchema).optional(),
@@ -211,6 +223,7 @@ export const simulateBody = z.object({
   method: z.enum(['bootstrap', 'gbm']).default('bootstrap'),
   block: z.number().int().min(1).max(1000).optional().describe('bootstrap block length in bars (default 1)'),
   seed: z.number().int().min(0).max(2 ** 32 - 1).default(1),
+  periods_per_year: periodsPerYear,
   timeout_ms: timeoutMs,
 }).strict()
 export type SimulateBody = z.infer<typeof simulateBody>
@@ -238,6 +251,7 @@ export const simulateAnswer = z.object({
   complete: z.boolean(),
   history_bars: z.number().int(),
   bars_per_year: z.number(),
+  annualization: annualizationSchema,
   return_pct: distribution,
   max_drawdown_pct: distribution,
   sharpe: distribution,
@@ -269,6 +283,7 @@ export const maxEdgeBody = z.object({
   spread: cost.spread.optional(),
   slippage_bps: cost.slippage_bps.optional(),
   allow_short: cost.allow_short.default(false),
+  periods_per_year: periodsPerYear,
   timeout_ms: timeoutBudget,
 }).strict()
 export type MaxEdgeBody = z.infer<typeof maxEdgeBody>

@@ -121,7 +121,7 @@ describe('POST /api/v11/trading/backtest', () => {
     const res = await post('/api/v11/trading/backtest', base)
     expect(res.statusCode, res.body).toBe(200)
     const body = json(res)
-    expect(Object.keys(body.stats).sort()).toEqual([...STAT_KEYS].sort())
+    expect(Object.keys(body.stats).sort()).toEqual([...STAT_KEYS, 'annualization'].sort())
     expect(body.stats.max_drawdown_pct).toBeLessThanOrEqual(0)
     expect(body.run.inputs_digest).toMatch(/^[0-9a-f]{64}$/)
     expect(body.trades).toBeUndefined()

@@ -112,6 +112,26 @@ describe('a backtest\'s trades and equity', () => {
   })
 })
 
+describe('annualisation stated beside the figures', () => {
+  it('states how a backtest, a walk-forward search and a simulation annualised, and takes the request\'s periods_per_year', async () => {
+    const daily = ok(await post('/api/v11/trading/backtest', { dataset: 'SYN-DAILY', strategy: 'buy_and_hold' }))
+    expect(daily.stats.annualization.periods_per_year).toBeOneOf([252, 365])
+    const intraday = ok(await post('/api/v11/trading/backtest', { dataset: 'SYN-15M', strategy: 'buy_and_hold' }))
+    expect(intraday.stats.annualization.basis).toMatch(/15m bars resampled to days/)
+    const stated = ok(await post('/api/v11/trading/backtest', { dataset: 'SYN-15M', strategy: 'buy_and_hold', periods_per_year: 35_040 }))
+    expect(stated.stats.annualization).toEqual({ periods_per_year: 35_040, basis: 'stated in the request; per-bar returns of 15m bars' })
+    expect(stated.settings.periods_per_year).toBe(35_040)
+    expect(stated.stats.sharpe_ratio).not.toBe(intraday.stats.sharpe_ratio)
+    expect(stated.run.fingerprint).not.toBe(intraday.run.fingerprint)
+    const search = ok(await post('/api/v11/trading/max-edge-signal', { dataset: 'SYN-DAILY', strategies: ['sma_cross'], grid: { sma_cross: { fast: [5], slow: [20] } } }))
+    expect(search.annualization.periods_per_year).toBe(search.bars_per_year)
+    expect(search.oos_stats.annualization.periods_per_year).toBeOneOf([252, 365])
+    const sim = ok(await post('/api/v11/trading/simulate', { dataset: 'SYN-15M', strategy: 'buy_and_hold', paths: 5, horizon: 10, periods_per_year: 1000 }))
+    expect(sim.annualization).toEqual({ periods_per_year: 1000, basis: 'stated in the request; per-bar returns of 15m bars' })
+    problem(await post('/api/v11/trading/backtest', { dataset: 'SYN-DAILY', strategy: 'buy_and_hold', periods_per_year: 0 }), 400, 'invalid_input')
+  })
+})
+
 describe('runs compared, replayed and deleted', () => {
   let a: any
   let b: any

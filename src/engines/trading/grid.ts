@@ -1,7 +1,7 @@
 // The v10 in-sample grid: every sma_cross(fast, slow) pair backtested on the whole series, ranked by one statistic.
 import type { BacktestOptions, Bars, Signal, Stats } from './types.js'
 import { executeEvents, type Execution } from './execution.js'
-import { computeStats } from './stats.js'
+import { computeStats, statsAnnualization, type Annualization } from './stats.js'
 import { crossEvents, firstDefined, STRATEGIES, type StrategyEvents } from './strategies.js'
 import { sma } from './indicators.js'
 import { LEAN_UNSUPPORTED, leanBroker, leanBuffers, leanExecute } from './lean-run.js'
@@ -36,6 +36,8 @@ export interface GridResult {
   best: { fast: number; slow: number; stats: Stats } | null
   /** The best pair's position after the latest bar. */
   signal: Signal | null
+  /** How the statistics' annualised figures were annualised. */
+  annualization: Annualization
   complete: boolean
 }
 
@@ -130,7 +132,7 @@ export function inSampleGrid(
       signal = last > 0 ? 'long' : last < 0 ? 'short' : 'flat'
     }
   }
-  return { tried: rows.length, maximize, rows, best, signal, complete }
+  return { tried: rows.length, maximize, rows, best, signal, annualization: statsAnnualization(bars.ts), complete }
 }
 
 /** How many pairs (fast < slow) the grid holds: the indices a `GridSlice` counts. */
@@ -174,6 +176,7 @@ export function mergeGridResults(parts: GridResult[]): GridResult {
     rows: parts.flatMap((part) => part.rows),
     best,
     signal,
+    annualization: parts[0]!.annualization,
     complete: parts.every((part) => part.complete),
   }
 }

@@ -58,8 +58,8 @@ export type { StrategySpec, StrategyEvents, IndicatorCache } from './strategies.
 export { runBacktest, executeEvents } from './execution.js'
 export type { Execution } from './execution.js'
 
-export { computeStats, STATS_KEYS, barsPerYear } from './stats.js'
-export type { StatsInput, StatsConvention } from './stats.js'
+export { computeStats, STATS_KEYS, barsPerYear, statsAnnualization, barAnnualization } from './stats.js'
+export type { StatsInput, StatsConvention, Annualization } from './stats.js'
 
 export { simulate } from './simulate.js'
 export type { SimulateSpec, MonteCarloResult, Distribution } from './simulate.js'

@@ -4,7 +4,7 @@ import { executeEvents } from './execution.js'
 import { LEAN_UNSUPPORTED, leanBroker, leanBuffers, leanExecute } from './lean-run.js'
 import { WindowMoments, type Span } from './window-moments.js'
 import { STRATEGIES, type IndicatorCache } from './strategies.js'
-import { barsPerYear, computeStats } from './stats.js'
+import { barAnnualization, computeStats, statsAnnualization, type Annualization } from './stats.js'
 import { deflatedSharpeRatio, type DeflatedSharpe } from './deflated-sharpe.js'
 
 export interface WalkForwardSpec {
@@ -65,6 +65,10 @@ export interface WalkForwardResult {
   /** The top configurations by out-of-sample edge (at most 20). */
   leaderboard: ConfigScore[]
   bars_per_year: number
+  /** How oos_sharpe, the folds' Sharpe ratios and walk_forward.sharpe were annualised (bars_per_year and its basis). */
+  annualization: Annualization
+  /** How oos_stats' annualised figures were annualised. */
+  oos_stats_annualization: Annualization | null
   complete: boolean
 }
 
@@ -122,7 +126,8 @@ export function walkForward(bars: Bars, spec: WalkForwardSpec): WalkForwardResul
 
   const windows: { isFrom: number; oosFrom: number; oosTo: number }[] = []
   for (let s = 0; s + inSample + outOfSample <= n; s += step) windows.push({ isFrom: s, oosFrom: s + inSample, oosTo: s + inSample + outOfSample })
-  const perYear = barsPerYear(bars.ts)
+  const annualization = barAnnualization(bars.ts, spec.options.periodsPerYear)
+  const perYear = annualization.periods_per_year
   const annualise = Math.sqrt(perYear)
   const oosSpanFrom = windows[0]!.oosFrom
   const oosSpanTo = windows[windows.length - 1]!.oosTo
@@ -227,7 +232,7 @@ export function walkForward(bars: Bars, spec: WalkForwardSpec): WalkForwardResul
   if (best) {
     const ev = STRATEGIES[best.strategy].events(bars, best.params, caches.get(best.strategy))
     const run = executeEvents(bars, ev, spec.options)
-    oosStats = sliceStats(bars, run.equity, run.trades.slice(0, run.closedTrades), oosSpanFrom, oosSpanTo, run.warmup)
+    oosStats = sliceStats(bars, run.equity, run.trades.slice(0, run.closedTrades), oosSpanFrom, oosSpanTo, run.warmup, spec.options.periodsPerYear)
     const last = run.positions[n - 1] ?? 0
     signal = last > 0 ? 'long' : last < 0 ? 'short' : 'flat'
     dsr = deflatedSharpeRatio({
@@ -254,12 +259,14 @@ export function walkForward(bars: Bars, spec: WalkForwardSpec): WalkForwardResul
     signal,
     leaderboard,
     bars_per_year: perYear,
+    annualization,
+    oos_stats_annualization: oosStats ? statsAnnualization(bars.ts.subarray(oosSpanFrom, oosSpanTo), spec.options.periodsPerYear) : null,
     complete,
   }
 }
 
 /** Statistics of one run restricted to bars [from, to): equity, closes and the trades that lie wholly inside. */
-function sliceStats(bars: Bars, equity: Float64Array, trades: readonly Trade[], from: number, to: number, warmup: number): Stats {
+function sliceStats(bars: Bars, equity: Float64Array, trades: readonly Trade[], from: number, to: number, warmup: number, periodsPerYear?: number): Stats {
   const inside = trades
     .filter((t) => t.entryBar >= from && t.exitBar !== null && t.exitBar < to)
     .map((t) => ({ ...t, entryBar: t.entryBar - from, exitBar: t.exitBar! - from }))
@@ -269,6 +276,7 @@ function sliceStats(bars: Bars, equity: Float64Array, trades: readonly Trade[], 
     equity: equity.subarray(from, to),
     trades: inside,
     firstTradingBar: Math.max(0, warmup - from),
+    periodsPerYear,
   })
 }
 

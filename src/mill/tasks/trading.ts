@@ -60,11 +60,12 @@ export const tradingTasks = {
   'trading.backtest': ({ bars, strategy, params, options, shown }: BacktestPayload, { progress }: TaskContext) => {
     progress.phase('backtesting')
     progress.advance(0, bars.close.length)
-    const { stats, trades, equity } = runBacktest(bars, strategy, params, options)
+    const { stats, trades, equity, annualization } = runBacktest(bars, strategy, params, options)
     progress.advance(bars.close.length, bars.close.length)
     const kept = shown.equityPoints === null ? null : downsampleIndices(equity, shown.equityPoints)
     const answer = {
       stats,
+      annualization,
       equity: kept && { text: pointsBytes(bars.ts, equity, kept), points: kept.length },
       trades: shown.trades ? tradesBytes(trades) : null,
       storedEquity: shown.storedEquityPoints === null ? null : downsample(bars.ts, equity, shown.storedEquityPoints),

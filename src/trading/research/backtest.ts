@@ -50,7 +50,7 @@ async function runBacktest(deps: ResearchDeps, body: BacktestBody, persist: bool
     },
   }
   const { result, elapsedMs } = await deps.heavy('trading.backtest', 'trading.backtest', payload, body.timeout_ms)
-  const stats = statsView(result.stats)
+  const stats = statsView(result.stats, result.annualization)
   const settings = settingsOf(body)
   const first = bars.ts[0]!
   const last = bars.ts[total - 1]!

@@ -40,7 +40,7 @@ export async function maxEdgeSignal(
   }
   const { result, elapsedMs } = await deps.heavy('trading.max-edge-signal', 'trading.walkForward', payload, body.timeout_ms)
   const wf = finite(result)
-  const oosStats = wf.oos_stats ? statsView(result.oos_stats!) : null
+  const oosStats = wf.oos_stats ? statsView(result.oos_stats!, result.oos_stats_annualization) : null
   const lastTs = bars.ts[n - 1]!
   const runRef = await deps.runs.record(as.kind, dataset, {
     strategy: wf.best?.strategy ?? null,
@@ -77,6 +77,7 @@ export async function maxEdgeSignal(
     })),
     leaderboard: wf.leaderboard,
     bars_per_year: wf.bars_per_year,
+    annualization: wf.annualization,
     complete: wf.complete,
   }
 }
@@ -100,7 +101,7 @@ export async function maxEdgeSignalV10(deps: ResearchDeps, body: MaxEdgeV10Body)
     (idle) => gridSlices(pairs, gridShares(pairs, bars.ts.length, idle)).map((slice) => ({ ...payload, slice })), body.timeout_ms)
   const result = mergeGridResults(results)
   const g = finite(result)
-  const best = g.best ? { fast: g.best.fast, slow: g.best.slow, stats: statsView(result.best!.stats) } : null
+  const best = g.best ? { fast: g.best.fast, slow: g.best.slow, stats: statsView(result.best!.stats, result.annualization) } : null
   const lastTs = bars.ts[bars.ts.length - 1]!
   const runRef = await deps.runs.record('max_edge_v10', dataset, {
     strategy: 'sma_cross',
