@@ -132,6 +132,25 @@ describe('annualisation stated beside the figures', () => {
   })
 })
 
+describe('verdicts on overfitting', () => {
+  it('answers trials run, deflated Sharpe and PBO for a walk-forward search, and stores its trials', async () => {
+    const body = ok(await post('/api/v11/trading/max-edge-signal', {
+      dataset: 'SYN-DAILY', strategies: ['sma_cross', 'ema_cross'], grid: { sma_cross: { fast: [5, 10, 15], slow: [20, 40] }, ema_cross: { fast: [5, 10], slow: [30, 50] } },
+    }))
+    expect(body.overfitting.trials).toBe(body.configs_tried)
+    expect(body.configs_tried).toBe(10)
+    expect(body.overfitting.deflated_sharpe).toBe(body.deflated_sharpe.dsr)
+    expect(body.overfitting.pbo).toBeGreaterThanOrEqual(0)
+    expect(body.overfitting.pbo).toBeLessThanOrEqual(1)
+    expect(body.overfitting.pbo_detail).toMatchObject({ blocks: 16, combinations: 12_870, trials: 10 })
+    const stored = await app.store.sql.all<{ strategy: string; params: string }>('SELECT strategy, params FROM run_trials WHERE run_id = ? ORDER BY seq', [body.run.id])
+    expect(stored.length).toBe(10)
+    expect(stored[0]).toEqual({ strategy: 'sma_cross', params: JSON.stringify({ fast: 5, slow: 20 }) })
+    const run = ok(await get(`/api/v11/runs/${body.run.id}`))
+    expect(run.stats.overfitting).toEqual(body.overfitting)
+  })
+})
+
 describe('runs compared, replayed and deleted', () => {
   let a: any
   let b: any

@@ -6,6 +6,7 @@ import { WindowMoments, type Span } from './window-moments.js'
 import { STRATEGIES, type IndicatorCache } from './strategies.js'
 import { barAnnualization, computeStats, statsAnnualization, type Annualization } from './stats.js'
 import { deflatedSharpeRatio, type DeflatedSharpe } from './deflated-sharpe.js'
+import { blockMoments, pboBlocks, pboFromBlocks, type Pbo } from './overfitting.js'
 
 export interface WalkForwardSpec {
   strategies: StrategyName[]
@@ -35,6 +36,13 @@ export interface ConfigScore {
   oos_return_pct: number
 }
 
+export interface Overfitting {
+  trials: number
+  deflated_sharpe: number | null
+  pbo: number | null
+  pbo_detail: Pbo
+}
+
 export interface WalkForwardFold {
   in_sample: { from: number; to: number; start: number; end: number }
   out_of_sample: { from: number; to: number; start: number; end: number }
@@ -60,6 +68,15 @@ export interface WalkForwardResult {
    * `configs_tried` unskilled trials (Bailey & López de Prado); `dsr` near 1 means the edge survives the search.
    */
   deflated_sharpe: DeflatedSharpe | null
+  /**
+   * The verdict on overfitting of the whole search: the configurations actually run, `best`'s deflated Sharpe (the
+   * probability its edge survives that many trials) and the PBO of the trial matrix (see overfitting.ts).
+   */
+  overfitting: Overfitting
+  /** Every configuration run, in order (the leaderboard is the top of it). */
+  scores: ConfigScore[]
+  /** Per configuration, in order: (count, sum, sum of squares) of its per-bar returns in each of the PBO's blocks. */
+  trial_blocks: Float64Array
   /** `best`'s position after the latest bar. */
   signal: Signal | null
   /** The top configurations by out-of-sample edge (at most 20). */
@@ -158,6 +175,9 @@ export function walkForward(bars: Bars, spec: WalkForwardSpec): WalkForwardResul
   const oosReturnPerFold = new Float64Array(configs.length * folds_)
   const scores: ConfigScore[] = []
   const perBarOosSharpe: number[] = []
+  // Each configuration's per-bar returns over the whole series in PBO blocks (the trial matrix, as its sufficient statistics).
+  const blocks = pboBlocks(n - 1, configs.length)
+  const trialBlocks = new Float64Array(configs.length * 3 * blocks)
   let complete = true
   for (const config of configs) {
     if (spec.shouldStop?.()) {
@@ -166,6 +186,7 @@ export function walkForward(bars: Bars, spec: WalkForwardSpec): WalkForwardResul
     }
     returnsInto(config, r)
     moments.load(r)
+    trialBlocks.set(blockMoments(r, 1, n, blocks), scores.length * 3 * blocks)
     const row = scores.length * folds_
     for (let f = 0; f < folds_; f++) {
       const w = windows[f]!
@@ -242,6 +263,8 @@ export function walkForward(bars: Bars, spec: WalkForwardSpec): WalkForwardResul
       returns: returnsInto(configs[bestIdx]!, new Float64Array(n)).subarray(oosSpanFrom, oosSpanTo),
     })
   }
+  const trials = Array.from({ length: evaluated }, (_v, c) => trialBlocks.subarray(c * 3 * blocks, (c + 1) * 3 * blocks))
+  const pbo = pboFromBlocks(trials, blocks)
   const leaderboard = scores
     .map((s, i) => ({ s, k: perBarOosSharpe[i]! }))
     .filter((x) => Number.isFinite(x.k))
@@ -256,6 +279,9 @@ export function walkForward(bars: Bars, spec: WalkForwardSpec): WalkForwardResul
     best,
     oos_stats: oosStats,
     deflated_sharpe: dsr,
+    overfitting: { trials: evaluated, deflated_sharpe: dsr?.dsr ?? null, pbo: pbo.pbo, pbo_detail: pbo },
+    scores,
+    trial_blocks: trialBlocks.slice(0, evaluated * 3 * blocks),
     signal,
     leaderboard,
     bars_per_year: perYear,

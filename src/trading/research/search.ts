@@ -1,6 +1,7 @@
 // The signal searches: v11's walk-forward (chosen in sample, scored out of sample) and v10's in-sample sma_cross grid.
 import { gridPairCount, gridSlices, mergeGridResults, STRATEGIES, STRATEGY_NAMES } from '../../engines/trading/index.js'
-import { enumerateConfigs } from '../../engines/trading/walk-forward.js'
+import { enumerateConfigs, type ConfigScore } from '../../engines/trading/walk-forward.js'
+import type { TrialRow } from '../rows.js'
 import type { BacktestOptions, StrategyName } from '../../engines/trading/types.js'
 import type { GridPayload, WalkForwardPayload } from '../../mill/tasks/trading.js'
 import { Refusal } from '../../refusal.js'
@@ -47,8 +48,9 @@ export async function maxEdgeSignal(
     params: wf.best?.params ?? {},
     request: body,
     inputs: { strategies, grid, inSample, outOfSample, step: body.step ?? null, settings: settingsOf(body), maxConfigs },
-    stats: { best: wf.best, configs_tried: wf.configs_tried, deflated_sharpe: wf.deflated_sharpe, oos_stats: oosStats, signal: wf.signal },
+    stats: { best: wf.best, configs_tried: wf.configs_tried, deflated_sharpe: wf.deflated_sharpe, overfitting: wf.overfitting, oos_stats: oosStats, signal: wf.signal },
     equity: null,
+    trials: trialRows(wf.scores, result.trial_blocks, wf.overfitting.pbo_detail.blocks),
     elapsedMs,
   })
   const signalId = as.recordSignal && wf.best && wf.signal
@@ -68,6 +70,7 @@ export async function maxEdgeSignal(
     configs_planned: configs.length,
     configs_tried: wf.configs_tried,
     deflated_sharpe: wf.deflated_sharpe,
+    overfitting: wf.overfitting,
     walk_forward: wf.walk_forward,
     windows: { in_sample: inSample, out_of_sample: outOfSample, step: body.step ?? outOfSample, folds: wf.folds.length },
     folds: wf.folds.map((f) => ({
@@ -133,6 +136,18 @@ export async function maxEdgeSignalV10(deps: ResearchDeps, body: MaxEdgeV10Body)
     dataset: { ...briefOf(dataset), bars: bars.ts.length },
     signal_bar: iso(lastTs),
   }
+}
+
+/** The search's trials as stored with its run: configuration, score, and its per-bar returns' block moments. */
+function trialRows(scores: readonly ConfigScore[], blocks: Float64Array, perTrial: number): TrialRow[] {
+  const width = 3 * perTrial
+  return scores.map((score, k) => ({
+    strategy: score.strategy,
+    params: score.params,
+    score: score.oos_sharpe,
+    return_pct: Number.isFinite(score.oos_return_pct) ? score.oos_return_pct : null,
+    blocks: Buffer.from(blocks.buffer, blocks.byteOffset + k * width * 8, width * 8).toString('base64'),
+  }))
 }
 
 function gridOf(raw: Record<string, Record<string, number[]>> | undefined, strategies: readonly StrategyName[]) {
