@@ -139,7 +139,6 @@ export const importAnswer = z.object({
   dataset: datasetSchema,
 })
 
-export const datasetListAnswer = z.object({ datasets: z.array(datasetSchema) })
 
 // ---- backtest ---------------------------------------------------------------------------------------------------
 

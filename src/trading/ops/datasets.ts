@@ -1,9 +1,8 @@
 // Datasets: import (CSV), list (paged), one with a page of its bars, delete; and v10's list of every dataset.
 import { Answer, defineTradingOperation } from '../operation.js'
 import { importCsvText } from '../datasets.js'
-import { datasetView } from '../datasets.js'
 import { datasetDeleted, datasetDeleteQuery, datasetDetail, datasetListQuery, datasetPage, datasetParams } from '../readback-schemas.js'
-import { datasetListAnswer, importAnswer, importBody, importQuery } from '../schemas.js'
+import { importAnswer, importBody, importQuery } from '../schemas.js'
 import { Refusal } from '../../refusal.js'
 import { PAGING } from './paging-note.js'
 
@@ -87,7 +86,9 @@ export const datasetOperations = [
     path: '/datasets',
     deprecated: true,
     summary: 'Datasets with their metadata (deprecated: use GET /api/v11/datasets)',
-    output: datasetListAnswer,
-    handler: async (_input, { service }) => ({ datasets: (await service.repo.datasets()).map(datasetView) }),
+    description: `${PAGING} The first page keeps the v10 shape ({datasets}), with limit and next_cursor beside it.`,
+    query: datasetListQuery,
+    output: datasetPage,
+    handler: (input, { readback }) => readback.datasets(input),
   }),
 ]
