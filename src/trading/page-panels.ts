@@ -50,7 +50,7 @@ export function runsPanel(panels: PanelSet): string {
   return table(
     ['#', 'Kind', 'Symbol', 'Strategy', 'Headline', 'ms'],
     panels.runs.map((r) => [
-      td(link(runHref(r.id), `#${r.id}`), 'n'), td(esc(r.kind)), td(esc(r.symbol ?? r.dataset_id)), td(esc(r.strategy ?? '—')),
+      td(link(runHref(r.id), `#${r.id}`) + ' ' + link(`${runHref(r.id)}/report`, 'report'), 'n'), td(esc(r.kind)), td(esc(r.symbol ?? r.dataset_id)), td(esc(r.strategy ?? '—')),
       td(esc(Object.entries(r.headline).map(([k, v]) => `${k} ${num(v, Number.isInteger(v) ? 0 : 2)}`).join(' · ')), 'small'), td(esc(num(r.elapsed_ms, 0)), 'n'),
     ]),
     'No runs yet.',

@@ -45,8 +45,8 @@ const idOf = (row: { id: number } | undefined): number => Number(row!.id)
 export function createRunTables(sql: Sql) {
   return {
     insertRun: async (run: NewRun): Promise<number> => idOf(await sql.get<{ id: number }>(
-      `INSERT INTO runs (kind, dataset_id, strategy, params, request, inputs_digest, stats, equity, elapsed_ms, created_at, fingerprint, engine_version)
-       VALUES (@kind, @dataset_id, @strategy, @params, @request, @inputs_digest, @stats, @equity, @elapsed_ms, @created_at, @fingerprint, @engine_version) RETURNING id`,
+      `INSERT INTO runs (kind, dataset_id, strategy, params, request, inputs_digest, stats, equity, elapsed_ms, created_at, fingerprint, engine_version, summary)
+       VALUES (@kind, @dataset_id, @strategy, @params, @request, @inputs_digest, @stats, @equity, @elapsed_ms, @created_at, @fingerprint, @engine_version, @summary) RETURNING id`,
       run,
     )),
     runById: (id: number): Promise<RunRow | undefined> => sql.get<RunRow>('SELECT * FROM runs WHERE id = ?', [id]),
@@ -112,6 +112,10 @@ export function createRunTables(sql: Sql) {
       Number((await sql.get<{ n: number | null }>('SELECT sum(points) AS n FROM run_equity WHERE run_id = ?', [runId]))?.n ?? 0),
     runTrials: (runId: number) => sql.all<RunTrialRow>(
       'SELECT seq, strategy, params, score, return_pct, blocks FROM run_trials WHERE run_id = ? ORDER BY seq', [runId],
+    ),
+    /** The trials without their block moments (what a report's heat map needs). */
+    runTrialScores: (runId: number) => sql.all<Omit<RunTrialRow, 'blocks'>>(
+      'SELECT seq, strategy, params, score, return_pct FROM run_trials WHERE run_id = ? ORDER BY seq', [runId],
     ),
     /** Deletes a run (its trades, curve and trials go by ON DELETE CASCADE), unlinking the signals it emitted. */
     async deleteRun(runId: number): Promise<boolean> {

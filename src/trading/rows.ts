@@ -38,6 +38,8 @@ export interface RunRow {
   /** null for runs stored before fingerprints. */
   fingerprint: string | null
   engine_version: string | null
+  /** JSON of what a report shows beyond the statistics; null for runs stored before it. */
+  summary: string | null
 }
 
 export type NewRun = Omit<RunRow, 'id'>
@@ -140,6 +142,7 @@ export interface RunResults {
   /** tradeBlock(): every trade, closed then open. */
   trades: Float64Array
   equity: EquityChunk[]
+  monthly: Array<{ month: string; return_pct: number }>
 }
 
 export interface TrialRow {

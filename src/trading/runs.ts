@@ -50,6 +50,7 @@ export function createRunRecorder(repo: TradingRepository, clock: Clock, retenti
     const digest = digestOf({ kind, engine: PLATFORM_VERSION, dataset: { id: dataset.id, sha256: dataset.sha256 }, ...fields.inputs })
     const fingerprint = fingerprintOf(kind, dataset.sha256, fields.inputs)
     const equity = fields.equity ? JSON.stringify(fields.equity) : null
+    const results = fields.results ?? null
     const elapsedMs = round(fields.elapsedMs, 3)
     const row = {
       kind,
@@ -63,10 +64,10 @@ export function createRunRecorder(repo: TradingRepository, clock: Clock, retenti
       elapsed_ms: fields.elapsedMs,
       fingerprint,
       engine_version: ENGINE_VERSION,
+      summary: results ? JSON.stringify({ monthly: results.monthly }) : null,
     }
     const repeatOf = (first: { id: number; created_at: string }): StoredRunRef =>
       ({ id: first.id, inputs_digest: digest, fingerprint, same_inputs_as_run: first.id, created_at: first.created_at, elapsed_ms: elapsedMs, stored: false })
-    const results = fields.results ?? null
     // A repeat that adds nothing is answered without a transaction (runs are never changed but for what they lacked).
     const seen = await repo.firstRunWithDigest(digest)
     if (seen && (!equity || seen.has_equity) && (!results || seen.has_results)) return repeatOf(seen)

@@ -68,3 +68,18 @@ export function tradeRows(block: Float64Array): Array<Array<number | null>> {
   }
   return rows
 }
+
+/** Compounded return of each calendar month (UTC) of an equity curve, in %, from the previous month's last value. */
+export function monthlyReturns(ts: Float64Array, equity: Float64Array): Array<{ month: string; return_pct: number }> {
+  const out: Array<{ month: string; return_pct: number }> = []
+  if (equity.length === 0) return out
+  let base = equity[0]!
+  for (let i = 0; i < equity.length; i++) {
+    const d = new Date(ts[i]!)
+    const next = i + 1 < equity.length ? new Date(ts[i + 1]!) : null
+    if (next && next.getUTCFullYear() === d.getUTCFullYear() && next.getUTCMonth() === d.getUTCMonth()) continue
+    out.push({ month: d.toISOString().slice(0, 7), return_pct: (equity[i]! / base - 1) * 100 })
+    base = equity[i]!
+  }
+  return out
+}

@@ -5,7 +5,7 @@ import type { GridSlice, SimulateSpec, SmaGrid, WalkForwardSpec } from '../../en
 import { downsample, downsampleIndices } from '../../engines/trading/downsample.js'
 import type { BacktestOptions, Bars, Stats, StrategyName } from '../../engines/trading/types.js'
 import { moving } from '../moving.js'
-import { equityChunks, tradeBlock } from '../../engines/trading/run-series.js'
+import { equityChunks, monthlyReturns, tradeBlock } from '../../engines/trading/run-series.js'
 import { pointsBytes, tradesBytes } from './trading-text.js'
 
 interface EngineRun {
@@ -69,7 +69,7 @@ export const tradingTasks = {
       equity: kept && { text: pointsBytes(bars.ts, equity, kept), points: kept.length },
       trades: shown.trades ? tradesBytes(trades) : null,
       storedEquity: shown.storedEquityPoints === null ? null : downsample(bars.ts, equity, shown.storedEquityPoints),
-      kept: shown.keep ? { trades: tradeBlock(trades), equity: equityChunks(bars.ts, equity) } : null,
+      kept: shown.keep ? { trades: tradeBlock(trades), equity: equityChunks(bars.ts, equity), monthly: monthlyReturns(bars.ts, equity) } : null,
     }
     return moving(answer, [answer.equity?.text.buffer, answer.trades?.buffer, answer.kept?.trades.buffer].filter((b) => b !== undefined) as ArrayBuffer[])
   },

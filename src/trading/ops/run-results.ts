@@ -1,6 +1,8 @@
 // What a stored run produced, to take away: trades and equity (paged JSON, or whole as streamed CSV), deletion,
 // comparison of runs side by side, and replay.
-import { defineTradingOperation } from '../operation.js'
+import { z } from 'zod'
+import { Answer, defineTradingOperation } from '../operation.js'
+import { renderReport, REPORT_CSP, REPORT_TRADES } from '../report.js'
 import { compareRuns, parseRunIds } from '../run-compare.js'
 import { replayRun } from '../run-replay.js'
 import { storedRun } from '../run-results.js'
@@ -11,6 +13,31 @@ const CSV = 'text/csv; charset=utf-8'
 const TAKE_AWAY = ' With `Accept: text/csv` the whole series is one CSV download (streamed); any other Accept than JSON or CSV is refused with 406.'
 
 export const runResultOperations = [
+  defineTradingOperation({
+    name: 'trading.runs.report',
+    method: 'GET',
+    group: 'v11',
+    path: '/runs/:id/report',
+    summary: 'A stored run as one self-contained HTML page: equity with drawdown beneath, monthly returns, trades, statistics with their provenance; for searches the parameter heat map, the folds and the verdict on overfitting',
+    description: 'No script and no request leaving the host: inline CSS (allowed by its hash in the page\'s own Content-Security-Policy) and inline SVG. ' +
+      `The trade list shows the first ${REPORT_TRADES} trades and links the rest.`,
+    params: runParams,
+    output: z.string(),
+    produces: { type: 'text/html; charset=utf-8', description: 'the report page' },
+    async handler({ id }, { service }) {
+      const repo = service.repo
+      const run = await storedRun(repo, id)
+      const html = renderReport({
+        run,
+        dataset: (await repo.datasetById(run.dataset_id)) ?? null,
+        equity: run.equity ? (JSON.parse(run.equity) as Array<[number, number]>) : null,
+        trades: await repo.runTradesPage(id, 0, REPORT_TRADES),
+        tradeCount: await repo.runTradeCount(id),
+        trials: await repo.runTrialScores(id),
+      })
+      return new Answer(html, 200, { 'content-security-policy': REPORT_CSP })
+    },
+  }),
   defineTradingOperation({
     name: 'trading.runs.trades',
     method: 'GET',

@@ -1,6 +1,6 @@
 // The signal searches: v11's walk-forward (chosen in sample, scored out of sample) and v10's in-sample sma_cross grid.
 import { gridPairCount, gridSlices, mergeGridResults, STRATEGIES, STRATEGY_NAMES } from '../../engines/trading/index.js'
-import { enumerateConfigs, type ConfigScore } from '../../engines/trading/walk-forward.js'
+import { enumerateConfigs, type ConfigScore, type WalkForwardFold } from '../../engines/trading/walk-forward.js'
 import type { TrialRow } from '../rows.js'
 import type { BacktestOptions, StrategyName } from '../../engines/trading/types.js'
 import type { GridPayload, WalkForwardPayload } from '../../mill/tasks/trading.js'
@@ -48,7 +48,10 @@ export async function maxEdgeSignal(
     params: wf.best?.params ?? {},
     request: body,
     inputs: { strategies, grid, inSample, outOfSample, step: body.step ?? null, settings: settingsOf(body), maxConfigs },
-    stats: { best: wf.best, configs_tried: wf.configs_tried, deflated_sharpe: wf.deflated_sharpe, overfitting: wf.overfitting, oos_stats: oosStats, signal: wf.signal },
+    stats: {
+      best: wf.best, configs_tried: wf.configs_tried, deflated_sharpe: wf.deflated_sharpe, overfitting: wf.overfitting, oos_stats: oosStats,
+      signal: wf.signal, walk_forward: wf.walk_forward, annualization: wf.annualization, folds: foldsView(wf.folds),
+    },
     equity: null,
     trials: trialRows(wf.scores, result.trial_blocks, wf.overfitting.pbo_detail.blocks),
     elapsedMs,
@@ -73,11 +76,7 @@ export async function maxEdgeSignal(
     overfitting: wf.overfitting,
     walk_forward: wf.walk_forward,
     windows: { in_sample: inSample, out_of_sample: outOfSample, step: body.step ?? outOfSample, folds: wf.folds.length },
-    folds: wf.folds.map((f) => ({
-      ...f,
-      in_sample: { ...f.in_sample, start: iso(f.in_sample.start), end: iso(f.in_sample.end) },
-      out_of_sample: { ...f.out_of_sample, start: iso(f.out_of_sample.start), end: iso(f.out_of_sample.end) },
-    })),
+    folds: foldsView(wf.folds),
     leaderboard: wf.leaderboard,
     bars_per_year: wf.bars_per_year,
     annualization: wf.annualization,
@@ -137,6 +136,12 @@ export async function maxEdgeSignalV10(deps: ResearchDeps, body: MaxEdgeV10Body)
     signal_bar: iso(lastTs),
   }
 }
+
+const foldsView = (folds: readonly WalkForwardFold[]) => folds.map((f) => ({
+  ...f,
+  in_sample: { ...f.in_sample, start: iso(f.in_sample.start), end: iso(f.in_sample.end) },
+  out_of_sample: { ...f.out_of_sample, start: iso(f.out_of_sample.start), end: iso(f.out_of_sample.end) },
+}))
 
 /** The search's trials as stored with its run: configuration, score, and its per-bar returns' block moments. */
 function trialRows(scores: readonly ConfigScore[], blocks: Float64Array, perTrial: number): TrialRow[] {

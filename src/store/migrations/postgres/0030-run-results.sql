@@ -4,6 +4,7 @@
 -- and each run's fingerprint (dataset content, strategy, parameters, costs, engine version, seed) for replay.
 ALTER TABLE runs ADD COLUMN fingerprint text CHECK (fingerprint IS NULL OR length(fingerprint) = 64);
 ALTER TABLE runs ADD COLUMN engine_version text;
+ALTER TABLE runs ADD COLUMN summary text;
 ALTER TABLE datasets ADD COLUMN quality text;
 
 CREATE TABLE run_trades (

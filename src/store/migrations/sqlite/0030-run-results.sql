@@ -3,6 +3,7 @@
 -- and each run's fingerprint (dataset content, strategy, parameters, costs, engine version, seed) for replay.
 ALTER TABLE runs ADD COLUMN fingerprint TEXT CHECK (fingerprint IS NULL OR length(fingerprint) = 64);
 ALTER TABLE runs ADD COLUMN engine_version TEXT;
+ALTER TABLE runs ADD COLUMN summary TEXT;     -- JSON: what a report shows beyond the statistics (a backtest's monthly returns)
 ALTER TABLE datasets ADD COLUMN quality TEXT;  -- JSON of the import's quality report; NULL for datasets stored before it
 
 CREATE TABLE run_trades (
