@@ -5,6 +5,7 @@ import { Refusal } from '../refusal.js'
 import type { Sql } from '../store/sql.js'
 import { CsvError, csvOutcome, type CsvOptions, type CsvOutcome } from '../engines/trading/index.js'
 import type { Bars } from '../engines/trading/types.js'
+import type { QualityReport } from '../engines/trading/quality.js'
 import { barsSha256Stepwise } from './checksum.js'
 import { createTradingRepository, type DatasetRow, type TradingRepository } from './repository.js'
 
@@ -24,6 +25,8 @@ export interface DatasetView {
   generator: Record<string, unknown> | null
   origin: string | null
   created_at: string
+  quality: QualityReport | null
+  quality_note?: string
 }
 
 export function datasetView(row: DatasetRow): DatasetView {
@@ -40,6 +43,8 @@ export function datasetView(row: DatasetRow): DatasetView {
     generator: row.generator === null ? null : (JSON.parse(row.generator) as Record<string, unknown>),
     origin: row.origin,
     created_at: row.created_at,
+    quality: row.quality === null ? null : (JSON.parse(row.quality) as QualityReport),
+    ...(row.quality === null ? { quality_note: 'stored before datasets kept a quality report; import the bars again under another symbol or timeframe to get one' } : {}),
   }
 }
 
@@ -79,6 +84,8 @@ export interface ImportOptions {
   /** Where the CSV came from: a file name or 'http'. */
   origin: string
   now: number
+  /** Refuse a dataset with any quality issue (gaps, zero-volume bars, stale runs, outliers), naming the first line. */
+  strict?: boolean
   /** Data rows imported at most (CSV_MAX_ROWS), counted as the reader counts them; none: no limit (the CLI's files). */
   maxRows?: number
   /** Parses the text (HTTP imports: in the mill); default here, on the caller's thread. */
@@ -113,6 +120,7 @@ export async function importCsvText(sql: Sql, text: string, options: ImportOptio
       hints: { bad_rows: parsed.issues },
     })
   }
+  if (options.strict && parsed.quality.issues > 0) throw strictRefusal(parsed.quality)
   const bars: Bars = parsed.bars
   const timeframe = options.timeframe ?? inferTimeframe(bars.ts)
   const sha256 = await barsSha256Stepwise(bars)
@@ -135,6 +143,7 @@ export async function importCsvText(sql: Sql, text: string, options: ImportOptio
       generator: null,
       origin: options.origin,
       created_at: new Date(options.now).toISOString(),
+      quality: JSON.stringify(parsed.quality),
     }, bars)
     return { dataset: datasetView(row), created: true }
   })
@@ -147,6 +156,16 @@ export async function importCsvText(sql: Sql, text: string, options: ImportOptio
     if (winner) return existingAnswer(winner)
     throw err
   }
+}
+
+/** ?strict=true: the first quality issue, with its line, refuses the whole import (nothing is written). */
+function strictRefusal(quality: QualityReport): Refusal {
+  const first = quality.first_issue!
+  const counts = `${quality.gaps.count} gaps, ${quality.zero_volume.count} zero-volume bars, ${quality.stale.count} stale runs, ${quality.outliers.count} outlier returns`
+  return new Refusal('invalid_input', `strict import refused: line ${first.line ?? '?'} (${first.time}) starts a ${first.kind.replace('_', '-')} issue; ${counts} in all`, {
+    issues: [{ path: `line ${first.line ?? '?'}`, message: first.kind }],
+    hints: { quality },
+  })
 }
 
 /** What `ncm import file.csv --symbol GOOG` calls: reads the file and imports it (throws a Refusal on bad input). */

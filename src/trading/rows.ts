@@ -16,9 +16,11 @@ export interface DatasetRow {
   generator: string | null
   origin: string | null
   created_at: string
+  /** JSON of the quality report made when it was stored; null for datasets stored before reports. */
+  quality: string | null
 }
 
-export type NewDataset = Omit<DatasetRow, 'id' | 'rows' | 'first_ts' | 'last_ts'>
+export type NewDataset = Omit<DatasetRow, 'id' | 'rows' | 'first_ts' | 'last_ts' | 'quality'> & { quality?: string | null }
 
 export const RUN_KINDS = ['backtest', 'simulate', 'max_edge', 'max_edge_v10', 'full_cycle_search'] as const
 export type RunKind = (typeof RUN_KINDS)[number]

@@ -98,6 +98,29 @@ export const statsSchema = z.object({
   annualization: annualizationSchema.optional(),
 }).describe('backtesting.py 0.6.6 statistics (SPEC §6); start and end as ISO 8601; undefined figures are null')
 
+const located = z.object({ line: z.number().int().nullable().describe('1-based line of the imported file; null for generated bars'), time: z.string() })
+
+export const qualitySchema = z.object({
+  timeframe: z.string().describe('inferred from the median spacing of the bars'),
+  timestamps: z.object({
+    format: z.enum(['date', 'iso', 'epoch_s', 'epoch_ms', 'epoch_us', 'generated']),
+    zone: z.string().describe('the offset(s) the times were written with, e.g. UTC, +02:00 or "mixed: +01:00, +02:00"'),
+    normalised_to: z.literal('UTC'),
+  }),
+  gaps: z.object({
+    count: z.number().int(),
+    largest_s: z.number().nullable(),
+    first: z.object({ after: z.string(), before: z.string(), line: z.number().int().nullable() }).nullable(),
+    rule: z.string(),
+  }),
+  closed_days: z.number().int().describe('single missing weekdays in weekday-only data (exchange holidays), not counted as gaps'),
+  zero_volume: z.object({ count: z.number().int(), first: located.nullable(), volume: z.enum(['present', 'absent']) }),
+  stale: z.object({ count: z.number().int().describe('runs'), longest: z.number().int(), first: located.nullable(), rule: z.string() }),
+  outliers: z.object({ count: z.number().int(), largest_abs_return_pct: z.number().nullable(), first: located.nullable(), rule: z.string() }),
+  issues: z.number().int().describe('gaps + zero-volume bars + stale runs + outliers; ?strict=true refuses a dataset with any'),
+  first_issue: z.object({ kind: z.enum(['gap', 'zero_volume', 'stale', 'outlier']), line: z.number().int().nullable(), time: z.string() }).nullable(),
+}).describe('what may be real in the bars but changes results (reported at import, not refused)')
+
 export const datasetSchema = z.object({
   id: z.number().int(),
   symbol: z.string(),
@@ -111,6 +134,8 @@ export const datasetSchema = z.object({
   generator: z.record(z.string(), z.unknown()).nullable(),
   origin: z.string().nullable(),
   created_at: z.string(),
+  quality: qualitySchema.nullable(),
+  quality_note: z.string().optional().describe('why there is no quality report'),
 })
 
 const datasetBrief = z.object({ id: z.number().int(), symbol: z.string(), timeframe: z.string(), source: z.string() })
@@ -120,11 +145,13 @@ const datasetBrief = z.object({ id: z.number().int(), symbol: z.string(), timefr
 export const importQuery = z.object({
   symbol: z.string().min(1).max(32).optional(),
   timeframe: z.string().min(2).max(16).optional(),
+  strict: z.enum(['true', 'false', '1', '0']).optional().describe('true: refuse a dataset with any quality issue (gaps, zero-volume bars, stale runs, outliers), naming the first line'),
 }).strict()
 
 export const importJsonBody = z.object({
   symbol: z.string().min(1).max(32),
   timeframe: z.string().min(2).max(16).optional().describe('inferred from the bars when absent'),
+  strict: z.boolean().optional().describe('refuse a dataset with any quality issue'),
   csv: z.string().min(1),
 }).strict()
 

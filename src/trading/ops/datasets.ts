@@ -16,7 +16,11 @@ export const datasetOperations = [
     summary: 'Import OHLCV bars from CSV (all or nothing); needs scope trading:write',
     description: 'Send `text/csv` with `?symbol=&timeframe=`, or JSON `{symbol, timeframe?, csv}`. Header Date,Open,High,Low,Close,Volume ' +
       '(any case; the date column may be unnamed). Rows are validated (strictly increasing time, positive prices, low ≤ open, close ≤ high); ' +
-      'a bad row is reported with its line number and nothing is written. Importing the same bars again answers 200 with `created: false`.',
+      'a bad row is reported with its line number and nothing is written. Importing the same bars again answers 200 with `created: false`. ' +
+      'Exchange kline dumps (no header; open time in epoch ms or µs first, then open, high, low, close, volume — Binance\'s 12 columns) are read as they are; ' +
+      'dates may be ISO (with or without offsets, normalised to UTC), epoch seconds or milliseconds (detected, one unit per file, stated). ' +
+      'Every dataset carries `quality`: gaps, zero-volume bars, stale runs of identical closes, outlier returns, the inferred timeframe and the ' +
+      'timestamps\' format and zone; `?strict=true` (or `strict: true` in JSON) refuses a dataset with any of them, naming the first line.',
     bodyLimit: 'large',
     textBody: 'csv',
     query: importQuery,
@@ -25,6 +29,8 @@ export const datasetOperations = [
     responses: { 201: importAnswer },
     async handler(input, { store, clock, service, config }) {
       const { symbol, timeframe } = input
+      const raw = (input as { strict?: unknown }).strict
+      const strict = raw === true || raw === 'true' || raw === '1'
       const csv = (input as { csv?: string }).csv ?? ''
       if (!symbol) {
         throw new Refusal('invalid_input', 'symbol is required: ?symbol= with a text/csv body, or "symbol" in a JSON body', {
@@ -32,7 +38,7 @@ export const datasetOperations = [
         })
       }
       const result = await importCsvText(store.sql, csv, {
-        symbol, timeframe, origin: 'http', now: clock.now(), parse: service.parseCsv, maxRows: config.csvMaxRows,
+        symbol, timeframe, strict, origin: 'http', now: clock.now(), parse: service.parseCsv, maxRows: config.csvMaxRows,
       })
       return new Answer({ id: result.dataset.id, created: result.created, dataset: result.dataset }, result.created ? 201 : 200)
     },
