@@ -63,3 +63,29 @@ export const replayAnswer = z.object({
   fingerprint: z.object({ stored: z.string().nullable(), now: z.string().nullable(), same: z.boolean() }),
   stats: z.unknown().describe('the replayed statistics'),
 })
+
+/** Paths × trades of one Monte Carlo of a run's trades, at most. */
+export const MONTE_CARLO_MAX_STEPS = 20_000_000
+
+export const monteCarloBody = z.object({
+  paths: z.number().int().min(10).max(20_000).default(1000),
+  seed: z.number().int().min(0).max(2 ** 32 - 1).default(1),
+  timeout_ms: z.number().int().min(1).max(60_000).optional(),
+}).strict()
+
+const percentiles = z.object({ p5: z.number(), p25: z.number(), p50: z.number(), p75: z.number(), p95: z.number() })
+
+export const monteCarloAnswer = z.object({
+  run_id: z.number().int(),
+  method: z.literal('trade_bootstrap'),
+  assumption: z.string(),
+  start_equity: z.number(),
+  paths: z.number().int(),
+  trades: z.number().int().describe('closed trades resampled per path'),
+  seed: z.number().int(),
+  bands: z.array(percentiles.extend({ step: z.number().int().describe('trades taken') })).describe('equity percentiles after each step (at most 200 steps)'),
+  final_equity: percentiles.extend({ mean: z.number() }),
+  max_drawdown_pct: z.object({ p5: z.number(), p50: z.number(), p95: z.number() }),
+  probability_of_loss: z.number(),
+  complete: z.boolean(),
+})

@@ -6,6 +6,7 @@ import type { Admission } from '../plugins/admission.js'
 import type { Store } from '../store/index.js'
 import type { Bars } from '../engines/trading/types.js'
 import type { CsvOptions } from '../engines/trading/index.js'
+import type { TradeBandsPayload } from '../mill/tasks/trading.js'
 import { createBarsCache } from './bars-cache.js'
 import { resolveDataset } from './datasets.js'
 import { createTradingRepository, type DatasetRow, type TradingRepository } from './repository.js'
@@ -48,6 +49,9 @@ export function createTradingService({ store, mill, admission, clock, barsCacheB
     strategyParams: strategyParamsOf,
     /** Parses an imported CSV in the mill (heavy: admitted like the research operations). */
     parseCsv: async (text: string, options: CsvOptions) => (await deps.heavy('trading.datasets.import', 'trading.csv', { text, ...options }, undefined)).result,
+    /** Monte Carlo bands of a run's trades, in the mill. */
+    tradeBands: async (payload: TradeBandsPayload, timeoutMs: number | undefined) =>
+      (await deps.heavy('trading.runs.monte-carlo', 'trading.tradeBands', payload, timeoutMs)).result,
     /** A dataset's bars (immutable once stored, so served from a bounded cache). */
     bars: (dataset: DatasetRow): Promise<Bars> => deps.bars.get(dataset, null),
     ...research(deps),

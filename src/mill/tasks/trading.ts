@@ -5,6 +5,7 @@ import type { GridSlice, SimulateSpec, SmaGrid, WalkForwardSpec } from '../../en
 import { downsample, downsampleIndices } from '../../engines/trading/downsample.js'
 import type { BacktestOptions, Bars, Stats, StrategyName } from '../../engines/trading/types.js'
 import { moving } from '../moving.js'
+import { tradeBands } from '../../engines/trading/trade-bands.js'
 import { equityChunks, monthlyReturns, tradeBlock } from '../../engines/trading/run-series.js'
 import { pointsBytes, tradesBytes } from './trading-text.js'
 
@@ -47,6 +48,14 @@ export interface GridPayload {
   maximize: keyof Stats
   /** This worker's share of a grid split across the mill (`mergeGridResults` joins the answers); default: all pairs. */
   slice?: GridSlice
+}
+
+export interface TradeBandsPayload {
+  /** The run's closed trades' returns, as fractions. */
+  returns: Float64Array
+  startEquity: number
+  paths: number
+  seed: number
 }
 
 /** The engines' stop condition: past the soft deadline, or the job was cancelled. */
@@ -96,6 +105,8 @@ export const tradingTasks = {
       },
     })
   },
+  'trading.tradeBands': ({ returns, startEquity, paths, seed }: TradeBandsPayload, { deadline, cancelled }: TaskContext) =>
+    tradeBands(returns, startEquity, paths, seed, stopWhen(deadline, cancelled)),
   'trading.inSampleGrid': ({ bars, grid, options, maximize, slice }: GridPayload, { deadline, progress, cancelled }: TaskContext) => {
     const all = gridPairCount(grid)
     const pairs = slice ? Math.min(slice.to, all) - Math.min(slice.from, all) : all

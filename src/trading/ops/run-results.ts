@@ -6,7 +6,10 @@ import { renderReport, REPORT_CSP, REPORT_TRADES } from '../report.js'
 import { compareRuns, parseRunIds } from '../run-compare.js'
 import { replayRun } from '../run-replay.js'
 import { storedRun } from '../run-results.js'
-import { compareAnswer, compareQuery, equityPage, replayAnswer, runDeleted, runPageQuery, runParams, tradesPage } from '../run-schemas.js'
+import {
+  compareAnswer, compareQuery, equityPage, MONTE_CARLO_MAX_STEPS, monteCarloAnswer, monteCarloBody, replayAnswer, runDeleted, runPageQuery, runParams, tradesPage,
+} from '../run-schemas.js'
+import { Refusal } from '../../refusal.js'
 import { PAGING } from './paging-note.js'
 
 const CSV = 'text/csv; charset=utf-8'
@@ -102,6 +105,37 @@ export const runResultOperations = [
     mcp: { name: 'trading_runs_compare', title: 'Compare stored runs' },
     cli: { name: 'compare-runs', caption: 'Stored runs side by side, and where they differ', example: { ids: '1,2' } },
     handler: ({ ids }, { service }) => compareRuns(service.repo, parseRunIds(ids)),
+  }),
+  defineTradingOperation({
+    name: 'trading.runs.monte-carlo',
+    method: 'POST',
+    group: 'v11',
+    path: '/runs/:id/monte-carlo',
+    summary: 'Monte Carlo on a backtest\'s trades: their returns resampled with replacement, compounded from the starting cash; equity percentile bands after each number of trades',
+    description: `Reproducible by seed. Paths × trades is at most ${MONTE_CARLO_MAX_STEPS}. Runs in the mill.`,
+    params: runParams,
+    body: monteCarloBody,
+    output: monteCarloAnswer,
+    mcp: { name: 'trading_run_monte_carlo', title: 'Monte Carlo bands of a stored backtest\'s trades' },
+    async handler({ id, paths, seed, timeout_ms }, { service }) {
+      const run = await storedRun(service.repo, id)
+      if (run.kind !== 'backtest') throw new Refusal('not_found', `run ${id} is a ${run.kind} run: only backtests have trades to resample`)
+      const count = await service.repo.runTradeCount(id)
+      if (count * paths > MONTE_CARLO_MAX_STEPS) {
+        throw new Refusal('over_limit', `paths × trades = ${paths} × ${count}, over the limit of ${MONTE_CARLO_MAX_STEPS}; ask for fewer paths`, {
+          hints: { limit: { name: 'monte_carlo_steps', value: MONTE_CARLO_MAX_STEPS, requested: paths * count } },
+        })
+      }
+      const closed = (await service.repo.runTradesPage(id, 0, count)).filter((t) => t.exit_bar !== null)
+      if (closed.length === 0) throw new Refusal('invalid_input', `run ${id} has no closed trades to resample`)
+      const startEquity = Number((JSON.parse(run.request) as { cash?: number }).cash ?? 10_000)
+      const bands = await service.tradeBands({ returns: Float64Array.from(closed, (t) => t.return_pct / 100), startEquity, paths, seed }, timeout_ms)
+      return {
+        run_id: id, method: 'trade_bootstrap' as const, start_equity: startEquity,
+        assumption: 'each trade\'s return compounds the whole equity (the default all-cash sizing); trades are drawn independently',
+        ...bands,
+      }
+    },
   }),
   defineTradingOperation({
     name: 'trading.runs.replay',
