@@ -162,6 +162,16 @@ describe('verdicts on overfitting', () => {
     const run = ok(await get(`/api/v11/runs/${body.run.id}`))
     expect(run.stats.overfitting).toEqual(body.overfitting)
   })
+
+  it('answers the same verdict for v10\'s in-sample grid search, with every pair counted', async () => {
+    const res = await app.inject({ method: 'POST', url: '/api/v10/trading/max-edge-signal', payload: { dataset: 'SYN-DAILY', fast: [5, 10, 15, 20], slow: [30, 40, 50] } })
+    const body = ok(res)
+    expect(body.overfitting).toMatchObject({ trials: 12, pbo_detail: { trials: 12, blocks: 16 } })
+    expect(body.overfitting.pbo).toBeGreaterThanOrEqual(0)
+    expect(body.overfitting.pbo).toBeLessThanOrEqual(1)
+    expect(body.overfitting.deflated_sharpe).toBeGreaterThanOrEqual(0)
+    expect(body.overfitting.deflated_sharpe).toBeLessThanOrEqual(1)
+  })
 })
 
 describe('runs compared, replayed and deleted', () => {

@@ -7,6 +7,7 @@
 // PBO is the share of combinations with λ ≤ 0: how often the in-sample winner is at or below the out-of-sample median.
 // A Sharpe over a union of blocks needs only each block's count, sum and sum of squares, so a trial is stored as
 // those 3·S numbers — the exact sufficient statistics of the matrix for this measure.
+import { deflatedSharpeRatio, type DeflatedSharpe } from './deflated-sharpe.js'
 
 export interface Pbo {
   /** Share of combinations whose in-sample best ranks at or below the out-of-sample median; null with fewer than 2 trials. */
@@ -18,6 +19,40 @@ export interface Pbo {
   block_rows: number
   /** Quantiles of the logits λ over the combinations (null without combinations). */
   logits: { p5: number; p50: number; p95: number } | null
+}
+
+/** r[i] = equity[i] / equity[i − 1] − 1 into `out` (r[0] = 0; 0 after a wipe-out or an unchanged bar). */
+export function barReturns(equity: Float64Array, out: Float64Array): Float64Array {
+  out[0] = 0
+  let prev = equity[0]!
+  for (let i = 1; i < equity.length; i++) {
+    const e = equity[i]!
+    out[i] = prev > 0 && e !== prev ? e / prev - 1 : 0
+    prev = e
+  }
+  return out
+}
+
+/** The verdict of a search from its stored trial blocks and its best trial's per-bar returns: DSR with every trial counted, and PBO. */
+export function searchOverfitting(trialBlocks: Float64Array, blocks: number, bestReturns: ArrayLike<number> | null) {
+  const width = 3 * blocks
+  const trials = blocks ? trialBlocks.length / width : 0
+  const perTrial = Array.from({ length: trials }, (_v, k) => trialBlocks.subarray(k * width, (k + 1) * width))
+  const pbo = pboFromBlocks(perTrial, blocks)
+  const sharpes = perTrial.map((m) => {
+    let c = 0, s = 0, q = 0
+    for (let b = 0; b < blocks; b++) { c += m[3 * b]!; s += m[3 * b + 1]!; q += m[3 * b + 2]! }
+    const sharpe = sharpeOf(c, s, q)
+    return Number.isFinite(sharpe) ? sharpe : NaN
+  })
+  let dsr: DeflatedSharpe | null = null
+  if (bestReturns && bestReturns.length > 1) {
+    let sum = 0, squares = 0
+    for (let i = 0; i < bestReturns.length; i++) { sum += bestReturns[i]!; squares += bestReturns[i]! ** 2 }
+    const sharpe = sharpeOf(bestReturns.length, sum, squares)
+    if (Number.isFinite(sharpe)) dsr = deflatedSharpeRatio({ sharpe, trialSharpes: sharpes, trials, returns: bestReturns })
+  }
+  return { trials, deflated_sharpe: dsr?.dsr ?? null, pbo: pbo.pbo, pbo_detail: pbo, deflated_sharpe_detail: dsr }
 }
 
 /** The largest C(S, S/2) × trials worked through; S is lowered (from 16) to stay under it. */

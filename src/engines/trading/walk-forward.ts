@@ -6,7 +6,7 @@ import { WindowMoments, type Span } from './window-moments.js'
 import { STRATEGIES, type IndicatorCache } from './strategies.js'
 import { barAnnualization, computeStats, statsAnnualization, type Annualization } from './stats.js'
 import { deflatedSharpeRatio, type DeflatedSharpe } from './deflated-sharpe.js'
-import { blockMoments, pboBlocks, pboFromBlocks, type Pbo } from './overfitting.js'
+import { barReturns, blockMoments, pboBlocks, pboFromBlocks, type Pbo } from './overfitting.js'
 
 export interface WalkForwardSpec {
   strategies: StrategyName[]
@@ -304,19 +304,6 @@ function sliceStats(bars: Bars, equity: Float64Array, trades: readonly Trade[], 
     firstTradingBar: Math.max(0, warmup - from),
     periodsPerYear,
   })
-}
-
-/** r[i] = equity[i] / equity[i−1] − 1 (r[0] = 0; 0 after a wipe-out), into `out`. */
-function barReturns(equity: Float64Array, out: Float64Array): Float64Array {
-  out[0] = 0
-  let prev = equity[0]!
-  for (let i = 1; i < equity.length; i++) {
-    const e = equity[i]!
-    // an unchanged equity (a flat bar) is exactly 0 either way: no division
-    out[i] = prev > 0 && e !== prev ? e / prev - 1 : 0
-    prev = e
-  }
-  return out
 }
 
 function compound(r: Float64Array, from: number, to: number): number {

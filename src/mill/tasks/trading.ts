@@ -6,6 +6,7 @@ import { downsample, downsampleIndices } from '../../engines/trading/downsample.
 import type { BacktestOptions, Bars, Stats, StrategyName } from '../../engines/trading/types.js'
 import { moving } from '../moving.js'
 import { tradeBands } from '../../engines/trading/trade-bands.js'
+import { searchOverfitting } from '../../engines/trading/overfitting.js'
 import { equityChunks, monthlyReturns, tradeBlock } from '../../engines/trading/run-series.js'
 import { pointsBytes, tradesBytes } from './trading-text.js'
 
@@ -48,6 +49,12 @@ export interface GridPayload {
   maximize: keyof Stats
   /** This worker's share of a grid split across the mill (`mergeGridResults` joins the answers); default: all pairs. */
   slice?: GridSlice
+}
+
+export interface OverfittingPayload {
+  trialBlocks: Float64Array
+  blocks: number
+  bestReturns: Float64Array | null
 }
 
 export interface TradeBandsPayload {
@@ -107,6 +114,7 @@ export const tradingTasks = {
   },
   'trading.tradeBands': ({ returns, startEquity, paths, seed }: TradeBandsPayload, { deadline, cancelled }: TaskContext) =>
     tradeBands(returns, startEquity, paths, seed, stopWhen(deadline, cancelled)),
+  'trading.overfitting': ({ trialBlocks, blocks, bestReturns }: OverfittingPayload) => searchOverfitting(trialBlocks, blocks, bestReturns),
   'trading.inSampleGrid': ({ bars, grid, options, maximize, slice }: GridPayload, { deadline, progress, cancelled }: TaskContext) => {
     const all = gridPairCount(grid)
     const pairs = slice ? Math.min(slice.to, all) - Math.min(slice.from, all) : all

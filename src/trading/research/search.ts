@@ -102,7 +102,12 @@ export async function maxEdgeSignalV10(deps: ResearchDeps, body: MaxEdgeV10Body)
   const { results, elapsedMs } = await deps.heavySplit('trading.max-edge-signal.v10', 'trading.inSampleGrid',
     (idle) => gridSlices(pairs, gridShares(pairs, bars.ts.length, idle)).map((slice) => ({ ...payload, slice })), body.timeout_ms)
   const result = mergeGridResults(results)
-  const g = finite(result)
+  // PBO's combinations grow with the grid: worked out in the mill too.
+  const verdict = await deps.heavy('trading.max-edge-signal.v10', 'trading.overfitting',
+    { trialBlocks: result.trial_blocks, blocks: result.blocks, bestReturns: result.best_returns }, body.timeout_ms)
+  const { deflated_sharpe_detail: _detail, ...overfitting } = finite(verdict.result)
+  const { trial_blocks: _blocks, best_returns: _returns, ...plain } = result
+  const g = finite(plain)
   const best = g.best ? { fast: g.best.fast, slow: g.best.slow, stats: statsView(result.best!.stats, result.annualization) } : null
   const lastTs = bars.ts[bars.ts.length - 1]!
   const runRef = await deps.runs.record('max_edge_v10', dataset, {
@@ -110,7 +115,7 @@ export async function maxEdgeSignalV10(deps: ResearchDeps, body: MaxEdgeV10Body)
     params: best ? { fast: best.fast, slow: best.slow } : {},
     request: body,
     inputs: { grid, options, maximize: body.maximize },
-    stats: { best, tried: g.tried, signal: g.signal },
+    stats: { best, tried: g.tried, signal: g.signal, overfitting },
     equity: null,
     elapsedMs,
   })
@@ -130,6 +135,7 @@ export async function maxEdgeSignalV10(deps: ResearchDeps, body: MaxEdgeV10Body)
     top,
     complete: g.complete,
     in_sample_only: true as const,
+    overfitting,
     warning: 'v10 picks the best pair on the same bars it is scored on (in-sample): expect the edge to shrink out of sample; /api/v11/trading/max-edge-signal scores choices out of sample',
     run_id: runRef.id,
     dataset: { ...briefOf(dataset), bars: bars.ts.length },
