@@ -2,8 +2,8 @@
 import type { OperationContext } from '../caller/operation.js'
 import type { JobSurface } from '../jobs/types.js'
 import type { TradingContext } from '../trading/context.js'
-
-type JsonSchema = Record<string, unknown>
+import type { FlatObjectSchema } from './flat-schema.js'
+import type { Toolset } from './toolsets.js'
 
 export interface ToolContext {
   op: OperationContext
@@ -20,8 +20,10 @@ export interface McpTool {
   name: string
   title: string
   description: string
-  /** JSON Schema of the arguments; MCP wants an object schema at the top. */
-  inputSchema: JsonSchema & { type: 'object' }
+  /** JSON Schema of the arguments: a plain object with properties (alternatives flattened, see flat-schema.ts). */
+  inputSchema: FlatObjectSchema
+  /** The group a connection selects it by (toolsets.ts), from its registry's metadata. */
+  toolset: Toolset
   /** Runs in the mill: needs scope run:heavy when ADMIN_TOKEN is set, and is refused while the host sheds load. */
   heavy: boolean
   /** 'large' when the tool takes bodies up to LARGE_BODY_LIMIT_BYTES, as its HTTP route does. */

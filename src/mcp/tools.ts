@@ -4,19 +4,16 @@ import type { AnyOperation, OperationContext, Registry } from '../caller/operati
 import { admitBeforeInput, admitParsed, parseInput, runHandler } from '../caller/gate.js'
 import { inputJsonSchema } from '../caller/projections.js'
 import { Refusal } from '../refusal.js'
+import { SURFACE_PREFIX } from '../jobs/view.js'
+import { flatObjectSchema } from './flat-schema.js'
 import { tradingRegistry } from '../trading/registry.js'
 import { tradingTools } from './trading-tools.js'
-import { SURFACE_PREFIX } from '../jobs/view.js'
+import { toolsetOf, type Toolset } from './toolsets.js'
 
 type JsonSchema = Record<string, unknown>
 
 export type { McpTool, ToolContext, ToolJob } from './tool-types.js'
 import type { McpTool } from './tool-types.js'
-
-/** MCP requires `type: "object"` at the top of an input schema; unions (run's two forms) get it added around their anyOf. */
-function asObjectSchema(schema: Readonly<JsonSchema>): McpTool['inputSchema'] {
-  return { ...schema, type: 'object' }
-}
 
 /** A registry operation as a tool: the same refuse-first gate as its route, /run and /cli, and the same job when heavy. */
 function operationTool(op: AnyOperation): McpTool {
@@ -24,7 +21,8 @@ function operationTool(op: AnyOperation): McpTool {
     name: op.name,
     title: op.caption,
     description: `${op.caption}. ${op.summary}`,
-    inputSchema: asObjectSchema(inputJsonSchema(op)),
+    inputSchema: flatObjectSchema(inputJsonSchema(op)),
+    toolset: toolsetOf({ surface: 'caller', lobe: op.lobe, ...(op.adminOnly ? { adminOnly: true } : {}) }),
     heavy: op.heavy,
     bodyLimit: op.bodyLimit,
     readOnly: op.method === 'GET',
@@ -52,6 +50,10 @@ function operationTool(op: AnyOperation): McpTool {
 
 /** The trading registry's tools (src/mcp/trading-tools.ts). */
 export const TRADING_TOOLS: readonly McpTool[] = tradingTools(tradingRegistry)
+
+/** The tools of the selected toolsets, in the order of `tools`. */
+export const selectTools = (tools: readonly McpTool[], selection: readonly Toolset[]): McpTool[] =>
+  tools.filter((tool) => selection.includes(tool.toolset))
 
 /** Every tool: exactly the registry's operations, then the trading tools. */
 export function mcpTools(registry: Registry): McpTool[] {

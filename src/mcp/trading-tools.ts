@@ -5,13 +5,15 @@ import { parseInput } from '../caller/gate.js'
 import { Refusal } from '../refusal.js'
 import { Answer, type TradingOperation } from '../trading/operation.js'
 import type { McpTool, ToolContext } from './tool-types.js'
+import { flatObjectSchema } from './flat-schema.js'
+import { toolsetOf } from './toolsets.js'
 
 type JsonSchema = Record<string, unknown>
 
 function jsonSchemaOf(schema: z.ZodType): McpTool['inputSchema'] {
   const converted = z.toJSONSchema(schema, { io: 'input', unrepresentable: 'any' }) as JsonSchema
   delete converted.$schema
-  return { ...converted, type: 'object' }
+  return flatObjectSchema(converted)
 }
 
 const callOf = ({ op, trading }: ToolContext) => ({
@@ -26,6 +28,7 @@ export function tradingTool(op: TradingOperation): McpTool {
     title: op.mcp!.title,
     description: `${op.summary}. As ${op.method} ${op.url}${heavy ? '; runs in the mill' : ''}.`,
     inputSchema: jsonSchemaOf(op.input),
+    toolset: toolsetOf({ surface: 'trading' }),
     heavy,
     bodyLimit: op.bodyLimit === 'large' ? 'large' : 'default',
     readOnly: op.method === 'GET',

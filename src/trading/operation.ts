@@ -4,6 +4,7 @@ import type { FastifyBaseLogger, FastifyInstance } from 'fastify'
 import { z } from 'zod'
 import type { Credential } from '../access/auth.js'
 import type { Scope } from '../access/tokens.js'
+import type { RefusalCode } from '../refusal.js'
 import type { TradingContext } from './context.js'
 
 /** The platform's API versions and its root (/health, /command-center); each is one prefix with its own hooks. */
@@ -90,6 +91,10 @@ export interface TradingOperationDefinition<
   /** Reads that cost a few ms of synchronous work each: each request waits for a loop turn of its own. */
   ownTurn?: boolean
   deprecated?: boolean
+  /** Inputs that succeed on a host with the synthetic seed: the explorer starts from them (test/openapi-examples.test.ts runs each). */
+  examples?: readonly Record<string, unknown>[]
+  /** Refusals it documents besides the scope's (which come with `scope`). */
+  refusals?: readonly RefusalCode[]
   /** Exposed as an MCP tool under this name. */
   mcp?: { name: string; title: string }
   /** Exposed as an `ncm` command under this name, with a one-line caption and an example input for its help. */
@@ -122,6 +127,8 @@ export interface TradingOperation {
   readonly largeAnswer?: boolean
   readonly ownTurn?: boolean
   readonly deprecated?: boolean
+  readonly examples?: readonly Record<string, unknown>[]
+  readonly refusals?: readonly RefusalCode[]
   readonly mcp?: { name: string; title: string }
   readonly cli?: { name: string; caption: string; example: Record<string, unknown> }
   /** Every input member in one schema: what MCP tools and `ncm` commands parse. */

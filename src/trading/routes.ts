@@ -15,6 +15,7 @@ import { PlatformProblem } from '../plugins/problem.js'
 import type { TradingContext } from './context.js'
 import { Answer, TRADING_GROUPS, type TradingCall, type TradingGroup, type TradingOperation } from './operation.js'
 import { problemResponses, tradingNotFound } from './routes/common.js'
+import { SCOPE_REFUSALS } from './routes/examples.js'
 import { v10Headers } from './v10.js'
 
 export interface TradingRoutesOptions {
@@ -86,7 +87,12 @@ function routeOperation(
     url: op.path,
     ...(op.bodyLimit === 'large' ? { bodyLimit: config.largeBodyLimitBytes } : {}),
     ...(op.heavy ? JUDGE_BY_PATH : {}),
-    config: { operation: op.name, ...(op.largeAnswer ? { largeAnswer: true } : {}) },
+    config: {
+      operation: op.name,
+      ...(op.largeAnswer ? { largeAnswer: true } : {}),
+      ...(op.examples ? { examples: op.examples } : {}),
+      ...(op.scope || op.refusals ? { refusals: [...(op.scope ? SCOPE_REFUSALS : []), ...(op.refusals ?? [])] } : {}),
+    },
     // The scope is checked before a body of up to LARGE_BODY_LIMIT_BYTES is read; with no ADMIN_TOKEN the host is open.
     ...(op.scope
       ? {

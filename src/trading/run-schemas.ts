@@ -67,10 +67,10 @@ export const replayAnswer = z.object({
 /** Paths × trades of one Monte Carlo of a run's trades, at most. */
 export const MONTE_CARLO_MAX_STEPS = 20_000_000
 
-export const monteCarloBody = z.object({
-  paths: z.number().int().min(10).max(20_000).default(1000),
-  seed: z.number().int().min(0).max(2 ** 32 - 1).default(1),
-  timeout_ms: z.number().int().min(1).max(60_000).optional(),
+export const monteCarloQuery = z.object({
+  paths: z.coerce.number().int().min(10).max(20_000).default(1000),
+  seed: z.coerce.number().int().min(0).max(2 ** 32 - 1).default(1),
+  timeout_ms: z.coerce.number().int().min(1).max(60_000).optional(),
 }).strict()
 
 const percentiles = z.object({ p5: z.number(), p25: z.number(), p50: z.number(), p75: z.number(), p95: z.number() })

@@ -105,16 +105,16 @@ describe('a backtest\'s trades and equity', () => {
   })
 
   it('gives Monte Carlo equity bands of the run\'s trades, reproducible by seed, and refuses what it cannot do', async () => {
-    const mc = ok(await post(`/api/v11/runs/${run.id}/monte-carlo`, { paths: 300, seed: 5 }))
+    const mc = ok(await get(`/api/v11/runs/${run.id}/monte-carlo?paths=300&seed=5`))
     const closed = answer.trades.filter((t: any) => !t.open).length
     expect(mc).toMatchObject({ run_id: run.id, paths: 300, trades: closed, seed: 5, start_equity: 10_000, complete: true })
     expect(mc.bands[0]).toMatchObject({ step: 0, p5: 10_000, p95: 10_000 })
     expect(mc.bands.at(-1).step).toBe(closed)
     for (const b of mc.bands) expect(b.p5 <= b.p50 && b.p50 <= b.p95).toBe(true)
-    expect(ok(await post(`/api/v11/runs/${run.id}/monte-carlo`, { paths: 300, seed: 5 }))).toEqual(mc)
-    problem(await post('/api/v11/runs/999999/monte-carlo', {}), 404, 'not_found')
-    problem(await post(`/api/v11/runs/${run.id}/monte-carlo`, { paths: 5 }), 400, 'invalid_input')
-    problem(await post(`/api/v11/runs/${run.id}/monte-carlo`, { paths: 100, extra: 1 }), 400, 'invalid_input')
+    expect(ok(await get(`/api/v11/runs/${run.id}/monte-carlo?paths=300&seed=5`))).toEqual(mc)
+    problem(await get('/api/v11/runs/999999/monte-carlo'), 404, 'not_found')
+    problem(await get(`/api/v11/runs/${run.id}/monte-carlo?paths=5`), 400, 'invalid_input')
+    problem(await get(`/api/v11/runs/${run.id}/monte-carlo?paths=30000`), 400, 'invalid_input')
   })
 
   it('shows the latest backtest\'s curve on the command center without include', async () => {

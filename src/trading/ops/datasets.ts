@@ -5,6 +5,7 @@ import { datasetDeleted, datasetDeleteQuery, datasetDetail, datasetListQuery, da
 import { importAnswer, importBody, importQuery } from '../schemas.js'
 import { Refusal } from '../../refusal.js'
 import { PAGING } from './paging-note.js'
+import { IMPORT_EXAMPLES } from '../routes/examples.js'
 
 export const datasetOperations = [
   defineTradingOperation({
@@ -27,6 +28,7 @@ export const datasetOperations = [
     body: importBody,
     output: importAnswer,
     responses: { 201: importAnswer },
+    examples: IMPORT_EXAMPLES,
     async handler(input, { store, clock, service, config }) {
       const { symbol, timeframe } = input
       const raw = (input as { strict?: unknown }).strict

@@ -3,6 +3,7 @@
 import { z } from 'zod'
 import { Answer, defineTradingOperation } from '../operation.js'
 import { passesChecks } from '../research/check.js'
+import { BACKTEST_EXAMPLES, FULL_CYCLE_EXAMPLES, MAX_EDGE_EXAMPLES, MAX_EDGE_V10_EXAMPLES, SIMULATE_EXAMPLES } from '../routes/examples.js'
 import {
   backtestAnswer, backtestBody, fullCycleBody, maxEdgeBody, maxEdgeV10Body, simulateAnswer, simulateBody,
 } from '../schemas.js'
@@ -25,6 +26,8 @@ export const researchOperations = [
     body: backtestBody,
     output: backtestAnswer,
     heavy: { check: (input, { service }) => passesChecks(service.inputCheck.backtest(input)) },
+    examples: BACKTEST_EXAMPLES,
+    refusals: ['not_found'],
     mcp: { name: 'trading_backtest', title: 'Backtest a strategy on a dataset' },
     cli: { name: 'backtest', caption: 'Backtest a strategy on a dataset (backtesting.py semantics)', example: GOOG_SMA },
     handler: (input, { service }) => service.backtest(input) as never,
@@ -39,6 +42,8 @@ export const researchOperations = [
     body: simulateBody,
     output: simulateAnswer,
     heavy: { check: (input, { service }) => passesChecks(service.inputCheck.simulate(input)) },
+    examples: SIMULATE_EXAMPLES,
+    refusals: ['not_found'],
     mcp: { name: 'trading_simulate', title: 'Monte Carlo of a strategy' },
     cli: { name: 'simulate', caption: 'Monte Carlo of a strategy: return, drawdown and Sharpe distributions', example: { ...GOOG_SMA, paths: 200, horizon: 252, method: 'bootstrap', seed: 1 } },
     handler: (input, { service }) => service.simulate(input),
@@ -55,6 +60,8 @@ export const researchOperations = [
     body: maxEdgeBody,
     output: anyObject,
     heavy: { check: (input, { service }) => passesChecks(service.inputCheck.maxEdgeSignal(input)) },
+    examples: MAX_EDGE_EXAMPLES,
+    refusals: ['not_found'],
     mcp: { name: 'trading_max_edge_signal', title: 'Walk-forward signal search' },
     cli: { name: 'max-edge-signal', caption: 'Walk-forward signal search scored out of sample', example: { dataset: 'GOOG' } },
     handler: (input, { service }) => service.maxEdgeSignal(input),
@@ -73,6 +80,8 @@ export const researchOperations = [
     body: fullCycleBody,
     output: anyObject,
     responses: { 201: anyObject },
+    examples: FULL_CYCLE_EXAMPLES,
+    refusals: ['not_found', 'conflict'],
     async handler(input, { cycles }) {
       const { 'idempotency-key': key, ...body } = input
       const answer = await cycles.run(body as z.output<typeof fullCycleBody>, key ?? null)
@@ -91,6 +100,8 @@ export const researchOperations = [
     body: maxEdgeV10Body,
     output: anyObject,
     heavy: { check: (input, { service }) => passesChecks(service.inputCheck.maxEdgeSignalV10(input)) },
+    examples: MAX_EDGE_V10_EXAMPLES,
+    refusals: ['not_found'],
     handler: (input, { service }) => service.maxEdgeSignalV10(input),
   }),
 ]

@@ -7,7 +7,7 @@ import { compareRuns, parseRunIds } from '../run-compare.js'
 import { replayRun } from '../run-replay.js'
 import { storedRun } from '../run-results.js'
 import {
-  compareAnswer, compareQuery, equityPage, MONTE_CARLO_MAX_STEPS, monteCarloAnswer, monteCarloBody, replayAnswer, runDeleted, runPageQuery, runParams, tradesPage,
+  compareAnswer, compareQuery, equityPage, MONTE_CARLO_MAX_STEPS, monteCarloAnswer, monteCarloQuery, replayAnswer, runDeleted, runPageQuery, runParams, tradesPage,
 } from '../run-schemas.js'
 import { Refusal } from '../../refusal.js'
 import { PAGING } from './paging-note.js'
@@ -108,13 +108,13 @@ export const runResultOperations = [
   }),
   defineTradingOperation({
     name: 'trading.runs.monte-carlo',
-    method: 'POST',
+    method: 'GET',
     group: 'v11',
     path: '/runs/:id/monte-carlo',
     summary: 'Monte Carlo on a backtest\'s trades: their returns resampled with replacement, compounded from the starting cash; equity percentile bands after each number of trades',
     description: `Reproducible by seed. Paths × trades is at most ${MONTE_CARLO_MAX_STEPS}. Runs in the mill.`,
     params: runParams,
-    body: monteCarloBody,
+    query: monteCarloQuery,
     output: monteCarloAnswer,
     mcp: { name: 'trading_run_monte_carlo', title: 'Monte Carlo bands of a stored backtest\'s trades' },
     async handler({ id, paths, seed, timeout_ms }, { service }) {
