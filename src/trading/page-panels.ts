@@ -96,6 +96,6 @@ export function rpcPanel(panels: PanelSet): string {
 export function chartCaption(panels: PanelSet): string {
   const equity = panels.equity
   return equity
-    ? `Run ${link(runHref(equity.run_id), `#${equity.run_id}`)} · ${esc(equity.strategy ?? '?')} on ${esc(equity.symbol ?? equity.dataset_id)} · return ${esc(signed(equity.return_pct))} %`
-    : 'The latest backtest that kept its equity curve (include: ["equity"]) is drawn here.'
+    ? `Run ${link(runHref(equity.run_id), `#${equity.run_id}`)} · ${esc(equity.strategy ?? '?')} on ${esc(equity.symbol ?? equity.dataset_id)} · return ${esc(signed(equity.return_pct))} % · ${link(`${runHref(equity.run_id)}/report`, 'report')}`
+    : 'The latest backtest\'s equity curve is drawn here (every backtest keeps it).'
 }
