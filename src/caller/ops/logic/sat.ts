@@ -28,12 +28,14 @@ export const sat = defineOperation({
     'learned-clause reduction. A SAT model is checked against every input clause before it is returned (verified). When ' +
     'timeout_ms runs out the answer is UNKNOWN with the statistics so far. Malformed DIMACS is refused with its line and ' +
     `column; a literal above the header's variable count is malformed. Limits: ${SAT_LIMITS.maxVars} variables, ` +
-    `${SAT_LIMITS.maxClauses} clauses, ${SAT_LIMITS.maxLiterals} literals.`,
+    `${SAT_LIMITS.maxClauses} clauses, ${SAT_LIMITS.maxLiterals} literals. The DIMACS may also come as a text/plain body ` +
+    '(curl --data-binary @f.cnf -H "content-type: text/plain"), with timeout_ms and want_model in the query string.',
   input,
   output,
   provenance: ['computed', 'measured'],
   heavy: true,
   bodyLimit: 'large',
+  textBody: 'dimacs',
   checkLimits: (i) => checkDimacsHeader(i.dimacs),
   examples: [
     { dimacs: 'c (x1 or x2) and (not x1 or x2) and (x1 or not x2)\np cnf 2 3\n1 2 0\n-1 2 0\n1 -2 0\n' },
