@@ -106,6 +106,7 @@ export default fp(
           { name: 'orchestration', description: 'refuse-first dispatch' },
           { name: 'runtime', description: 'measured runtime races' },
           { name: 'admin', description: 'smoke checks, go-live readiness, truth and command-post summaries' },
+          { name: 'probes', description: 'liveness, startup and readiness probes for orchestrators (/livez, /startupz, /readyz)' },
         ],
       },
       transform: documents.transform,
