@@ -64,6 +64,9 @@ const envSchema = z.object({
   REDIS_PREFIX: z.string().regex(/^[\w:.-]{1,64}$/, 'must be 1–64 letters, digits or _ : . -').default('ncm:'),
 })
 
+/** Every variable the config reads (aliases apart): .env.example lists each one. */
+export const CONFIG_VARIABLES: readonly string[] = Object.keys(envSchema.shape)
+
 /** Variables whose value is a secret: a message about a bad value says how long it is, never what it is. */
 const SECRET_VARIABLES = new Set(['ADMIN_TOKEN', 'DATABASE_URL', 'REDIS_URL'])
 

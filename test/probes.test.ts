@@ -1,11 +1,13 @@
 // The orchestrator's probes: /livez touches nothing, /startupz waits for the start report, /readyz checks the store,
 // the mill, the disk (and Redis when configured, in test/redis) and answers 503 when one fails. The checks are shown
 // only to a credential with admin:read (anyone on an open host).
+import { execFile } from 'node:child_process'
 import { mkdtempSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { FastifyInstance } from 'fastify'
+import { REPO_ROOT } from '../src/version.js'
 import { buildTestApp, json, okData } from './helper.js'
 
 const ADMIN_TOKEN = 'probes-admin-token-0123456789'
@@ -14,13 +16,17 @@ const get = async (app: FastifyInstance, url: string, token?: string) => {
   const res = await app.inject({ url, headers: token ? { authorization: `Bearer ${token}` } : {} })
   return { status: res.statusCode, body: json(res) }
 }
+/** scripts/probe.mjs, as the Dockerfile, compose and the systemd units run it: its exit code and what it printed. */
+const probeScript = (...args: string[]) => new Promise<{ code: number; stderr: string }>((resolve) => {
+  execFile(process.execPath, [join(REPO_ROOT, 'scripts', 'probe.mjs'), ...args], (err, _stdout, stderr) =>
+    resolve({ code: err ? Number(err.code) : 0, stderr }))
+})
 const check = (body: any, name: string) => body.checks.find((c: any) => c.name === name)
 
 describe('probes on an open host with a database file', () => {
   let app: FastifyInstance
   beforeAll(async () => {
     app = await buildTestApp({ env: { DATABASE_PATH: dataFile(), MEMORY_BUDGET_MIB: '16' } })
-    await app.listen({ host: '127.0.0.1', port: 0 })
   })
   afterAll(async () => app.close())
 
@@ -29,6 +35,12 @@ describe('probes on an open host with a database file', () => {
     const starting = await get(app, '/startupz')
     expect(starting).toMatchObject({ status: 503, body: { status: 'starting' } })
     expect(await get(app, '/readyz')).toMatchObject({ status: 503, body: { status: 'not_ready' } })
+    // The start report runs 2 s after the host listens. What the healthchecks run: exit 1 naming the answer while not
+    // ready, 0 once it is (--wait asks again).
+    await app.listen({ host: '127.0.0.1', port: 0 })
+    const port = (app.server.address() as { port: number }).port
+    expect(await probeScript(`http://127.0.0.1:${port}/readyz`)).toEqual({ code: 1, stderr: `probe: http://127.0.0.1:${port}/readyz answered 503\n` })
+    expect(await probeScript('--wait', '60', `http://127.0.0.1:${port}/startupz`)).toEqual({ code: 0, stderr: '' })
     await expect.poll(async () => (await get(app, '/startupz')).status, { timeout: 60_000, interval: 250 }).toBe(200)
     const ready = await get(app, '/readyz')
     expect(ready.status).toBe(200)
