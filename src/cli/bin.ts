@@ -15,7 +15,7 @@ import { isRefusal } from '../refusal.js'
 import type { Registry } from '../caller/operation.js'
 import { LOBES } from '../caller/operation.js'
 import { byLobe } from '../caller/projections.js'
-import { PLAIN, renderData, renderProblem, renderRefusal, renderTable, styleFor, type RefusalView } from './render.js'
+import { PLAIN, renderData, renderProblem, renderRefusal, renderTable, styleFor, type RefusalView, type RenderOptions } from './render.js'
 import { completionCommands, completionScript, SHELLS, type Shell } from './completion.js'
 import { TRADING_COMMANDS, tradingCommandRegistry } from './trading-commands.js'
 
@@ -28,6 +28,9 @@ interface GlobalOptions {
   token?: string
   async?: boolean
   sync?: boolean
+  all?: boolean
+  wide?: boolean
+  columns?: string
 }
 
 /** Readable output on a terminal (or with --human); --json always prints the raw answer. */
@@ -44,6 +47,9 @@ const program = new Command('ncm')
   .option('--human', 'readable tables and blocks even when stdout is not a terminal')
   .option('--async', 'run heavy operations as jobs: progress on stderr, Ctrl-C cancels, the answer printed at the end')
   .option('--sync', 'wait in the request even for the trading research commands (they run as jobs by default)')
+  .option('--all', 'every page of a list, every row of a long answer (summarised otherwise)')
+  .option('--wide', 'lists: every field as a column, after the usual ones')
+  .option('--columns <names>', 'lists: these columns, comma-separated (a field or a dotted path, e.g. id,state,progress.phase)')
   .helpCommand(false)
   .showHelpAfterError()
 
@@ -218,9 +224,20 @@ async function withSpinner<T>(label: string, call: () => Promise<T>): Promise<T>
   }
 }
 
+/** How the terminal shows answers: its width (120 when it is not a terminal), the list and summary flags. */
+function renderOptions(global: GlobalOptions): RenderOptions {
+  return {
+    width: process.stdout.columns || Number(process.env.COLUMNS) || 120,
+    now: Date.now(),
+    all: Boolean(global.all),
+    wide: Boolean(global.wide),
+    ...(global.columns ? { columns: global.columns.split(',').map((c) => c.trim()).filter(Boolean) } : {}),
+  }
+}
+
 function finish(result: CallResult, global: GlobalOptions, label: string): void {
   const human = humanOutput(global)
-  const show = (data: unknown) => process.stdout.write((human ? renderData(data, stdoutStyle()) : JSON.stringify(data, null, 2)) + '\n')
+  const show = (data: unknown) => process.stdout.write((human ? renderData(data, stdoutStyle(), renderOptions(global)) : JSON.stringify(data, null, 2)) + '\n')
   if (global.json) {
     process.stdout.write(result.text + (result.text.endsWith('\n') ? '' : '\n'))
   } else if (result.envelope) {
