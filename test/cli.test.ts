@@ -104,6 +104,8 @@ describe('ncm against a live server', () => {
     expect(complete(['ncm', 'ba'])).toEqual(['backtest'])
     expect(complete(['ncm', 'sat', '--d'])).toEqual(['--dimacs'])
     expect(complete(['ncm', '--url', 'http://x', 'jsons'])).toEqual(['jsonsat'])
+    expect(complete(['ncm', '--columns', 'id,op', 'jsons'])).toEqual(['jsonsat'])
+    expect(complete(['ncm', '--as'])).toEqual(['--async'])
     const zsh = ncm('completion', 'zsh').stdout
     expect(zsh).toMatch(/^#compdef ncm/)
     expect(zsh).toContain("'max-edge-signal:Walk-forward signal search scored out of sample'")
@@ -112,6 +114,14 @@ describe('ncm against a live server', () => {
       const registered = spawnSync('zsh', ['-c', `autoload -Uz compinit && compinit -u 2>/dev/null; ${zsh}\necho \${_comps[ncm]}`], { encoding: 'utf8' })
       expect(registered.stdout.trim(), registered.stderr).toBe('_ncm')
     }
+  })
+  it('ncm --help lists every global flag and the environment variables', () => {
+    const out = ncm('--help')
+    expect(out.code).toBe(0)
+    for (const flag of ['--url <url>', '--token <token>', '--json', '--human', '--async', '--sync', '--all', '--wide', '--columns <names>']) {
+      expect(out.stdout).toMatch(new RegExp(`^  ${flag.replace(/[<>]/g, '\\$&')}\\s`, 'm'))
+    }
+    for (const variable of ['NCM_URL', 'NCM_TOKEN', 'NO_COLOR']) expect(out.stdout).toMatch(new RegExp(`^  ${variable}\\s`, 'm'))
   })
   it('generates help for an operation from the registry', () => {
     const out = ncm('help', 'sat')

@@ -16,7 +16,7 @@ import type { Registry } from '../caller/operation.js'
 import { LOBES } from '../caller/operation.js'
 import { byLobe } from '../caller/projections.js'
 import { PLAIN, renderData, renderProblem, renderRefusal, renderTable, styleFor, type RefusalView, type RenderOptions } from './render.js'
-import { completionCommands, completionScript, SHELLS, type Shell } from './completion.js'
+import { completionCommands, completionScript, SHELLS, type GlobalFlags, type Shell } from './completion.js'
 import { TRADING_COMMANDS, tradingCommandRegistry } from './trading-commands.js'
 
 export const EXIT = { ok: 0, error: 1, refused: 2 } as const
@@ -76,10 +76,10 @@ program
 
 program
   .command('completion <shell>')
-  .description(`print a completion script (${SHELLS.join(' or ')}): source <(ncm completion bash)`)
+  .description(`print a completion script (${SHELLS.join(' or ')}) for ncm and npx ncm: source <(npx ncm completion bash)`)
   .action((shell: string) => {
     if (!(SHELLS as readonly string[]).includes(shell)) throw new Error(`completion for ${shell} is not generated; choose ${SHELLS.join(' or ')}`)
-    process.stdout.write(completionScript(shell as Shell, completionCommands(registry, localCommands())))
+    process.stdout.write(completionScript(shell as Shell, completionCommands(registry, localCommands()), globalFlags()))
   })
 
 program
@@ -167,11 +167,45 @@ function localCommands() {
   }))]
 }
 
+/** The program's own options (every one, as commander knows them) with --help and --version. */
+function globalFlags(): GlobalFlags {
+  const options = program.options.filter((o) => o.long)
+  return {
+    all: [...options.map((o) => o.long!), '--help'],
+    withValue: options.filter((o) => o.required || o.optional).map((o) => o.long!),
+  }
+}
+
+/** Environment variables the binary reads, beside the ones options name (commander's .env()). */
+const ENVIRONMENT: ReadonlyArray<readonly [name: string, meaning: string]> = [
+  ['NO_COLOR', 'any value turns colour off (colour is only ever on a terminal)'],
+  ['COLUMNS', 'width lists are fitted to when stdout is not a terminal (default 120)'],
+]
+
+/** The global flags and the environment, generated from the program's options so none is left out. */
+function globalHelp(style = PLAIN): string[] {
+  const options = program.options.filter((o) => o.long)
+  const width = Math.max(...options.map((o) => o.flags.length))
+  const out = [style.bold('global flags') + ' (before or after the command)']
+  for (const o of options) {
+    const extra = [o.envVar ? `env ${o.envVar}` : '', o.defaultValue !== undefined ? `default ${String(o.defaultValue)}` : ''].filter(Boolean).join('; ')
+    out.push(`  ${style.cyan(o.flags.padEnd(width))}  ${o.description}${extra ? ` (${extra})` : ''}`)
+  }
+  out.push('', style.bold('environment'))
+  const vars: Array<readonly [string, string]> = [
+    ...options.filter((o) => o.envVar).map((o) => [o.envVar!, `${o.long} ${o.description}`] as const),
+    ...ENVIRONMENT,
+  ]
+  const varWidth = Math.max(...vars.map(([name]) => name.length))
+  for (const [name, meaning] of vars) out.push(`  ${style.cyan(name.padEnd(varWidth))}  ${meaning}`)
+  return out
+}
+
 /** `ncm help`: the commands grouped by lobe, then the trading and local commands. */
 function helpByLobe(style = PLAIN): string {
   const groups = byLobe(registry.operations)
   const out = [`${style.bold('ncm')} — NCM Hub from the command line (contract ${NCM_VERSION}, hub ${HUB_VERSION})`, '',
-    `Usage: ncm [--url URL] [--token TOKEN] [--json | --human] <command> [--field value …]`, '']
+    `Usage: ncm [global flags] <command> [--field value …]    (npx ncm … in the repository)`, '']
   const width = Math.max(...program.commands.map((c) => c.name().length))
   const line = (name: string, caption: string) => `  ${style.cyan(name.padEnd(width))}  ${caption}`
   for (const lobe of LOBES) {
@@ -184,7 +218,8 @@ function helpByLobe(style = PLAIN): string {
   for (const c of TRADING_COMMANDS) out.push(line(c.op.name, c.op.caption))
   out.push('', style.bold('this binary'))
   for (const command of ownCommands()) out.push(line(command.name(), command.description()))
-  out.push('', `\`ncm help <command>\` shows a command's fields; --json prints raw answers; NO_COLOR turns colour off.`, '')
+  out.push('', ...globalHelp(style))
+  out.push('', `\`ncm help <command>\` shows a command's fields. Exit codes: 0 ok, 1 error (no server), 2 refused, 130 interrupted.`, '')
   return out.join('\n')
 }
 program.helpInformation = () => helpByLobe(stdoutStyle())

@@ -184,7 +184,7 @@ export function addJobCommands(program: Command, deps: JobCommandDeps): void {
     .action(async (opts: PageOptions & { state?: string; op?: string }) => list(deps, 'jobs', '/api/v1/jobs', 'jobs', opts, { state: opts.state, op: opts.op }))
   program
     .command('job <id>')
-    .description('one job: state, progress, times (GET /api/v1/jobs/{id}); --result prints its answer, --follow watches it')
+    .description('one job by id or a unique prefix of 4+ characters (GET /api/v1/jobs/{id}); --result prints its answer, --follow watches it')
     .option('--result', 'print the answer of a finished job')
     .option('--follow', 'follow the job to its end with a progress bar, then print its answer')
     .action(async (id: string, opts: { result?: boolean; follow?: boolean }) => {
@@ -198,7 +198,7 @@ export function addJobCommands(program: Command, deps: JobCommandDeps): void {
     })
   program
     .command('cancel <id>')
-    .description('cancel a job: queued work stops at once, running work within 200 ms (DELETE /api/v1/jobs/{id})')
+    .description('cancel a job (id or unique prefix): queued work stops at once, running work within 200 ms (DELETE /api/v1/jobs/{id})')
     .action(async (id: string) => deps.send('cancel', { method: 'DELETE', path: `/api/v1/jobs/${encodeURIComponent(id)}` }))
 }
 

@@ -129,20 +129,32 @@ export function renderRecord(record: Row, style: Style = PLAIN, options?: Render
   return out.join('\n')
 }
 
+interface Page {
+  name: string
+  rows: Row[]
+  next: string | null
+  /** What the answer holds beside the list (a dataset's own record above a page of its bars). */
+  rest: Row
+}
+
+const PAGING_FIELDS = new Set(['limit', 'next_cursor', 'pages'])
+
 /** A page of a list (`{<list>: […], limit, next_cursor}`): the list's name and rows, or null when it is not one. */
-export function pageOf(data: unknown): { name: string; rows: Row[]; next: string | null } | null {
+export function pageOf(data: unknown): Page | null {
   if (!isRecord(data) || !('next_cursor' in data)) return null
   const lists = Object.entries(data).filter(([, v]) => Array.isArray(v) && v.every(isRecord))
   if (lists.length !== 1) return null
   const [name, rows] = lists[0]!
-  return { name, rows: rows as Row[], next: typeof data.next_cursor === 'string' ? data.next_cursor : null }
+  const rest = Object.fromEntries(Object.entries(data).filter(([key]) => key !== name && !PAGING_FIELDS.has(key)))
+  return { name, rows: rows as Row[], next: typeof data.next_cursor === 'string' ? data.next_cursor : null, rest }
 }
 
-/** A list as its view's table, fitted to the width, with how to read on. */
-export function renderPage(page: { name: string; rows: Row[]; next: string | null }, style: Style, options: RenderOptions): string {
+/** A list as its view's table, fitted to the width, with how to read on; what the answer holds beside it first. */
+export function renderPage(page: Page, style: Style, options: RenderOptions): string {
   const table = listTable(page.name, page.rows, options)
   const more = page.next ? ` · next page: --cursor ${page.next} (--all: every page)` : ''
-  return `${renderCells(table.header, table.rows, style, options.width)}\n${style.dim(`${page.rows.length} ${page.name}${more}`)}`
+  const head = Object.keys(page.rest).length > 0 ? `${renderRecord(page.rest, style, options)}\n\n${style.bold(page.name)}\n` : ''
+  return `${head}${renderCells(table.header, table.rows, style, options.width)}\n${style.dim(`${page.rows.length} ${page.name}${more}`)}`
 }
 
 /** The figures of a backtest worth a first look, in backtesting.py's order, with units. */
