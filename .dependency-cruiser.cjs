@@ -19,6 +19,13 @@ module.exports = {
       to: { path: '^src/', pathNot: '^src/engines/' },
     },
     {
+      name: 'the-proof-checker-shares-no-code-with-the-solver',
+      severity: 'error',
+      comment: 'An UNSAT answer is verified by a checker that cannot inherit a solver bug: neither imports the other, nor any other engine.',
+      from: { path: '^src/engines/(proof-check|sat)/', pathNot: '\\.test\\.ts$' },
+      to: { path: '^src/engines/', pathNot: '^src/engines/$1/' },
+    },
+    {
       name: 'engine-tests-read-only-the-repo-root-from-the-app',
       severity: 'error',
       comment: 'Engine tests may locate shared data through version.ts, nothing else of the app.',

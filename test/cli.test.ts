@@ -1,11 +1,13 @@
 // The ncm binary against a real server spawned on a loopback port: readable output, raw envelopes, exit codes.
 import { spawn, spawnSync } from 'node:child_process'
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { request } from 'undici'
 import { REPO_ROOT } from '../src/version.js'
+import { checkProof } from '../src/engines/proof-check/index.js'
+import { parseDimacs } from '../src/engines/sat/dimacs.js'
 
 const port = 21000 + Math.floor(Math.random() * 20000)
 const url = `http://127.0.0.1:${port}`
@@ -57,6 +59,23 @@ describe('ncm against a live server', () => {
     const data = JSON.parse(out.stdout)
     expect(data.status).toBe('SAT')
     expect(data.model).toEqual([-1, 2])
+  })
+  it('writes the proof of an UNSAT answer to a file with --proof-out, fetched from the url the answer names', () => {
+    const file = join(dir, 'unsat.cnf')
+    const dimacs = 'p cnf 2 4\n1 2 0\n-1 2 0\n1 -2 0\n-1 -2 0\n'
+    writeFileSync(file, dimacs)
+    const proofFile = join(dir, 'unsat.lrat')
+    const out = ncm('sat', file, '--proof', 'lrat', '--proof-out', proofFile)
+    expect(out.code, out.stderr).toBe(0)
+    const data = JSON.parse(out.stdout)
+    expect(data).toMatchObject({ status: 'UNSAT', verified: true, proof: { format: 'lrat' } })
+    const proof = readFileSync(proofFile)
+    expect(proof.byteLength).toBe(data.proof.bytes)
+    expect(checkProof('lrat', parseDimacs(dimacs).cnf, new Uint8Array(proof))).toMatchObject({ verdict: 'verified' })
+    expect(out.stderr).toContain(`wrote ${data.proof.bytes} bytes to ${proofFile}`)
+    const none = ncm('sat', file, '--proof-out', join(dir, 'none.lrat'))
+    expect(none.code).toBe(1)
+    expect(none.stderr).toMatch(/--proof-out: this answer has nothing to write/)
   })
   it('exits 2 on a refusal and says why on stderr', () => {
     const out = ncm('chat')

@@ -87,6 +87,11 @@ export interface OperationDefinition<I extends z.ZodType, O extends z.ZodType> {
   refuses?: () => Refusal
   /** Inputs that must succeed; the contract test runs each one. */
   examples: Array<z.input<I>>
+  /**
+   * Files the `ncm` binary can write from an answer, each by a flag `--<name> <file>` (e.g. proof_out): the answer names
+   * a path on the host (`url`), the binary GETs it as text and writes it. Only the binary has these flags.
+   */
+  downloads?: Record<string, { caption: string; url: (data: z.output<O>) => string | null }>
   /** Alternative non-JSON rendering of the data, chosen when the client does not ask for JSON. */
   render?: { contentType: string; body: (data: z.output<O>) => string }
   handler: (input: z.output<I>, ctx: OperationContext) => z.output<O> | Promise<z.output<O>>

@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 // The `ncm` binary: the caller API from a terminal. Commands and their help are generated from the registry.
-import { readFileSync } from 'node:fs'
+import { readFileSync, writeFileSync } from 'node:fs'
 import { Command, Option } from 'commander'
 import { registry } from '../caller/registry.js'
 import { fullPath, inputJsonSchema } from '../caller/projections.js'
@@ -108,14 +108,23 @@ const commandDeps = {
 addListCommands(program, commandDeps)
 addJobCommands(program, commandDeps)
 
-/** Sends a heavy call; as a job (followed with progress) when asked, else waiting in the request with a spinner. */
-async function callMaybeAsync(label: string, request: CallRequest, asJob: boolean): Promise<void> {
+/** Sends a heavy call; as a job (followed with progress) when asked, else waiting in the request with a spinner. Answers the final result. */
+async function callMaybeAsync(label: string, request: CallRequest, asJob: boolean): Promise<CallResult | null> {
   const global = program.opts<GlobalOptions>()
-  if (!asJob) return finish(await withSpinner(label, () => callApi(global.url, { token: global.token, ...request })), global, label)
+  if (!asJob) {
+    const result = await withSpinner(label, () => callApi(global.url, { token: global.token, ...request }))
+    finish(result, global, label)
+    return result
+  }
   const submitted = await callApi(global.url, { token: global.token, prefer: 'respond-async', ...request })
   const job = jobOf(submitted)
-  if (!job) return finish(submitted, global, label)
-  printFollowed(await followJob(job, { baseUrl: global.url, token: global.token }), commandDeps, label)
+  if (!job) {
+    finish(submitted, global, label)
+    return submitted
+  }
+  const answer = await followJob(job, { baseUrl: global.url, token: global.token })
+  printFollowed(answer, commandDeps, label)
+  return answer
 }
 
 // `ops` and `help` are local commands here (`ncm help sat` shows the generated help of sat).
@@ -133,18 +142,65 @@ function remoteCommand(op: AnyOperation, parsing: Registry, path: string) {
     .addHelpText('after', '\n' + operationHelp(op, path))
     .action(async (_args: string[], _opts: unknown, command: Command) => {
       const global = program.opts<GlobalOptions>()
-      const parsed = parseArgv([op.name, ...command.args], parsing, { readFile: (file) => readFileSync(file, 'utf8') })
+      const { args, files } = takeDownloads(op, command.args)
+      const parsed = parseArgv([op.name, ...args], parsing, { readFile: (file) => readFileSync(file, 'utf8') })
       const query = op.method === 'GET' ? new URLSearchParams(parsed.input as Record<string, string>).toString() : ''
       // Trading research runs as a job by default (minutes-long searches); caller heavy ops with --async.
       const research = path.startsWith('/api/v11/trading/')
-      await callMaybeAsync(op.name, {
+      const answer = await callMaybeAsync(op.name, {
         method: op.method,
         path: path + (query ? `?${query}` : ''),
         body: op.method === 'POST' ? JSON.stringify(parsed.input) : undefined,
         contentType: 'application/json',
         accept: 'application/json',
       }, research ? !global.sync : op.heavy && Boolean(global.async))
+      await writeDownloads(files, answer, global)
     })
+}
+
+type Download = NonNullable<AnyOperation['downloads']>[string]
+
+/** Takes the operation's download flags (`--proof-out file`) out of the arguments the grammar parses. */
+function takeDownloads(op: AnyOperation, args: readonly string[]): { args: string[]; files: Array<{ flag: string; spec: Download; path: string }> } {
+  const specs = op.downloads ?? {}
+  const rest: string[] = []
+  const files: Array<{ flag: string; spec: Download; path: string }> = []
+  for (let i = 0; i < args.length; i++) {
+    const arg = args[i]!
+    const eq = arg.indexOf('=')
+    const name = arg.startsWith('--') ? (eq > 0 ? arg.slice(2, eq) : arg.slice(2)).replaceAll('-', '_') : ''
+    const spec = specs[name]
+    if (!spec) {
+      rest.push(arg)
+      continue
+    }
+    const path = eq > 0 ? arg.slice(eq + 1) : args[++i]
+    if (!path) throw new Error(`--${name.replaceAll('_', '-')} needs a file name`)
+    files.push({ flag: name, spec, path })
+  }
+  return { args: rest, files }
+}
+
+/** Fetches each named file from the url the answer gives and writes it; says on stderr what was written or why not. */
+async function writeDownloads(files: Array<{ flag: string; spec: Download; path: string }>, answer: CallResult | null, global: GlobalOptions) {
+  if (files.length === 0 || !answer?.envelope?.ok) return
+  for (const { flag, spec, path } of files) {
+    const url = spec.url(answer.envelope.data as never)
+    const option = `--${flag.replaceAll('_', '-')}`
+    if (url === null) {
+      process.stderr.write(`ncm: ${option}: this answer has nothing to write (${spec.caption})\n`)
+      process.exitCode = EXIT.error
+      continue
+    }
+    const fetched = await callApi(global.url, { method: 'GET', path: url, accept: 'text/plain', token: global.token })
+    if (fetched.status !== 200) {
+      process.stderr.write(`ncm: ${option}: GET ${url} answered ${fetched.status}\n`)
+      process.exitCode = EXIT.error
+      continue
+    }
+    writeFileSync(path, fetched.text)
+    process.stderr.write(`ncm: wrote ${Buffer.byteLength(fetched.text)} bytes to ${path} (${option})\n`)
+  }
 }
 
 for (const op of registry.operations.filter((o) => !LOCAL_COMMANDS.has(o.name))) remoteCommand(op, registry, fullPath(op))
@@ -235,6 +291,12 @@ function operationHelp(op: AnyOperation, path: string): string {
       const required = schema.required?.includes(name) ? ' (required)' : ''
       lines.push(`  --${name.replaceAll('_', '-')} <${type}>${required}${node.description ? `  ${node.description}` : ''}`)
     }
+    lines.push('')
+  }
+  const downloads = Object.entries(op.downloads ?? {})
+  if (downloads.length > 0) {
+    lines.push('Files (this binary only):')
+    for (const [name, spec] of downloads) lines.push(`  --${name.replaceAll('_', '-')} <file>  ${spec.caption}`)
     lines.push('')
   }
   lines.push(`Example:\n  ncm ${op.name.replaceAll('_', '-')} --json '${JSON.stringify(op.examples[0] ?? {})}'`)

@@ -23,7 +23,7 @@ export function completionCommands(registry: Registry, local: readonly Completio
     .filter((op) => !local.some((c) => c.name === op.name))
     .map((op) => {
       const properties = (inputJsonSchema(op) as { properties?: Record<string, unknown> }).properties ?? {}
-      const flags = Object.keys(properties).map((name) => `--${name.replaceAll('_', '-')}`)
+      const flags = [...Object.keys(properties), ...Object.keys(op.downloads ?? {})].map((name) => `--${name.replaceAll('_', '-')}`)
       return { name: op.name.replaceAll('_', '-'), caption: op.caption, flags: [...flags, '--json'] }
     })
   return [...operations, ...local]

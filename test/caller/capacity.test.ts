@@ -1,21 +1,12 @@
 // The capacity lobe through HTTP: known figures, every component listed, and the refusals of bad input.
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import type { FastifyInstance } from 'fastify'
+import { describe, expect, it } from 'vitest'
 import { REPO_ROOT } from '../../src/version.js'
-import { buildTestApp, expectRefusal, okData } from '../helper.js'
+import { expectRefusal, okData } from '../helper.js'
+import { capacityApp } from './capacity-app.js'
 
-let app: FastifyInstance
-beforeAll(async () => {
-  app = await buildTestApp()
-  // These tests are about capacity answers, not admission: a loaded test machine must not shed the mill-backed ones.
-  app.admission.override('live-bound')
-})
-afterAll(async () => app.close())
-
-const post = (path: string, payload: unknown) =>
-  app.inject({ method: 'POST', url: `/api/v1${path}`, headers: { accept: 'application/json' }, payload: payload as object })
+const post = capacityApp()
 
 
 
@@ -46,7 +37,7 @@ describe('POST /kv', () => {
   it('refuses an unknown preset and lists the known ones', async () => {
     const r = expectRefusal(await post('/kv', { model: 'gpt-5', tokens: 10 }), 'invalid_input', 400)
     expect(r.hints.known_models).toContain('llama-2-7b')
-    expect(r.hints.known_models).toHaveLength(12)
+    expect(r.hints.known_models).toHaveLength(13)
   })
 
   it('refuses weight-only dtypes, bad sizes, over-limit tokens, both model and arch, unknown fields', async () => {
@@ -69,23 +60,31 @@ describe('POST /kv', () => {
 describe('POST /fit', () => {
   it('lists every component and their sum is the per-device need', async () => {
     const d = okData(await post('/fit', { model: 'llama-3.1-8b', devices: { count: 1, memory_gib: 24 }, context: 8192, batch: 4 }))
-    expect(d.components.map((c: { name: string }) => c.name)).toEqual(['weights', 'kv_cache', 'overhead', 'reserved'])
+    expect(d.components.map((c: { name: string }) => c.name)).toEqual([
+      'cuda_context', 'cublas_workspace', 'weights', 'kv_cache', 'prefill_activations', 'safety_margin',
+    ])
     const sum = d.components.reduce((s: number, c: { per_device_bytes: number }) => s + c.per_device_bytes, 0)
-    expect(sum).toBeCloseTo(d.per_device_bytes, 3)
-    expect(d.components[0].bytes).toBe(2 * 8_030_261_248)
-    expect(d.components[1].bytes).toBe(131_072 * 8192 * 4)
+    expect(sum).toBe(d.per_device_bytes)
+    const part = (name: string) => d.components.find((c: { name: string }) => c.name === name)
+    expect(part('weights').bytes).toBe(2 * 8_030_261_248)
+    expect(part('kv_cache').bytes).toBe(131_072 * 8192 * 4)
+    for (const c of d.components) expect(c.source.length).toBeGreaterThan(0)
     expect(d.fits).toBe(true)
     expect(d.inference.max_batch_at_context).toBeGreaterThanOrEqual(4)
-    expect(d.assumptions.join(' ')).toMatch(/20% of the weight bytes/)
+    expect(d.devices).toMatchObject({ count: 1, memory_gib: 24, gpu: null, total_bytes: 24 * 2 ** 30 })
   })
 
-  it('training: QLoRA on one GPU, activations excluded and said so', async () => {
-    const d = okData(await post('/fit', { model: 'llama-2-7b', devices: { count: 1, memory_gib: 24 }, mode: 'training', method: 'qlora', r: 16, target_modules: 'all-linear' }))
+  it('training: QLoRA on one GPU with activations for batch × context, smaller with gradient checkpointing', async () => {
+    const body = { model: 'llama-2-7b', devices: { count: 1, memory_gib: 24 }, mode: 'training', method: 'qlora', r: 16, target_modules: 'all-linear', context: 2048 }
+    const d = okData(await post('/fit', { ...body, gradient_checkpointing: true }))
     expect(d.training.trainable_params).toBe(39_976_960)
-    expect(d.training.excluded).toEqual(['activations'])
+    expect(d.training.excluded).toEqual([])
     expect(d.training.accounting.total).toBe(16)
     expect(d.weights_dtype.name).toBe('nf4')
     expect(d.fits).toBe(true)
+    const without = okData(await post('/fit', body))
+    expect(without.training.activation_bytes).toBeGreaterThan(5 * d.training.activation_bytes)
+    expect(without.training.max_batch_at_context).toBeLessThan(d.training.max_batch_at_context)
   })
 
   it('refuses zero devices, impossible tensor parallelism, misplaced fields and unusable dtypes', async () => {
@@ -93,7 +92,7 @@ describe('POST /fit', () => {
     expectRefusal(await post('/fit', { model: 'llama-3.1-8b', devices: { count: 1, memory_gib: -1 } }), 'invalid_input', 400)
     expectRefusal(await post('/fit', { model: 'qwen2.5-7b', devices: { count: 8, memory_gib: 24 } }), 'invalid_input', 400)
     expectRefusal(await post('/fit', { model: 'llama-3.1-8b', devices: { count: 1, memory_gib: 24 }, method: 'lora' }), 'invalid_input', 400)
-    expectRefusal(await post('/fit', { model: 'llama-3.1-8b', devices: { count: 1, memory_gib: 24 }, mode: 'training', context: 10 }), 'invalid_input', 400)
+    expectRefusal(await post('/fit', { model: 'llama-3.1-8b', devices: { count: 1, memory_gib: 24 }, mode: 'training', kv_dtype: 'fp8' }), 'invalid_input', 400)
     const q = expectRefusal(await post('/fit', { model: 'llama-3.1-8b', devices: { count: 1, memory_gib: 24 }, mode: 'training', method: 'full', dtype: 'int4' }), 'invalid_input', 400)
     expect(q.hints.allowed_dtypes).toEqual(['fp32', 'fp16', 'bf16'])
     expectRefusal(await post('/fit', { model: 'llama-3.1-8b', devices: { count: 1, memory_gib: 24 }, kv_dtype: 'int4' }), 'invalid_input', 400)
@@ -108,7 +107,9 @@ describe('POST /peft', () => {
     expect(qwen.total_params + qwen.trainable_params).toBe(3_089_625_088)
     const llama = okData(await post('/peft', { model: 'llama-3.2-1b', r: 8, target_modules: ['q_proj'] }))
     expect(llama.trainable_params).toBe(524_288)
-    expect(llama.modules).toEqual([{ module: 'q_proj', d_in: 2048, d_out: 2048, count: 16, params_each: 32_768, params: 524_288 }])
+    expect(llama.modules).toEqual([
+      { module: 'q_proj', d_in: 2048, d_out: 2048, count: 16, params_each: 32_768, params: 524_288, rank: 8, experts: 1, target: 'module' },
+    ])
   })
 
   it('states the memory of every part and the ratio to full fine-tuning', async () => {
@@ -117,7 +118,11 @@ describe('POST /peft', () => {
     expect(m.frozen_weights.bytes + m.trainable_weights.bytes + m.gradients.bytes + m.optimizer_states.bytes).toBe(m.total.bytes)
     expect(d.ratio_to_full).toBeCloseTo(m.total.bytes / d.full_ft_total.bytes, 12)
     expect(d.base_dtype.overhead_bits).toBe(0.127)
-    expect(m.activations).toBeNull()
+    expect(m.activations).toMatchObject({ batch: 1, context: 4096, gradient_checkpointing: false })
+    expect(m.activations.bytes).toBeGreaterThan(0)
+    expect(m.total_with_activations.bytes).toBe(m.total.bytes + m.activations.bytes)
+    const ckpt = okData(await post('/peft', { model: 'llama-3.1-8b', method: 'qlora', r: 64, target_modules: 'all-linear', gradient_checkpointing: true }))
+    expect(ckpt.memory.activations.bytes).toBeLessThan(m.activations.bytes / 5)
   })
 
   it('refuses a missing default (Phi-3) and modules a model lacks, naming the ones it has', async () => {

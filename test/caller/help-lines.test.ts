@@ -26,16 +26,14 @@ async function runLine(line: HelpLine, env: Record<string, string>): Promise<{ o
   return { ok: false, code: body.refuse?.code ?? String(status) }
 }
 
-/** Runs the lines four at a time; returns the ones that did not answer 2xx, with their refusal code. */
+/** Runs the lines in their order, as a reader would (/pin/text reads what /pin's line stored); the ones not 2xx. */
 async function failures(lines: HelpLine[], env: Record<string, string>): Promise<string[]> {
   const failed: string[] = []
-  for (let i = 0; i < lines.length; i += 4) {
-    await Promise.all(lines.slice(i, i + 4).map(async (line) => {
-      const answer = await runLine(line, env)
-      if (!answer.ok) failed.push(`${line.op}: ${answer.code}`)
-    }))
+  for (const line of lines) {
+    const answer = await runLine(line, env)
+    if (!answer.ok) failed.push(`${line.op}: ${answer.code}`)
   }
-  return failed.sort()
+  return failed
 }
 
 // Refused by nature (SPEC: no token completion here): its line shows the refusal.

@@ -1,15 +1,25 @@
 import { describe, expect, it } from 'vitest'
 import { capacityCard, cardMarkdown, type CardInput } from './card.js'
+import { CUBLAS_WORKSPACE_SOURCE, H100_CONTEXT_BYTES } from './devices.js'
 import { findModel } from './models.js'
+import { loraParams } from './peft.js'
 
 const llama = findModel('llama-2-7b')!
 const input = (memory_gib: number): CardInput => ({
   model: { id: llama.id, name: llama.name, hf_repo: llama.hf_repo, sources: llama.sources },
   arch: llama.arch,
-  devices: { count: 1, memory_gib },
+  devices: {
+    count: 1, total_bytes: memory_gib * 2 ** 30, cuda_context_bytes: H100_CONTEXT_BYTES, cuda_context_source: 'test',
+    cublas_workspace_bytes: 32 * 2 ** 20, cublas_workspace_source: CUBLAS_WORKSPACE_SOURCE,
+  },
+  devicesFact: { count: 1, memory_gib },
+  window: null,
+  serving: { runtime: 'transformers', prefill_chunk: 1024, gpu_memory_utilization: 0.9, max_num_batched_tokens: 8192, max_num_seqs: 256, block_size: 16 },
+  marginFraction: 0.01,
+  countLora: (modules, r) => loraParams(llama.arch, r, modules).trainable,
   contextDtypes: ['bf16', 'int4'],
   kvDtype: 'fp16',
-  overheadPercent: 20,
+  overheadPercent: null,
   reservedBytesPerDevice: 0,
   ranks: [8, 16],
   loraTargets: [{ name: 'all-linear', modules: ['q_proj', 'k_proj', 'v_proj', 'o_proj', 'gate_proj', 'up_proj', 'down_proj'] }],

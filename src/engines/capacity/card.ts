@@ -1,19 +1,27 @@
 // The capacity card: one model on declared devices — parameters, weights per dtype, KV, max context, LoRA sizes.
 import { DTYPE_NAMES, DTYPES, bytesPerValue, weightMemory, type DtypeName } from './dtypes.js'
-import { GiB, inferenceFit, type Devices } from './fit.js'
+import { GiB, inferencePlan, type DeviceSpec, type ServingModel } from './fit.js'
 import { kvBytesPerToken } from './kv.js'
 import type { Arch } from './models.js'
 import { countParams, type ParamCount } from './params.js'
-import { loraParams, type ModuleName } from './peft.js'
+import type { ModuleName } from './peft.js'
 
 export interface CardInput {
-  model: { id: string | null; name: string; hf_repo: string | null; sources: string[] }
+  model: { id: string | null; name: string; hf_repo: string | null; sources: string[] } & Record<string, unknown>
   arch: Arch
-  devices: Devices
+  devices: DeviceSpec
+  /** The device as answered (count, memory, preset). */
+  devicesFact: { count: number; memory_gib: number } & Record<string, unknown>
+  window: number | null
+  serving: ServingModel
+  marginFraction: number
+  /** Counts trainable parameters for a module set and rank (the library layout decides), or null when refused. */
+  countLora: (modules: ModuleName[], r: number) => number | null
   /** Weight formats for which the max context is worked out. */
   contextDtypes: DtypeName[]
   kvDtype: DtypeName
-  overheadPercent: number
+  /** Declared overhead as % of the weights, or null for none. */
+  overheadPercent: number | null
   reservedBytesPerDevice: number
   ranks: number[]
   /** Named module sets to size LoRA adapters for (e.g. PEFT's default for the model type, all-linear). */
@@ -27,7 +35,7 @@ export interface CapacityCard {
   parameters: ParamCount
   weights: Array<{ dtype: DtypeName; bytes: number; gib: number }>
   kv_per_token: Array<{ dtype: DtypeName; bytes: number }>
-  devices: Devices
+  devices: CardInput['devicesFact']
   tensor_parallel: number
   max_context: Array<{
     weights_dtype: DtypeName
@@ -46,18 +54,23 @@ export function capacityCard(i: CardInput): CapacityCard {
   const kvValue = bytesPerValue(DTYPES[i.kvDtype])
   const tp = i.devices.count
   const maxContext = i.contextDtypes.map((dtype) => {
-    const fit = inferenceFit({
+    const weights = weightMemory(params, DTYPES[dtype]).bytes
+    const fit = inferencePlan({
       arch: i.arch,
-      weightBytes: weightMemory(params, DTYPES[dtype]).bytes,
+      weightBytes: weights,
       kvBytesPerValue: kvValue,
       context: 1,
       batch: 1,
-      overheadPercent: i.overheadPercent,
-      reservedBytesPerDevice: i.reservedBytesPerDevice,
       devices: i.devices,
       tensorParallel: tp,
-      applySlidingWindow: false,
-      blockSize: 16,
+      pipelineParallel: 1,
+      window: i.window,
+      serving: i.serving,
+      marginFraction: i.marginFraction,
+      declared: [
+        ...(i.reservedBytesPerDevice > 0 ? [{ name: 'reserved', per_device_bytes: i.reservedBytesPerDevice, note: 'declared' }] : []),
+        ...(i.overheadPercent !== null ? [{ name: 'declared_overhead', per_device_bytes: Math.ceil((weights * i.overheadPercent) / 100 / tp), note: 'declared' }] : []),
+      ],
     })
     const fitsWeights = fit.max_batch_at_context > 0
     return {
@@ -70,15 +83,16 @@ export function capacityCard(i: CardInput): CapacityCard {
     }
   })
   const lora = i.loraTargets.flatMap((t) =>
-    i.ranks.map((r) => {
-      const trainable = loraParams(i.arch, r, t.modules).trainable
-      return {
+    i.ranks.flatMap((r) => {
+      const trainable = i.countLora(t.modules, r)
+      if (trainable === null) return []
+      return [{
         targets: t.name,
         modules: t.modules,
         r,
         trainable_params: trainable,
         adapter_bytes: trainable * bytesPerValue(DTYPES[i.adapterDtype]),
-      }
+      }]
     }),
   )
   return {
@@ -93,14 +107,16 @@ export function capacityCard(i: CardInput): CapacityCard {
       dtype,
       bytes: kvBytesPerToken(i.arch, bytesPerValue(DTYPES[dtype])),
     })),
-    devices: i.devices,
+    devices: i.devicesFact,
     tensor_parallel: tp,
     max_context: maxContext,
     lora,
     assumptions: [
       `GiB = 2^30 bytes; weights of quantised formats keep non-Linear parameters in bf16`,
-      `max context: batch 1, ${i.kvDtype} KV cache on every layer (no sliding window), weights + ${i.overheadPercent}% of ` +
-        `the weights as overhead + ${i.reservedBytesPerDevice} reserved bytes per device, tensor parallel over ${tp} device(s)`,
+      `max context: batch 1, ${i.kvDtype} KV cache, ${i.window === null ? 'no sliding window' : `the model's window ${i.window} on its sliding layers`}, ` +
+        `the /fit ${i.serving.runtime} serving model (CUDA context, cuBLAS workspace, prefill activations, ` +
+        `${(i.marginFraction * 100).toFixed(2)}% margin)` + (i.overheadPercent !== null ? ` + ${i.overheadPercent}% of the weights as declared overhead` : '') +
+        `, tensor parallel over ${tp} device(s)`,
       `LoRA adapters stored in ${i.adapterDtype}: r·(d_in + d_out) parameters per adapted Linear`,
     ],
   }

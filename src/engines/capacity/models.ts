@@ -1,5 +1,17 @@
 // The model catalogue: decoder-only architectures from their public config.json, each with where the facts come from.
 
+export type LayerType = 'full_attention' | 'sliding_attention'
+
+/** Multi-head latent attention (DeepSeek-V2/V3): K and V are rebuilt from one compressed vector per token. */
+export interface Mla {
+  /** Rank of the query compression, or null when q_proj is one full matrix (DeepSeek-V2-Lite). */
+  q_lora_rank: number | null
+  kv_lora_rank: number
+  qk_nope_head_dim: number
+  qk_rope_head_dim: number
+  v_head_dim: number
+}
+
 /** The architecture facts every capacity figure is computed from. */
 export interface Arch {
   hidden: number
@@ -25,10 +37,20 @@ export interface Arch {
   norms_per_layer: number
   /** max_position_embeddings, or null when not declared. */
   max_context: number | null
-  /** Sliding-window attention span in tokens, or null. */
+  /** Sliding-window attention span in tokens (the config's sliding_window), or null. */
   sliding_window: number | null
-  /** How many layers use the sliding window (Mistral: all; Gemma 2: every other one). */
+  /** How many layers use the sliding window (Mistral, Phi-3: all; Gemma 2: every other one); counts layer_types. */
   sliding_window_layers: number
+  /** Per layer, as transformers' config.layer_types: which layers attend through the window. */
+  layer_types: LayerType[]
+  /** DeepSeek-style multi-head latent attention (compressed KV), or null for ordinary attention. */
+  mla: Mla | null
+  /** Always-on experts per MoE layer, each `intermediate` wide (DeepSeek n_shared_experts). */
+  shared_experts: number
+  /** Leading layers with a dense MLP instead of experts (DeepSeek first_k_dense_replace). */
+  dense_layers: number
+  /** MLP width of those dense layers (equals intermediate when there are none). */
+  dense_intermediate: number
   /** q, k and v are one Linear (Phi-3 qkv_proj): same parameters, fewer LoRA d_in terms. */
   fused_qkv: boolean
   /** gate and up are one Linear (Phi-3 gate_up_proj). */
@@ -52,7 +74,9 @@ export interface ModelPreset {
   name: string
   /** The Hugging Face repository whose config.json the facts mirror. */
   hf_repo: string
-  /** transformers model_type: selects PEFT's default LoRA target modules. */
+  /** The config file the facts were read from, and the transformers version that wrote it when known. */
+  config_source: { file: string; transformers_version: string | null; via: string }
+  /** transformers model_type: selects PEFT's default LoRA target modules and the library's module layout. */
   model_type: string
   arch: Arch
   notes: string
@@ -64,27 +88,50 @@ export interface ModelPreset {
 
 const LITGPT = 'Lightning-AI/litgpt litgpt/config.py @ 26857050fe3ff627cd714fe92f5838f51a3d5efa'
 
-const dense = (a: Partial<Arch> & Pick<Arch, 'hidden' | 'layers' | 'heads' | 'intermediate' | 'vocab'>): Arch => ({
-  kv_heads: a.heads,
-  head_dim: a.hidden / a.heads,
-  tie_embeddings: false,
-  experts: 1,
-  experts_per_token: 1,
-  qkv_bias: false,
-  norms_per_layer: 2,
-  max_context: null,
-  sliding_window: null,
-  sliding_window_layers: 0,
-  fused_qkv: false,
-  fused_gate_up: false,
-  ...a,
-})
+/** Transformers' default layer_types: the window, when there is one, on every layer (Mistral, Phi-3). */
+export const uniformLayerTypes = (layers: number, sliding: boolean): LayerType[] =>
+  new Array<LayerType>(layers).fill(sliding ? 'sliding_attention' : 'full_attention')
+
+/** Gemma 2's default layer_types: even layers local (windowed), odd layers global. */
+export const alternatingLayerTypes = (layers: number): LayerType[] =>
+  Array.from({ length: layers }, (_, i) => ((i + 1) % 2 ? 'sliding_attention' : 'full_attention'))
+
+type ArchCore = Pick<Arch, 'hidden' | 'layers' | 'heads' | 'intermediate' | 'vocab'>
+
+/** Fills the facts a config leaves at their defaults; layer_types defaults to the window on every layer. */
+export const completeArch = (a: Partial<Arch> & ArchCore): Arch => {
+  const sliding = a.sliding_window ?? null
+  const layerTypes = a.layer_types ?? uniformLayerTypes(a.layers, sliding !== null)
+  return {
+    kv_heads: a.heads,
+    head_dim: a.hidden / a.heads,
+    tie_embeddings: false,
+    experts: 1,
+    experts_per_token: 1,
+    qkv_bias: false,
+    norms_per_layer: 2,
+    max_context: null,
+    fused_qkv: false,
+    fused_gate_up: false,
+    mla: null,
+    shared_experts: 0,
+    dense_layers: 0,
+    dense_intermediate: a.intermediate,
+    ...a,
+    sliding_window: sliding,
+    layer_types: layerTypes,
+    sliding_window_layers: sliding === null ? 0 : layerTypes.filter((t) => t === 'sliding_attention').length,
+  }
+}
+
+const dense = completeArch
 
 export const MODEL_PRESETS: readonly ModelPreset[] = Object.freeze([
   {
     id: 'llama-2-7b',
     name: 'Llama 2 7B',
     hf_repo: 'meta-llama/Llama-2-7b-hf',
+    config_source: { file: 'meta-llama/Llama-2-7b-hf/config.json', transformers_version: '4.39.0', via: "verbatim dumps in the public-code index (a transformers 4.39 log loading snapshot 8a0442e8)" },
     model_type: 'llama',
     arch: dense({ hidden: 4096, layers: 32, heads: 32, intermediate: 11008, vocab: 32000, max_context: 4096 }),
     notes: 'MHA (32 KV heads); rope_theta 10000; rms_norm_eps 1e-5.',
@@ -97,6 +144,7 @@ export const MODEL_PRESETS: readonly ModelPreset[] = Object.freeze([
     id: 'llama-2-13b',
     name: 'Llama 2 13B',
     hf_repo: 'meta-llama/Llama-2-13b-hf',
+    config_source: { file: 'meta-llama/Llama-2-13b-hf/config.json', transformers_version: null, via: "litgpt's mirror of the config (L711-724) and the llava-v1.5-13b config (same backbone)" },
     model_type: 'llama',
     arch: dense({ hidden: 5120, layers: 40, heads: 40, intermediate: 13824, vocab: 32000, max_context: 4096 }),
     notes: 'MHA (40 KV heads).',
@@ -106,6 +154,7 @@ export const MODEL_PRESETS: readonly ModelPreset[] = Object.freeze([
     id: 'llama-2-70b',
     name: 'Llama 2 70B',
     hf_repo: 'meta-llama/Llama-2-70b-hf',
+    config_source: { file: 'meta-llama/Llama-2-70b-hf/config.json', transformers_version: null, via: "litgpt's mirror of the config (L726-742)" },
     model_type: 'llama',
     arch: dense({ hidden: 8192, layers: 80, heads: 64, kv_heads: 8, intermediate: 28672, vocab: 32000, max_context: 4096 }),
     notes: 'GQA with 8 KV heads.',
@@ -115,6 +164,7 @@ export const MODEL_PRESETS: readonly ModelPreset[] = Object.freeze([
     id: 'llama-3.1-8b',
     name: 'Llama 3.1 8B',
     hf_repo: 'meta-llama/Llama-3.1-8B',
+    config_source: { file: 'meta-llama/Llama-3.1-8B/config.json', transformers_version: null, via: "litgpt's mirror of the config (L775-793)" },
     model_type: 'llama',
     arch: dense({ hidden: 4096, layers: 32, heads: 32, kv_heads: 8, intermediate: 14336, vocab: 128256, max_context: 131072 }),
     notes: 'rope_theta 500000 with llama3 rope scaling ×8 (original context 8192).',
@@ -127,6 +177,7 @@ export const MODEL_PRESETS: readonly ModelPreset[] = Object.freeze([
     id: 'llama-3.1-70b',
     name: 'Llama 3.1 70B',
     hf_repo: 'meta-llama/Llama-3.1-70B',
+    config_source: { file: 'meta-llama/Llama-3.1-70B/config.json', transformers_version: null, via: "litgpt's mirror of the config (L813-831)" },
     model_type: 'llama',
     arch: dense({ hidden: 8192, layers: 80, heads: 64, kv_heads: 8, intermediate: 28672, vocab: 128256, max_context: 131072 }),
     notes: 'rope_theta 500000 with llama3 rope scaling ×8 (original context 8192).',
@@ -136,18 +187,20 @@ export const MODEL_PRESETS: readonly ModelPreset[] = Object.freeze([
     id: 'mistral-7b',
     name: 'Mistral 7B v0.1',
     hf_repo: 'mistralai/Mistral-7B-v0.1',
+    config_source: { file: 'mistralai/Mistral-7B-v0.1/config.json', transformers_version: '4.37.2', via: "a verbatim MistralConfig dump" },
     model_type: 'mistral',
     arch: dense({
       hidden: 4096, layers: 32, heads: 32, kv_heads: 8, intermediate: 14336, vocab: 32000, max_context: 32768,
-      sliding_window: 4096, sliding_window_layers: 32,
+      sliding_window: 4096,
     }),
-    notes: 'sliding_window 4096 on every layer (rolling-buffer KV caches cap at 4096 tokens); rope_theta 10000.',
+    notes: 'sliding_window 4096 on every layer (transformers keeps the last 4095 tokens per layer); rope_theta 10000.',
     sources: ['MistralConfig for mistralai/Mistral-7B-v0.1 (verbatim dump, transformers 4.37.2)', `${LITGPT} L1991-2006`],
   },
   {
     id: 'mixtral-8x7b',
     name: 'Mixtral 8x7B v0.1',
     hf_repo: 'mistralai/Mixtral-8x7B-v0.1',
+    config_source: { file: 'mistralai/Mixtral-8x7B-v0.1/config.json', transformers_version: '4.36.0.dev0', via: "a Mixtral-8x7B config fixture" },
     model_type: 'mixtral',
     arch: dense({
       hidden: 4096, layers: 32, heads: 32, kv_heads: 8, intermediate: 14336, vocab: 32000, max_context: 32768,
@@ -164,6 +217,7 @@ export const MODEL_PRESETS: readonly ModelPreset[] = Object.freeze([
     id: 'qwen2.5-7b',
     name: 'Qwen2.5 7B',
     hf_repo: 'Qwen/Qwen2.5-7B',
+    config_source: { file: 'Qwen/Qwen2.5-7B/config.json', transformers_version: null, via: "litgpt's mirror (L2325-2344) and a verbatim Qwen2.5-7B-Instruct dump (transformers 4.43.3)" },
     model_type: 'qwen2',
     arch: dense({
       hidden: 3584, layers: 28, heads: 28, kv_heads: 4, intermediate: 18944, vocab: 152064, qkv_bias: true,
@@ -180,14 +234,16 @@ export const MODEL_PRESETS: readonly ModelPreset[] = Object.freeze([
     id: 'gemma-2-9b',
     name: 'Gemma 2 9B',
     hf_repo: 'google/gemma-2-9b',
+    config_source: { file: 'google/gemma-2-9b/config.json', transformers_version: '4.45.2', via: "a verbatim Gemma2Config dump" },
     model_type: 'gemma2',
     arch: dense({
       hidden: 3584, layers: 42, heads: 16, kv_heads: 8, head_dim: 256, intermediate: 14336, vocab: 256000,
-      tie_embeddings: true, norms_per_layer: 4, max_context: 8192, sliding_window: 4096, sliding_window_layers: 21,
+      tie_embeddings: true, norms_per_layer: 4, max_context: 8192, sliding_window: 4096,
+      layer_types: alternatingLayerTypes(42),
     }),
     notes:
-      'head_dim 256 (not 3584/16 = 224); tied embeddings; 4 RMSNorms per layer; local (4096-token window) and ' +
-      'global attention layers alternate; logit softcaps 50/30.',
+      'head_dim 256 (not 3584/16 = 224); tied embeddings; 4 RMSNorms per layer; local (4096-token window, even ' +
+      'layers) and global (odd layers) attention alternate as in Gemma2Config.layer_types; logit softcaps 50/30.',
     sources: ['Gemma2Config for google/gemma-2-9b (verbatim dump, transformers 4.45.2)', `${LITGPT} L1137-1160`],
     published: {
       non_embedding: {
@@ -201,20 +257,45 @@ export const MODEL_PRESETS: readonly ModelPreset[] = Object.freeze([
     id: 'phi-3-mini',
     name: 'Phi-3 mini 4k',
     hf_repo: 'microsoft/Phi-3-mini-4k-instruct',
+    config_source: { file: 'microsoft/Phi-3-mini-4k-instruct/config.json', transformers_version: '4.40.2', via: "verbatim config.json dumps in the public-code index" },
     model_type: 'phi3',
     arch: dense({
       hidden: 3072, layers: 32, heads: 32, intermediate: 8192, vocab: 32064, max_context: 4096,
-      fused_qkv: true, fused_gate_up: true,
+      fused_qkv: true, fused_gate_up: true, sliding_window: 2047,
     }),
     notes:
-      'Fused qkv_proj and gate_up_proj (same parameter count as split projections). The config declares a sliding ' +
-      'window (litgpt: 2048) that was not re-checked against the HF config, so it is not applied.',
-    sources: [`${LITGPT} L1816-1831`],
+      'Fused qkv_proj and gate_up_proj (same parameter count as split projections). sliding_window 2047 on every ' +
+      'layer: transformers keeps the last 2046 tokens per layer (litgpt rounds it to 2048).',
+    sources: ['microsoft/Phi-3-mini-4k-instruct config.json (verbatim dumps, transformers 4.40.2)', `${LITGPT} L1816-1831`],
+  },
+  {
+    id: 'deepseek-v2-lite',
+    name: 'DeepSeek-V2-Lite',
+    hf_repo: 'deepseek-ai/DeepSeek-V2-Lite',
+    config_source: {
+      file: 'deepseek-ai/DeepSeek-V2-Lite/config.json',
+      transformers_version: '5.7.0',
+      via: 'a verbatim DeepseekV2Config dump in the public-code index',
+    },
+    model_type: 'deepseek_v2',
+    arch: dense({
+      hidden: 2048, layers: 27, heads: 16, intermediate: 1408, vocab: 102400, max_context: 163840,
+      head_dim: 192, experts: 64, experts_per_token: 6, shared_experts: 2, dense_layers: 1, dense_intermediate: 10944,
+      mla: { q_lora_rank: null, kv_lora_rank: 512, qk_nope_head_dim: 128, qk_rope_head_dim: 64, v_head_dim: 128 },
+    }),
+    notes:
+      'Multi-head latent attention: one 512 + 64 value latent per token and layer (kv_lora_rank + qk_rope_head_dim); ' +
+      'layer 0 has a dense 10944-wide MLP, layers 1-26 have 64 routed experts (top-6) and 2 shared experts, each 1408 wide.',
+    sources: ['DeepseekV2Config for deepseek-ai/DeepSeek-V2-Lite (verbatim dump, transformers 5.7.0)'],
+    published: {
+      total: { value: 15.7e9, rounding: 0.1e9, source: 'deepseek-ai/DeepSeek-V2-Lite model card: 15.7B total parameters' },
+    },
   },
   {
     id: 'qwen2.5-3b',
     name: 'Qwen2.5 3B',
     hf_repo: 'Qwen/Qwen2.5-3B-Instruct',
+    config_source: { file: 'Qwen/Qwen2.5-3B-Instruct/config.json', transformers_version: null, via: "litgpt's mirror of the config (L2305-2324)" },
     model_type: 'qwen2',
     check_model: true,
     arch: dense({
@@ -237,6 +318,7 @@ export const MODEL_PRESETS: readonly ModelPreset[] = Object.freeze([
     id: 'llama-3.2-1b',
     name: 'Llama 3.2 1B',
     hf_repo: 'meta-llama/Llama-3.2-1B',
+    config_source: { file: 'meta-llama/Llama-3.2-1B/config.json', transformers_version: null, via: "litgpt's mirror of the config (L854-871)" },
     model_type: 'llama',
     check_model: true,
     arch: dense({
@@ -284,6 +366,13 @@ export function archProblems(a: Arch): string[] {
   }
   if (a.sliding_window_layers > 0 && a.sliding_window === null) {
     problems.push('sliding_window_layers is set but sliding_window is not')
+  }
+  if (a.layer_types.length !== a.layers) {
+    problems.push(`layer_types has ${a.layer_types.length} entries for ${a.layers} layers`)
+  }
+  if (a.dense_layers > a.layers) problems.push(`dense_layers (${a.dense_layers}) exceeds layers (${a.layers})`)
+  if (a.experts === 1 && (a.shared_experts > 0 || a.dense_layers > 0)) {
+    problems.push('shared_experts and dense_layers describe MoE models: set experts above 1')
   }
   return problems
 }

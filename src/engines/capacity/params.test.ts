@@ -27,7 +27,7 @@ describe('parameter counts from the architecture', () => {
         checked++
       }
     }
-    expect(checked).toBe(7)
+    expect(checked).toBe(8)
   })
 
   it.each([

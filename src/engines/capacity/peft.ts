@@ -1,9 +1,11 @@
 // LoRA trainable parameters (r·(d_in + d_out) per adapted Linear) and fine-tuning memory by accounting.
 import type { Arch } from './models.js'
+import { moeLayers } from './params.js'
 
 /** Linear modules of a decoder block, by their transformers names (Mixtral's w1/w3/w2/gate are aliased). */
 export const MODULE_NAMES = [
-  'q_proj', 'k_proj', 'v_proj', 'o_proj', 'qkv_proj', 'gate_proj', 'up_proj', 'down_proj', 'gate_up_proj', 'router',
+  'q_proj', 'k_proj', 'v_proj', 'o_proj', 'qkv_proj', 'q_a_proj', 'q_b_proj', 'kv_a_proj_with_mqa', 'kv_b_proj',
+  'gate_proj', 'up_proj', 'down_proj', 'gate_up_proj', 'router',
 ] as const
 export type ModuleName = (typeof MODULE_NAMES)[number]
 
@@ -24,25 +26,45 @@ export interface LinearShape {
 
 /** The Linear layers inside the blocks of an architecture (lm_head excluded, as PEFT's all-linear does). */
 export function blockLinears(a: Arch): LinearShape[] {
-  const qDim = a.heads * a.head_dim
-  const kvDim = a.kv_heads * a.head_dim
   const L = a.layers
-  const E = a.experts
+  const h = a.hidden
   const out: LinearShape[] = []
-  if (a.fused_qkv) out.push({ module: 'qkv_proj', d_in: a.hidden, d_out: qDim + 2 * kvDim, count: L })
-  else {
-    out.push({ module: 'q_proj', d_in: a.hidden, d_out: qDim, count: L })
-    out.push({ module: 'k_proj', d_in: a.hidden, d_out: kvDim, count: L })
-    out.push({ module: 'v_proj', d_in: a.hidden, d_out: kvDim, count: L })
+  if (a.mla) {
+    const m = a.mla
+    const qk = m.qk_nope_head_dim + m.qk_rope_head_dim
+    if (m.q_lora_rank === null) out.push({ module: 'q_proj', d_in: h, d_out: a.heads * qk, count: L })
+    else {
+      out.push({ module: 'q_a_proj', d_in: h, d_out: m.q_lora_rank, count: L })
+      out.push({ module: 'q_b_proj', d_in: m.q_lora_rank, d_out: a.heads * qk, count: L })
+    }
+    out.push({ module: 'kv_a_proj_with_mqa', d_in: h, d_out: m.kv_lora_rank + m.qk_rope_head_dim, count: L })
+    out.push({ module: 'kv_b_proj', d_in: m.kv_lora_rank, d_out: a.heads * (m.qk_nope_head_dim + m.v_head_dim), count: L })
+    out.push({ module: 'o_proj', d_in: a.heads * m.v_head_dim, d_out: h, count: L })
+  } else {
+    const qDim = a.heads * a.head_dim
+    const kvDim = a.kv_heads * a.head_dim
+    if (a.fused_qkv) out.push({ module: 'qkv_proj', d_in: h, d_out: qDim + 2 * kvDim, count: L })
+    else {
+      out.push({ module: 'q_proj', d_in: h, d_out: qDim, count: L })
+      out.push({ module: 'k_proj', d_in: h, d_out: kvDim, count: L })
+      out.push({ module: 'v_proj', d_in: h, d_out: kvDim, count: L })
+    }
+    out.push({ module: 'o_proj', d_in: qDim, d_out: h, count: L })
   }
-  out.push({ module: 'o_proj', d_in: qDim, d_out: a.hidden, count: L })
-  if (a.fused_gate_up) out.push({ module: 'gate_up_proj', d_in: a.hidden, d_out: 2 * a.intermediate, count: L * E })
-  else {
-    out.push({ module: 'gate_proj', d_in: a.hidden, d_out: a.intermediate, count: L * E })
-    out.push({ module: 'up_proj', d_in: a.hidden, d_out: a.intermediate, count: L * E })
+  const moe = moeLayers(a)
+  const mlp = (width: number, count: number) => {
+    if (count === 0) return
+    if (a.fused_gate_up) out.push({ module: 'gate_up_proj', d_in: h, d_out: 2 * width, count })
+    else {
+      out.push({ module: 'gate_proj', d_in: h, d_out: width, count })
+      out.push({ module: 'up_proj', d_in: h, d_out: width, count })
+    }
+    out.push({ module: 'down_proj', d_in: width, d_out: h, count })
   }
-  out.push({ module: 'down_proj', d_in: a.intermediate, d_out: a.hidden, count: L * E })
-  if (E > 1) out.push({ module: 'router', d_in: a.hidden, d_out: E, count: L })
+  mlp(a.dense_intermediate, L - moe)
+  mlp(a.intermediate, moe * (a.experts + a.shared_experts))
+  // Mixtral's router is an nn.Linear; DeepSeek's MoEGate holds a bare parameter, which all-linear does not pick.
+  if (moe > 0 && !a.mla) out.push({ module: 'router', d_in: h, d_out: a.experts, count: moe })
   return out
 }
 
@@ -52,12 +74,14 @@ export const PEFT_DEFAULT_TARGETS: Readonly<Record<string, ModuleName[]>> = {
   mistral: ['q_proj', 'v_proj'],
   mixtral: ['q_proj', 'v_proj'],
   qwen2: ['q_proj', 'v_proj'],
+  gemma: ['q_proj', 'v_proj'],
   gemma2: ['q_proj', 'v_proj'],
 }
 
 export const PEFT_TARGETS_SOURCE =
   'huggingface/peft src/peft/utils/constants.py @ 00073fe8: TRANSFORMERS_MODELS_TO_LORA_TARGET_MODULES_MAPPING ' +
-  '(llama, mistral, mixtral, qwen2, gemma2 → q_proj, v_proj; no entry for phi3); INCLUDE_LINEAR_LAYERS_SHORTHAND "all-linear"'
+  '(llama, mistral, mixtral, qwen2, gemma, gemma2 → q_proj, v_proj; no entry for phi3 or deepseek_v2/v3); ' +
+  'INCLUDE_LINEAR_LAYERS_SHORTHAND "all-linear"'
 
 export interface AdaptedModule extends LinearShape {
   /** r · (d_in + d_out) per copy. */
@@ -77,7 +101,7 @@ export type TargetResolution =
 
 /** Resolves module names (aliases allowed) or 'all-linear' against an architecture's Linear layers. */
 export function resolveTargets(a: Arch, targets: 'all-linear' | readonly string[]): TargetResolution {
-  const available = blockLinears(a).map((l) => l.module)
+  const available = [...new Set(blockLinears(a).map((l) => l.module))]
   if (targets === 'all-linear') return { ok: true, modules: available }
   const modules: ModuleName[] = []
   const unknown: string[] = []

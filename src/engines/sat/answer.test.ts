@@ -7,7 +7,7 @@ const run = { wantModel: true, deadline: Number.POSITIVE_INFINITY, now: () => 0 
 
 describe('solveDimacs', () => {
   it('lists every variable once as a signed literal, unused ones included, and marks the model verified', () => {
-    const a = solveDimacs('p cnf 4 2\n1 -2 0\n2 0\n', limits, run)
+    const a = solveDimacs('p cnf 4 2\n1 -2 0\n2 0\n', limits, run).answer
     expect(a).toMatchObject({ status: 'SAT', vars: 4, clauses: 2, verified: true, stopped_by: null })
     expect(a.model!.map(Math.abs)).toEqual([1, 2, 3, 4])
     expect(a.model!.slice(0, 2)).toEqual([1, 2])
@@ -15,23 +15,23 @@ describe('solveDimacs', () => {
   })
 
   it('returns no model when none is wanted, but still checks it', () => {
-    const a = solveDimacs('p cnf 1 1\n1 0\n', limits, { ...run, wantModel: false })
+    const a = solveDimacs('p cnf 1 1\n1 0\n', limits, { ...run, wantModel: false }).answer
     expect(a).toMatchObject({ status: 'SAT', model: null, verified: true })
   })
 
   it('has nothing to verify for UNSAT', () => {
-    expect(solveDimacs('p cnf 1 2\n1 0\n-1 0\n', limits, run)).toMatchObject({ status: 'UNSAT', model: null, verified: false })
+    expect(solveDimacs('p cnf 1 2\n1 0\n-1 0\n', limits, run).answer).toMatchObject({ status: 'UNSAT', model: null, verified: false })
   })
 
   it('measures time with the clock it is given', () => {
     let t = 100
-    const a = solveDimacs('p cnf 1 1\n1 0\n', limits, { ...run, now: () => (t += 5) })
+    const a = solveDimacs('p cnf 1 1\n1 0\n', limits, { ...run, now: () => (t += 5) }).answer
     expect(a.stats.time_ms).toBeGreaterThan(0)
     expect(Object.keys(a.stats).sort()).toEqual(['conflicts', 'decisions', 'learned', 'propagations', 'restarts', 'time_ms'])
   })
 
   it('answers UNKNOWN when the deadline has already passed', () => {
-    const a = solveDimacs('p cnf 2 2\n1 2 0\n-1 -2 0\n', limits, { ...run, deadline: 0, now: () => 1 })
+    const a = solveDimacs('p cnf 2 2\n1 2 0\n-1 -2 0\n', limits, { ...run, deadline: 0, now: () => 1 }).answer
     expect(a).toMatchObject({ status: 'UNKNOWN', model: null, verified: false, stopped_by: 'deadline' })
   })
 })
@@ -39,7 +39,7 @@ describe('solveDimacs', () => {
 describe('solveFormula', () => {
   it('names the user variables in the assignment and reports the CNF size', () => {
     const f = parseFormula({ and: [{ var: 'rain' }, { implies: [{ var: 'rain' }, { var: 'wet' }] }, { xor: [{ var: 'wet' }, { var: 'dry' }] }] })
-    const a = solveFormula(f, run)
+    const a = solveFormula(f, run).answer
     expect(a.status).toBe('SAT')
     expect(a.assignment).toEqual({ rain: true, wet: true, dry: false })
     expect(a.model).toEqual([1, 2, -3])
@@ -50,7 +50,7 @@ describe('solveFormula', () => {
   })
 
   it('keeps a variable named __proto__ as a plain key', () => {
-    const a = solveFormula(parseFormula({ var: '__proto__' }), run)
+    const a = solveFormula(parseFormula({ var: '__proto__' }), run).answer
     expect(Object.keys(a.assignment!)).toEqual(['__proto__'])
     expect(JSON.parse(JSON.stringify(a.assignment))).toEqual(JSON.parse('{"__proto__": true}'))
   })

@@ -106,8 +106,75 @@ describe('CDCL solver', () => {
 
   it('stops with UNKNOWN at a conflict budget, with the statistics so far', () => {
     const outcome = new CdclSolver(pigeonHole(9)).solve({ maxConflicts: 500 })
-    expect(outcome).toMatchObject({ status: 'UNKNOWN', stoppedBy: 'conflict_budget', model: null })
+    expect(outcome).toMatchObject({ status: 'UNKNOWN', stoppedBy: 'conflicts', model: null })
     expect(outcome.stats.conflicts).toBe(500)
+  })
+
+  it('stops exactly at each budget, naming it, with the count reached equal to the budget', () => {
+    for (const [budget, option] of [['conflicts', 'maxConflicts'], ['decisions', 'maxDecisions'], ['propagations', 'maxPropagations']] as const) {
+      for (const limit of [1, 17, 500, 4321]) {
+        const outcome = new CdclSolver(pigeonHole(9)).solve({ [option]: limit })
+        expect(outcome, `${budget} ${limit}`).toMatchObject({ status: 'UNKNOWN', stoppedBy: budget, model: null, core: null })
+        expect(outcome.stats[budget], `${budget} ${limit}`).toBe(limit)
+      }
+    }
+    // The first budget reached wins; the others are not passed.
+    const both = new CdclSolver(pigeonHole(9)).solve({ maxConflicts: 200, maxDecisions: 100_000, maxPropagations: 10_000_000 })
+    expect(both).toMatchObject({ stoppedBy: 'conflicts', stats: { conflicts: 200 } })
+    // A budget the search does not reach changes nothing.
+    expect(new CdclSolver(pigeonHole(4)).solve({ maxConflicts: 1_000_000, maxDecisions: 1_000_000, maxPropagations: 100_000_000 }).status).toBe('UNSAT')
+  })
+
+  it('solves under assumptions: SAT models satisfy them, UNSAT answers name a core the formula contradicts alone', () => {
+    let cores = 0
+    fc.assert(
+      fc.property(cnfArb, fc.array(fc.integer({ min: -12, max: 12 }), { maxLength: 6 }), ({ vars, clauses }, raw) => {
+        const assumptions = raw.filter((lit) => lit !== 0 && Math.abs(lit) <= vars)
+        const outcome = new CdclSolver(cnfFromClauses(clauses, vars)).solve({ assumptions })
+        const withUnits = (lits: number[]) => [...clauses, ...lits.map((lit) => [lit])]
+        expect(outcome.status).toBe(bruteForce(withUnits(assumptions), vars) ? 'SAT' : 'UNSAT')
+        if (outcome.status === 'SAT') {
+          for (const lit of assumptions) expect(outcome.model![Math.abs(lit)]).toBe(Math.sign(lit))
+          expect(outcome.core).toBeNull()
+        } else if (assumptions.length > 0) {
+          cores++
+          for (const lit of outcome.core!) expect(assumptions).toContain(lit)
+          expect(bruteForce(withUnits(outcome.core!), vars)).toBe(false)
+        }
+      }),
+      { numRuns: 2000, seed: 5 },
+    )
+    expect(cores).toBeGreaterThan(200)
+  })
+
+  it('gives the empty core when the formula is UNSAT without its assumptions, and keeps the formula between calls', () => {
+    const solver = new CdclSolver(cnfFromClauses([[1, 2], [-1, 2], [1, -2], [-1, -2]], 3))
+    expect(solver.solve({ assumptions: [3] })).toMatchObject({ status: 'UNSAT', core: [] })
+    const sat = new CdclSolver(cnfFromClauses([[1, 2], [-2, 3]], 3))
+    expect(sat.solve({ assumptions: [-1, -3] })).toMatchObject({ status: 'UNSAT' })
+    expect(sat.solve({ assumptions: [-1] })).toMatchObject({ status: 'SAT', core: null })
+    expect(sat.solve()).toMatchObject({ status: 'SAT', core: null })
+  })
+
+  it('enumerates distinct models through blocking clauses (of the whole model, or of its decisions) until none is left', () => {
+    fc.assert(
+      fc.property(cnfArb, ({ vars, clauses }) => {
+        const count = Array.from({ length: 1 << vars }, (_, mask) => mask).filter((mask) =>
+          clauses.every((clause) => clause.some((lit) => ((mask >> (Math.abs(lit) - 1)) & 1) === (lit > 0 ? 1 : 0)))).length
+        for (const byDecisions of [false, true]) {
+          const solver = new CdclSolver(cnfFromClauses(clauses, vars))
+          const seen = new Set<string>()
+          for (let outcome = solver.solve(); outcome.status === 'SAT'; outcome = solver.solve()) {
+            expect(firstFalsifiedClause(cnfFromClauses(clauses, vars), outcome.model!)).toBe(-1)
+            const model = Array.from(outcome.model!.subarray(1), (value, i) => value * (i + 1))
+            seen.add(model.join(' '))
+            solver.addClause(byDecisions ? solver.blockingClause() : model.map((lit) => -lit))
+          }
+          expect(seen.size).toBe(count)
+        }
+      }),
+      { numRuns: 300, seed: 3 },
+    )
   })
 
   it('computes the Luby sequence', () => {

@@ -1,12 +1,14 @@
 // Mill tasks of the logic domain: SAT solving (DIMACS or a JSON formula) under the soft deadline, and the
 // analysis/quiz of large CNFs and formulas. Each work function is also what the operations run inline for small inputs.
 import type { TaskContext, TaskTable } from '../types.js'
-import { solveDimacs, solveFormula, type JsonSatAnswer, type SatAnswer } from '../../engines/sat/answer.js'
+import { AssumptionError, solveDimacs, solveFormula, type JsonSatAnswer, type SatAnswer, type SearchOptions } from '../../engines/sat/answer.js'
 import type { Cnf } from '../../engines/sat/cnf.js'
+import { checkedAnswer, cnfBlob, type CheckedAnswer, type TextBlob } from './sat-check.js'
 import type { SolverStats } from '../../engines/sat/cdcl.js'
 import { DimacsLimitError, DimacsSyntaxError, parseDimacs, type DimacsLimits } from '../../engines/sat/dimacs.js'
 import { FormulaLimitError, FormulaSyntaxError, parseFormula, type FlatFormula, type FormulaLimits } from '../../engines/sat/formula.js'
 import { analyzeClauses, type ClauseAnalysis, type SimplifyOptions } from '../../engines/sat/simplify.js'
+import { moving } from '../moving.js'
 import { cnfAssignment, formulaAssignment, QuizInputError, quizCnf, quizFormula, type CnfAssignment, type QuizResult } from '../../engines/sat/quiz.js'
 
 /** Input problems found off the event loop travel back as data (class instances do not cross the thread boundary). */
@@ -26,6 +28,8 @@ export interface SatTaskPayload {
   dimacs: string
   wantModel: boolean
   limits: DimacsLimits
+  /** Assumptions, budgets, models to enumerate and the proof to write (none of them by default). */
+  search?: SearchOptions
 }
 
 /**
@@ -37,16 +41,24 @@ export type FormulaSource = FlatFormula | { json: string; limits: FormulaLimits;
 export interface JsonSatTaskPayload {
   formula: FormulaSource
   wantModel: boolean
+  /** Budgets and the proof to write. */
+  search?: SearchOptions
+  /** Return the Tseitin CNF as DIMACS text (it is returned beside a proof in any case), up to maxCnfBytes. */
+  wantCnf?: boolean
+  maxCnfBytes?: number
 }
+
+/** A /jsonsat answer checked like /sat's, with the CNF it solved as DIMACS bytes when asked for. */
+export type CheckedJsonSatAnswer = CheckedAnswer<JsonSatAnswer> & { cnf_dimacs: TextBlob | null }
 
 /**
  * A /jsonsat answer whose model and assignment (one entry per variable: 30k variables made 60k values) are the JSON
  * text /jsonsat's response schema writes for them: their clone back and writing held the loop 15–30 ms a stretch.
  */
-export type WrittenJsonSatAnswer = Omit<JsonSatAnswer, 'model' | 'assignment'> & { model: string | null; assignment: string | null }
+export type WrittenJsonSatAnswer = Omit<CheckedJsonSatAnswer, 'model' | 'assignment'> & { model: string | null; assignment: string | null }
 
 /** The model and assignment written as JSON text (integers and booleans: JSON.stringify's text is the schema's). */
-export function writtenJsonSat(answer: JsonSatAnswer): WrittenJsonSatAnswer {
+export function writtenJsonSat(answer: CheckedJsonSatAnswer): WrittenJsonSatAnswer {
   const { model, assignment } = answer
   return { ...answer, model: model && JSON.stringify(model), assignment: assignment && JSON.stringify(assignment) }
 }
@@ -82,6 +94,9 @@ export function refusalOfInputError(err: unknown): TaskRefusal | null {
     return { code: 'invalid_input', reason: `the formula is malformed (${err.issues[0]!.path}: ${err.issues[0]!.message})`, issues: err.issues }
   }
   if (err instanceof FormulaLimitError) return { code: 'over_limit', reason: err.message, hints: { limit: err.limit, value: err.value } }
+  if (err instanceof AssumptionError) {
+    return { code: 'invalid_input', reason: `the assumptions are malformed: ${err.message}`, issues: [{ path: `assumptions[${err.index}]`, message: err.message }] }
+  }
   if (err instanceof QuizInputError) {
     return { code: 'invalid_input', reason: `the assignment is malformed (${err.issues[0]?.path}: ${err.issues[0]?.message})`, issues: err.issues }
   }
@@ -125,15 +140,26 @@ export function solverHooks(context: Pick<TaskContext, 'progress' | 'cancelled'>
   }
 }
 
-export function satWork({ dimacs, wantModel, limits }: SatTaskPayload, deadline: number, context?: Pick<TaskContext, 'progress' | 'cancelled'>): TaskResult<SatAnswer> {
+/** Solves, then checks an UNSAT answer's proof under the same deadline (the budget covers solve and check). */
+export function satWork({ dimacs, wantModel, limits, search }: SatTaskPayload, deadline: number, context?: Pick<TaskContext, 'progress' | 'cancelled'>): TaskResult<CheckedAnswer<SatAnswer>> {
   return guarded(() => {
-    const answer = solveDimacs(dimacs, limits, { wantModel, deadline, now: Date.now, ...solverHooks(context) })
-    return { value: answer, warnings: answer.warnings }
+    const solved = solveDimacs(dimacs, limits, { ...search, wantModel, deadline, now: Date.now, ...solverHooks(context) })
+    return { value: checkedAnswer(solved, deadline, Date.now), warnings: solved.answer.warnings }
   })
 }
 
-export function jsonSatWork({ formula, wantModel }: JsonSatTaskPayload, deadline: number, context?: Pick<TaskContext, 'progress' | 'cancelled'>): TaskResult<JsonSatAnswer> {
-  return guarded(() => ({ value: solveFormula(readFormula(formula), { wantModel, deadline, now: Date.now, ...solverHooks(context) }), warnings: [] }))
+export function jsonSatWork({ formula, wantModel, search, wantCnf, maxCnfBytes = Number.POSITIVE_INFINITY }: JsonSatTaskPayload, deadline: number, context?: Pick<TaskContext, 'progress' | 'cancelled'>): TaskResult<CheckedJsonSatAnswer> {
+  return guarded(() => {
+    const solved = solveFormula(readFormula(formula), { ...search, wantModel, deadline, now: Date.now, ...solverHooks(context) })
+    const checked = checkedAnswer(solved, deadline, Date.now)
+    // A proof's clause ids are those of the CNF it refutes: the CNF goes with it.
+    const cnf = wantCnf || checked.proof ? cnfBlob(solved.cnf) : null
+    if (cnf && cnf.bytes > maxCnfBytes) {
+      const warning = `the CNF is ${cnf.bytes} bytes of DIMACS, over the ${maxCnfBytes} kept: it is not stored`
+      return { value: { ...checked, warnings: [...checked.warnings, warning], cnf_dimacs: null }, warnings: [warning] }
+    }
+    return { value: { ...checked, cnf_dimacs: cnf }, warnings: [] }
+  })
 }
 
 export function clausesWork({ source, options }: ClausesTaskPayload): TaskResult<ClauseAnalysis> {
@@ -159,12 +185,19 @@ export function quizFormulaWork({ formula, assignment, maxListed }: QuizFormulaT
 }
 
 export const logicTasks = {
-  'logic.sat': (payload: SatTaskPayload, context: TaskContext) => satWork(payload, context.deadline, context),
+  'logic.sat': (payload: SatTaskPayload, context: TaskContext) => movingBlobs(satWork(payload, context.deadline, context)),
   'logic.jsonsat': (payload: JsonSatTaskPayload, context: TaskContext): TaskResult<WrittenJsonSatAnswer> => {
     const result = jsonSatWork(payload, context.deadline, context)
-    return result.ok ? { ...result, value: writtenJsonSat(result.value) } : result
+    return movingBlobs(result.ok ? { ...result, value: writtenJsonSat(result.value) } : result)
   },
   'logic.clauses': clausesWork,
   'logic.quiz': quizWork,
   'logic.quizFormula': quizFormulaWork,
 } satisfies TaskTable
+
+/** A proof's and a CNF's bytes move back to the loop with the answer instead of being copied. */
+function movingBlobs<T extends { proof: TextBlob | null; cnf_dimacs?: TextBlob | null }>(result: TaskResult<T>): TaskResult<T> {
+  if (!result.ok) return result
+  const buffers = [result.value.proof?.text.buffer, result.value.cnf_dimacs?.text.buffer].filter((b): b is ArrayBuffer => b instanceof ArrayBuffer)
+  return buffers.length > 0 ? moving(result, buffers) : result
+}

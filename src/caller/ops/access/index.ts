@@ -2,6 +2,7 @@
 import type { AnyOperation } from '../../operation.js'
 import { grant } from './grant.js'
 import { pin } from './pin.js'
+import { pinText } from './pin-text.js'
 import { upgrade } from './upgrade.js'
 
-export const accessOperations: AnyOperation[] = [grant, pin, upgrade]
+export const accessOperations: AnyOperation[] = [grant, pin, pinText, upgrade]

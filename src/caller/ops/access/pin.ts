@@ -50,7 +50,8 @@ const input = z
 const isWrite = (raw: unknown): boolean =>
   raw !== null && typeof raw === 'object' && ('content' in raw || 'json' in raw)
 
-const meta = {
+/** What every pin answer says of the pin (pin_text reads the same record). */
+export const meta = {
   digest: z.string(),
   size: z.number().int().describe('Bytes stored'),
   media_type: z.enum(['text/plain', 'application/json']),

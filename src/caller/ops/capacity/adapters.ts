@@ -4,11 +4,13 @@ import { defineOperation } from '../../operation.js'
 import { Refusal } from '../../../refusal.js'
 import { adapterPlan } from '../../../engines/capacity/adapters.js'
 import { DTYPES, bytesPerValue } from '../../../engines/capacity/dtypes.js'
-import { loraParams, PEFT_TARGETS_SOURCE } from '../../../engines/capacity/peft.js'
+import { PEFT_TARGETS_SOURCE } from '../../../engines/capacity/peft.js'
+import { LAYOUT_SOURCES, loraForLayout } from '../../../engines/capacity/lora-layout.js'
 import {
-  CAPACITY_LIMITS, CATALOGUE_SOURCES, GIB, modelFields, modelOutput, resolveLoraTargets, resolveModel,
-  targetModulesInput,
+  CAPACITY_LIMITS, CATALOGUE_SOURCES, followsFact, followsInput, followsOutput, GIB, modelFields, modelOutput,
+  resolveLoraTargets, resolveModel, targetModulesInput, type ResolvedModel,
 } from './common.js'
+import type { ModuleName } from '../../../engines/capacity/peft.js'
 
 const input = z
   .object({
@@ -28,12 +30,14 @@ const input = z
       .max(64),
     dtype: z.enum(['fp32', 'fp16', 'bf16']).default('fp16').describe('Format the adapters are served in'),
     budget_gib: z.number().positive().max(1_000_000).optional().describe('Memory set aside for adapters'),
+    follows: followsInput.default({ transformers: '5.x', peft: '0.21' }),
   })
   .strict()
 
 const output = z.object({
   model: modelOutput,
   dtype: z.enum(['fp32', 'fp16', 'bf16']),
+  follows: followsOutput,
   bytes_per_value: z.number(),
   adapters: z.array(
     z.object({
@@ -68,7 +72,7 @@ export const adapters = defineOperation({
   input,
   output,
   provenance: ['computed', 'declared'],
-  sources: [...CATALOGUE_SOURCES, PEFT_TARGETS_SOURCE],
+  sources: [...CATALOGUE_SOURCES, PEFT_TARGETS_SOURCE, LAYOUT_SOURCES['5.x']],
   checkLimits: (i) => {
     const over = i.adapters.find((a) => a.r > CAPACITY_LIMITS.max_lora_rank)
     if (over) throw new Refusal('over_limit', `r ${over.r} is over the limit of ${CAPACITY_LIMITS.max_lora_rank}`)
@@ -78,6 +82,13 @@ export const adapters = defineOperation({
   ],
   handler: (i) => {
     const resolved = resolveModel(i)
+    const countFor = (r: ResolvedModel, rank: number, modules: ModuleName[], isDefault: boolean, k: number) => {
+      const n = loraForLayout(r.arch, r.model_type, rank, modules, i.follows, isDefault)
+      if (!n.ok) {
+        throw new Refusal('invalid_input', n.reason, { issues: [{ path: `adapters[${k}].${n.field === 'follows' ? 'target_modules' : n.field}`, message: n.reason }] })
+      }
+      return n.trainable
+    }
     const bytes = bytesPerValue(DTYPES[i.dtype])
     const kinds = i.adapters.map((a, k) => {
       const targets = resolveLoraTargets(resolved, a.target_modules, `adapters[${k}].target_modules`)
@@ -85,7 +96,7 @@ export const adapters = defineOperation({
         name: a.name ?? `adapter-${k + 1}`,
         r: a.r,
         modules: targets.modules,
-        trainable_params: loraParams(resolved.arch, a.r, targets.modules).trainable,
+        trainable_params: countFor(resolved, a.r, targets.modules, a.target_modules === 'default', k),
         count: a.count,
       }
     })
@@ -93,6 +104,7 @@ export const adapters = defineOperation({
     return {
       model: resolved.model,
       dtype: i.dtype,
+      follows: followsFact(i.follows),
       bytes_per_value: bytes,
       adapters: plan.adapters.map((a, k) => ({
         name: a.name,

@@ -3,9 +3,9 @@ import { z } from 'zod'
 import { Refusal } from '../../../refusal.js'
 import { DTYPES, weightMemory, type Dtype, type DtypeName, type WeightMemory } from '../../../engines/capacity/dtypes.js'
 import {
-  ACCOUNTINGS, fineTuneMemory, loraParams, type Accounting, type AccountingName, type FineTuneMemory,
-  type FineTuneMethod, type LoraCount,
+  ACCOUNTINGS, fineTuneMemory, type Accounting, type AccountingName, type FineTuneMemory, type FineTuneMethod,
 } from '../../../engines/capacity/peft.js'
+import { loraForLayout, type Follows, type LayoutModule } from '../../../engines/capacity/lora-layout.js'
 import { CAPACITY_LIMITS, resolveLoraTargets, type ResolvedModel, type ResolvedTargets } from './common.js'
 
 export const methodInput = z.enum(['full', 'lora', 'qlora'])
@@ -35,6 +35,7 @@ export interface FineTuneChoice {
   targetModules: 'default' | 'all-linear' | string[]
   dtype: DtypeName | undefined
   accounting: AccountingName | undefined
+  follows: Follows
 }
 
 export interface FineTunePlan {
@@ -43,7 +44,7 @@ export interface FineTunePlan {
   base: WeightMemory | null
   accounting: Accounting
   targets: ResolvedTargets | null
-  lora: LoraCount | null
+  lora: { modules: LayoutModule[]; trainable: number; notes: string[] } | null
   r: number | null
   assumptions: string[]
 }
@@ -80,7 +81,13 @@ export function fineTune(resolved: ResolvedModel, c: FineTuneChoice): FineTunePl
     }
   }
   const targets = resolveLoraTargets(resolved, c.targetModules)
-  const lora = loraParams(resolved.arch, c.r, targets.modules)
+  const lora = loraForLayout(resolved.arch, resolved.model_type, c.r, targets.modules, c.follows, c.targetModules === 'default')
+  if (!lora.ok) {
+    throw new Refusal('invalid_input', lora.reason, {
+      issues: [{ path: lora.field, message: lora.reason }],
+      hints: { follows: ['5.x', '4.x'] },
+    })
+  }
   const base = weightMemory(resolved.params, baseDtype)
   return {
     memory: fineTuneMemory(c.method, total, lora.trainable, base.bytes, accounting),
@@ -93,7 +100,8 @@ export function fineTune(resolved: ResolvedModel, c: FineTuneChoice): FineTunePl
     assumptions: [
       `${c.method}: frozen base in ${baseDtype.name} — ${baseDtype.statement}`,
       `LoRA: r·(d_in + d_out) trainable parameters per adapted Linear (A: r×d_in, B: d_out×r, no bias), r = ${c.r}, ` +
-        `targets ${targets.modules.join(', ')} (${targets.source})`,
+        `targets ${targets.modules.join(', ')} (${targets.source}); layout of transformers ${c.follows.transformers}, peft ${c.follows.peft}`,
+      ...lora.notes,
       `trainable parameters: ${accounting.statement}`,
       'optimizer: Adam/AdamW with two moments per trainable parameter; the frozen base has no gradients or states',
     ],

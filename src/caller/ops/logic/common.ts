@@ -6,6 +6,7 @@ import { budgetOf, MAX_TIMEOUT_MS, type RunOptions } from '../../../mill/pool.js
 import { cnfFromClauses, type Cnf } from '../../../engines/sat/cnf.js'
 import { peekDimacsHeader, type DimacsLimits } from '../../../engines/sat/dimacs.js'
 import { parseFormula, type FlatFormula, type FormulaLimits } from '../../../engines/sat/formula.js'
+import type { SearchOptions } from '../../../engines/sat/answer.js'
 import { guarded, type CnfSource, type TaskResult } from '../../../mill/tasks/logic.js'
 
 /** Declared limits of the logic lobe (SPEC §1.2 over_limit): each refusal names the limit and its value. */
@@ -54,7 +55,57 @@ export const statsSchema = z.object({
   restarts: z.number().int(),
   learned: z.number().int(),
   time_ms: z.number().describe('Measured: wall time in the worker (parse, encode, solve, check)'),
+  check_ms: z.number().nullable().describe('Measured: wall time of the proof check alone; null when none ran'),
 })
+
+/** A proof is kept to this size; past it the proof is dropped (the UNSAT answer then says it is unchecked). */
+export const PROOF_LIMITS = { maxBytes: 32 * 1024 * 1024 }
+const MAX_BUDGET = Number.MAX_SAFE_INTEGER
+
+/** The request's search settings every SAT operation takes: budgets beside timeout_ms, and the proof to write. */
+export const searchFields = {
+  max_conflicts: z.number().int().min(1).max(MAX_BUDGET).optional()
+    .describe('Stop with UNKNOWN (stopped_by "conflicts") once this many conflicts were met; the answer\'s stats.conflicts is then exactly this'),
+  max_decisions: z.number().int().min(1).max(MAX_BUDGET).optional()
+    .describe('Stop with UNKNOWN (stopped_by "decisions") once this many branching decisions were made (assumptions do not count)'),
+  max_propagations: z.number().int().min(1).max(MAX_BUDGET).optional()
+    .describe('Stop with UNKNOWN (stopped_by "propagations") once this many literals were propagated'),
+  proof: z.enum(['none', 'drat', 'lrat']).default('none').describe(
+    'Write a proof of an UNSAT answer, check it with the service\'s independent checker, and store it as a pin (needs scope ' +
+      `pin:write): "drat" (lemmas and deletions) or "lrat" (clause ids and hints). Default "none". Proofs over ${PROOF_LIMITS.maxBytes} bytes are dropped`,
+  ),
+}
+
+/** The engine's search options from an input's fields (absent fields stay absent). */
+export function searchOptions(i: {
+  max_conflicts?: number | undefined
+  max_decisions?: number | undefined
+  max_propagations?: number | undefined
+  proof: 'none' | 'drat' | 'lrat'
+  assumptions?: number[] | undefined
+  models?: number | undefined
+}): SearchOptions {
+  return {
+    ...(i.max_conflicts !== undefined ? { maxConflicts: i.max_conflicts } : {}),
+    ...(i.max_decisions !== undefined ? { maxDecisions: i.max_decisions } : {}),
+    ...(i.max_propagations !== undefined ? { maxPropagations: i.max_propagations } : {}),
+    ...(i.assumptions !== undefined ? { assumptions: i.assumptions } : {}),
+    ...(i.models !== undefined ? { models: i.models } : {}),
+    ...(i.proof !== 'none' ? { proof: { format: i.proof, maxBytes: PROOF_LIMITS.maxBytes } } : {}),
+  }
+}
+
+export const proofSchema = z
+  .object({
+    format: z.enum(['drat', 'lrat']),
+    steps: z.number().int().describe('Lines of the proof: added lemmas and deletions'),
+    bytes: z.number().int(),
+    sha256: z.string().describe('SHA-256 of the proof text, hex'),
+    url: z.string().describe('GET it (a path on this host) for the proof as text/plain, in the standard textual format'),
+  })
+  .nullable()
+  .describe('UNSAT with a proof asked for: the stored proof. Clause i of the formula is clause id i; under assumptions the formula ' +
+    'is followed by the core\'s literals as unit clauses, in the order of core. Null otherwise')
 
 export const satFields = {
   status: z.enum(['SAT', 'UNSAT', 'UNKNOWN']),
@@ -64,8 +115,22 @@ export const satFields = {
     .describe('SAT and want_model: every variable 1..vars once, as a signed literal (negative = false); otherwise null'),
   vars: z.number().int(),
   clauses: z.number().int(),
-  verified: z.boolean().describe('True when the SAT model was checked against every input clause; false when there is no model'),
-  stopped_by: z.enum(['deadline']).nullable().describe("'deadline' when the time budget ran out (status UNKNOWN)"),
+  verified: z.boolean().describe('SAT: every model was checked against every input clause. UNSAT: the proof was accepted by the checker ' +
+    'named in checker. False otherwise (verification says why)'),
+  verification: z.object({ reason: z.string() }).nullable().describe('Why verified is false; null when it is true'),
+  checker: z
+    .object({
+      name: z.string(),
+      version: z.string(),
+      format: z.enum(['drat', 'lrat']),
+      method: z.string(),
+      steps_checked: z.number().int(),
+    })
+    .nullable()
+    .describe('The independent proof checker that ran on an UNSAT answer, verified or not; null when none ran'),
+  proof: proofSchema,
+  stopped_by: z.enum(['deadline', 'conflicts', 'decisions', 'propagations']).nullable()
+    .describe('Status UNKNOWN: the budget that ran out (timeout_ms is "deadline"); null otherwise'),
   stats: statsSchema,
   warnings: z.array(z.string()),
 }

@@ -4,7 +4,8 @@ import { defineOperation } from '../../operation.js'
 import { budgetOf } from '../../../mill/pool.js'
 import type { JsonSatTaskPayload } from '../../../mill/tasks/logic.js'
 import type { FlatFormula } from '../../../engines/sat/formula.js'
-import { flatFormula, FORMULA_LIMITS, formulaInput, satFields, timeoutMs, valueOf } from './common.js'
+import { flatFormula, FORMULA_LIMITS, formulaInput, PROOF_LIMITS, satFields, searchFields, searchOptions, timeoutMs, valueOf } from './common.js'
+import { storedProof, storeText } from './stored-text.js'
 import { formulaSource, isSmallFormula } from './formula-source.js'
 import { WrittenJson } from '../../../written-json.js'
 
@@ -13,6 +14,9 @@ const input = z
     formula: formulaInput,
     timeout_ms: timeoutMs,
     want_model: z.boolean().default(true).describe('Return the model and assignment of a SAT answer (default true)'),
+    ...searchFields,
+    want_cnf: z.boolean().default(false).describe('Store the Tseitin CNF that was solved as a pin and name it in cnf.url (needs scope pin:write; ' +
+      `a proof names its CNF always: the proof is of that CNF). CNFs over ${PROOF_LIMITS.maxBytes} bytes of DIMACS are not stored (a warning says so)`),
   })
   .strict()
 
@@ -27,6 +31,8 @@ const output = z.object({
     clauses: z.number().int(),
     literals: z.number().int(),
     aux_vars: z.number().int(),
+    sha256: z.string().nullable().describe('With want_cnf or a proof: SHA-256 of the CNF as DIMACS text, hex; else null'),
+    url: z.string().nullable().describe('With want_cnf or a proof: GET it (a path on this host) for the CNF as DIMACS text; else null'),
   }),
 })
 
@@ -53,10 +59,18 @@ export const jsonsat = defineOperation({
   heavy: true,
   bodyLimit: 'large',
   textMembers: ['formula'],
+  requiredScope: (raw) => {
+    if (typeof raw !== 'object' || raw === null) return null
+    return ('proof' in raw && raw.proof !== 'none') || ('want_cnf' in raw && raw.want_cnf === true) ? 'pin:write' : null
+  },
   checkLimits: (i) => {
     // A large formula is not parsed on the event loop: its limits (and syntax) are checked by the job's run in the
     // mill, which fails with the same refusal; a sync call answers it as before, only after the job was made (§2.6).
     if (isSmallFormula(i.formula)) parsed.set(i, flatFormula(i.formula))
+  },
+  downloads: {
+    proof_out: { caption: 'write the proof of an UNSAT answer (proof.url) to this file', url: (data) => data.proof?.url ?? null },
+    cnf_out: { caption: 'write the CNF that was solved (cnf.url; with want_cnf or a proof) to this file', url: (data) => data.cnf.url },
   },
   examples: [
     {
@@ -69,13 +83,22 @@ export const jsonsat = defineOperation({
       },
     },
     { formula: { and: [{ var: 'p' }, { not: { var: 'p' } }] }, want_model: false },
+    { formula: { and: [{ xor: [{ var: 'a' }, { var: 'b' }] }, { iff: [{ var: 'a' }, { var: 'b' }] }] }, proof: 'drat' },
   ],
   handler: async (i, ctx) => {
     const formula = parsed.get(i) ?? (await formulaSource(i.formula))
-    const payload: JsonSatTaskPayload = { formula, wantModel: i.want_model }
+    const payload: JsonSatTaskPayload = { formula, wantModel: i.want_model, search: searchOptions(i), wantCnf: i.want_cnf, maxCnfBytes: PROOF_LIMITS.maxBytes }
     const { value } = valueOf(await ctx.mill.run('logic.jsonsat', payload, { timeoutMs: budgetOf(i.timeout_ms), op: 'jsonsat' }))
+    const { cnf_dimacs: cnfText, core: _core, models: _models, enumeration: _enumeration, ...rest } = value
+    const stored = cnfText ? await storeText(ctx, cnfText, 'Tseitin CNF of a formula solved by /jsonsat') : null
     // The model and assignment come as the text the answer's schema writes for them: spliced in as they are.
-    const answer = { ...value, model: written(value.model), assignment: written(value.assignment) }
+    const answer = {
+      ...rest,
+      proof: await storedProof(ctx, rest.proof, 'jsonsat'),
+      cnf: { ...rest.cnf, sha256: stored?.sha256 ?? null, url: stored?.url ?? null },
+      model: written(value.model),
+      assignment: written(value.assignment),
+    }
     return answer as unknown as z.output<typeof output>
   },
 })
