@@ -34,6 +34,8 @@ export const jobViewSchema = z.object({
   finished_at: z.string().nullable(),
   /** Where the answer is read once the job succeeded (null before). */
   result_url: z.string().nullable(),
+  /** Where the job is cancelled (DELETE) while it is queued or running; null once it is final. */
+  cancel_url: z.string().nullable(),
   refuse: refusalSchema.nullable(),
   attempts: z.number().int(),
   url: z.string(),
