@@ -1,42 +1,36 @@
 // The ncm binary against a real server spawned on a loopback port: readable output, raw envelopes, exit codes.
-import { spawn, spawnSync } from 'node:child_process'
+import { spawnSync } from 'node:child_process'
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { request } from 'undici'
 import { REPO_ROOT } from '../src/version.js'
+import { freePort, requireCompiledServer, startServer, stopServer, waitForHealth, type ServerProcess } from './process.js'
 import { checkProof } from '../src/engines/proof-check/index.js'
 import { parseDimacs } from '../src/engines/sat/dimacs.js'
 
-const port = 21000 + Math.floor(Math.random() * 20000)
-const url = `http://127.0.0.1:${port}`
+// The compiled binary and server (`npm test` builds dist first): through tsx each spawn cost ~1 s more of CPU.
+const BIN = join(REPO_ROOT, 'dist', 'src', 'cli', 'bin.js')
+let url = ''
+let server: ServerProcess
 const dir = mkdtempSync(join(tmpdir(), 'ncm-cli-'))
-const server = spawn(process.execPath, ['--import', 'tsx', 'src/server.ts'], {
-  cwd: REPO_ROOT,
-  env: { ...process.env, PORT: String(port), DATABASE_PATH: ':memory:', LOG_LEVEL: 'warn', MILL_THREADS: '1', RATE_LIMIT_PER_MIN: '0', MAX_EVENT_LOOP_DELAY_MS: '60000' },
-  stdio: 'ignore',
-})
 
+/** Runs the binary; the spawn's own deadline only keeps a hung child from holding the worker (spawnSync blocks it). */
 function ncm(...args: string[]) {
-  const res = spawnSync(process.execPath, ['--import', 'tsx', 'src/cli/bin.ts', '--url', url, ...args], { cwd: REPO_ROOT, encoding: 'utf8', timeout: 60_000 })
+  const res = spawnSync(process.execPath, [BIN, '--url', url, ...args], { cwd: REPO_ROOT, encoding: 'utf8', timeout: 180_000 })
   return { code: res.status, stdout: res.stdout, stderr: res.stderr }
 }
 
 beforeAll(async () => {
-  for (let i = 0; i < 600; i++) {
-    try {
-      const res = await request(`${url}/api/v1/health`)
-      await res.body.dump()
-      if (res.statusCode === 200) return
-    } catch {
-      await new Promise((r) => setTimeout(r, 50))
-    }
-  }
-  throw new Error('server did not start')
-}, 60_000)
-afterAll(() => {
-  server.kill('SIGTERM')
+  requireCompiledServer()
+  const port = await freePort()
+  url = `http://127.0.0.1:${port}`
+  server = startServer({ PORT: String(port), DATABASE_PATH: ':memory:', RATE_LIMIT_PER_MIN: '0', MAX_EVENT_LOOP_DELAY_MS: '60000' }, { compiled: true })
+  await waitForHealth(`${url}/api/v1/health`, { server, timeoutMs: 100_000 })
+}, 120_000)
+afterAll(async () => {
+  await stopServer(server, 'SIGTERM')
   rmSync(dir, { recursive: true, force: true })
 })
 
@@ -83,7 +77,7 @@ describe('ncm against a live server', () => {
     expect(out.stderr).toMatch(/token_completion_unavailable/)
   })
   it('exits 1 when the server cannot be reached', () => {
-    const res = spawnSync(process.execPath, ['--import', 'tsx', 'src/cli/bin.ts', '--url', 'http://127.0.0.1:1', 'surface'], { cwd: REPO_ROOT, encoding: 'utf8', timeout: 60_000 })
+    const res = spawnSync(process.execPath, [BIN, '--url', 'http://127.0.0.1:1', 'surface'], { cwd: REPO_ROOT, encoding: 'utf8', timeout: 180_000 })
     expect(res.status).toBe(1)
     expect(res.stderr).toMatch(/cannot reach/)
   })

@@ -4,18 +4,10 @@
 // (cancel_url) cancels; no column is clipped.
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
+import { pigeonholeDimacs } from '../../src/engines/sat/pigeonhole.js'
 import { SCREENSHOTS, browserHost, hasChromium } from './browser.js'
 
 const range = (from: number, to: number) => Array.from({ length: to - from + 1 }, (_, i) => from + i)
-
-/** Pigeonhole PHP(n+1, n) in DIMACS: unsatisfiable and hard for CDCL, a search that runs until cancelled. */
-function pigeonhole(n: number): string {
-  const p = n + 1
-  const lines = [`p cnf ${p * n} ${p + (n * p * (p - 1)) / 2}`]
-  for (let i = 0; i < p; i++) lines.push(`${range(1, n).map((j) => i * n + j).join(' ')} 0`)
-  for (let j = 1; j <= n; j++) for (let i = 0; i < p; i++) for (let k = i + 1; k < p; k++) lines.push(`-${i * n + j} -${k * n + j} 0`)
-  return lines.join('\n') + '\n'
-}
 
 describe.skipIf(!hasChromium)('/command-center job panel in Chromium (needs /usr/bin/chromium)', () => {
   // The full seed's 100k-bar series makes the search last long enough to watch.
@@ -57,7 +49,7 @@ describe.skipIf(!hasChromium)('/command-center job panel in Chromium (needs /usr
   it('bars true to state, a Cancel button that cancels, and columns that fit', async () => {
     const search = await host.app.inject({
       method: 'POST', url: '/api/v1/sat?timeout_ms=120000&want_model=false',
-      headers: { prefer: 'respond-async', 'content-type': 'text/plain' }, payload: pigeonhole(12),
+      headers: { prefer: 'respond-async', 'content-type': 'text/plain' }, payload: pigeonholeDimacs(12),
     })
     expect(search.statusCode, search.body).toBe(202)
     const id = search.json().data.id as string
