@@ -18,7 +18,7 @@ const MiB = 1024 * 1024
 const defaultMillThreads = Math.max(1, availableParallelism() - 1)
 
 /** What a host needs resident with its first mill worker, measured by bench:memory (docs/benchmarks.md). */
-export const DEFAULT_MEMORY_BUDGET_MIB = 120
+export const DEFAULT_MEMORY_BUDGET_MIB = 320
 
 const intFrom = (min: number, max: number) => z.coerce.number().int().min(min).max(max)
 
