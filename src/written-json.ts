@@ -48,9 +48,12 @@ export class WrittenJson {
   }
 }
 
+/** A one-part text this long is encoded once too: sent again and again (a document), each send would encode it anew. */
+const ENCODED_FROM_CHARS = 64 * 1024
+
 /**
- * Collects parts as they come (each source turns the loop between parts); a text of more than one part is also
- * encoded, a part at a time, for the reply.
+ * Collects parts as they come (each source turns the loop between parts); a text of more than one part, or of one
+ * long part, is also encoded, a part at a time, for the reply.
  */
 export async function collectWritten(source: AsyncIterable<string>): Promise<WrittenJson> {
   const parts: string[] = []
@@ -60,7 +63,8 @@ export async function collectWritten(source: AsyncIterable<string>): Promise<Wri
     if (parts.length === 2) bytes.push(Buffer.from(parts[0]!))
     if (parts.length > 1) bytes.push(Buffer.from(part))
   }
-  return new WrittenJson(parts, parts.length > 1 ? bytes : null)
+  if (parts.length === 1 && parts[0]!.length >= ENCODED_FROM_CHARS) bytes.push(Buffer.from(parts[0]!))
+  return new WrittenJson(parts, bytes.length > 0 ? bytes : null)
 }
 
 /** Whether a WrittenJson sits anywhere in a value (a mill task's answer part: /diff's patch, /jsonsat's model). */

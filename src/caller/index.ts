@@ -1,7 +1,7 @@
 // The caller plugin (/api/v1): one route per registry operation, the envelope hook, the refusal error handler.
 import type { FastifyInstance, FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify'
 import type { Config } from '../config.js'
-import { Refusal } from '../refusal.js'
+import { Refusal, type RefusalCode } from '../refusal.js'
 import { baseUrlOf } from '../base-url.js'
 import { wrongMethod } from '../plugins/route-table.js'
 import { shortUrl } from '../redact.js'
@@ -101,7 +101,12 @@ function routeOperation(
     method: op.method,
     url: op.path,
     bodyLimit: op.bodyLimit === 'large' ? config.largeBodyLimitBytes : config.bodyLimitBytes,
-    config: { operation: op.name, ...(op.largeAnswer ? { largeAnswer: true } : {}) },
+    config: {
+      operation: op.name,
+      ...(op.largeAnswer ? { largeAnswer: true } : {}),
+      examples: op.examples,
+      refusals: refusalsOf(op),
+    },
     ...(op.heavy ? JUDGE_BY_PATH : {}),
     schema: {
       operationId: op.name,
@@ -148,6 +153,15 @@ function routeOperation(
       return writeAnswer && !(data instanceof WrittenJson) ? writeAnswer(data) : data
     },
   })
+}
+
+/** What the gate may refuse this operation with beyond what its route's shape shows, and what its handler declares. */
+function refusalsOf(op: AnyOperation): RefusalCode[] {
+  const codes = new Set<RefusalCode>(op.refusals ?? [])
+  if (op.refuses) codes.add(op.refuses().code)
+  if (op.adminOnly || op.requiredScope) codes.add('forbidden')
+  if (op.checkLimits) codes.add('over_limit')
+  return [...codes]
 }
 
 /** Refuse first (limits, admission), then the job: 202 with its resource, or its answer once it is final. */

@@ -7,7 +7,7 @@ import type { Mill } from '../mill/pool.js'
 import type { Admission } from '../plugins/admission.js'
 import type { Authenticator, Credential } from '../access/auth.js'
 import type { Scope } from '../access/tokens.js'
-import type { Refusal } from '../refusal.js'
+import type { Refusal, RefusalCode } from '../refusal.js'
 import type { CallerCounters } from './counters.js'
 import type { Clock } from '../clock.js'
 
@@ -85,6 +85,11 @@ export interface OperationDefinition<I extends z.ZodType, O extends z.ZodType> {
   checkLimits?: (input: z.output<I>, ctx: OperationContext) => void
   /** For operations refused by nature (`chat`): the refusal, given before anything else is checked. */
   refuses?: () => Refusal
+  /**
+   * Refusal codes the handler itself may answer with (a lookup's not_found, a stored conflict), beyond those the gate
+   * and the route's shape give: the OpenAPI documents list them as responses.
+   */
+  refusals?: readonly RefusalCode[]
   /** Inputs that must succeed; the contract test runs each one. */
   examples: Array<z.input<I>>
   /**

@@ -12,9 +12,11 @@ import { operationContext, type OperationContext } from '../caller/operation.js'
 import type { TradingService } from '../trading/service.js'
 import { Refusal } from '../refusal.js'
 import { setRawSecurityHeaders } from '../plugins/limits.js'
-import type { RequestBinding } from './server.js'
-import { mcpTools } from './tools.js'
+import type { RequestBinding, ToolIndex } from './server.js'
+import { mcpTools, selectTools, type McpTool } from './tools.js'
+import { requestedToolsets, TOOLSETS, TOOLSETS_HEADER, type Toolset } from './toolsets.js'
 import { ownTurn } from './one-per-turn.js'
+import { originMayUseMcp } from './origin.js'
 
 export const MCP_PATH = '/mcp'
 /** Sessions kept at once; past it the least recently used one is closed. */
@@ -42,7 +44,8 @@ interface McpRuntime {
   StreamableHTTPServerTransport: typeof StreamableHTTPServerTransport
   isInitializeRequest: typeof import('@modelcontextprotocol/sdk/types.js').isInitializeRequest
   createMcpServer: typeof import('./server.js').createMcpServer
-  tools: ReturnType<typeof import('./server.js').indexTools>
+  /** The index of a selection's tools, built once per selection. */
+  toolsFor(selection: readonly Toolset[]): ToolIndex
 }
 
 async function loadRuntime(registry: FastifyInstance['registry']): Promise<McpRuntime> {
@@ -55,7 +58,21 @@ async function loadRuntime(registry: FastifyInstance['registry']): Promise<McpRu
     StreamableHTTPServerTransport: transport.StreamableHTTPServerTransport,
     isInitializeRequest: types.isInitializeRequest,
     createMcpServer: server.createMcpServer,
-    tools: server.indexTools(mcpTools(registry)),
+    toolsFor: toolIndexes(mcpTools(registry), server.indexTools),
+  }
+}
+
+/** One index per selection of toolsets (at most 2^4), each built on first use. */
+function toolIndexes(all: readonly McpTool[], index: (tools: readonly McpTool[], others: readonly McpTool[]) => ToolIndex) {
+  const built = new Map<string, ToolIndex>()
+  return (selection: readonly Toolset[]): ToolIndex => {
+    const key = TOOLSETS.filter((name) => selection.includes(name)).join(',')
+    let found = built.get(key)
+    if (!found) {
+      const chosen = selectTools(all, selection)
+      built.set(key, (found = index(chosen, all.filter((tool) => !chosen.includes(tool)))))
+    }
+    return found
   }
 }
 
@@ -71,9 +88,9 @@ export default async function mcpPlugin(app: FastifyInstance, opts: McpPluginOpt
     throw err
   }))
 
-  const newServer = ({ createMcpServer, tools }: McpRuntime) => createMcpServer({
+  const newServer = ({ createMcpServer, toolsFor }: McpRuntime, toolsets: readonly Toolset[]) => createMcpServer({
     config,
-    tools,
+    tools: toolsFor(toolsets),
     trading,
     counters,
     jobs: app.jobs,
@@ -113,11 +130,14 @@ export default async function mcpPlugin(app: FastifyInstance, opts: McpPluginOpt
   })
 
   async function handle(req: FastifyRequest, reply: FastifyReply) {
-    // A browser page may not drive the endpoint unless its origin is allowed (DNS-rebinding and cross-site requests).
+    // A browser page may not drive the endpoint unless it is the host's own or listed (DNS rebinding, cross-site requests).
     const origin = req.headers.origin
-    if (origin !== undefined && !config.corsOrigins.includes(origin)) {
-      throw new Refusal('forbidden', `origin ${origin.slice(0, 200)} may not use ${MCP_PATH}; CORS_ORIGINS lists the allowed ones`)
+    if (origin !== undefined && !originMayUseMcp(origin, req, config)) {
+      throw new Refusal('forbidden', `origin ${origin.slice(0, 200)} may not use ${MCP_PATH}: only the host's own origin ` +
+        '(PUBLIC_URL, or a loopback address on its port) and those CORS_ORIGINS lists may')
     }
+    // An unknown toolset is refused before the credential is even looked at.
+    const toolsets = requestedToolsets(req.query, req.headers[TOOLSETS_HEADER])
     // Authenticated per request, like every API call: a bad bearer is refused before any message is read.
     const credential = await auth.identify(req.headers.authorization, clock.now())
     const binding: RequestBinding = { context: contextOf(req, credential), bodyBytes: Number(req.headers['content-length'] ?? 0) }
@@ -145,7 +165,8 @@ export default async function mcpPlugin(app: FastifyInstance, opts: McpPluginOpt
       touch(sessionId, session)
     } else if (req.method === 'POST' && isInitializeRequest(req.body)) {
       if (sessions.size >= MAX_SESSIONS) await closeSession(sessions.keys().next().value!)
-      const server = newServer(sdk)
+      // The toolsets are the session's from its initialize on: its later requests carry the same URL anyway.
+      const server = newServer(sdk, toolsets)
       const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
         sessionIdGenerator: () => randomUUID(),
         onsessioninitialized: (id) => { sessions.set(id, { transport, server, lastSeen: clock.now() }) },
@@ -158,7 +179,7 @@ export default async function mcpPlugin(app: FastifyInstance, opts: McpPluginOpt
       // starts in a turn of its own: the messages of one poll of the sockets otherwise built their servers and parsed
       // their messages back to back (30 tools/list at once: ~35 ms of the loop in one stretch).
       await ownTurn()
-      const server = newServer(sdk)
+      const server = newServer(sdk, toolsets)
       const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true })
       await server.connect(transport)
       reply.raw.once('close', () => { void server.close() })

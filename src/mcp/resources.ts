@@ -28,10 +28,11 @@ export interface ResourceBody {
 
 export const RESOURCE_TEMPLATES = [
   {
-    uriTemplate: `${RESOURCE_SCHEME}://datasets/{id}`,
+    uriTemplate: `${RESOURCE_SCHEME}://datasets/{dataset}`,
     name: 'dataset',
     title: 'A trading dataset\'s metadata',
-    description: 'Symbol, timeframe, source, rows, first and last bar, checksum (and the seed of synthetic data), by dataset id.',
+    description: 'Symbol, timeframe, source, rows, first and last bar, checksum (and the seed of synthetic data), by dataset id, ' +
+      'symbol, or symbol@timeframe when a symbol has several (as the trading tools\' `dataset`), e.g. ncm://datasets/SYN-DAILY.',
     mimeType: 'application/json',
   },
   {
@@ -92,6 +93,22 @@ async function runNamed(ctx: OperationContext, name: string): Promise<unknown> {
 }
 
 const datasetUri = (id: number) => `${RESOURCE_SCHEME}://datasets/${id}`
+/** A dataset reference is at most this long (a symbol is at most 32 characters, a timeframe 16). */
+const MAX_DATASET_REF = 64
+
+/** The dataset part of a URI, percent-decoded (a symbol may hold characters a URI escapes). */
+function datasetRef(part: string): string {
+  let ref: string
+  try {
+    ref = decodeURIComponent(part)
+  } catch {
+    throw new Refusal('invalid_input', `the dataset in a ${RESOURCE_SCHEME}://datasets/ URI is not valid percent-encoding`)
+  }
+  if (ref.length === 0 || ref.length > MAX_DATASET_REF) {
+    throw new Refusal('invalid_input', `a dataset reference is an id, a symbol or symbol@timeframe of at most ${MAX_DATASET_REF} characters`)
+  }
+  return ref
+}
 /** A pin's URI starts so (its read holds the content: it takes a large-answer slot). */
 export const PIN_URI_PREFIX = `${RESOURCE_SCHEME}://pins/`
 const pinUri = (digest: string) => `${PIN_URI_PREFIX}${digest}`
@@ -118,10 +135,10 @@ export async function readResource(uri: string, { ctx, trading }: ResourceDeps):
   const document = DOCUMENTS.find((d) => d.uri === uri)
   if (document) return { uri, mimeType: document.mimeType, text: await document.read(ctx) }
 
-  const dataset = new RegExp(`^${RESOURCE_SCHEME}://datasets/(\\d+)$`).exec(uri)
+  const dataset = new RegExp(`^${RESOURCE_SCHEME}://datasets/([^/?#]{1,${MAX_DATASET_REF * 3}})$`).exec(uri)
   if (dataset) {
-    const row = await trading.repo.datasetById(Number(dataset[1]))
-    if (!row) throw new Refusal('not_found', `no dataset with id ${dataset[1]}`)
+    // The same reference the trading tools take: an id, a symbol, or symbol@timeframe (ambiguity is refused, naming them).
+    const row = await trading.dataset(datasetRef(dataset[1]!))
     return { uri, mimeType: 'application/json', text: JSON.stringify(datasetView(row), null, 2) }
   }
 

@@ -20,6 +20,9 @@ import type { JobQueue } from '../jobs/types.js'
 import { PLAIN, renderData } from '../cli/render.js'
 import { SURFACE_PREFIX } from '../jobs/view.js'
 import { toolAnswer } from './tool-answer.js'
+import { TOOLSETS_PARAM } from './toolsets.js'
+
+const MCP_TOOLSETS_HINT = `/mcp?${TOOLSETS_PARAM}=`
 import { ownTurn } from './one-per-turn.js'
 
 /** What the HTTP request that carried a message gives its handler (credential, logger, request id, body size). */
@@ -48,10 +51,16 @@ export const SERVER_INSTRUCTIONS =
   'Heavy tools need scope run:heavy when the host has an ADMIN_TOKEN. Resources: skills.md, the lexicon, the OpenAPI documents, ' +
   'datasets and pins.'
 
-/** The tools by name and their tools/list answer: built once per host, shared by every server (one per session or message). */
-export function indexTools(tools: readonly McpTool[]) {
+/**
+ * The tools of a selection by name and their tools/list answer: built once per host and selection, shared by every
+ * server (one per session or message). `others` are the host's tools outside the selection (named in a refusal).
+ */
+export function indexTools(tools: readonly McpTool[], others: readonly McpTool[] = []) {
   return {
     byName: new Map(tools.map((tool) => [tool.name, tool])),
+    outside: new Map(others.map((tool) => [tool.name, tool.toolset])),
+    /** What the instructions tell a client about its toolsets. */
+    toolsetNote: toolsetNote(tools, others),
     listing: tools.map((tool) => ({
       name: tool.name,
       title: tool.title,
@@ -63,6 +72,12 @@ export function indexTools(tools: readonly McpTool[]) {
 }
 export type ToolIndex = ReturnType<typeof indexTools>
 
+function toolsetNote(tools: readonly McpTool[], others: readonly McpTool[]): string {
+  const names = (list: readonly McpTool[]) => [...new Set(list.map((tool) => tool.toolset))].join(', ')
+  const selected = `This connection's toolsets: ${names(tools) || 'none'}.`
+  return others.length ? `${selected} Others (${names(others)}): connect to ${MCP_TOOLSETS_HINT}<names> or ${MCP_TOOLSETS_HINT}all.` : selected
+}
+
 /**
  * One JSON-schema validator for every server. Left to itself, each Server builds an Ajv instance of its own (~2 ms of
  * the loop: its vocabularies and keywords), and a message without a session gets a server of its own: 30 tools/list
@@ -72,13 +87,13 @@ export type ToolIndex = ReturnType<typeof indexTools>
 let validator: AjvJsonSchemaValidator | null = null
 
 export function createMcpServer(deps: McpServerDeps): Server {
-  const { config, tools: { byName, listing }, trading, counters, jobs } = deps
+  const { config, tools: { byName, listing, outside }, trading, counters, jobs } = deps
 
   const server = new Server(
     { name: 'ncm-hub', title: 'NCM Hub', version: HUB_VERSION },
     {
       capabilities: { tools: { listChanged: false }, resources: { listChanged: false } },
-      instructions: `${SERVER_INSTRUCTIONS} Contract ${NCM_VERSION}.`,
+      instructions: `${SERVER_INSTRUCTIONS} ${deps.tools.toolsetNote} Contract ${NCM_VERSION}.`,
       jsonSchemaValidator: (validator ??= new AjvJsonSchemaValidator()),
     },
   )
@@ -88,7 +103,10 @@ export function createMcpServer(deps: McpServerDeps): Server {
   server.setRequestHandler(CallToolRequestSchema, async (request, extra): Promise<CallToolResult> => {
     const tool = byName.get(request.params.name)
     if (!tool) {
-      throw new McpError(ErrorCode.InvalidParams, `no tool named ${request.params.name.slice(0, 100)}; tools/list names them`)
+      const toolset = outside.get(request.params.name)
+      throw new McpError(ErrorCode.InvalidParams, toolset
+        ? `${request.params.name} is in toolset ${toolset}, which this connection did not select: connect to ${MCP_TOOLSETS_HINT}${toolset}`
+        : `no tool named ${request.params.name.slice(0, 100)}; tools/list names them`)
     }
     const { context, bodyBytes } = deps.bindingOf(extra)
     counters.requests++

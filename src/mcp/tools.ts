@@ -12,6 +12,8 @@ import { maxEdgeBody } from '../trading/schemas.js'
 import type { TradingService } from '../trading/service.js'
 import { noInput } from '../caller/operation.js'
 import { SURFACE_PREFIX } from '../jobs/view.js'
+import { flatObjectSchema, type FlatObjectSchema } from './flat-schema.js'
+import { toolsetOf, type Toolset } from './toolsets.js'
 
 type JsonSchema = Record<string, unknown>
 
@@ -30,8 +32,10 @@ export interface McpTool {
   name: string
   title: string
   description: string
-  /** JSON Schema of the arguments; MCP wants an object schema at the top. */
-  inputSchema: JsonSchema & { type: 'object' }
+  /** JSON Schema of the arguments: a plain object with properties (alternatives flattened, see flat-schema.ts). */
+  inputSchema: FlatObjectSchema
+  /** The group a connection selects it by (toolsets.ts), from its registry's metadata. */
+  toolset: Toolset
   /** Runs in the mill: needs scope run:heavy when ADMIN_TOKEN is set, and is refused while the host sheds load. */
   heavy: boolean
   /** 'large' when the tool takes bodies up to LARGE_BODY_LIMIT_BYTES, as its HTTP route does. */
@@ -50,15 +54,10 @@ export interface McpTool {
   renderText?: (data: unknown) => string
 }
 
-/** MCP requires `type: "object"` at the top of an input schema; unions (run's two forms) get it added around their anyOf. */
-function asObjectSchema(schema: Readonly<JsonSchema>): McpTool['inputSchema'] {
-  return { ...schema, type: 'object' }
-}
-
 function jsonSchemaOf(schema: z.ZodType): McpTool['inputSchema'] {
   const converted = z.toJSONSchema(schema, { io: 'input', unrepresentable: 'any' }) as JsonSchema
   delete converted.$schema
-  return asObjectSchema(converted)
+  return flatObjectSchema(converted)
 }
 
 /** A registry operation as a tool: the same refuse-first gate as its route, /run and /cli, and the same job when heavy. */
@@ -67,7 +66,8 @@ function operationTool(op: AnyOperation): McpTool {
     name: op.name,
     title: op.caption,
     description: `${op.caption}. ${op.summary}`,
-    inputSchema: asObjectSchema(inputJsonSchema(op)),
+    inputSchema: flatObjectSchema(inputJsonSchema(op)),
+    toolset: toolsetOf({ surface: 'caller', lobe: op.lobe, ...(op.adminOnly ? { adminOnly: true } : {}) }),
     heavy: op.heavy,
     bodyLimit: op.bodyLimit,
     readOnly: op.method === 'GET',
@@ -112,6 +112,7 @@ function tradingTool<S extends z.ZodType>(spec: TradingToolSpec<S>): McpTool {
     title: spec.title,
     description: spec.description,
     inputSchema: jsonSchemaOf(spec.input),
+    toolset: toolsetOf({ surface: 'trading' }),
     heavy,
     bodyLimit: 'default',
     readOnly: !heavy,
@@ -175,6 +176,10 @@ export const TRADING_TOOLS: readonly McpTool[] = [
     run: (input, trading) => trading.maxEdgeSignal(input),
   }),
 ]
+
+/** The tools of the selected toolsets, in the order of `tools`. */
+export const selectTools = (tools: readonly McpTool[], selection: readonly Toolset[]): McpTool[] =>
+  tools.filter((tool) => selection.includes(tool.toolset))
 
 /** Every tool: exactly the registry's operations, then the trading tools. */
 export function mcpTools(registry: Registry): McpTool[] {

@@ -7,6 +7,8 @@ import { HUB_VERSION, NCM_VERSION } from '../version.js'
 import { hostDocumentBuilder } from './host-documents.js'
 
 export const HOST_TITLE = 'NCM Hub'
+/** The name of the bearer security scheme in the OpenAPI documents (the explorer's Authorize dialog shows it). */
+export const BEARER_SCHEME = 'bearer'
 
 /** The host's icon: every page that does not name one (/admin, the explorer) gets it at /favicon.ico, never a 404. */
 const FAVICON_SVG = "<svg xmlns='http://www.w3.org/2000/svg' viewBox='0 0 16 16'><rect width='16' height='16' rx='3' fill='#234'/></svg>"
@@ -18,7 +20,12 @@ const REFERENCE_ROUTES = ['/reference', '/reference/', '/reference/js/scalar.js'
 const FORWARDED_HEADERS = ['content-type', 'location', 'cache-control', 'etag', 'last-modified'] as const
 /** Of the explorer's answers, what stays with the connection rather than the answer. */
 const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'transfer-encoding', 'date', 'content-length'])
-const EXPLORER_OPTIONS = { routePrefix: '/docs', uiConfig: { docExpansion: 'list' as const, deepLinking: true } }
+// Answers show their schema first: an "Example Value" the explorer generates from a schema is made up (regex-built
+// strings, placeholder numbers), and request bodies pre-fill from the registries' tested examples anyway.
+const EXPLORER_OPTIONS = {
+  routePrefix: '/docs',
+  uiConfig: { docExpansion: 'list' as const, deepLinking: true, defaultModelRendering: 'model' as const },
+}
 
 /** A Fastify instance of its own built on first use, holding a plugin the host only forwards requests to. */
 function lazyInner(build: (inner: FastifyInstance) => Promise<void>): { get(): Promise<FastifyInstance>; close(): Promise<void> } {
@@ -92,11 +99,24 @@ export default fp(
             `The whole host: the honest-compute caller API (/api/v1, contract ${NCM_VERSION}), ` +
             'the paper-trading platform (/health, /api/v11, /api/v10, /api/v6) and the admin/go-live surface.\n\n' +
             'Agents: the caller operations and the trading research are also MCP tools at `/mcp` (Streamable HTTP; point an MCP ' +
-            'client at `http://<host>/mcp`). One message without a session answers as JSON — the transport requires both types ' +
+            'client at `http://<host>/mcp`; toolsets `caller` and `trading` by default, others with `/mcp?toolsets=discovery,admin` or ' +
+            '`all`, see docs/mcp.md). One message without a session answers as JSON — the transport requires both types ' +
             "in Accept: `curl -s localhost:8000/mcp -H 'content-type: application/json' -H 'accept: application/json, " +
             "text/event-stream' -d '{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/list\"}'`.",
         },
         servers: [{ url: '/', description: 'this host' }],
+        // Optional everywhere (`{}`): what needs a credential refuses without one (401/403, documented per operation).
+        security: [{}, { [BEARER_SCHEME]: [] }],
+        components: {
+          securitySchemes: {
+            [BEARER_SCHEME]: {
+              type: 'http',
+              scheme: 'bearer',
+              description: 'ADMIN_TOKEN, or a token minted by POST /api/v1/grant with the scopes it carries (pin:write, run:heavy, ' +
+                'admin:read, trading:write). With no ADMIN_TOKEN set the host is open and needs none.',
+            },
+          },
+        },
         tags: [
           { name: 'discovery', description: 'what the caller API is and can do' },
           { name: 'logic', description: 'SAT solving and CNF analysis' },

@@ -7,6 +7,8 @@ import type { FastifyInstance, RouteOptions } from 'fastify'
 import type { SwaggerTransform } from '@fastify/swagger'
 import { jsonSchemaTransform } from 'fastify-type-provider-zod'
 import { nextTurn } from '../store/turns.js'
+import { placeRequestExamples, withRequestExamples } from './openapi-examples.js'
+import { documentRefusals, routeKey } from './openapi-refusals.js'
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -59,7 +61,7 @@ export function hostDocumentBuilder(app: FastifyInstance): {
   // The transform is a function of the route alone (and the OpenAPI version): converted ahead, it is the same result.
   const transform: SwaggerTransform = (input: TransformInput) => {
     const done = ahead.get(input.route)
-    if (!done) return jsonSchemaTransform(input)
+    if (!done) return withRequestExamples(jsonSchemaTransform(input), input.route)
     ahead.delete(input.route)
     return done
   }
@@ -69,7 +71,8 @@ export function hostDocumentBuilder(app: FastifyInstance): {
     for (const route of routes) {
       // a route with a transform of its own does not use this one
       if (route.config?.swaggerTransform !== undefined || ahead.has(route)) continue
-      ahead.set(route, jsonSchemaTransform({ schema: route.schema as TransformInput['schema'], url: route.url, route, openapiObject: TARGET }))
+      const converted = jsonSchemaTransform({ schema: route.schema as TransformInput['schema'], url: route.url, route, openapiObject: TARGET })
+      ahead.set(route, withRequestExamples(converted, route))
       if (performance.now() - sliceStart >= SLICE_MS) {
         await nextTurn()
         sliceStart = performance.now()
@@ -80,7 +83,17 @@ export function hostDocumentBuilder(app: FastifyInstance): {
 
   const object = once(async () => {
     await convertAhead()
-    return app.swagger() as object
+    const doc = app.swagger() as Parameters<typeof documentRefusals>[0]
+    // Built once per host and not yet handed to anyone: completed in place.
+    const byKey = new Map(routes.flatMap((route) => [route.method].flat().map((method) => [routeKey(method, route.url), route] as const)))
+    documentRefusals(doc, (key) => byKey.get(key))
+    for (const item of Object.values(doc.paths ?? {})) {
+      for (const operation of Object.values(item)) {
+        const body = (operation as { requestBody?: Parameters<typeof placeRequestExamples>[0] }).requestBody
+        if (body) placeRequestExamples(body)
+      }
+    }
+    return doc as object
   })
   const json = once(async () => Buffer.from(JSON.stringify(await object())))
   const yaml = once(async () => Buffer.from(await app.mill.run('docs.yaml', await object(), { timeoutMs: YAML_BUDGET_MS, op: 'docs' })))

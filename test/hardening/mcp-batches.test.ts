@@ -14,7 +14,8 @@ const STRETCH_BOUND_MS = 45
 
 const messages = (n: number, method: string, params: unknown) => Array.from({ length: n }, (_, i) => ({ jsonrpc: '2.0', id: i + 1, method, params }))
 
-const mcp = (body: unknown) => keepingBytes(`${host.base}/mcp`, { body, headers: { accept: 'application/json, text/event-stream' } })
+// `openapi` is a discovery tool: not in the default toolsets
+const mcp = (body: unknown) => keepingBytes(`${host.base}/mcp?toolsets=all`, { body, headers: { accept: 'application/json, text/event-stream' } })
 
 describe('JSON-RPC batches to /mcp', () => {
   beforeAll(async () => {

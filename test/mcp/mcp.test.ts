@@ -8,7 +8,8 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { buildTestApp, okData } from '../helper.js'
 import { createJobRepository } from '../../src/jobs/repository.js'
 import { registry } from '../../src/caller/registry.js'
-import { TRADING_TOOLS } from '../../src/mcp/tools.js'
+import { mcpTools, selectTools, TRADING_TOOLS } from '../../src/mcp/tools.js'
+import { DEFAULT_TOOLSETS } from '../../src/mcp/toolsets.js'
 import { pigeonholeDimacs } from '../../src/engines/sat/pigeonhole.js'
 
 const ADMIN_TOKEN = 'mcp-test-admin-token-0123456789'
@@ -19,9 +20,9 @@ describe('/mcp (Streamable HTTP, SDK client)', () => {
   let base: string
   const clients: Client[] = []
 
-  async function connect(token?: string): Promise<Client> {
+  async function connect(token?: string, path = '/mcp'): Promise<Client> {
     const client = new Client({ name: 'ncm-test', version: '1.0.0' })
-    const transport = new StreamableHTTPClientTransport(new URL('/mcp', base), {
+    const transport = new StreamableHTTPClientTransport(new URL(path, base), {
       requestInit: token ? { headers: { authorization: `Bearer ${token}` } } : {},
     })
     await client.connect(transport)
@@ -49,8 +50,8 @@ describe('/mcp (Streamable HTTP, SDK client)', () => {
     await app?.close()
   })
 
-  it('initializes, answers ping, and lists exactly the registry operations plus the trading tools', async () => {
-    const client = await connect()
+  it('initializes, answers ping, and lists exactly the registry operations plus the trading tools (every toolset)', async () => {
+    const client = await connect(undefined, '/mcp?toolsets=all')
     expect(client.getServerVersion()).toMatchObject({ name: 'ncm-hub' })
     expect(client.getServerCapabilities()).toMatchObject({ tools: {}, resources: {} })
     expect(client.getInstructions()).toContain('honest compute')
@@ -190,7 +191,7 @@ describe('/mcp (Streamable HTTP, SDK client)', () => {
 
     await expect(client.readResource({ uri: `ncm://pins/sha256:${'0'.repeat(64)}` })).rejects.toThrow(/no pin/)
     const templates = await client.listResourceTemplates()
-    expect(templates.resourceTemplates.map((t) => t.uriTemplate)).toEqual(['ncm://datasets/{id}', 'ncm://pins/{digest}'])
+    expect(templates.resourceTemplates.map((t) => t.uriTemplate)).toEqual(['ncm://datasets/{dataset}', 'ncm://pins/{digest}'])
   })
 
   it('shows in the same metrics: /mcp requests under the caller surface, tool refusals in the refusal counts', async () => {
@@ -213,7 +214,7 @@ describe('/mcp (Streamable HTTP, SDK client)', () => {
     expect(res.headers.get('mcp-session-id')).toBeNull()
     const body = await res.json() as { id: number; result: { tools: Array<{ name: string }> } }
     expect(body.id).toBe(1)
-    expect(body.result.tools).toHaveLength(registry.operations.length + TRADING_TOOLS.length)
+    expect(body.result.tools.map((t) => t.name)).toEqual(selectTools(mcpTools(registry), DEFAULT_TOOLSETS).map((t) => t.name))
     // The transport requires both media types in Accept.
     const jsonOnly = await fetch(new URL('/mcp', base), {
       method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json' },

@@ -11,6 +11,7 @@ import { datasetView } from '../datasets.js'
 import { datasetListAnswer, v10HealthAnswer } from '../schemas.js'
 import { maxEdgeV10Body } from '../schemas.js'
 import { problemResponses, tradingNotFound } from './common.js'
+import { MAX_EDGE_V10_EXAMPLES } from './examples.js'
 
 /** RFC 9745 `Deprecation` (a structured-field date: @epoch seconds) and RFC 8594 `Sunset` (an HTTP-date). */
 export const V10_DEPRECATED_AT = Date.UTC(2026, 0, 1)
@@ -57,6 +58,7 @@ export default async function v10Routes(parent: FastifyInstance, ctx: TradingCon
 
   app.post('/trading/max-edge-signal', {
     ...JUDGE_BY_PATH,
+    config: { examples: MAX_EDGE_V10_EXAMPLES, refusals: ['not_found'] },
     schema: {
       tags, deprecated,
       summary: 'v10 signal: in-sample grid over sma_cross only (deprecated: use /api/v11/trading/max-edge-signal)',

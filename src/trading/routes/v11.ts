@@ -21,6 +21,9 @@ import { jobBudgetNote, JUDGE_BY_PATH } from '../../jobs/budget.js'
 import { jobViewSchema } from '../../jobs/types.js'
 import { MODE_REASON } from '../system.js'
 import { problemResponses, requireScope, tradingNotFound } from './common.js'
+import {
+  BACKTEST_EXAMPLES, FULL_CYCLE_EXAMPLES, IMPORT_EXAMPLES, MAX_EDGE_EXAMPLES, SCOPE_REFUSALS, SIMULATE_EXAMPLES,
+} from './examples.js'
 
 const JOB_NOTE = ' Runs as a job: with `Prefer: respond-async` the answer is 202 with the job (Location: /api/v11/jobs/{id}) to poll, ' +
   'watch (…/events, Server-Sent Events) or cancel (DELETE); without it the call waits for the job. An Idempotency-Key returns the same job.'
@@ -77,6 +80,7 @@ export default async function v11Routes(parent: FastifyInstance, ctx: TradingCon
   app.post('/datasets', {
     bodyLimit: config.largeBodyLimitBytes,
     onRequest: requireScope(ctx, 'trading:write', 'trading.datasets.import'),
+    config: { examples: IMPORT_EXAMPLES, refusals: SCOPE_REFUSALS },
     schema: {
       tags,
       summary: 'Import OHLCV bars from CSV (all or nothing); needs scope trading:write',
@@ -106,6 +110,7 @@ export default async function v11Routes(parent: FastifyInstance, ctx: TradingCon
 
   app.post('/trading/backtest', {
     ...JUDGE_BY_PATH,
+    config: { examples: BACKTEST_EXAMPLES, refusals: ['not_found'] },
     schema: {
       tags, summary: 'Backtest a strategy on a dataset (backtesting.py 0.6.6 semantics); the run is stored with its inputs\' digest',
       body: backtestBody,
@@ -116,6 +121,7 @@ export default async function v11Routes(parent: FastifyInstance, ctx: TradingCon
 
   app.post('/trading/simulate', {
     ...JUDGE_BY_PATH,
+    config: { examples: SIMULATE_EXAMPLES, refusals: ['not_found'] },
     schema: {
       tags, summary: 'Monte Carlo of a strategy: bootstrap or GBM paths; percentiles of return, drawdown and Sharpe, loss probability, VaR, CVaR',
       description: 'Reproducible: the same body (seed included) gives the same numbers.' + JOB_NOTE + jobBudgetNote(simulateBody, config.jobMaxMs),
@@ -126,6 +132,7 @@ export default async function v11Routes(parent: FastifyInstance, ctx: TradingCon
 
   app.post('/trading/max-edge-signal', {
     ...JUDGE_BY_PATH,
+    config: { examples: MAX_EDGE_EXAMPLES, refusals: ['not_found'] },
     schema: {
       tags,
       summary: 'Walk-forward search over strategies × parameter grids, scored out of sample; the best configuration and its latest signal',
@@ -140,6 +147,7 @@ export default async function v11Routes(parent: FastifyInstance, ctx: TradingCon
   app.post('/trading/full-cycle', {
     // It writes the paper ledger (orders, fills, cash): beyond a run's own record, so it needs the scope.
     onRequest: requireScope(ctx, 'trading:write', 'trading.full-cycle'),
+    config: { examples: FULL_CYCLE_EXAMPLES, refusals: [...SCOPE_REFUSALS, 'not_found', 'conflict'] },
     schema: {
       tags,
       summary: 'Paper full cycle: signal → ATR risk sizing → paper order → fill at the latest close with slippage → ledger, in one transaction; needs scope trading:write',

@@ -74,6 +74,7 @@ export const grant = defineOperation({
   provenance: ['stored'],
   // A grant cannot mint other grants: checked with the credential, before the input schema.
   adminOnly: true,
+  refusals: ['not_found'],
   checkLimits: (input) => {
     if (input.ttl_s !== undefined && input.ttl_s > GRANT_LIMITS.ttlS) {
       throw new Refusal('over_limit', `ttl_s ${input.ttl_s} is over the limit of ${GRANT_LIMITS.ttlS} s (365 days)`)

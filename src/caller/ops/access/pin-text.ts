@@ -32,6 +32,7 @@ export const pinText = defineOperation({
   output,
   provenance: ['stored'],
   largeAnswer: true,
+  refusals: ['not_found', 'conflict'],
   examples: [{ digest: 'sha256:cdee2ebd9fb3469f980f065206301cb120af225b87a396f6ff78074e9121156b' }],
   render: { contentType: 'text/plain; charset=utf-8', body: (data) => data.content },
   handler: async (i, ctx) => {

@@ -91,6 +91,7 @@ export const pin = defineOperation({
   bodyLimit: 'large',
   textMembers: ['json'],
   largeAnswer: true,
+  refusals: ['not_found', 'conflict', 'over_limit'],
   requiredScope: (raw) => (isWrite(raw) ? 'pin:write' : null),
   // The read example reads what the first one pins (examples run in order on one host).
   examples: [

@@ -97,6 +97,7 @@ export const peft = defineOperation({
   output,
   provenance: ['computed', 'declared'],
   sources: [...CATALOGUE_SOURCES, PEFT_TARGETS_SOURCE, LAYOUT_SOURCES['5.x']],
+  refusals: ['over_limit'],
   examples: [
     { model: 'qwen2.5-3b', r: 16 },
     { model: 'llama-3.2-1b', r: 8, target_modules: ['q_proj'] },

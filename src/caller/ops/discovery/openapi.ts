@@ -16,6 +16,7 @@ const openapiOutput = z.object({
   tags: z.array(z.object({ name: z.string(), description: z.string() })),
   paths: z.record(z.string(), z.record(z.string(), z.unknown())),
   components: z.record(z.string(), z.unknown()),
+  security: z.array(z.record(z.string(), z.array(z.string()))),
 })
 
 export const openapi = defineOperation({
@@ -45,7 +46,7 @@ export const openapi = defineOperation({
   },
 })
 
-type HostDoc = { paths?: Record<string, PathItem>; components?: Record<string, unknown> }
+type HostDoc = { paths?: Record<string, PathItem>; components?: Record<string, unknown>; security?: Array<Record<string, string[]>> }
 /** Per host document, its caller cut written as the route sends it (its answer's text, sent as is every time after). */
 const CUTS = new WeakMap<HostDoc, Promise<z.output<typeof openapiOutput>>>()
 
@@ -84,5 +85,6 @@ async function callerDocument(hostDoc: HostDoc, operationPathList: readonly stri
     tags: LOBES.map((name) => ({ name, description: `${name} operations` })),
     paths,
     components: structuredClone(hostDoc.components ?? {}),
+    security: structuredClone(hostDoc.security ?? []),
   }
 }

@@ -3,7 +3,7 @@ import { z } from 'zod'
 import { defineOperation } from '../../operation.js'
 import { parseArgv, refuseOverlongOperation, tokenize } from '../../grammar.js'
 import { Refusal } from '../../../refusal.js'
-import { dispatch, rethrowSingle, runOutput } from './run.js'
+import { DISPATCHED_REFUSALS, dispatch, rethrowSingle, runOutput } from './run.js'
 
 export const cli = defineOperation({
   name: 'cli',
@@ -23,6 +23,7 @@ export const cli = defineOperation({
   provenance: ['computed', 'measured', 'stored'],
   bodyLimit: 'large',
   largeAnswer: true,
+  refusals: DISPATCHED_REFUSALS,
   examples: [{ line: 'captions' }, { argv: ['surface'] }],
   handler: async (input, ctx) => {
     if ('line' in input) refuseOverlongOperation(input.line, ctx.registry)

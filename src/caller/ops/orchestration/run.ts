@@ -2,7 +2,7 @@
 import { z } from 'zod'
 import { defineOperation, type OperationContext } from '../../operation.js'
 import { runOperation } from '../../gate.js'
-import { Refusal, refusalSchema, type RefusalBody } from '../../../refusal.js'
+import { Refusal, REFUSAL_CODES, refusalSchema, type RefusalBody, type RefusalCode } from '../../../refusal.js'
 import { findOperation } from '../../grammar.js'
 import { jsonWeight } from '../../../engines/diff/json-patch.js'
 import type { AnyOperation } from '../../operation.js'
@@ -98,6 +98,9 @@ export function rethrowSingle(result: z.infer<typeof itemResult>): void {
   }
 }
 
+/** A single operation's refusal is the answer's: any refusal an operation gives (not the transport's own). */
+export const DISPATCHED_REFUSALS: readonly RefusalCode[] = REFUSAL_CODES.filter((code) => code !== 'method_not_allowed' && code !== 'headers_too_large')
+
 export const run = defineOperation({
   name: 'run',
   method: 'POST',
@@ -117,6 +120,7 @@ export const run = defineOperation({
   provenance: ['computed', 'measured', 'stored'],
   bodyLimit: 'large',
   largeAnswer: true,
+  refusals: DISPATCHED_REFUSALS,
   checkLimits: (input) => {
     if ('batch' in input && input.batch.length > MAX_BATCH) {
       throw new Refusal('over_limit', `a batch holds at most ${MAX_BATCH} jobs; this one has ${input.batch.length}`)
