@@ -10,7 +10,7 @@ import { freePort, requireCompiledServer, startServer, stopServer, waitForHealth
 import { checkProof } from '../src/engines/proof-check/index.js'
 import { parseDimacs } from '../src/engines/sat/dimacs.js'
 
-// The compiled binary and server (`npm test` builds dist first): through tsx each spawn cost ~1 s more of CPU.
+// The compiled binary and server (`npm test` builds dist first): no TypeScript loader to start for each spawn.
 const BIN = join(REPO_ROOT, 'dist', 'src', 'cli', 'bin.js')
 let url = ''
 let server: ServerProcess

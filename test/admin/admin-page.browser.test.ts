@@ -20,8 +20,8 @@ describe.skipIf(!hasChromium)('/admin in Chromium (needs /usr/bin/chromium)', ()
     await open.listen({ host: '127.0.0.1', port: 0 })
     await locked.listen({ host: '127.0.0.1', port: 0 })
     browser = await launch()
-    // The first /admin answer runs the known-answer tests (most of a minute on a busy machine): run them here, under
-    // this hook's deadline, so the page's load is the page's own.
+    // The first /admin answer runs the known-answer tests, which are slow on a busy machine: run them here, under this
+    // hook's deadline, so the page's load is the page's own.
     await open.inject('/admin')
   }, 240_000)
   afterAll(async () => {

@@ -10,7 +10,7 @@ import { REPO_ROOT } from '../../src/version.js'
 import { isHeavy } from './heavy.js'
 
 const LOCK = join(tmpdir(), `ncm-heavy-lane-${createHash('sha256').update(REPO_ROOT).digest('hex').slice(0, 12)}`)
-/** Longest a heavy file waits for the lane (the longest heavy files take minutes on a loaded machine). */
+/** Longest a heavy file waits for the lane: the others ahead of it may each run for minutes on a loaded machine. */
 const WAIT_MS = 60 * 60_000
 
 const alive = (pid: number) => {
