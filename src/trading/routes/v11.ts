@@ -35,6 +35,11 @@ export default async function v11Routes(parent: FastifyInstance, ctx: TradingCon
   // CSV bodies arrive as one string, read (and over 1 MiB decoded and their rows counted) by the host's body reader.
   const csvFormat = { kind: 'csv', maxRows: config.csvMaxRows } as const
   app.addContentTypeParser('text/csv', (req: FastifyRequest, payload: Readable) => readBody(parent.bodyReader, req, payload, csvFormat))
+  // What `curl -d` sends without a content type: refused with the way to send a file as it is.
+  app.addContentTypeParser('application/x-www-form-urlencoded', async () => {
+    throw new Refusal('invalid_input', 'a form-encoded body (what `curl -d` sends) is not taken here: send JSON, or a CSV ' +
+      'import as text/csv with `curl --data-binary @file.csv -H "content-type: text/csv"` (-d strips line breaks)')
+  })
   const tags = [TAGS.v11]
 
   app.get('/system/inventory', {
