@@ -22,6 +22,7 @@ import redisPlugin from './plugins/redis.js'
 import { frameworkErrorHandler } from './plugins/framework-errors.js'
 import corsPlugin from './plugins/cors.js'
 import docsPlugin from './plugins/docs.js'
+import probesPlugin from './plugins/probes.js'
 import jsonBodyPlugin from './plugins/json-body.js'
 import largeBodiesPlugin from './plugins/large-bodies.js'
 import largeAnswersPlugin from './plugins/large-answers.js'
@@ -149,6 +150,7 @@ export async function buildApp(opts: BuildOptions): Promise<FastifyInstance> {
   await app.register(corsPlugin, { origins: config.corsOrigins })
   await app.register(metricsPlugin, { memoryBudgetBytes: config.memoryBudgetBytes })
   await app.register(docsPlugin)
+  await app.register(probesPlugin)
   await app.register(adminCollectorsPlugin, {
     ...opts.admin,
     ...(opts.selfTestSandbox ? {} : { selfTestHost: () => buildSelfTestHost(opts, app, clock, registry) }),

@@ -8,6 +8,7 @@ import { shortUrl } from '../redact.js'
 import type { Credential } from '../access/auth.js'
 import { envelope, okEnvelope, refusalEnvelope } from '../envelope.js'
 import { createCallerErrorHandler } from './errors.js'
+import { acceptTextBodies } from './text-body.js'
 import { admitBeforeInput, admitParsed, checksBeforeInput, runParsed, runHandler } from './gate.js'
 import jobRoutes from '../jobs/routes.js'
 import { submitOrWait } from '../jobs/submit.js'
@@ -76,6 +77,7 @@ export default async function callerPlugin(app: FastifyInstance, opts: CallerPlu
       write(await runHandler(op, input, contextFor({ credential: null, requestId: run.jobId, log: app.log.child({ job: run.jobId }), baseUrl: baseUrlOf(null, config) }))))
   }
 
+  acceptTextBodies(app, (name) => registry.byName(name))
   for (const op of registry.operations) routeOperation(app, op, config, contextOf)
 
   await app.register(jobRoutes, { prefix: '/jobs', framing: 'caller' })

@@ -72,6 +72,11 @@ export interface OperationDefinition<I extends z.ZodType, O extends z.ZodType> {
    * as it is. Their schemas must accept any value (z.unknown), and the handler must take plain values too (/run, /cli).
    */
   textMembers?: readonly string[]
+  /**
+   * The input member a `text/plain` body fills (e.g. /sat's `dimacs`: `curl --data-binary @f.cnf -H 'content-type:
+   * text/plain'`); the other members then come from the query string. Without it a text body is refused.
+   */
+  textBody?: string
   /** Only the admin credential may call it (e.g. /grant: a grant cannot mint other grants). Checked before the input. */
   adminOnly?: boolean
   /** The scope a credential must carry for this input, or null when none is needed. */

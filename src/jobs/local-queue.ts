@@ -82,6 +82,8 @@ export function createLocalJobQueue(opts: LocalQueueOptions): LocalJobQueue {
       return job ? withLive(job) : null
     },
 
+    idsStartingWith: (prefix, limit) => repo.idsStartingWith(prefix, limit),
+
     async list(query: JobListQuery): Promise<Page<JobRecord>> {
       await maybePurge()
       const page = await list.read(query, (request) => repo.page({ state: query.state, op: query.op }, request.after, request.limit))

@@ -62,6 +62,8 @@ export interface JobRepository {
    */
   insert(job: NewJob): Promise<JobRecord | null>
   get(id: string): Promise<JobRecord | null>
+  /** Ids that start with `prefix` (lowercase hex and dashes only), in id order, at most `limit`. */
+  idsStartingWith(prefix: string, limit: number): Promise<string[]>
   byKey(surface: JobSurface, key: string): Promise<JobRecord | null>
   /** The stored answer of a succeeded job as its text (null before, or once purged): sent as it is, never parsed. */
   result(id: string): Promise<WrittenJson | null>
@@ -132,6 +134,13 @@ export function createJobRepository(sql: Sql): JobRepository {
       return row
     },
     get: (id) => one(`SELECT ${COLUMNS} FROM jobs WHERE id = ?`, [id]),
+    async idsStartingWith(prefix, limit) {
+      // The prefix holds no LIKE wildcard (hex and dashes, checked by the caller); LIKE rather than a range, whose order
+      // would follow PostgreSQL's collation.
+      if (!/^[0-9a-f-]+$/.test(prefix)) throw new Error(`not an id prefix: ${prefix}`)
+      const rows = await sql.all<{ id: string }>('SELECT id FROM jobs WHERE id LIKE @pattern ORDER BY id LIMIT @limit', { pattern: `${prefix}%`, limit })
+      return rows.map((row) => row.id)
+    },
     byKey: (surface, key) => one(`SELECT ${COLUMNS} FROM jobs WHERE surface = ? AND idempotency_key = ?`, [surface, key]),
     result: (id) => readText(sql, id, 'result'),
     input: (id) => readParts(sql, id, 'input'),

@@ -17,7 +17,12 @@ export interface JobRoutesOptions {
   heartbeatS?: number
 }
 
-const idParams = z.object({ id: z.string().min(1).max(64) })
+const idParams = z.object({ id: z.string().min(1).max(64).describe('the job id, or a prefix of it (at least 4 characters) that starts one job only') })
+/** A whole job id (a random UUID), and what may abbreviate one. */
+const FULL_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/
+const ID_PREFIX = /^[0-9a-f][0-9a-f-]{3,34}$/
+/** Candidates an ambiguous prefix names. */
+const MAX_CANDIDATES = 10
 const listQuery = z.object({
   state: z.enum(JOB_STATES).optional(),
   op: z.string().min(1).max(100).optional(),
@@ -33,7 +38,12 @@ export default async function jobRoutes(app: FastifyInstance, opts: JobRoutesOpt
     ? { 200: okEnvelope(schema), ...Object.fromEntries(Object.entries(extra).map(([k, v]) => [k, okEnvelope(v)])), '4xx': refusalEnvelope, '5xx': refusalEnvelope }
     : { 200: schema, ...extra, ...problemResponses }
 
-  async function found(id: string): Promise<JobRecord> {
+  /**
+   * The job a path names: by its id, or (as git abbreviates) by a prefix of at least 4 characters that starts one job
+   * only. A prefix finds a job without holding its id, so only a caller who may list the jobs may use one.
+   */
+  async function found(req: FastifyRequest): Promise<JobRecord> {
+    const id = await resolvedId(req, (req.params as { id: string }).id)
     const job = await jobs.get(id)
     if (!job) throw new Refusal('not_found', `no job ${id}`, { hints: { list: caller ? '/api/v1/jobs' : '/api/v11/jobs' } })
     if (job.purgedAt !== null) throw purgedRefusal(job)
@@ -46,6 +56,20 @@ export default async function jobRoutes(app: FastifyInstance, opts: JobRoutesOpt
   const listGuard = caller
     ? async (req: FastifyRequest) => app.auth.require(req.credential, 'admin:read', 'jobs')
     : requireScope(app, 'admin:read', 'jobs')
+  async function resolvedId(req: FastifyRequest, id: string): Promise<string> {
+    const lower = id.toLowerCase()
+    if (FULL_ID.test(lower) || !ID_PREFIX.test(lower)) return id
+    await listGuard(req)
+    const ids = await jobs.idsStartingWith(lower, MAX_CANDIDATES + 1)
+    if (ids.length === 1) return ids[0]!
+    if (ids.length === 0) throw new Refusal('not_found', `no job id starts with ${id}`, { hints: { list: caller ? '/api/v1/jobs' : '/api/v11/jobs' } })
+    const count = ids.length > MAX_CANDIDATES ? `more than ${MAX_CANDIDATES}` : String(ids.length)
+    throw new Refusal('invalid_input', `the job id prefix ${id} is ambiguous: ${count} jobs start with it; give more characters`, {
+      issues: [{ path: 'id', message: `ambiguous prefix (${count} jobs)` }],
+      hints: { candidates: ids.slice(0, MAX_CANDIDATES) },
+    })
+  }
+
   app.get('/', {
     onRequest: listGuard,
     schema: {
@@ -60,7 +84,7 @@ export default async function jobRoutes(app: FastifyInstance, opts: JobRoutesOpt
 
   app.get('/:id', {
     schema: { tags, summary: 'One job: state, progress (fraction null where the work has no known total), times, result URL', params: idParams, response: responses(jobViewSchema) },
-  }, async (req) => jobView(await found((req.params as { id: string }).id)))
+  }, async (req) => jobView(await found(req)))
 
   app.get('/:id/result', {
     config: { largeAnswer: true },
@@ -69,8 +93,7 @@ export default async function jobRoutes(app: FastifyInstance, opts: JobRoutesOpt
       params: idParams, response: responses(z.unknown()),
     },
   }, async (req) => {
-    const job = await found((req.params as { id: string }).id)
-    return resultOf(jobs, job)
+    return resultOf(jobs, await found(req))
   })
 
   app.delete('/:id', {
@@ -79,9 +102,7 @@ export default async function jobRoutes(app: FastifyInstance, opts: JobRoutesOpt
       params: idParams, response: responses(jobViewSchema, { 202: jobViewSchema }),
     },
   }, async (req, reply) => {
-    const id = (req.params as { id: string }).id
-    await found(id)
-    const job = (await jobs.cancel(id))!
+    const job = (await jobs.cancel((await found(req)).id))!
     return reply.code(isFinal(job.state) ? 200 : 202).send(jobView(job))
   })
 
@@ -93,7 +114,7 @@ export default async function jobRoutes(app: FastifyInstance, opts: JobRoutesOpt
         'a reconnect answers 204 (EventSource stops). Comment lines keep idle proxies open.',
       params: idParams,
     },
-  }, async (req, reply) => streamJobEvents(jobs, app.jobStreams, heartbeatMs, req, reply, await found((req.params as { id: string }).id)))
+  }, async (req, reply) => streamJobEvents(jobs, app.jobStreams, heartbeatMs, req, reply, await found(req)))
 }
 
 function purgedRefusal(job: JobRecord): Refusal {

@@ -105,6 +105,10 @@ export interface ImportResult {
  * imports of one symbol and timeframe at once (two replicas): the unique (symbol, timeframe) decides, and the one that
  * lost finds the winner's dataset (the same bars: created false; other bars: conflict).
  */
+/** A CSV that arrived without a line break was most likely sent with `curl -d`, which strips them. */
+export const ONE_LINE_HINT = 'it arrived as one line: `curl -d` strips line breaks; send the file with ' +
+  '`curl --data-binary @file.csv -H "content-type: text/csv"`'
+
 export async function importCsvText(sql: Sql, text: string, options: ImportOptions): Promise<ImportResult> {
   checkSymbol(options.symbol)
   if (options.timeframe !== undefined) checkTimeframe(options.timeframe)
@@ -115,9 +119,10 @@ export async function importCsvText(sql: Sql, text: string, options: ImportOptio
     })
   }
   if ('issues' in parsed) {
-    throw new Refusal('invalid_input', `the CSV was not imported: ${new CsvError(parsed.issues).message}`, {
+    const oneLine = !/[\r\n]/.test(text.trimEnd())
+    throw new Refusal('invalid_input', `the CSV was not imported: ${new CsvError(parsed.issues).message}${oneLine ? `; ${ONE_LINE_HINT}` : ''}`, {
       issues: parsed.issues.map((i) => ({ path: `line ${i.line}`, message: i.message })),
-      hints: { bad_rows: parsed.issues },
+      hints: { bad_rows: parsed.issues, ...(oneLine ? { line_breaks: ONE_LINE_HINT } : {}) },
     })
   }
   if (options.strict && parsed.quality.issues > 0) throw strictRefusal(parsed.quality)

@@ -12,6 +12,7 @@ import { jobViewSchema } from '../jobs/types.js'
 import { baseUrlOf } from '../base-url.js'
 import type { Credential } from '../access/auth.js'
 import { PlatformProblem } from '../plugins/problem.js'
+import { Refusal } from '../refusal.js'
 import type { TradingContext } from './context.js'
 import { Answer, TRADING_GROUPS, type TradingCall, type TradingGroup, type TradingOperation } from './operation.js'
 import { problemResponses, tradingNotFound } from './routes/common.js'
@@ -50,6 +51,11 @@ function setUpGroup(app: FastifyInstance, group: TradingGroup, { config }: Tradi
     // CSV bodies arrive as one string, read (and over 1 MiB decoded and their rows counted) by the host's body reader.
     const csvFormat = { kind: 'csv', maxRows: config.csvMaxRows } as const
     app.addContentTypeParser('text/csv', (req: FastifyRequest, payload: Readable) => readBody(app.bodyReader, req, payload, csvFormat))
+    // What `curl -d` sends without a content type: refused with the way to send a file as it is.
+    app.addContentTypeParser('application/x-www-form-urlencoded', async () => {
+      throw new Refusal('invalid_input', 'a form-encoded body (what `curl -d` sends) is not taken here: send JSON, or a CSV ' +
+        'import as text/csv with `curl --data-binary @file.csv -H "content-type: text/csv"` (-d strips line breaks)')
+    })
   }
   if (group === 'v10') {
     app.addHook('onSend', async (req, reply) => {
