@@ -19,10 +19,12 @@ afterAll(async () => {
 })
 
 describe('the trading registry', () => {
-  it('is exactly the trading routes of the host\'s route table', () => {
-    const routes = app.routeTable.filter((r) => r.surface === 'trading' && !r.url.startsWith('/api/v11/jobs'))
+  it('is exactly the routes under the platform\'s prefixes (jobs aside), and each of its root routes is served', () => {
+    const table = app.routeTable.map((r) => `${r.method} ${r.url}`)
+    const prefixed = app.routeTable.filter((r) => /^\/api\/v(11|10|6)\//.test(r.url) && !r.url.startsWith('/api/v11/jobs'))
       .map((r) => `${r.method} ${r.url}`).sort()
-    expect(routes).toEqual(tradingRegistry.map((op) => `${op.method} ${op.url}`).sort())
+    expect(prefixed).toEqual(tradingRegistry.filter((op) => op.group !== 'root').map((op) => `${op.method} ${op.url}`).sort())
+    for (const op of tradingRegistry.filter((o) => o.group === 'root')) expect(table).toContain(`${op.method} ${op.url}`)
   })
 
   it('projects heavy entries to jobs, mcp entries to tools and cli entries to commands', () => {
