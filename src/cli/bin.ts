@@ -130,8 +130,14 @@ async function callMaybeAsync(label: string, request: CallRequest, asJob: boolea
 // `ops` and `help` are local commands here (`ncm help sat` shows the generated help of sat).
 const LOCAL_COMMANDS = new Set(['ops', 'help'])
 
+/** How a command's input becomes a request: its method, and its path with the members left for a query or body. */
+interface CommandRoute {
+  method: 'GET' | 'POST' | 'DELETE'
+  request(input: Record<string, unknown>): { path: string; rest: Record<string, unknown> }
+}
+
 /** A server command: flags parsed by the registry's grammar, sent to its route, the answer rendered. */
-function remoteCommand(op: AnyOperation, parsing: Registry, path: string) {
+function remoteCommand(op: AnyOperation, parsing: Registry, route: CommandRoute) {
   program
     .command(op.name.replaceAll('_', '-'))
     .description(op.caption)
@@ -139,18 +145,19 @@ function remoteCommand(op: AnyOperation, parsing: Registry, path: string) {
     .allowUnknownOption()
     .allowExcessArguments()
     .helpOption('-h, --help', 'show the fields of this operation')
-    .addHelpText('after', '\n' + operationHelp(op, path))
+    .addHelpText('after', '\n' + operationHelp(op, route.method, route.request({}).path))
     .action(async (_args: string[], _opts: unknown, command: Command) => {
       const global = program.opts<GlobalOptions>()
       const { args, files } = takeDownloads(op, command.args)
       const parsed = parseArgv([op.name, ...args], parsing, { readFile: (file) => readFileSync(file, 'utf8') })
-      const query = op.method === 'GET' ? new URLSearchParams(parsed.input as Record<string, string>).toString() : ''
+      const { path, rest } = route.request(parsed.input as Record<string, unknown>)
+      const query = route.method === 'POST' ? '' : new URLSearchParams(rest as Record<string, string>).toString()
       // Trading research runs as a job by default (minutes-long searches); caller heavy ops with --async.
       const research = path.startsWith('/api/v11/trading/')
       const answer = await callMaybeAsync(op.name, {
-        method: op.method,
+        method: route.method,
         path: path + (query ? `?${query}` : ''),
-        body: op.method === 'POST' ? JSON.stringify(parsed.input) : undefined,
+        body: route.method === 'POST' ? JSON.stringify(rest) : undefined,
         contentType: 'application/json',
         accept: 'application/json',
       }, research ? !global.sync : op.heavy && Boolean(global.async))
@@ -203,8 +210,10 @@ async function writeDownloads(files: Array<{ flag: string; spec: Download; path:
   }
 }
 
-for (const op of registry.operations.filter((o) => !LOCAL_COMMANDS.has(o.name))) remoteCommand(op, registry, fullPath(op))
-for (const command of TRADING_COMMANDS) remoteCommand(command.op, tradingCommandRegistry, command.path)
+for (const op of registry.operations.filter((o) => !LOCAL_COMMANDS.has(o.name))) {
+  remoteCommand(op, registry, { method: op.method, request: (input) => ({ path: fullPath(op), rest: input }) })
+}
+for (const command of TRADING_COMMANDS) remoteCommand(command.op, tradingCommandRegistry, command)
 
 const operationCommandNames = new Set(registry.operations.map((op) => op.name.replaceAll('_', '-')))
 const tradingCommandNames = new Set(TRADING_COMMANDS.map((c) => c.op.name))
@@ -280,9 +289,9 @@ function helpByLobe(style = PLAIN): string {
 }
 program.helpInformation = () => helpByLobe(stdoutStyle())
 
-function operationHelp(op: AnyOperation, path: string): string {
+function operationHelp(op: AnyOperation, method: string, path: string): string {
   const schema = inputJsonSchema(op) as { properties?: Record<string, { type?: unknown; description?: string }>; required?: string[] }
-  const lines = [`${op.method} ${path} — ${op.caption}`, '', op.summary, '']
+  const lines = [`${method} ${path} — ${op.caption}`, '', op.summary, '']
   const properties = Object.entries(schema.properties ?? {})
   if (properties.length > 0) {
     lines.push('Fields:')

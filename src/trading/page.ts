@@ -13,7 +13,7 @@ export function equityChartSvg(equity: Panels['panels']['equity']): string {
   const open = `<svg id="equity-chart" viewBox="0 0 ${width} ${height}" role="img" preserveAspectRatio="xMidYMid meet"`
   if (!equity || equity.points.length < 2) {
     return `${open} aria-label="no equity curve stored yet"><title>No equity curve stored yet</title>` +
-      `<text x="${width / 2}" y="${height / 2}" text-anchor="middle" class="chart-empty">No equity curve stored yet: POST /api/v11/trading/backtest with include: ["equity"]</text></svg>`
+      `<text x="${width / 2}" y="${height / 2}" text-anchor="middle" class="chart-empty">No equity curve stored yet: run a backtest (POST /api/v11/trading/backtest)</text></svg>`
   }
   const pts = equity.points
   const t0 = pts[0]![0]

@@ -68,9 +68,9 @@ export function createMarketTables(sql: Sql) {
      */
     async insertDataset(meta: NewDataset, bars: Bars): Promise<DatasetRow> {
       const inserted = await sql.get<{ id: number }>(
-        `INSERT INTO datasets (symbol, timeframe, source, rows, first_ts, last_ts, sha256, seed, generator, origin, created_at)
-         VALUES (@symbol, @timeframe, @source, 0, NULL, NULL, @sha256, @seed, @generator, @origin, @created_at) RETURNING id`,
-        meta,
+        `INSERT INTO datasets (symbol, timeframe, source, rows, first_ts, last_ts, sha256, seed, generator, origin, created_at, quality)
+         VALUES (@symbol, @timeframe, @source, 0, NULL, NULL, @sha256, @seed, @generator, @origin, @created_at, @quality) RETURNING id`,
+        { ...meta, quality: meta.quality ?? null },
       )
       const id = Number(inserted!.id)
       const count = bars.ts.length
