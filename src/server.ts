@@ -30,8 +30,26 @@ async function main() {
       stopDraining()
     }
   })
-  await app.listen({ host: config.host, port: config.port })
+  try {
+    await app.listen({ host: config.host, port: config.port })
+  } catch (err) {
+    const reason = listenRefusal(err as NodeJS.ErrnoException, config.host, config.port)
+    if (!reason) throw err
+    process.stderr.write(`ncm-hub: ${reason}\n`)
+    await app.close()
+    process.exit(1)
+  }
   app.log.info({ ms: Math.round(performance.now() - started) }, `NCM Hub ready; docs at /docs`)
+}
+
+/** One line for the listen errors a user causes (the port taken or privileged), naming the variables that fix them. */
+function listenRefusal(err: NodeJS.ErrnoException, host: string, port: number): string | null {
+  if (err.code === 'EADDRINUSE') {
+    return `port ${port} on ${host} is already in use (PORT=${port}): stop the other server, or start with another PORT, e.g. PORT=8001 npm start`
+  }
+  if (err.code === 'EACCES') return `no permission to listen on port ${port} (PORT=${port}): ports below 1024 need privileges; choose PORT=8000 or above`
+  if (err.code === 'EADDRNOTAVAIL') return `${host} is not an address of this machine (HOST=${host}): use 127.0.0.1, 0.0.0.0 or one of its addresses`
+  return null
 }
 
 /** How often, while draining, connections that have just finished their last answer are closed. */

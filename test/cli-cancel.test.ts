@@ -18,7 +18,8 @@ describe('ncm --async and Ctrl-C', () => {
   it('cancels the running job on SIGINT, exits 130, and the job ends cancelled', async () => {
     const file = join(dir, 'hole11.cnf')
     writeFileSync(file, pigeonholeDimacs(11))
-    const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/bin.ts', '--url', host.base, '--async', 'sat', '--dimacs', `@${file}`, '--timeout-ms', '120000'],
+    // The compiled binary (`npm test` builds dist first): no TypeScript loader to start.
+    const child = spawn(process.execPath, [join(REPO_ROOT, 'dist', 'src', 'cli', 'bin.js'), '--url', host.base, '--async', 'sat', '--dimacs', `@${file}`, '--timeout-ms', '120000'],
       { cwd: REPO_ROOT, stdio: ['ignore', 'pipe', 'pipe'] })
     let stderr = ''
     const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)))

@@ -1,42 +1,36 @@
 // The ncm binary against a real server spawned on a loopback port: readable output, raw envelopes, exit codes.
-import { spawn, spawnSync } from 'node:child_process'
+import { spawnSync } from 'node:child_process'
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { request } from 'undici'
 import { REPO_ROOT } from '../src/version.js'
+import { freePort, requireCompiledServer, startServer, stopServer, waitForHealth, type ServerProcess } from './process.js'
 import { checkProof } from '../src/engines/proof-check/index.js'
 import { parseDimacs } from '../src/engines/sat/dimacs.js'
 
-const port = 21000 + Math.floor(Math.random() * 20000)
-const url = `http://127.0.0.1:${port}`
+// The compiled binary and server (`npm test` builds dist first): no TypeScript loader to start for each spawn.
+const BIN = join(REPO_ROOT, 'dist', 'src', 'cli', 'bin.js')
+let url = ''
+let server: ServerProcess
 const dir = mkdtempSync(join(tmpdir(), 'ncm-cli-'))
-const server = spawn(process.execPath, ['--import', 'tsx', 'src/server.ts'], {
-  cwd: REPO_ROOT,
-  env: { ...process.env, PORT: String(port), DATABASE_PATH: ':memory:', LOG_LEVEL: 'warn', MILL_THREADS: '1', RATE_LIMIT_PER_MIN: '0', MAX_EVENT_LOOP_DELAY_MS: '60000' },
-  stdio: 'ignore',
-})
 
+/** Runs the binary; the spawn's own deadline only keeps a hung child from holding the worker (spawnSync blocks it). */
 function ncm(...args: string[]) {
-  const res = spawnSync(process.execPath, ['--import', 'tsx', 'src/cli/bin.ts', '--url', url, ...args], { cwd: REPO_ROOT, encoding: 'utf8', timeout: 60_000 })
+  const res = spawnSync(process.execPath, [BIN, '--url', url, ...args], { cwd: REPO_ROOT, encoding: 'utf8', timeout: 180_000 })
   return { code: res.status, stdout: res.stdout, stderr: res.stderr }
 }
 
 beforeAll(async () => {
-  for (let i = 0; i < 600; i++) {
-    try {
-      const res = await request(`${url}/api/v1/health`)
-      await res.body.dump()
-      if (res.statusCode === 200) return
-    } catch {
-      await new Promise((r) => setTimeout(r, 50))
-    }
-  }
-  throw new Error('server did not start')
-}, 60_000)
-afterAll(() => {
-  server.kill('SIGTERM')
+  requireCompiledServer()
+  const port = await freePort()
+  url = `http://127.0.0.1:${port}`
+  server = startServer({ PORT: String(port), DATABASE_PATH: ':memory:', RATE_LIMIT_PER_MIN: '0', MAX_EVENT_LOOP_DELAY_MS: '60000' }, { compiled: true })
+  await waitForHealth(`${url}/api/v1/health`, { server, timeoutMs: 100_000 })
+}, 120_000)
+afterAll(async () => {
+  await stopServer(server, 'SIGTERM')
   rmSync(dir, { recursive: true, force: true })
 })
 
@@ -83,7 +77,7 @@ describe('ncm against a live server', () => {
     expect(out.stderr).toMatch(/token_completion_unavailable/)
   })
   it('exits 1 when the server cannot be reached', () => {
-    const res = spawnSync(process.execPath, ['--import', 'tsx', 'src/cli/bin.ts', '--url', 'http://127.0.0.1:1', 'surface'], { cwd: REPO_ROOT, encoding: 'utf8', timeout: 60_000 })
+    const res = spawnSync(process.execPath, [BIN, '--url', 'http://127.0.0.1:1', 'surface'], { cwd: REPO_ROOT, encoding: 'utf8', timeout: 180_000 })
     expect(res.status).toBe(1)
     expect(res.stderr).toMatch(/cannot reach/)
   })
@@ -123,6 +117,8 @@ describe('ncm against a live server', () => {
     expect(complete(['ncm', 'ba'])).toEqual(['backtest'])
     expect(complete(['ncm', 'sat', '--d'])).toEqual(['--dimacs'])
     expect(complete(['ncm', '--url', 'http://x', 'jsons'])).toEqual(['jsonsat'])
+    expect(complete(['ncm', '--columns', 'id,op', 'jsons'])).toEqual(['jsonsat'])
+    expect(complete(['ncm', '--as'])).toEqual(['--async'])
     const zsh = ncm('completion', 'zsh').stdout
     expect(zsh).toMatch(/^#compdef ncm/)
     expect(zsh).toContain("'max-edge-signal:Walk-forward signal search scored out of sample'")
@@ -131,6 +127,14 @@ describe('ncm against a live server', () => {
       const registered = spawnSync('zsh', ['-c', `autoload -Uz compinit && compinit -u 2>/dev/null; ${zsh}\necho \${_comps[ncm]}`], { encoding: 'utf8' })
       expect(registered.stdout.trim(), registered.stderr).toBe('_ncm')
     }
+  })
+  it('ncm --help lists every global flag and the environment variables', () => {
+    const out = ncm('--help')
+    expect(out.code).toBe(0)
+    for (const flag of ['--url <url>', '--token <token>', '--json', '--human', '--async', '--sync', '--all', '--wide', '--columns <names>']) {
+      expect(out.stdout).toMatch(new RegExp(`^  ${flag.replace(/[<>]/g, '\\$&')}\\s`, 'm'))
+    }
+    for (const variable of ['NCM_URL', 'NCM_TOKEN', 'NO_COLOR']) expect(out.stdout).toMatch(new RegExp(`^  ${variable}\\s`, 'm'))
   })
   it('generates help for an operation from the registry', () => {
     const out = ncm('help', 'sat')

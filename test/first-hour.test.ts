@@ -67,7 +67,7 @@ describe('first-hour behaviour', () => {
     const sat = await app.inject({ method: 'GET', url: '/api/v1/sat' })
     expect(sat.headers.allow).toBe('POST')
     expectRefusal(sat, 'method_not_allowed', 405)
-    for (const [method, url, allow] of [['POST', '/health', 'GET, HEAD'], ['PUT', '/api/v11/runs/12', 'GET, HEAD']] as const) {
+    for (const [method, url, allow] of [['POST', '/health', 'GET, HEAD'], ['PUT', '/api/v11/runs/12', 'DELETE, GET, HEAD']] as const) {
       const res = await app.inject({ method, url })
       expect(res.statusCode, url).toBe(405)
       expect(res.headers.allow).toBe(allow)

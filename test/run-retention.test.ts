@@ -27,7 +27,7 @@ async function backtest(body: Record<string, unknown>) {
 const runs = () => host.app.store.sql.all<{ id: number; has_equity: 0 | 1; created_at: string }>('SELECT id, CASE WHEN equity IS NULL THEN 0 ELSE 1 END AS has_equity, created_at FROM runs ORDER BY id')
 
 describe('run storage is bounded (item 9)', () => {
-  it('stores identical backtests once, without an equity curve unless asked for', async () => {
+  it('stores identical backtests once, with their curve, trades and equity (pruned with the run)', async () => {
     const before = (await runs()).length
     const first = await backtest({ params: { fast: 7, slow: 21 } })
     expect(first.run).toMatchObject({ stored: true, same_inputs_as_run: null })
@@ -37,12 +37,10 @@ describe('run storage is bounded (item 9)', () => {
       expect(again.stats).toEqual(first.stats)
     }
     expect((await runs()).length).toBe(before + 1)
-    expect((await runs()).at(-1)).toMatchObject({ id: first.run.id, has_equity: 0 })
-    // A repeat that asks for the curve gives the stored run one, still without a second row.
+    expect((await runs()).at(-1)).toMatchObject({ id: first.run.id, has_equity: 1 })
     const withCurve = await backtest({ params: { fast: 7, slow: 21 }, include: ['equity'] })
     expect(withCurve.run).toMatchObject({ id: first.run.id, stored: false })
     expect((await runs()).length).toBe(before + 1)
-    expect((await runs()).at(-1)).toMatchObject({ id: first.run.id, has_equity: 1 })
   })
 
   it('keeps only the newest RUN_RETENTION_MAX_RUNS runs', async () => {
@@ -52,6 +50,9 @@ describe('run storage is bounded (item 9)', () => {
     const gone = await request(`${host.base}/api/v11/runs/${ids[0]}`)
     expect(gone.statusCode).toBe(404)
     await gone.body.dump()
+    // A pruned run's trades and curve go with it.
+    const kept = await host.app.store.sql.all<{ run_id: number }>('SELECT DISTINCT run_id FROM run_equity ORDER BY run_id')
+    expect(kept.map((r) => Number(r.run_id))).toEqual(ids.slice(-MAX_RUNS))
   })
 
   it('drops runs older than RUN_RETENTION_MAX_AGE_DAYS at the next stored run', async () => {

@@ -1,5 +1,6 @@
 // The real process: configuration errors name the variable; SIGTERM drains and exits cleanly.
 import { mkdtempSync, rmSync } from 'node:fs'
+import { createServer } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
@@ -11,6 +12,21 @@ describe('the server process', () => {
     const server = startServer({ PORT: 'eighty', DATABASE_PATH: ':memory:' })
     expect((await server.exited).code).toBe(78)
     expect(server.stderr()).toMatch(/PORT="eighty"/)
+  })
+
+  it('a port already in use: one line naming PORT, no stack trace, exit 1', async () => {
+    const taken = createServer()
+    await new Promise<void>((resolve) => taken.listen(0, '127.0.0.1', resolve))
+    const port = (taken.address() as { port: number }).port
+    try {
+      const server = startServer({ PORT: String(port), DATABASE_PATH: ':memory:' }, { compiled: true })
+      expect((await server.exited).code).toBe(1)
+      const lines = server.stderr().trim().split('\n')
+      expect(lines).toEqual([expect.stringContaining(`port ${port} on 127.0.0.1 is already in use (PORT=${port})`)])
+      expect(server.stderr()).not.toMatch(/\n\s+at /)
+    } finally {
+      taken.close()
+    }
   })
 
   it('serves on its data directory and exits 0 on SIGTERM', async () => {

@@ -23,7 +23,12 @@ import gc
 import json
 import sys
 
-import torch
+try:  # the GPU stack lives only on a measuring machine; elsewhere the script says what it needs and stops
+    import peft
+    import torch
+    import transformers
+except ImportError as missing:
+    sys.exit(f'measure.py needs a CUDA GPU with torch, transformers 5.x, peft and accelerate installed ({missing})')
 
 MiB = 2**20
 
@@ -55,13 +60,13 @@ PEFT_CASES = [("mixtral-8x7b", 8, "all-linear"), ("mixtral-8x7b", 16, ["w1", "w2
 
 
 def config_of(name):
-    from transformers import AutoConfig
+    AutoConfig = transformers.AutoConfig
     c = dict(CONFIGS[name])
     return AutoConfig.for_model(c.pop("model_type"), **c)
 
 
 def build(name, device="cuda", attn="sdpa"):
-    from transformers import AutoModelForCausalLM
+    AutoModelForCausalLM = transformers.AutoModelForCausalLM
     with torch.device(device):
         model = AutoModelForCausalLM.from_config(config_of(name), dtype=torch.bfloat16, attn_implementation=attn)
     return model.eval()
@@ -85,7 +90,7 @@ def measure_device():
 
 def run_batch(model, batch, context, chunk):
     """Static cache for batch x context, prefill in chunks, one decode step. True if it ran."""
-    from transformers import StaticCache
+    StaticCache = transformers.StaticCache
     cache = None
     try:
         cache = StaticCache(config=model.config, max_cache_len=context + 1)
@@ -126,7 +131,7 @@ def measure_fit(chunk):
 
 
 def measure_kv():
-    from transformers import DynamicCache
+    DynamicCache = transformers.DynamicCache
     rows = []
     for name, tokens in KV_WINDOWS:
         model = build(name)
@@ -150,11 +155,12 @@ def measure_kv():
 
 
 def measure_peft():
-    from peft import LoraConfig, get_peft_model
+    LoraConfig = peft.LoraConfig
+    get_peft_model = peft.get_peft_model
     rows = []
     for name, r, targets in PEFT_CASES:
         with torch.device("meta"):
-            from transformers import AutoModelForCausalLM
+            AutoModelForCausalLM = transformers.AutoModelForCausalLM
             model = AutoModelForCausalLM.from_config(config_of(name), dtype=torch.bfloat16)
         row = {"model": name, "r": r, "target_modules": targets if targets is not None else "default",
                "api_before_millions": None}
@@ -172,7 +178,8 @@ def measure_peft():
 
 
 def measure_training():
-    from peft import LoraConfig, get_peft_model
+    LoraConfig = peft.LoraConfig
+    get_peft_model = peft.get_peft_model
     model = build("llama-2-7b", attn="sdpa")
     model.train()
     model = get_peft_model(model, LoraConfig(r=16, target_modules="all-linear"))
@@ -204,8 +211,6 @@ def main():
     p.add_argument("--chunk", type=int, default=1024, help="prefill tokens per sequence per forward (the /fit default)")
     a = p.parse_args()
     only = set(a.only.split(","))
-    import peft
-    import transformers
     gpu = torch.cuda.get_device_name(0)
     env = {"gpu": gpu, "torch": torch.__version__, "transformers": transformers.__version__,
            "peft": peft.__version__, "cuda": torch.version.cuda or "unknown"}

@@ -83,18 +83,18 @@ export interface Cluster extends Omit<Balancer, 'process' | 'stop'> {
   stop(): Promise<void>
 }
 
-/** The scale config with its upstreams pointed at the replicas' loopback ports and its listener at `port`. */
+/** The scale config's template with its upstreams pointed at the replicas' loopback ports and its listener at `port`. */
 export function scaleConfigFor(ports: readonly number[], listenPort: number): string {
-  const conf = readFileSync(join(REPO_ROOT, 'nginx', 'ncm-hub-scale.conf'), 'utf8')
+  const conf = readFileSync(join(REPO_ROOT, 'nginx', 'templates', 'ncm-hub-scale.conf.template'), 'utf8')
   let upstreams = 0
   const rewritten = conf
-    .replace(/^(\s*)server app-scale:8000( [^;]*)?;$/gm, (_line, indent: string, params = '') => {
+    .replace(/^(\s*)server \$\{NCM_HUB_UPSTREAM\}( [^;]*)?;$/gm, (_line, indent: string, params = '') => {
       upstreams++
       return ports.map((p) => `${indent}server 127.0.0.1:${p}${params};`).join('\n')
     })
     .replace(/^(\s*)listen 80;$/m, `$1listen 127.0.0.1:${listenPort};`)
   if (upstreams === 0 || !rewritten.includes(`listen 127.0.0.1:${listenPort};`)) {
-    throw new Error('nginx/ncm-hub-scale.conf no longer has `server app-scale:8000 …;` upstream lines and `listen 80;`: update test/scale/cluster.ts')
+    throw new Error('nginx/templates/ncm-hub-scale.conf.template no longer has `server ${NCM_HUB_UPSTREAM} …;` upstream lines and `listen 80;`: update scripts/cluster/cluster.ts')
   }
   return rewritten
 }

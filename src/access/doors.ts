@@ -10,7 +10,12 @@ export const ROUTE_ACTIONS: Readonly<Record<string, Action>> = {
   'GET /docs/*': 'host.read',
   'GET /reference': 'host.read',
   'GET /reference/*': 'host.read',
-  // Jobs, on both surfaces
+  'GET /favicon.ico': 'host.read',
+  // Probes: anyone may ask whether the host is up; the checks' detail is admin.read (src/plugins/probes.ts)
+  'GET /livez': 'host.read',
+  'GET /readyz': 'host.read',
+  'GET /startupz': 'host.read',
+  // Jobs, on both surfaces (their routes are registered beside the registries)
   'GET /api/v1/jobs': 'job.list',
   'GET /api/v1/jobs/:id': 'job.read',
   'GET /api/v1/jobs/:id/result': 'job.read',
@@ -34,36 +39,7 @@ export const ROUTE_ACTIONS: Readonly<Record<string, Action>> = {
   'POST /mcp': 'mcp.connect',
   'GET /mcp': 'mcp.connect',
   'DELETE /mcp': 'mcp.connect',
-  // Trading platform
-  'GET /health': 'host.read',
-  'GET /command-center': 'host.read',
-  'GET /api/v11/system/inventory': 'host.read',
-  'GET /api/v11/system/health': 'host.read',
-  'GET /api/v11/system/mode': 'host.read',
-  'GET /api/v11/system/verify': 'host.read',
-  'GET /api/v11/db/stats': 'host.read',
-  'POST /api/v11/datasets': 'dataset.write',
-  'GET /api/v11/datasets': 'dataset.read',
-  'GET /api/v11/datasets/:ref': 'dataset.read',
-  'DELETE /api/v11/datasets/:ref': 'dataset.write',
-  'POST /api/v11/trading/backtest': 'compute.heavy',
-  'POST /api/v11/trading/simulate': 'compute.heavy',
-  'POST /api/v11/trading/max-edge-signal': 'compute.heavy',
-  'POST /api/v11/trading/full-cycle': 'ledger.write',
-  'GET /api/v11/runs': 'run.read',
-  'GET /api/v11/runs/:id': 'run.read',
-  'DELETE /api/v11/runs/:id': 'run.delete',
-  'GET /api/v11/ledger/accounts': 'ledger.read',
-  'GET /api/v11/ledger/positions': 'ledger.read',
-  'GET /api/v11/ledger/orders': 'ledger.read',
-  'GET /api/v11/ledger/fills': 'ledger.read',
-  'GET /api/v11/ledger/cycles': 'ledger.read',
-  'GET /api/v10/system/health': 'host.read',
-  'POST /api/v10/trading/max-edge-signal': 'compute.heavy',
-  'GET /api/v10/datasets': 'dataset.read',
-  'GET /api/v6/rpc/snapshot': 'host.read',
-  'GET /api/v6/rpc/best': 'host.read',
-  'GET /api/v6/command-center/panels': 'host.read',
+  // The trading platform's routes name their action in its registry (src/trading/operation.ts accessOf).
 }
 
 /** The action of a route listed here, or undefined. */

@@ -116,6 +116,7 @@ export function createReadinessCollector(app: FastifyInstance, options: Collecto
       runRetention: await runRetentionSummary(app, options.config),
       jobRetention: await jobRetentionSummary(app, options.config),
       scaleOut: await scaleOutReport(app),
+      memory: { rss_bytes: process.memoryUsage.rss(), budget_bytes: options.config.memoryBudgetBytes },
       startup: startupSummary(rootDir),
       environment: environmentSummary(options.config, rootDir),
       algorithms: [SMOKE_ALGORITHM, TRUTH_ALGORITHM, python.algorithm, node.algorithm, 'pep503-normalise/1', MIGRATION_ALGORITHM, STARTUP_ALGORITHM, ENVIRONMENT_ALGORITHM],

@@ -92,7 +92,8 @@ export default fp(
     let closing = false
     app.addHook('onListen', async () => {
       startRun = setTimeout(() => {
-        void bootReport().catch((err: unknown) => {
+        void bootReport().then(() => app.startup.finished('done'), (err: unknown) => {
+          app.startup.finished('failed')
           if (!closing) app.log.error({ err }, 'the go-live readiness report failed at start')
         })
       }, START_REPORT_DELAY_MS)
@@ -103,5 +104,5 @@ export default fp(
       if (startRun) clearTimeout(startRun)
     })
   },
-  { name: 'ncm-admin-collectors', fastify: '5.x', dependencies: ['ncm-store', 'ncm-auth'] },
+  { name: 'ncm-admin-collectors', fastify: '5.x', dependencies: ['ncm-store', 'ncm-auth', 'ncm-probes'] },
 )

@@ -64,6 +64,7 @@ const healthy = (): ReadinessInputs => ({
   },
   environment: { node_env: 'production', host: '0.0.0.0', port: 8000, admin_token: 'set', data_dir: 'data', aliases: [], required_blockers: [], advisories: [], algorithm: 'environment-check/1' },
   algorithms: ['requirements-scan/1'],
+  memory: { rss_bytes: 100 * 1024 * 1024, budget_bytes: 200 * 1024 * 1024 },
 })
 
 const ROOM = { state: 'ok' as const, free_bytes: null, total_bytes: null, reason: null }
@@ -78,6 +79,15 @@ describe('buildReadinessReport', () => {
     expect(r.plan.next_steps).toEqual(['python3 scripts/smoke.py'])
     expect(r.summary.algorithms).toEqual(['readiness-weighted/1', 'boot-smoke-inject/1', 'requirements-scan/1'])
     expect(r.plan.algorithms).toEqual(r.summary.algorithms)
+  })
+
+  it('RSS over MEMORY_BUDGET_MIB: still ready, a memory notice, the memory check at half its weight', () => {
+    const r = readinessReportSchema.parse(buildReadinessReport({ ...healthy(), memory: { rss_bytes: 300 * 1024 * 1024, budget_bytes: 200 * 1024 * 1024 } }))
+    expect(r.summary).toMatchObject({ status: 'ready', required_blocker_count: 0, notice_count: 1 })
+    expect(r.summary.readiness_score).toBe(Math.round(100 - CHECK_WEIGHTS.memory / 2))
+    expect(r.blockers.notices).toEqual([{ kind: 'memory', detail: expect.stringMatching(/^RSS 300 MiB is over MEMORY_BUDGET_MIB \(200 MiB\)/) }])
+    expect(r.plan.checks.find((c) => c.name === 'memory')).toMatchObject({ status: 'warn', earned: CHECK_WEIGHTS.memory / 2 })
+    expect(r.plan.readiness).toBe('review')
   })
 
   it('the shared Redis: reported as measured; unreachable or a per-replica limiter is a notice, never a blocker', () => {
@@ -140,7 +150,7 @@ describe('buildReadinessReport', () => {
     expect(r.blockers.advisories).toEqual([{ kind: 'dependency', detail: { module: 'yaml', recommended_package: 'yaml', critical: true } }])
     expect(r.summary).toMatchObject({ required_blocker_count: 5, advisory_count: 1, missing_dependency_count: 1 })
     expect(r.summary).toMatchObject({ status: 'blocked', boot_status: 'pass' })
-    expect(r.summary.readiness_score).toBe(CHECK_WEIGHTS.boot_smoke + CHECK_WEIGHTS.node_dependencies + CHECK_WEIGHTS.deployment_assets)
+    expect(r.summary.readiness_score).toBe(CHECK_WEIGHTS.boot_smoke + CHECK_WEIGHTS.node_dependencies + CHECK_WEIGHTS.deployment_assets + CHECK_WEIGHTS.memory)
     expect(r.plan.next_steps).toContain('python3 -m pip install PyYAML')
   })
 

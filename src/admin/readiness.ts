@@ -29,7 +29,8 @@ export const BOOT_ALGORITHM = 'boot-smoke-inject/1'
 /**
  * Weights of the checks in the score (sum 100). A check that passes earns its weight, one with advisories only earns
  * half, one with a blocker earns nothing. The boot smoke checks weigh most: a host whose own admin routes fail is not
- * operable; then correctness (truth), then the data (migrations), then configuration and dependencies.
+ * operable; then correctness (truth), then the data (migrations), then configuration and dependencies, then resident
+ * memory against its budget (over it is a warning: the host still serves).
  */
 export const CHECK_WEIGHTS = {
   boot_smoke: 30,
@@ -38,7 +39,8 @@ export const CHECK_WEIGHTS = {
   environment: 10,
   node_dependencies: 10,
   python_dependencies: 5,
-  deployment_assets: 10,
+  deployment_assets: 5,
+  memory: 5,
 } as const
 export type CheckName = keyof typeof CHECK_WEIGHTS
 
@@ -64,6 +66,8 @@ export interface ReadinessInputs {
   runRetention: RunRetentionSummary
   jobRetention: JobRetentionSummary
   scaleOut: ScaleOut
+  /** Resident memory now and MEMORY_BUDGET_MIB, in bytes. */
+  memory: { rss_bytes: number; budget_bytes: number }
 }
 
 /** An analysis in the seed's dependency_summary shape, with the analysis' own detail as additions. */
@@ -157,6 +161,7 @@ export function buildReadinessReport(input: ReadinessInputs): ReadinessReport {
   judgeEnvironment(t, input.environment)
   const { python, node } = judgeDependencies(t, input)
   judgeDeploymentAssets(t, input.startup)
+  judgeMemory(t, input.memory)
   judgeScaleOut(t, input.scaleOut)
   const truth = input.truth
   const m = input.migrations
@@ -331,4 +336,16 @@ function judgeDeploymentAssets(t: Tally, startup: StartupSummary): void {
   const missingAssets = assets.filter((a) => !a.exists)
   for (const a of missingAssets) notice('deployment', `${a.path} is missing (${a.purpose})`)
   check('deployment_assets', missingAssets.length > 0 ? 'warn' : 'pass', `${assets.length - missingAssets.length} of ${assets.length} present`)
+}
+
+/** Resident memory over MEMORY_BUDGET_MIB: a notice and half the check's weight; the host still serves. */
+function judgeMemory(t: Tally, { rss_bytes, budget_bytes }: ReadinessInputs['memory']): void {
+  const mib = (bytes: number) => `${Math.round(bytes / 1024 / 1024)} MiB`
+  if (rss_bytes > budget_bytes) {
+    t.notice('memory', `RSS ${mib(rss_bytes)} is over MEMORY_BUDGET_MIB (${mib(budget_bytes)}): raise the budget or see what holds ` +
+      'the memory in /api/v1/admin/command-post/summary (memory_budget)')
+    t.check('memory', 'warn', `RSS ${mib(rss_bytes)} over the budget of ${mib(budget_bytes)}`)
+  } else {
+    t.check('memory', 'pass', `RSS ${mib(rss_bytes)} within the budget of ${mib(budget_bytes)}`)
+  }
 }

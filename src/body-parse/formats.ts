@@ -10,6 +10,8 @@ export type BodyFormat =
   // longTextKeys: string members the route takes as a LongText (long-text-input.ts), sent back in parts
   | { kind: 'json'; maxDepth: number; maxValues: number; textMembers?: readonly string[]; longTextKeys?: readonly string[] }
   | { kind: 'csv'; maxRows: number }
+  // a text/plain body that is one member of the operation's input (e.g. /sat's dimacs); longTextKeys as for JSON
+  | { kind: 'text'; member: string; longTextKeys?: readonly string[] }
 
 /**
  * A body's outcome as it crosses the thread: a value, a refusal, or one of Fastify's own JSON body errors. `depth` is
@@ -46,6 +48,7 @@ export function parseBody(bytes: Uint8Array, format: BodyFormat): BodyOutcome {
       refuseOverRows(text, format.maxRows)
       return { ok: true, value: text }
     }
+    if (format.kind === 'text') return { ok: true, value: { [format.member]: text } }
     if (text.length === 0) return { ok: false, fastify: 'FST_ERR_CTP_EMPTY_JSON_BODY' }
     const { value, shape } = parseJsonShaped(text, format.maxDepth, secureParse, format.maxValues)
     return { ok: true, value, depth: shape.depth }

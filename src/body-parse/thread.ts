@@ -57,8 +57,8 @@ parentPort!.on('message', (message: ToThread) => {
       // The receiving side's deserializer recurses: from about 2,000 levels the loop's thread gets a messageerror
       // (stack overflow) and never the value. A deep value goes back as its checked text, for JSON.parse there.
       if ('depth' in outcome && outcome.depth! > CLONE_MAX_DEPTH) outcome = { ok: true, json: textOf(bytes) }
-      else if ('value' in outcome && message.end.kind === 'json') {
-        if (message.end.textMembers) {
+      else if ('value' in outcome && message.end.kind !== 'csv') {
+        if (message.end.kind === 'json' && message.end.textMembers) {
           const texts = takeTextMembers(outcome.value, message.end.textMembers)
           if (texts) outcome.texts = texts
         }

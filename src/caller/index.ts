@@ -7,6 +7,7 @@ import { wrongMethod } from '../plugins/route-table.js'
 import { shortUrl } from '../redact.js'
 import { envelope, okEnvelope, refusalEnvelope } from '../envelope.js'
 import { createCallerErrorHandler } from './errors.js'
+import { acceptTextBodies } from './text-body.js'
 import { admitBeforeInput, admitParsed, runParsed, runHandler } from './gate.js'
 import { INTERNAL_PRINCIPAL, POLICY } from '../access/policy.js'
 import jobRoutes from '../jobs/routes.js'
@@ -69,6 +70,7 @@ export default async function callerPlugin(app: FastifyInstance, opts: CallerPlu
       write(await runHandler(op, input, contextFor({ credential: null, principal: INTERNAL_PRINCIPAL, requestId: run.jobId, log: app.log.child({ job: run.jobId }), baseUrl: baseUrlOf(null, config) }))))
   }
 
+  acceptTextBodies(app, (name) => registry.byName(name))
   for (const op of registry.operations) routeOperation(app, op, config, contextOf)
 
   await app.register(jobRoutes, { prefix: '/jobs', framing: 'caller' })

@@ -77,6 +77,11 @@ export interface OperationDefinition<I extends z.ZodType, O extends z.ZodType> {
    */
   textMembers?: readonly string[]
   /**
+   * The input member a `text/plain` body fills (e.g. /sat's `dimacs`: `curl --data-binary @f.cnf -H 'content-type:
+   * text/plain'`); the other members then come from the query string. Without it a text body is refused.
+   */
+  textBody?: string
+  /**
    * The action of the access policy a call is (src/access/policy.ts), when it is neither `compute.heavy` (heavy
    * operations) nor `compute.light`: e.g. `grant.issue`. Asked at the door, before the body is read.
    */

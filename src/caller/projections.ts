@@ -1,7 +1,8 @@
 // Projections of operations shared by listings, docs and the CLI: JSON Schema of inputs, curl lines, grouping.
+import { POLICY, type Rule } from '../access/policy.js'
 import { z } from 'zod'
 import { CALLER_PREFIX } from './index.js'
-import { LOBES, type AnyOperation, type Lobe } from './operation.js'
+import { actionsOf, LOBES, type AnyOperation, type Lobe } from './operation.js'
 
 type JsonSchema = Readonly<Record<string, unknown>>
 
@@ -36,15 +37,32 @@ export const outputJsonSchema = (op: AnyOperation): JsonSchema => converted(outp
 
 export const fullPath = (op: AnyOperation): string => CALLER_PREFIX + (op.path === '/' ? '/' : op.path)
 
-/** A runnable curl line for the first example, against a server on the default address. */
-export function curlLine(op: AnyOperation, base: string): string {
+/**
+ * What an operation's first example needs beyond the host: the admin token for admin-only operations (refused on a
+ * host without ADMIN_TOKEN), a credential with the example's scope when the host has ADMIN_TOKEN set. The curl line
+ * sends it from a shell variable, never a value.
+ */
+export function exampleCredential(op: AnyOperation, hostOpen: boolean): { variable: string; needs: string } | null {
+  const rules = actionsOf(op, op.examples[0] ?? {}).map((action) => POLICY[action] as Rule)
+  if (rules.some((rule) => rule.need === 'admin')) {
+    return { variable: 'ADMIN_TOKEN', needs: 'the admin token: the server started with ADMIN_TOKEN set, and the same value in $ADMIN_TOKEN here' }
+  }
+  const scopes = rules.flatMap((rule) => (rule.need === 'scope' ? [rule.scope] : rule.need === 'heavy' ? ['run:heavy'] : []))
+  if (scopes.length && !hostOpen) return { variable: 'NCM_TOKEN', needs: `a bearer credential with scope ${scopes.join(' and ')} in $NCM_TOKEN` }
+  return null
+}
+
+/** A runnable curl line for the first example, sending the credential it needs (see exampleCredential). */
+export function curlLine(op: AnyOperation, base: string, hostOpen = true): string {
   const example = op.examples[0] ?? {}
+  const credential = exampleCredential(op, hostOpen)
+  const auth = credential ? ` -H "authorization: Bearer $${credential.variable}"` : ''
   if (op.method === 'GET') {
     const query = new URLSearchParams(example as Record<string, string>).toString()
-    return `curl -s '${base}${fullPath(op)}${query ? `?${query}` : ''}'`
+    return `curl -s${auth} '${base}${fullPath(op)}${query ? `?${query}` : ''}'`
   }
   const body = JSON.stringify(example).replaceAll("'", "'\\''")
-  return `curl -s -X POST '${base}${fullPath(op)}' -H 'content-type: application/json' -d '${body}'`
+  return `curl -s${auth} -X POST '${base}${fullPath(op)}' -H 'content-type: application/json' -d '${body}'`
 }
 
 export function byLobe(operations: readonly AnyOperation[]): Record<Lobe, AnyOperation[]> {

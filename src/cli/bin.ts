@@ -15,8 +15,8 @@ import { isRefusal } from '../refusal.js'
 import type { Registry } from '../caller/operation.js'
 import { LOBES } from '../caller/operation.js'
 import { byLobe } from '../caller/projections.js'
-import { PLAIN, renderData, renderProblem, renderRefusal, renderTable, styleFor, type RefusalView } from './render.js'
-import { completionCommands, completionScript, SHELLS, type Shell } from './completion.js'
+import { PLAIN, renderData, renderProblem, renderRefusal, renderTable, styleFor, type RefusalView, type RenderOptions } from './render.js'
+import { completionCommands, completionScript, SHELLS, type GlobalFlags, type Shell } from './completion.js'
 import { TRADING_COMMANDS, tradingCommandRegistry } from './trading-commands.js'
 
 export const EXIT = { ok: 0, error: 1, refused: 2 } as const
@@ -28,6 +28,9 @@ interface GlobalOptions {
   token?: string
   async?: boolean
   sync?: boolean
+  all?: boolean
+  wide?: boolean
+  columns?: string
 }
 
 /** Readable output on a terminal (or with --human); --json always prints the raw answer. */
@@ -44,6 +47,9 @@ const program = new Command('ncm')
   .option('--human', 'readable tables and blocks even when stdout is not a terminal')
   .option('--async', 'run heavy operations as jobs: progress on stderr, Ctrl-C cancels, the answer printed at the end')
   .option('--sync', 'wait in the request even for the trading research commands (they run as jobs by default)')
+  .option('--all', 'every page of a list, every row of a long answer (summarised otherwise)')
+  .option('--wide', 'lists: every field as a column, after the usual ones')
+  .option('--columns <names>', 'lists: these columns, comma-separated (a field or a dotted path, e.g. id,state,progress.phase)')
   .helpCommand(false)
   .showHelpAfterError()
 
@@ -70,10 +76,10 @@ program
 
 program
   .command('completion <shell>')
-  .description(`print a completion script (${SHELLS.join(' or ')}): source <(ncm completion bash)`)
+  .description(`print a completion script (${SHELLS.join(' or ')}) for ncm and npx ncm: source <(npx ncm completion bash)`)
   .action((shell: string) => {
     if (!(SHELLS as readonly string[]).includes(shell)) throw new Error(`completion for ${shell} is not generated; choose ${SHELLS.join(' or ')}`)
-    process.stdout.write(completionScript(shell as Shell, completionCommands(registry, localCommands())))
+    process.stdout.write(completionScript(shell as Shell, completionCommands(registry, localCommands()), globalFlags()))
   })
 
 program
@@ -124,8 +130,14 @@ async function callMaybeAsync(label: string, request: CallRequest, asJob: boolea
 // `ops` and `help` are local commands here (`ncm help sat` shows the generated help of sat).
 const LOCAL_COMMANDS = new Set(['ops', 'help'])
 
+/** How a command's input becomes a request: its method, and its path with the members left for a query or body. */
+interface CommandRoute {
+  method: 'GET' | 'POST' | 'DELETE'
+  request(input: Record<string, unknown>): { path: string; rest: Record<string, unknown> }
+}
+
 /** A server command: flags parsed by the registry's grammar, sent to its route, the answer rendered. */
-function remoteCommand(op: AnyOperation, parsing: Registry, path: string) {
+function remoteCommand(op: AnyOperation, parsing: Registry, route: CommandRoute) {
   program
     .command(op.name.replaceAll('_', '-'))
     .description(op.caption)
@@ -133,18 +145,19 @@ function remoteCommand(op: AnyOperation, parsing: Registry, path: string) {
     .allowUnknownOption()
     .allowExcessArguments()
     .helpOption('-h, --help', 'show the fields of this operation')
-    .addHelpText('after', '\n' + operationHelp(op, path))
+    .addHelpText('after', '\n' + operationHelp(op, route.method, route.request({}).path))
     .action(async (_args: string[], _opts: unknown, command: Command) => {
       const global = program.opts<GlobalOptions>()
       const { args, files } = takeDownloads(op, command.args)
       const parsed = parseArgv([op.name, ...args], parsing, { readFile: (file) => readFileSync(file, 'utf8') })
-      const query = op.method === 'GET' ? new URLSearchParams(parsed.input as Record<string, string>).toString() : ''
+      const { path, rest } = route.request(parsed.input as Record<string, unknown>)
+      const query = route.method === 'POST' ? '' : new URLSearchParams(rest as Record<string, string>).toString()
       // Trading research runs as a job by default (minutes-long searches); caller heavy ops with --async.
       const research = path.startsWith('/api/v11/trading/')
       const answer = await callMaybeAsync(op.name, {
-        method: op.method,
+        method: route.method,
         path: path + (query ? `?${query}` : ''),
-        body: op.method === 'POST' ? JSON.stringify(parsed.input) : undefined,
+        body: route.method === 'POST' ? JSON.stringify(rest) : undefined,
         contentType: 'application/json',
         accept: 'application/json',
       }, research ? !global.sync : op.heavy && Boolean(global.async))
@@ -197,8 +210,10 @@ async function writeDownloads(files: Array<{ flag: string; spec: Download; path:
   }
 }
 
-for (const op of registry.operations.filter((o) => !LOCAL_COMMANDS.has(o.name))) remoteCommand(op, registry, fullPath(op))
-for (const command of TRADING_COMMANDS) remoteCommand(command.op, tradingCommandRegistry, command.path)
+for (const op of registry.operations.filter((o) => !LOCAL_COMMANDS.has(o.name))) {
+  remoteCommand(op, registry, { method: op.method, request: (input) => ({ path: fullPath(op), rest: input }) })
+}
+for (const command of TRADING_COMMANDS) remoteCommand(command.op, tradingCommandRegistry, command)
 
 const operationCommandNames = new Set(registry.operations.map((op) => op.name.replaceAll('_', '-')))
 const tradingCommandNames = new Set(TRADING_COMMANDS.map((c) => c.op.name))
@@ -217,11 +232,45 @@ function localCommands() {
   }))]
 }
 
+/** The program's own options (every one, as commander knows them) with --help and --version. */
+function globalFlags(): GlobalFlags {
+  const options = program.options.filter((o) => o.long)
+  return {
+    all: [...options.map((o) => o.long!), '--help'],
+    withValue: options.filter((o) => o.required || o.optional).map((o) => o.long!),
+  }
+}
+
+/** Environment variables the binary reads, beside the ones options name (commander's .env()). */
+const ENVIRONMENT: ReadonlyArray<readonly [name: string, meaning: string]> = [
+  ['NO_COLOR', 'any value turns colour off (colour is only ever on a terminal)'],
+  ['COLUMNS', 'width lists are fitted to when stdout is not a terminal (default 120)'],
+]
+
+/** The global flags and the environment, generated from the program's options so none is left out. */
+function globalHelp(style = PLAIN): string[] {
+  const options = program.options.filter((o) => o.long)
+  const width = Math.max(...options.map((o) => o.flags.length))
+  const out = [style.bold('global flags') + ' (before or after the command)']
+  for (const o of options) {
+    const extra = [o.envVar ? `env ${o.envVar}` : '', o.defaultValue !== undefined ? `default ${String(o.defaultValue)}` : ''].filter(Boolean).join('; ')
+    out.push(`  ${style.cyan(o.flags.padEnd(width))}  ${o.description}${extra ? ` (${extra})` : ''}`)
+  }
+  out.push('', style.bold('environment'))
+  const vars: Array<readonly [string, string]> = [
+    ...options.filter((o) => o.envVar).map((o) => [o.envVar!, `${o.long} ${o.description}`] as const),
+    ...ENVIRONMENT,
+  ]
+  const varWidth = Math.max(...vars.map(([name]) => name.length))
+  for (const [name, meaning] of vars) out.push(`  ${style.cyan(name.padEnd(varWidth))}  ${meaning}`)
+  return out
+}
+
 /** `ncm help`: the commands grouped by lobe, then the trading and local commands. */
 function helpByLobe(style = PLAIN): string {
   const groups = byLobe(registry.operations)
   const out = [`${style.bold('ncm')} — NCM Hub from the command line (contract ${NCM_VERSION}, hub ${HUB_VERSION})`, '',
-    `Usage: ncm [--url URL] [--token TOKEN] [--json | --human] <command> [--field value …]`, '']
+    `Usage: ncm [global flags] <command> [--field value …]    (npx ncm … in the repository)`, '']
   const width = Math.max(...program.commands.map((c) => c.name().length))
   const line = (name: string, caption: string) => `  ${style.cyan(name.padEnd(width))}  ${caption}`
   for (const lobe of LOBES) {
@@ -234,14 +283,15 @@ function helpByLobe(style = PLAIN): string {
   for (const c of TRADING_COMMANDS) out.push(line(c.op.name, c.op.caption))
   out.push('', style.bold('this binary'))
   for (const command of ownCommands()) out.push(line(command.name(), command.description()))
-  out.push('', `\`ncm help <command>\` shows a command's fields; --json prints raw answers; NO_COLOR turns colour off.`, '')
+  out.push('', ...globalHelp(style))
+  out.push('', `\`ncm help <command>\` shows a command's fields. Exit codes: 0 ok, 1 error (no server), 2 refused, 130 interrupted.`, '')
   return out.join('\n')
 }
 program.helpInformation = () => helpByLobe(stdoutStyle())
 
-function operationHelp(op: AnyOperation, path: string): string {
+function operationHelp(op: AnyOperation, method: string, path: string): string {
   const schema = inputJsonSchema(op) as { properties?: Record<string, { type?: unknown; description?: string }>; required?: string[] }
-  const lines = [`${op.method} ${path} — ${op.caption}`, '', op.summary, '']
+  const lines = [`${method} ${path} — ${op.caption}`, '', op.summary, '']
   const properties = Object.entries(schema.properties ?? {})
   if (properties.length > 0) {
     lines.push('Fields:')
@@ -280,9 +330,20 @@ async function withSpinner<T>(label: string, call: () => Promise<T>): Promise<T>
   }
 }
 
+/** How the terminal shows answers: its width (120 when it is not a terminal), the list and summary flags. */
+function renderOptions(global: GlobalOptions): RenderOptions {
+  return {
+    width: process.stdout.columns || Number(process.env.COLUMNS) || 120,
+    now: Date.now(),
+    all: Boolean(global.all),
+    wide: Boolean(global.wide),
+    ...(global.columns ? { columns: global.columns.split(',').map((c) => c.trim()).filter(Boolean) } : {}),
+  }
+}
+
 function finish(result: CallResult, global: GlobalOptions, label: string): void {
   const human = humanOutput(global)
-  const show = (data: unknown) => process.stdout.write((human ? renderData(data, stdoutStyle()) : JSON.stringify(data, null, 2)) + '\n')
+  const show = (data: unknown) => process.stdout.write((human ? renderData(data, stdoutStyle(), renderOptions(global)) : JSON.stringify(data, null, 2)) + '\n')
   if (global.json) {
     process.stdout.write(result.text + (result.text.endsWith('\n') ? '' : '\n'))
   } else if (result.envelope) {

@@ -4,6 +4,7 @@ import cliProgress from 'cli-progress'
 import type { Command } from 'commander'
 import { request } from 'undici'
 import { callApi, type CallRequest, type CallResult } from './client.js'
+import { list, pageOptions, type PageOptions } from './lists.js'
 
 interface JobProgressView {
   fraction: number | null
@@ -168,27 +169,22 @@ function lineDisplay(stream: NodeJS.WriteStream): Display {
 }
 
 export interface JobCommandDeps {
-  global(): { url: string; token?: string }
+  global(): { url: string; token?: string; all?: boolean }
   send(label: string, request: CallRequest): Promise<void>
   print(result: CallResult, label: string): void
 }
 
 /** `ncm jobs`, `ncm job <id>`, `ncm cancel <id>`. */
 export function addJobCommands(program: Command, deps: JobCommandDeps): void {
-  program
+  pageOptions(program
     .command('jobs')
-    .description('jobs, newest first (GET /api/v1/jobs)')
+    .description('jobs, newest first (GET /api/v1/jobs): id, op, state, progress, run time, age')
     .option('--state <state>', 'queued, running, succeeded, failed or cancelled')
-    .option('--op <op>', 'only jobs of this operation (e.g. sat, trading.max-edge-signal)')
-    .option('--limit <n>', 'items per page (1–500, default 50)')
-    .option('--cursor <cursor>', 'next_cursor of the previous page')
-    .action(async (opts: { state?: string; op?: string; limit?: string; cursor?: string }) => {
-      const query = new URLSearchParams(Object.entries(opts).filter(([, v]) => v !== undefined) as Array<[string, string]>).toString()
-      await deps.send('jobs', { method: 'GET', path: `/api/v1/jobs${query ? `?${query}` : ''}` })
-    })
+    .option('--op <op>', 'only jobs of this operation (e.g. sat, trading.max-edge-signal)'))
+    .action(async (opts: PageOptions & { state?: string; op?: string }) => list(deps, 'jobs', '/api/v1/jobs', 'jobs', opts, { state: opts.state, op: opts.op }))
   program
     .command('job <id>')
-    .description('one job: state, progress, times (GET /api/v1/jobs/{id}); --result prints its answer, --follow watches it')
+    .description('one job by id or a unique prefix of 4+ characters (GET /api/v1/jobs/{id}); --result prints its answer, --follow watches it')
     .option('--result', 'print the answer of a finished job')
     .option('--follow', 'follow the job to its end with a progress bar, then print its answer')
     .action(async (id: string, opts: { result?: boolean; follow?: boolean }) => {
@@ -202,7 +198,7 @@ export function addJobCommands(program: Command, deps: JobCommandDeps): void {
     })
   program
     .command('cancel <id>')
-    .description('cancel a job: queued work stops at once, running work within 200 ms (DELETE /api/v1/jobs/{id})')
+    .description('cancel a job (id or unique prefix): queued work stops at once, running work within 200 ms (DELETE /api/v1/jobs/{id})')
     .action(async (id: string) => deps.send('cancel', { method: 'DELETE', path: `/api/v1/jobs/${encodeURIComponent(id)}` }))
 }
 

@@ -3,7 +3,8 @@ import { Command, Option } from 'commander'
 import { callApi, type CallRequest, type CallResult } from './client.js'
 
 export interface ListCommandDeps {
-  global(): { url: string; token?: string }
+  /** The global options: --all follows next_cursor to the last page. */
+  global(): { url: string; token?: string; all?: boolean }
   /** Runs one call (spinner included) and prints its answer as every command does. */
   send(label: string, request: CallRequest): Promise<void>
   /** Prints an answer that was not sent through `send` (the merged pages of --all, or the refusal that stopped it). */
@@ -12,16 +13,15 @@ export interface ListCommandDeps {
 
 const LEDGER_LISTS = ['accounts', 'positions', 'orders', 'fills', 'cycles'] as const
 
-interface PageOptions {
+export interface PageOptions {
   limit?: string
   cursor?: string
-  all?: boolean
 }
 
-const pageOptions = (command: Command) => command
+/** --limit and --cursor; --all (every page) is a global option. */
+export const pageOptions = (command: Command) => command
   .option('--limit <n>', 'items per page (1–500, default 50)')
-  .option('--cursor <cursor>', 'next_cursor of the previous page')
-  .option('--all', 'follow next_cursor to the last page and print every item')
+  .option('--cursor <cursor>', 'next_cursor of the previous page (--all: every page)')
 
 export function addListCommands(program: Command, deps: ListCommandDeps): void {
   pageOptions(program
@@ -82,12 +82,12 @@ function params(values: Record<string, string | undefined>): string {
 }
 
 /** One page, or with --all every page from the cursor on, merged into one answer with `next_cursor: null`. */
-async function list(deps: ListCommandDeps, label: string, path: string, field: string, opts: PageOptions, filters: Record<string, string | undefined>) {
-  const { url, token } = deps.global()
+export async function list(deps: ListCommandDeps, label: string, path: string, field: string, opts: PageOptions, filters: Record<string, string | undefined>) {
+  const { url, token, all } = deps.global()
   const request = (cursor: string | undefined): CallRequest => ({
     method: 'GET', path: path + params({ ...filters, limit: opts.limit, cursor }), accept: 'application/json', token,
   })
-  if (!opts.all) return deps.send(label, request(opts.cursor))
+  if (!all) return deps.send(label, request(opts.cursor))
   const items: unknown[] = []
   let cursor = opts.cursor
   let pages = 0

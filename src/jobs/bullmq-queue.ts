@@ -224,6 +224,8 @@ export function createBullJobQueue(opts: BullQueueOptions): JobQueue {
       return job ? live(job) : null
     },
 
+    idsStartingWith: (prefix, limit, owner) => repo.idsStartingWith(prefix, limit, owner),
+
     async list(query: JobListQuery): Promise<Page<JobRecord>> {
       await purger.maybePurge()
       const page = await list.read(query, (request) => repo.page({ state: query.state, op: query.op }, request.after, request.limit))

@@ -101,6 +101,8 @@ export function createLocalJobQueue(opts: LocalQueueOptions): LocalJobQueue {
       return job ? withLive(job) : null
     },
 
+    idsStartingWith: (prefix, limit, owner) => repo.idsStartingWith(prefix, limit, owner),
+
     async list(query: JobListQuery): Promise<Page<JobRecord>> {
       await maybePurge()
       const page = await list.read(query, (request) => repo.page({ state: query.state, op: query.op }, request.after, request.limit))

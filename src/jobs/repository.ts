@@ -65,6 +65,8 @@ export interface JobRepository {
    */
   insert(job: NewJob): Promise<JobRecord | null>
   get(id: string): Promise<JobRecord | null>
+  /** Ids that start with `prefix` (lowercase hex and dashes only) among `owner`'s jobs (every job's when null), in id order, at most `limit`. */
+  idsStartingWith(prefix: string, limit: number, owner: string | null): Promise<string[]>
   byKey(surface: JobSurface, owner: string, key: string): Promise<JobRecord | null>
   /** The owner's jobs not final (queued or running): its share of the queue. */
   unfinishedOf(owner: string): Promise<number>
@@ -146,6 +148,16 @@ export function createJobRepository(sql: Sql): JobRepository {
       return row
     },
     get: (id) => one(`SELECT ${COLUMNS} FROM jobs WHERE id = ?`, [id]),
+    async idsStartingWith(prefix, limit, owner) {
+      // The prefix holds no LIKE wildcard (hex and dashes, checked by the caller); LIKE rather than a range, whose order
+      // would follow PostgreSQL's collation. A principal's prefix finds its own jobs only (a stranger's id stays unknown).
+      if (!/^[0-9a-f-]+$/.test(prefix)) throw new Error(`not an id prefix: ${prefix}`)
+      const rows = await sql.all<{ id: string }>(
+        'SELECT id FROM jobs WHERE id LIKE @pattern AND (owner = @owner OR @owner IS NULL) ORDER BY id LIMIT @limit',
+        { pattern: `${prefix}%`, limit, owner },
+      )
+      return rows.map((row) => row.id)
+    },
     byKey: (surface, owner, key) => one(`SELECT ${COLUMNS} FROM jobs WHERE surface = ? AND owner = ? AND idempotency_key = ?`, [surface, owner, key]),
     async unfinishedOf(owner) {
       const row = await sql.get<{ count: number | string }>("SELECT count(*) AS count FROM jobs WHERE owner = ? AND state IN ('queued', 'running')", [owner])

@@ -18,7 +18,12 @@ export interface JobRoutesOptions {
   heartbeatS?: number
 }
 
-const idParams = z.object({ id: z.string().min(1).max(64) })
+const idParams = z.object({ id: z.string().min(1).max(64).describe('the job id, or a prefix of it (at least 4 characters) that starts one job only') })
+/** A whole job id (a random UUID), and what may abbreviate one. */
+const FULL_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/
+const ID_PREFIX = /^[0-9a-f][0-9a-f-]{3,34}$/
+/** Candidates an ambiguous prefix names. */
+const MAX_CANDIDATES = 10
 const listQuery = z.object({
   state: z.enum(JOB_STATES).optional(),
   op: z.string().min(1).max(100).optional(),
@@ -35,17 +40,33 @@ export default async function jobRoutes(app: FastifyInstance, opts: JobRoutesOpt
     : { 200: schema, ...extra, ...problemResponses }
 
   /**
-   * The job of `id` if the request's principal may take `action` on it: its owner, or an admin (the access policy). A
-   * stranger is told exactly what an unknown id gets, so an id it saw tells it nothing.
+   * The job a path names (by its id, or as git abbreviates by a prefix of at least 4 characters that starts one job
+   * only) if the request's principal may take `action` on it: its owner, or an admin (the access policy). A stranger
+   * is told exactly what an unknown id gets, so an id it saw tells it nothing.
    */
   async function found(req: FastifyRequest, action: Action = 'job.read'): Promise<JobRecord> {
-    const id = (req.params as { id: string }).id
+    const id = await resolvedId(req, (req.params as { id: string }).id)
     const job = await jobs.get(id)
     const unknown = () => new Refusal('not_found', `no job ${id}`, { hints: { list: caller ? '/api/v1/jobs' : '/api/v11/jobs' } })
     if (!job) throw unknown()
     if (!app.policy.allows(req.principal, action, { kind: 'job', id, owner: job.owner })) throw unknown()
     if (job.purgedAt !== null) throw purgedRefusal(job)
     return job
+  }
+
+  /** A prefix is looked up among the principal's own jobs (every job's for one that may list them all). */
+  async function resolvedId(req: FastifyRequest, id: string): Promise<string> {
+    const lower = id.toLowerCase()
+    if (FULL_ID.test(lower) || !ID_PREFIX.test(lower)) return id
+    const owner = app.policy.allows(req.principal, 'job.list') ? null : req.principal.owner
+    const ids = await jobs.idsStartingWith(lower, MAX_CANDIDATES + 1, owner)
+    if (ids.length === 1) return ids[0]!
+    if (ids.length === 0) throw new Refusal('not_found', `no job id starts with ${id}`, { hints: { list: caller ? '/api/v1/jobs' : '/api/v11/jobs' } })
+    const count = ids.length > MAX_CANDIDATES ? `more than ${MAX_CANDIDATES}` : String(ids.length)
+    throw new Refusal('invalid_input', `the job id prefix ${id} is ambiguous: ${count} jobs start with it; give more characters`, {
+      issues: [{ path: 'id', message: `ambiguous prefix (${count} jobs)` }],
+      hints: { candidates: ids.slice(0, MAX_CANDIDATES) },
+    })
   }
 
   // The list hands out every principal's jobs: admin:read (the access policy's job.list, asked at the door).
@@ -80,8 +101,7 @@ export default async function jobRoutes(app: FastifyInstance, opts: JobRoutesOpt
       params: idParams, response: responses(jobViewSchema, { 202: jobViewSchema }),
     },
   }, async (req, reply) => {
-    const { id } = await found(req, 'job.cancel')
-    const job = (await jobs.cancel(id))!
+    const job = (await jobs.cancel((await found(req, 'job.cancel')).id))!
     return reply.code(isFinal(job.state) ? 200 : 202).send(jobView(job))
   })
 

@@ -34,6 +34,8 @@ export const jobViewSchema = z.object({
   finished_at: z.string().nullable(),
   /** Where the answer is read once the job succeeded (null before). */
   result_url: z.string().nullable(),
+  /** Where the job is cancelled (DELETE) while it is queued or running; null once it is final. */
+  cancel_url: z.string().nullable(),
   refuse: refusalSchema.nullable(),
   attempts: z.number().int(),
   url: z.string(),
@@ -146,6 +148,8 @@ export interface JobQueue {
   /** Refused with `occupied` (Retry-After) past the queue bound, `conflict` when a key is reused with another input. */
   submit(request: SubmitRequest): Promise<SubmitAnswer>
   get(id: string): Promise<JobRecord | null>
+  /** Ids of jobs that start with a prefix (lowercase hex and dashes), at most `limit`, in id order. */
+  idsStartingWith(prefix: string, limit: number, owner: string | null): Promise<string[]>
   /** Newest first, paged like every list of the host (src/paging.ts). */
   list(query: JobListQuery): Promise<Page<JobRecord>>
   /** Stops queued work at once and running work within 200 ms; resolves with the job as it then stands. */

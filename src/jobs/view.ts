@@ -21,6 +21,7 @@ export function jobView(job: JobRecord): JobView {
     started_at: iso(job.startedAt),
     finished_at: iso(job.finishedAt),
     result_url: job.state === 'succeeded' && job.purgedAt === null ? `${base}/result` : null,
+    cancel_url: job.state === 'queued' || job.state === 'running' ? base : null,
     refuse: job.refuse,
     attempts: job.attempts,
     url: base,

@@ -12,7 +12,7 @@ import type { Server } from '@modelcontextprotocol/sdk/server/index.js'
 import type { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js'
 import type { AuthInfo } from '@modelcontextprotocol/sdk/server/auth/types.js'
 import { operationContext, type OperationContext } from '../caller/operation.js'
-import type { TradingService } from '../trading/service.js'
+import type { TradingContext } from '../trading/context.js'
 import { Refusal } from '../refusal.js'
 import { setRawSecurityHeaders } from '../plugins/limits.js'
 import type { RequestBinding, ToolIndex } from './server.js'
@@ -32,7 +32,7 @@ export const SESSION_IDLE_MS = 30 * 60_000
 
 /** The config, clock, registry, caller counters and authenticator come from the host's decorators. */
 export interface McpPluginOptions {
-  trading: TradingService
+  trading: TradingContext
 }
 
 interface Session extends OwnedSession {

@@ -10,7 +10,7 @@ import type { CallerCounters } from '../caller/counters.js'
 import type { OperationContext } from '../caller/operation.js'
 import { toRefusal } from '../error-refusal.js'
 import { Refusal } from '../refusal.js'
-import type { TradingService } from '../trading/service.js'
+import type { TradingContext } from '../trading/context.js'
 import { HUB_VERSION, NCM_VERSION } from '../version.js'
 import { listResources, PIN_URI_PREFIX, readResource, RESOURCE_TEMPLATES } from './resources.js'
 import type { LargeAnswers } from '../plugins/large-answers.js'
@@ -34,7 +34,7 @@ export interface RequestBinding {
 export interface McpServerDeps {
   config: Config
   tools: ToolIndex
-  trading: TradingService
+  trading: TradingContext
   /** Heavy tools run as jobs here, like their routes. */
   jobs: JobQueue
   counters: CallerCounters
@@ -155,7 +155,7 @@ export function createMcpServer(deps: McpServerDeps): Server {
   })
 
   server.setRequestHandler(ListResourcesRequestSchema, async (_request, extra) => ({
-    resources: await listResources({ ctx: deps.bindingOf(extra).context, trading }),
+    resources: await listResources({ ctx: deps.bindingOf(extra).context, trading: trading.service }),
   }))
   server.setRequestHandler(ListResourceTemplatesRequestSchema, () => ({ resourceTemplates: [...RESOURCE_TEMPLATES] }))
   server.setRequestHandler(ReadResourceRequestSchema, async (request, extra) => {
@@ -164,7 +164,7 @@ export function createMcpServer(deps: McpServerDeps): Server {
     let release: (() => void) | null = null
     try {
       if (request.params.uri.startsWith(PIN_URI_PREFIX)) release = await deps.largeAnswers.acquire()
-      return { contents: [await readResource(request.params.uri, { ctx: context, trading })] }
+      return { contents: [await readResource(request.params.uri, { ctx: context, trading: trading.service })] }
     } catch (err) {
       const refusal = toRefusal(err, context.requestId)
       counters.refused(refusal.code)

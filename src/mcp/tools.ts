@@ -2,66 +2,20 @@
 import { z } from 'zod'
 import type { AnyOperation, OperationContext, Registry } from '../caller/operation.js'
 import { admitBeforeInput, admitParsed, parseInput, runHandler } from '../caller/gate.js'
-import type { JobSurface } from '../jobs/types.js'
-import type { TradingJobOp } from '../trading/jobs.js'
-import { inputJsonSchema } from '../caller/projections.js'
-import { Refusal } from '../refusal.js'
-import { datasetView } from '../trading/datasets.js'
-import { backtestBody, simulateBody } from '../trading/schemas.js'
-import { maxEdgeBody } from '../trading/schemas.js'
-import type { TradingService } from '../trading/service.js'
-import { noInput } from '../caller/operation.js'
-import { SURFACE_PREFIX } from '../jobs/view.js'
-import { listedAction } from '../access/doors.js'
 import { POLICY } from '../access/policy.js'
 import { actionOf } from '../caller/operation.js'
-import { flatObjectSchema, type FlatObjectSchema } from './flat-schema.js'
+import { inputJsonSchema } from '../caller/projections.js'
+import { Refusal } from '../refusal.js'
+import { SURFACE_PREFIX } from '../jobs/view.js'
+import { flatObjectSchema } from './flat-schema.js'
+import { tradingRegistry } from '../trading/registry.js'
+import { tradingTools } from './trading-tools.js'
 import { toolsetOf, type Toolset } from './toolsets.js'
 
 type JsonSchema = Record<string, unknown>
 
-export interface ToolContext {
-  op: OperationContext
-  trading: TradingService
-}
-
-/** The job a heavy tool runs as (the same executor its HTTP route submits to). */
-export interface ToolJob {
-  op: string
-  surface: JobSurface
-}
-
-export interface McpTool {
-  name: string
-  title: string
-  description: string
-  /** JSON Schema of the arguments: a plain object with properties (alternatives flattened, see flat-schema.ts). */
-  inputSchema: FlatObjectSchema
-  /** The group a connection selects it by (toolsets.ts), from its registry's metadata. */
-  toolset: Toolset
-  /** Runs in the mill (the policy's compute.heavy), and is refused while the host sheds load. */
-  heavy: boolean
-  /** 'large' when the tool takes bodies up to LARGE_BODY_LIMIT_BYTES, as its HTTP route does. */
-  bodyLimit: 'default' | 'large'
-  readOnly: boolean
-  /** Every check that can refuse, in the gate's order; answers the parsed input. Refusals are thrown as Refusal. */
-  admit(args: unknown, ctx: ToolContext): unknown
-  /** Heavy tools run as this job (progress and cancellation come from it); the others run in the request. */
-  job?: ToolJob
-  run(input: unknown, ctx: ToolContext): Promise<unknown>
-  /** Its answer grows with its input (its route is marked largeAnswer, or it is a job): a call takes a large-answer slot. */
-  largeAnswer: boolean
-  /** Its HTTP route (path from the host's root): a linked answer names it, for the whole answer over HTTP. */
-  route: { method: 'GET' | 'POST'; path: string }
-  /** A human rendering of the data, when the operation has one (e.g. skills_md's Markdown). */
-  renderText?: (data: unknown) => string
-}
-
-function jsonSchemaOf(schema: z.ZodType): McpTool['inputSchema'] {
-  const converted = z.toJSONSchema(schema, { io: 'input', unrepresentable: 'any' }) as JsonSchema
-  delete converted.$schema
-  return flatObjectSchema(converted)
-}
+export type { McpTool, ToolContext, ToolJob } from './tool-types.js'
+import type { McpTool } from './tool-types.js'
 
 /** A registry operation as a tool: the same refuse-first gate as its route, /run and /cli, and the same job when heavy. */
 function operationTool(op: AnyOperation): McpTool {
@@ -95,92 +49,8 @@ function operationTool(op: AnyOperation): McpTool {
   }
 }
 
-interface TradingToolSpec<S extends z.ZodType> {
-  name: string
-  title: string
-  description: string
-  input: S
-  /** Its route under /api/v11. */
-  route: McpTool['route']
-  /** The job of its route (POST /api/v11/trading/*); absent for light reads. */
-  job?: TradingJobOp
-  run(input: z.output<S>, trading: TradingService): Promise<unknown> | unknown
-}
-
-function tradingTool<S extends z.ZodType>(spec: TradingToolSpec<S>): McpTool {
-  const heavy = spec.job !== undefined
-  // The tool is its route's door: the same action of the access policy.
-  const action = listedAction(spec.route.method, spec.route.path)
-  if (!action) throw new Error(`the route of MCP tool ${spec.name} has no action in src/access/doors.ts`)
-  return {
-    name: spec.name,
-    title: spec.title,
-    description: spec.description,
-    inputSchema: jsonSchemaOf(spec.input),
-    toolset: toolsetOf({ surface: 'trading' }),
-    heavy,
-    bodyLimit: 'default',
-    readOnly: !heavy,
-    largeAnswer: heavy,
-    route: spec.route,
-    admit(args, { op: ctx }) {
-      ctx.policy.authorize(ctx.principal, action, undefined, spec.name)
-      const input = parseInput({ name: spec.name, input: spec.input }, args)
-      if (heavy) ctx.admission.admitHeavy(spec.name)
-      return input
-    },
-    ...(spec.job ? { job: { op: spec.job, surface: 'trading' as const } } : {}),
-    async run(input, { trading }) {
-      try {
-        return await spec.run(input as z.output<S>, trading)
-      } catch (err) {
-        throw err instanceof Refusal ? err.forOp(spec.name) : err
-      }
-    },
-  }
-}
-
-/** The trading platform's research side (POST /api/v11/trading/* and GET /api/v11/datasets), called in-process. */
-export const TRADING_TOOLS: readonly McpTool[] = [
-  tradingTool({
-    name: 'trading_datasets',
-    route: { method: 'GET', path: '/api/v11/datasets' },
-    title: 'Datasets of OHLCV bars with their metadata',
-    description: 'Datasets of OHLCV bars with their metadata (symbol, timeframe, source, rows, range, checksum, seed), as GET /api/v11/datasets.',
-    input: noInput,
-    run: async (_input, trading) => ({ datasets: (await trading.repo.datasets()).map(datasetView) }),
-  }),
-  tradingTool({
-    name: 'trading_backtest',
-    route: { method: 'POST', path: '/api/v11/trading/backtest' },
-    title: 'Backtest a strategy on a dataset',
-    description: 'Backtest a strategy on a dataset with backtesting.py 0.6.6 semantics; the run is stored with its inputs\' digest. ' +
-      'As POST /api/v11/trading/backtest; runs in the mill.',
-    input: backtestBody,
-    job: 'trading.backtest',
-    run: (input, trading) => trading.backtest(input),
-  }),
-  tradingTool({
-    name: 'trading_simulate',
-    route: { method: 'POST', path: '/api/v11/trading/simulate' },
-    title: 'Monte Carlo of a strategy',
-    description: 'Monte Carlo of a strategy (bootstrap or GBM paths): percentiles of return, drawdown and Sharpe, probability of loss, ' +
-      'VaR and CVaR, reproducible by seed. As POST /api/v11/trading/simulate; runs in the mill.',
-    input: simulateBody,
-    job: 'trading.simulate',
-    run: (input, trading) => trading.simulate(input),
-  }),
-  tradingTool({
-    name: 'trading_max_edge_signal',
-    route: { method: 'POST', path: '/api/v11/trading/max-edge-signal' },
-    title: 'Walk-forward signal search',
-    description: 'Walk-forward search over strategies × parameter grids scored out of sample: the best configuration, its out-of-sample ' +
-      'statistics, the configurations tried, the deflated Sharpe ratio and the latest bar\'s signal. As POST /api/v11/trading/max-edge-signal; runs in the mill.',
-    input: maxEdgeBody,
-    job: 'trading.max-edge-signal',
-    run: (input, trading) => trading.maxEdgeSignal(input),
-  }),
-]
+/** The trading registry's tools (src/mcp/trading-tools.ts). */
+export const TRADING_TOOLS: readonly McpTool[] = tradingTools(tradingRegistry)
 
 /** The tools of the selected toolsets, in the order of `tools`. */
 export const selectTools = (tools: readonly McpTool[], selection: readonly Toolset[]): McpTool[] =>

@@ -10,8 +10,9 @@ export const HOST_TITLE = 'NCM Hub'
 /** The name of the bearer security scheme in the OpenAPI documents (the explorer's Authorize dialog shows it). */
 export const BEARER_SCHEME = 'bearer'
 
-const REFERENCE_FAVICON =
-  "data:image/svg+xml,%3Csvg xmlns='http://www.w3.org/2000/svg' viewBox='0 0 16 16'%3E%3Crect width='16' height='16' rx='3' fill='%23234'/%3E%3C/svg%3E"
+/** The host's icon: every page that does not name one (/admin, the explorer) gets it at /favicon.ico, never a 404. */
+const FAVICON_SVG = "<svg xmlns='http://www.w3.org/2000/svg' viewBox='0 0 16 16'><rect width='16' height='16' rx='3' fill='#234'/></svg>"
+const REFERENCE_FAVICON = `data:image/svg+xml,${encodeURIComponent(FAVICON_SVG)}`
 
 /** The routes @scalar/fastify-api-reference registers under /reference (the spec comes from /docs/json). */
 const REFERENCE_ROUTES = ['/reference', '/reference/', '/reference/js/scalar.js'] as const
@@ -125,6 +126,7 @@ export default fp(
           { name: 'orchestration', description: 'refuse-first dispatch' },
           { name: 'runtime', description: 'measured runtime races' },
           { name: 'admin', description: 'smoke checks, go-live readiness, truth and command-post summaries' },
+          { name: 'probes', description: 'liveness, startup and readiness probes for orchestrators (/livez, /startupz, /readyz)' },
         ],
       },
       transform: documents.transform,
@@ -153,6 +155,9 @@ export default fp(
         reply.type('application/x-yaml').send(await app.hostDocuments.yaml()))
       docs.get('/static/*', { schema: { hide: true } }, explore)
     }, { prefix: EXPLORER_OPTIONS.routePrefix })
+
+    app.get('/favicon.ico', { schema: { hide: true } }, async (_req, reply) =>
+      reply.type('image/svg+xml').header('cache-control', 'public, max-age=86400').send(FAVICON_SVG))
 
     // Scalar's reference is a 4.3 MB string compiled into its module (~30 MiB of RSS once imported): its routes here
     // hand requests to a Fastify instance of its own, built with the plugin on the first /reference request.

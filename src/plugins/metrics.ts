@@ -2,6 +2,7 @@
 // Latency goes into HdrHistograms (hdr-histogram-js): percentiles to 2 significant digits (1 %) in bounded memory,
 // recorded in O(1) — prom-client's histograms would only interpolate p50/p95/p99 from fixed buckets. The Prometheus
 // text is rendered here from the same figures (a `summary` with quantiles), so /metrics and the JSON never disagree.
+import { DEFAULT_MEMORY_BUDGET_MIB } from '../config.js'
 import fp from 'fastify-plugin'
 // The JavaScript histogram alone: the package's index also loads its log reader/writer, pako and a WebAssembly build
 // (~23 ms of start-up CPU and ~10 MiB of RSS that no path here uses).
@@ -278,7 +279,7 @@ async function metricsPlugin(app: FastifyInstance, opts: MetricsOptions) {
         external_bytes: memory.external,
         array_buffers_bytes: memory.arrayBuffers,
       },
-      memory_budget: memoryBudget(opts.memoryBudgetBytes ?? 120 * 1024 * 1024, app.mill, app.hasDecorator('bodyReader') ? app.bodyReader : undefined),
+      memory_budget: memoryBudget(opts.memoryBudgetBytes ?? DEFAULT_MEMORY_BUDGET_MIB * 1024 * 1024, app.mill, app.hasDecorator('bodyReader') ? app.bodyReader : undefined),
       mill: app.mill.stats(),
       database: {
         backend: store.backend,

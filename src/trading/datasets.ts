@@ -3,8 +3,9 @@ import { readFileSync } from 'node:fs'
 import { basename } from 'node:path'
 import { Refusal } from '../refusal.js'
 import type { Sql } from '../store/sql.js'
-import { CsvError, csvOutcome, type CsvOutcome } from '../engines/trading/index.js'
+import { CsvError, csvOutcome, type CsvOptions, type CsvOutcome } from '../engines/trading/index.js'
 import type { Bars } from '../engines/trading/types.js'
+import type { QualityReport } from '../engines/trading/quality.js'
 import { barsSha256Stepwise } from './checksum.js'
 import { createTradingRepository, type DatasetRow, type TradingRepository } from './repository.js'
 
@@ -24,6 +25,8 @@ export interface DatasetView {
   generator: Record<string, unknown> | null
   origin: string | null
   created_at: string
+  quality: QualityReport | null
+  quality_note?: string
 }
 
 export function datasetView(row: DatasetRow): DatasetView {
@@ -40,6 +43,8 @@ export function datasetView(row: DatasetRow): DatasetView {
     generator: row.generator === null ? null : (JSON.parse(row.generator) as Record<string, unknown>),
     origin: row.origin,
     created_at: row.created_at,
+    quality: row.quality === null ? null : (JSON.parse(row.quality) as QualityReport),
+    ...(row.quality === null ? { quality_note: 'stored before datasets kept a quality report; import the bars again under another symbol or timeframe to get one' } : {}),
   }
 }
 
@@ -79,11 +84,15 @@ export interface ImportOptions {
   /** Where the CSV came from: a file name or 'http'. */
   origin: string
   now: number
+  /** Refuse a dataset with any quality issue (gaps, zero-volume bars, stale runs, outliers), naming the first line. */
+  strict?: boolean
+  /** Data rows imported at most (CSV_MAX_ROWS), counted as the reader counts them; none: no limit (the CLI's files). */
+  maxRows?: number
   /** Parses the text (HTTP imports: in the mill); default here, on the caller's thread. */
-  parse?: (text: string) => Promise<CsvOutcome>
+  parse?: (text: string, options: CsvOptions) => Promise<CsvOutcome>
 }
 
-const parseHere = async (text: string): Promise<CsvOutcome> => csvOutcome(text)
+const parseHere = async (text: string, options: CsvOptions): Promise<CsvOutcome> => csvOutcome(text, options)
 
 export interface ImportResult {
   dataset: DatasetView
@@ -96,16 +105,27 @@ export interface ImportResult {
  * imports of one symbol and timeframe at once (two replicas): the unique (symbol, timeframe) decides, and the one that
  * lost finds the winner's dataset (the same bars: created false; other bars: conflict).
  */
+/** A CSV that arrived without a line break was most likely sent with `curl -d`, which strips them. */
+export const ONE_LINE_HINT = 'it arrived as one line: `curl -d` strips line breaks; send the file with ' +
+  '`curl --data-binary @file.csv -H "content-type: text/csv"`'
+
 export async function importCsvText(sql: Sql, text: string, options: ImportOptions): Promise<ImportResult> {
   checkSymbol(options.symbol)
   if (options.timeframe !== undefined) checkTimeframe(options.timeframe)
-  const parsed = await (options.parse ?? parseHere)(text)
-  if ('issues' in parsed) {
-    throw new Refusal('invalid_input', `the CSV was not imported: ${new CsvError(parsed.issues).message}`, {
-      issues: parsed.issues.map((i) => ({ path: `line ${i.line}`, message: i.message })),
-      hints: { bad_rows: parsed.issues },
+  const parsed = await (options.parse ?? parseHere)(text, options.maxRows === undefined ? {} : { maxRows: options.maxRows })
+  if ('overRows' in parsed) {
+    throw new Refusal('over_limit', `the CSV has more than ${parsed.overRows} rows (CSV_MAX_ROWS); import larger files with the ncm CLI`, {
+      hints: { limit: 'CSV_MAX_ROWS', value: parsed.overRows },
     })
   }
+  if ('issues' in parsed) {
+    const oneLine = !/[\r\n]/.test(text.trimEnd())
+    throw new Refusal('invalid_input', `the CSV was not imported: ${new CsvError(parsed.issues).message}${oneLine ? `; ${ONE_LINE_HINT}` : ''}`, {
+      issues: parsed.issues.map((i) => ({ path: `line ${i.line}`, message: i.message })),
+      hints: { bad_rows: parsed.issues, ...(oneLine ? { line_breaks: ONE_LINE_HINT } : {}) },
+    })
+  }
+  if (options.strict && parsed.quality.issues > 0) throw strictRefusal(parsed.quality)
   const bars: Bars = parsed.bars
   const timeframe = options.timeframe ?? inferTimeframe(bars.ts)
   const sha256 = await barsSha256Stepwise(bars)
@@ -128,6 +148,7 @@ export async function importCsvText(sql: Sql, text: string, options: ImportOptio
       generator: null,
       origin: options.origin,
       created_at: new Date(options.now).toISOString(),
+      quality: JSON.stringify(parsed.quality),
     }, bars)
     return { dataset: datasetView(row), created: true }
   })
@@ -140,6 +161,16 @@ export async function importCsvText(sql: Sql, text: string, options: ImportOptio
     if (winner) return existingAnswer(winner)
     throw err
   }
+}
+
+/** ?strict=true: the first quality issue, with its line, refuses the whole import (nothing is written). */
+function strictRefusal(quality: QualityReport): Refusal {
+  const first = quality.first_issue!
+  const counts = `${quality.gaps.count} gaps, ${quality.zero_volume.count} zero-volume bars, ${quality.stale.count} stale runs, ${quality.outliers.count} outlier returns`
+  return new Refusal('invalid_input', `strict import refused: line ${first.line ?? '?'} (${first.time}) starts a ${first.kind.replace('_', '-')} issue; ${counts} in all`, {
+    issues: [{ path: `line ${first.line ?? '?'}`, message: first.kind }],
+    hints: { quality },
+  })
 }
 
 /** What `ncm import file.csv --symbol GOOG` calls: reads the file and imports it (throws a Refusal on bad input). */

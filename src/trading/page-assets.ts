@@ -9,8 +9,15 @@ export const COMMAND_CENTER_STYLE = `  :root { --bg: #f4f6f9; --card: #fff; --in
   header nav { margin-left: auto; display: flex; gap: 14px; font-size: 13px; }
   header a { color: #cfe0ff; }
   header .generated { color: #aab6c5; font-size: 12px; }
-  #panel-jobs { max-width: 1552px; margin: 0 auto 32px; }
-  #panel-jobs progress { width: 160px; }
+  #panel-jobs { margin: 0 max(24px, calc((100% - 1552px) / 2)) 32px; }
+  #panel-jobs table { table-layout: fixed; }
+  #panel-jobs col.job { width: 7em; } #panel-jobs col.op { width: 15em; } #panel-jobs col.state { width: 7em; }
+  #panel-jobs col.bar { width: 150px; } #panel-jobs col.action { width: 6em; }
+  #panel-jobs td { white-space: normal; overflow-wrap: anywhere; vertical-align: top; }
+  #panel-jobs progress { width: 100%; }
+  #panel-jobs .stopped { color: var(--muted); font-size: 12px; }
+  #panel-jobs button { font: inherit; font-size: 12px; padding: 1px 8px; border: 1px solid var(--down); color: var(--down); background: #fff; border-radius: 4px; cursor: pointer; }
+  #panel-jobs button:disabled { opacity: .5; cursor: default; }
   #panels { display: grid; grid-template-columns: repeat(auto-fit, minmax(560px, 1fr)); gap: 16px; padding: 16px 24px 32px; max-width: 1600px; margin: 0 auto; }
   .panel { background: var(--card); border: 1px solid var(--line); border-radius: 8px; padding: 14px 16px; min-width: 0; overflow-x: auto; }
   .panel.wide { grid-column: 1 / -1; }
@@ -67,22 +74,55 @@ export const COMMAND_CENTER_SCRIPT = `  // Refreshes the panels in place every 3
     if (p.eta_s !== null) parts.push('eta ' + p.eta_s + ' s');
     return parts.join(' · ');
   }
+  // The bar says what the job is doing: a running job with a known fraction fills, one without (a SAT search) is the
+  // browser's indeterminate bar; a finished job's bar is full and still; a queued, failed or cancelled one has none.
+  function progressCell(job) {
+    const td = document.createElement('td');
+    const p = job.progress;
+    if (job.state === 'running' || job.state === 'succeeded') {
+      const bar = document.createElement('progress');
+      bar.max = 1;
+      if (job.state === 'succeeded') bar.value = 1;
+      else if (p.fraction !== null) bar.value = p.fraction;
+      td.append(bar);
+    } else {
+      td.className = 'stopped';
+      td.textContent = job.state === 'queued' ? 'waiting' : p.fraction !== null ? 'stopped at ' + Math.round(p.fraction * 100) + '%' : 'stopped';
+    }
+    return td;
+  }
+  // Cancel where the server names a cancel_url (queued or running); its answer, or its refusal, replaces the row.
+  function actionCell(job) {
+    const td = document.createElement('td');
+    if (!job.cancel_url) return td;
+    const button = document.createElement('button');
+    button.type = 'button';
+    button.textContent = 'Cancel';
+    button.addEventListener('click', async () => {
+      button.disabled = true;
+      try {
+        const res = await fetch(job.cancel_url, { method: 'DELETE' });
+        // A caller job answers in the envelope (data / refuse), a trading job as the job or a problem.
+        const body = await res.json();
+        const enveloped = body && 'ok' in body && 'refuse' in body;
+        if (res.ok) renderJob(enveloped ? body.data : body);
+        else button.replaceWith(document.createTextNode(enveloped ? body.refuse.reason : body.detail || body.title || 'refused'));
+      } catch { button.disabled = false; }
+    });
+    td.append(button);
+    return td;
+  }
   function renderJob(job) {
     let row = document.querySelector('#jobs-body tr[data-job="' + job.id + '"]');
     const fresh = !row;
     if (fresh) { row = document.createElement('tr'); row.dataset.job = job.id; }
     row.dataset.state = job.state;
-    row.replaceChildren(cell(job.id.slice(0, 8)), cell(job.op), cell(job.state));
-    const bar = document.createElement('progress');
-    bar.max = 1;
-    if (job.progress.fraction !== null) bar.value = job.progress.fraction;
-    const td = document.createElement('td');
-    td.append(bar);
-    row.append(td, cell(detail(job.progress)));
+    row.replaceChildren(cell(job.id.slice(0, 8)), cell(job.op), cell(job.state), progressCell(job), cell(detail(job.progress)));
     const result = document.createElement('td');
+    result.className = 'result';
     if (job.result_url) { const a = document.createElement('a'); a.href = job.result_url; a.textContent = 'result'; result.append(a); }
     else if (job.refuse) result.textContent = job.refuse.reason;
-    row.append(result);
+    row.append(result, actionCell(job));
     return { row, fresh };
   }
   function follow(job) {
@@ -101,7 +141,7 @@ export const COMMAND_CENTER_SCRIPT = `  // Refreshes the panels in place every 3
       const res = await fetch('/api/v11/jobs?limit=10');
       if (res.status === 401 || res.status === 403) {
         document.getElementById('jobs-body').innerHTML =
-          '<tr><td colspan="6" class="empty">The job list needs scope admin:read on this host (ADMIN_TOKEN is set).</td></tr>';
+          '<tr><td colspan="7" class="empty">The job list needs scope admin:read on this host (ADMIN_TOKEN is set).</td></tr>';
         return;
       }
       if (!res.ok) return;
@@ -114,7 +154,7 @@ export const COMMAND_CENTER_SCRIPT = `  // Refreshes the panels in place every 3
         return row;
       });
       if (rows.length) body.replaceChildren(...rows);
-      else body.innerHTML = '<tr><td colspan="6" class="empty">No jobs yet: send a research request with Prefer: respond-async.</td></tr>';
+      else body.innerHTML = '<tr><td colspan="7" class="empty">No jobs yet: send a research request with Prefer: respond-async.</td></tr>';
     } catch { /* offline: keep what is shown */ }
   }
   refreshJobs();

@@ -50,7 +50,7 @@ export function runsPanel(panels: PanelSet): string {
   return table(
     ['#', 'Kind', 'Symbol', 'Strategy', 'Headline', 'ms'],
     panels.runs.map((r) => [
-      td(link(runHref(r.id), `#${r.id}`), 'n'), td(esc(r.kind)), td(esc(r.symbol ?? r.dataset_id)), td(esc(r.strategy ?? '—')),
+      td(link(runHref(r.id), `#${r.id}`) + ' ' + link(`${runHref(r.id)}/report`, 'report'), 'n'), td(esc(r.kind)), td(esc(r.symbol ?? r.dataset_id)), td(esc(r.strategy ?? '—')),
       td(esc(Object.entries(r.headline).map(([k, v]) => `${k} ${num(v, Number.isInteger(v) ? 0 : 2)}`).join(' · ')), 'small'), td(esc(num(r.elapsed_ms, 0)), 'n'),
     ]),
     'No runs yet.',
@@ -96,6 +96,6 @@ export function rpcPanel(panels: PanelSet): string {
 export function chartCaption(panels: PanelSet): string {
   const equity = panels.equity
   return equity
-    ? `Run ${link(runHref(equity.run_id), `#${equity.run_id}`)} · ${esc(equity.strategy ?? '?')} on ${esc(equity.symbol ?? equity.dataset_id)} · return ${esc(signed(equity.return_pct))} %`
-    : 'The latest backtest that kept its equity curve (include: ["equity"]) is drawn here.'
+    ? `Run ${link(runHref(equity.run_id), `#${equity.run_id}`)} · ${esc(equity.strategy ?? '?')} on ${esc(equity.symbol ?? equity.dataset_id)} · return ${esc(signed(equity.return_pct))} % · ${link(`${runHref(equity.run_id)}/report`, 'report')}`
+    : 'The latest backtest\'s equity curve is drawn here (every backtest keeps it).'
 }

@@ -13,7 +13,7 @@ export function equityChartSvg(equity: Panels['panels']['equity']): string {
   const open = `<svg id="equity-chart" viewBox="0 0 ${width} ${height}" role="img" preserveAspectRatio="xMidYMid meet"`
   if (!equity || equity.points.length < 2) {
     return `${open} aria-label="no equity curve stored yet"><title>No equity curve stored yet</title>` +
-      `<text x="${width / 2}" y="${height / 2}" text-anchor="middle" class="chart-empty">No equity curve stored yet: POST /api/v11/trading/backtest with include: ["equity"]</text></svg>`
+      `<text x="${width / 2}" y="${height / 2}" text-anchor="middle" class="chart-empty">No equity curve stored yet: run a backtest (POST /api/v11/trading/backtest)</text></svg>`
   }
   const pts = equity.points
   const t0 = pts[0]![0]
@@ -81,7 +81,8 @@ ${COMMAND_CENTER_STYLE}</style>
 </main>
 <section class="panel wide" id="panel-jobs" data-panel="jobs"><h2>Jobs · live progress and recent results</h2>
   <p class="caption">Queued and running jobs follow their event stream (GET /api/v11/jobs/{id}/events); finished ones link their result.</p>
-  <table><thead><tr><th>Job</th><th>Operation</th><th>State</th><th>Progress</th><th>Detail</th><th>Result</th></tr></thead><tbody id="jobs-body"><tr><td colspan="6" class="empty">loading…</td></tr></tbody></table>
+  <table><colgroup><col class="job"><col class="op"><col class="state"><col class="bar"><col class="detail"><col class="result"><col class="action"></colgroup>
+  <thead><tr><th>Job</th><th>Operation</th><th>State</th><th>Progress</th><th>Detail</th><th>Result</th><th></th></tr></thead><tbody id="jobs-body"><tr><td colspan="7" class="empty">loading…</td></tr></tbody></table>
 </section>
 <script>
 ${COMMAND_CENTER_SCRIPT}</script>

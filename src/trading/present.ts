@@ -1,5 +1,6 @@
 // Turning engine results into JSON answers: finite numbers or null, ISO times.
 import type { Stats } from '../engines/trading/types.js'
+import type { Annualization } from '../engines/trading/index.js'
 
 /** Non-finite numbers (a ratio over zero, an empty distribution) become null, at any depth. */
 export function finite<T>(value: T): T {
@@ -15,8 +16,9 @@ export function finite<T>(value: T): T {
 
 export const iso = (ms: number): string => new Date(ms).toISOString()
 
-export type StatsView = Omit<Stats, 'start' | 'end'> & { start: string; end: string }
+export type StatsView = Omit<Stats, 'start' | 'end'> & { start: string; end: string; annualization?: Annualization }
 
-export function statsView(stats: Stats): StatsView {
-  return { ...finite(stats), start: iso(stats.start), end: iso(stats.end) }
+/** Statistics as answered: ISO times, finite numbers or null, and how the annualised ones were annualised. */
+export function statsView(stats: Stats, annualization?: Annualization | null): StatsView {
+  return { ...finite(stats), start: iso(stats.start), end: iso(stats.end), ...(annualization ? { annualization } : {}) }
 }

@@ -10,6 +10,7 @@ import type { BarRow, LedgerFilter, RunListRow } from './repository-pages.js'
 import type { BacktestAnswer, BacktestBody } from './schemas.js'
 import type { TradingService } from './service.js'
 import { headlineOf } from './system.js'
+import { tradeView } from './run-results.js'
 
 
 export const LISTS = {
@@ -146,8 +147,8 @@ function runListItem(row: RunListRow) {
 function equityOf(row: RunRow, maxPoints: number | undefined) {
   if (row.equity === null) {
     const reason = row.kind === 'backtest'
-      ? 'this backtest was stored without its equity curve (a backtest keeps it only when its request includes "equity"; ' +
-        'POST /api/v11/trading/backtest with these inputs and include:["equity"] computes it)'
+      ? 'this backtest was stored without its equity curve (before every backtest kept one; ' +
+        'POST /api/v11/trading/backtest with these inputs computes it)'
       : `a ${row.kind} run has no equity curve (only backtests keep one)`
     return { equity: null, equity_note: reason }
   }
@@ -157,13 +158,23 @@ function equityOf(row: RunRow, maxPoints: number | undefined) {
     : stored
   return {
     equity: { points, stored_points: stored.length, downsampled: points.length < stored.length },
-    equity_note: 'stored downsampled (each bucket keeps its low and its high); POST /api/v11/trading/backtest with these inputs and include:["equity"] gives every bar',
+    equity_note: `stored downsampled (each bucket keeps its low and its high); every bar: GET /api/v11/runs/${row.id}/equity (Accept: text/csv for the whole curve)`,
   }
 }
 
 async function tradesOf(service: TradingService, row: RunRow, dataset: DatasetRow, stats: Record<string, unknown>, wanted: boolean) {
   if (row.kind !== 'backtest') return { trades: null, trades_note: `a ${row.kind} run has no trade list` }
-  if (!wanted) return { trades: null, trades_note: 'trades are not stored with a run; ?include=trades recomputes them from its inputs' }
+  const links = `pages of them: GET /api/v11/runs/${row.id}/trades (Accept: text/csv for all of them)`
+  const kept = await service.repo.runTradeCount(row.id)
+  if (!wanted) {
+    return { trades: null, trades_note: kept > 0 || (await service.repo.runEquityChunks(row.id, 0, 1)).length > 0
+      ? `${kept} trades are stored with the run: ?include=trades inlines them; ${links}`
+      : 'this run was stored before runs kept their trades; ?include=trades recomputes them from its inputs' }
+  }
+  if (kept > 0 || (await service.repo.runEquityChunks(row.id, 0, 1)).length > 0) {
+    const rows = await service.repo.runTradesPage(row.id, 0, kept)
+    return { trades: rows.map((t) => { const { seq: _seq, ...view } = tradeView(t); return view }), trades_note: `stored with the run; ${links}`, trades_verified: true }
+  }
   const { include: _include, equity_points: _points, ...request } = JSON.parse(row.request) as BacktestBody
   // Pinned to the run's dataset by id: its symbol might name another dataset by now.
   const answer = await service.recomputeBacktest({ ...request, dataset: dataset.id, include: ['trades'] })

@@ -1,4 +1,5 @@
 // The rows of the trading tables as the repository reads and writes them (types only: any module may import them).
+import type { EquityChunk } from '../engines/trading/run-series.js'
 
 export type DatasetSource = 'synthetic' | 'import'
 
@@ -15,9 +16,11 @@ export interface DatasetRow {
   generator: string | null
   origin: string | null
   created_at: string
+  /** JSON of the quality report made when it was stored; null for datasets stored before reports. */
+  quality: string | null
 }
 
-export type NewDataset = Omit<DatasetRow, 'id' | 'rows' | 'first_ts' | 'last_ts'>
+export type NewDataset = Omit<DatasetRow, 'id' | 'rows' | 'first_ts' | 'last_ts' | 'quality'> & { quality?: string | null }
 
 export const RUN_KINDS = ['backtest', 'simulate', 'max_edge', 'max_edge_v10', 'full_cycle_search'] as const
 export type RunKind = (typeof RUN_KINDS)[number]
@@ -34,6 +37,11 @@ export interface RunRow {
   equity: string | null
   elapsed_ms: number
   created_at: string
+  /** null for runs stored before fingerprints. */
+  fingerprint: string | null
+  engine_version: string | null
+  /** JSON of what a report shows beyond the statistics; null for runs stored before it. */
+  summary: string | null
 }
 
 export type NewRun = Omit<RunRow, 'id'>
@@ -130,3 +138,21 @@ export interface IdempotencyRow {
   response: string
   created_at: string
 }
+
+/** What a backtest produced beyond its statistics. */
+export interface RunResults {
+  /** tradeBlock(): every trade, closed then open. */
+  trades: Float64Array
+  equity: EquityChunk[]
+  monthly: Array<{ month: string; return_pct: number }>
+}
+
+export interface TrialRow {
+  strategy: string
+  params: Record<string, number>
+  score: number | null
+  return_pct: number | null
+  /** base64 of float64 (count, sum, sum of squares) per block of the trial's per-bar returns. */
+  blocks: string
+}
+

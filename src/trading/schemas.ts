@@ -34,6 +34,15 @@ const cost = {
   allow_short: z.boolean(),
 }
 
+/** Stated periods per year: the annualised figures then use per-bar returns and this many periods a year. */
+const periodsPerYear = z.number().positive().max(10_000_000).optional()
+  .describe('periods per year for every annualised figure, which then uses per-bar returns (default: derived from the bars and stated as `annualization`)')
+
+export const annualizationSchema = z.object({
+  periods_per_year: z.number(),
+  basis: z.string().describe('how periods_per_year was derived: weekday daily → 252, with weekends → 365, intraday from the bars\' timeframe, or the request\'s periods_per_year'),
+}).describe('how the annualised figures beside it were annualised')
+
 const costFields = {
   cash: cost.cash.default(10_000).describe('starting cash'),
   commission: cost.commission.default(0).describe('fraction of traded value, at entry and at exit'),
@@ -86,7 +95,31 @@ export const statsSchema = z.object({
   expectancy_pct: nullableNumber,
   sqn: nullableNumber,
   kelly_criterion: nullableNumber,
+  annualization: annualizationSchema.optional(),
 }).describe('backtesting.py 0.6.6 statistics (SPEC §6); start and end as ISO 8601; undefined figures are null')
+
+const located = z.object({ line: z.number().int().nullable().describe('1-based line of the imported file; null for generated bars'), time: z.string() })
+
+export const qualitySchema = z.object({
+  timeframe: z.string().describe('inferred from the median spacing of the bars'),
+  timestamps: z.object({
+    format: z.enum(['date', 'iso', 'epoch_s', 'epoch_ms', 'epoch_us', 'generated']),
+    zone: z.string().describe('the offset(s) the times were written with, e.g. UTC, +02:00 or "mixed: +01:00, +02:00"'),
+    normalised_to: z.literal('UTC'),
+  }),
+  gaps: z.object({
+    count: z.number().int(),
+    largest_s: z.number().nullable(),
+    first: z.object({ after: z.string(), before: z.string(), line: z.number().int().nullable() }).nullable(),
+    rule: z.string(),
+  }),
+  closed_days: z.number().int().describe('single missing weekdays in weekday-only data (exchange holidays), not counted as gaps'),
+  zero_volume: z.object({ count: z.number().int(), first: located.nullable(), volume: z.enum(['present', 'absent']) }),
+  stale: z.object({ count: z.number().int().describe('runs'), longest: z.number().int(), first: located.nullable(), rule: z.string() }),
+  outliers: z.object({ count: z.number().int(), largest_abs_return_pct: z.number().nullable(), first: located.nullable(), rule: z.string() }),
+  issues: z.number().int().describe('gaps + zero-volume bars + stale runs + outliers; ?strict=true refuses a dataset with any'),
+  first_issue: z.object({ kind: z.enum(['gap', 'zero_volume', 'stale', 'outlier']), line: z.number().int().nullable(), time: z.string() }).nullable(),
+}).describe('what may be real in the bars but changes results (reported at import, not refused)')
 
 export const datasetSchema = z.object({
   id: z.number().int(),
@@ -101,6 +134,8 @@ export const datasetSchema = z.object({
   generator: z.record(z.string(), z.unknown()).nullable(),
   origin: z.string().nullable(),
   created_at: z.string(),
+  quality: qualitySchema.nullable(),
+  quality_note: z.string().optional().describe('why there is no quality report'),
 })
 
 const datasetBrief = z.object({ id: z.number().int(), symbol: z.string(), timeframe: z.string(), source: z.string() })
@@ -110,11 +145,13 @@ const datasetBrief = z.object({ id: z.number().int(), symbol: z.string(), timefr
 export const importQuery = z.object({
   symbol: z.string().min(1).max(32).optional(),
   timeframe: z.string().min(2).max(16).optional(),
+  strict: z.enum(['true', 'false', '1', '0']).optional().describe('true: refuse a dataset with any quality issue (gaps, zero-volume bars, stale runs, outliers), naming the first line'),
 }).strict()
 
 export const importJsonBody = z.object({
   symbol: z.string().min(1).max(32),
   timeframe: z.string().min(2).max(16).optional().describe('inferred from the bars when absent'),
+  strict: z.boolean().optional().describe('refuse a dataset with any quality issue'),
   csv: z.string().min(1),
 }).strict()
 
@@ -129,7 +166,6 @@ export const importAnswer = z.object({
   dataset: datasetSchema,
 })
 
-export const datasetListAnswer = z.object({ datasets: z.array(datasetSchema) })
 
 // ---- backtest ---------------------------------------------------------------------------------------------------
 
@@ -145,6 +181,7 @@ export const backtestBody = z.object({
   ]).optional().describe('default: all available cash in whole units'),
   from: timeBound.optional(),
   to: timeBound.optional(),
+  periods_per_year: periodsPerYear,
   include: z.array(z.enum(['trades', 'equity'])).max(2).default([]),
   equity_points: z.number().int().min(2).max(100_000).optional()
     .describe('downsample the equity curve to at most this many points (each bucket keeps its low and its high)'),
@@ -175,6 +212,7 @@ const equitySeries = z.object({
 const runRef = z.object({
   id: z.number().int(),
   inputs_digest: z.string(),
+  fingerprint: z.string().describe('digest of the dataset\'s content, kind, strategy, parameters, costs, engine version and seed: the same fingerprint gives the same figures (POST /api/v11/runs/{id}/replay checks it)'),
   same_inputs_as_run: z.number().int().nullable().describe('an earlier run with the same inputs digest, if any'),
   created_at: z.string(),
   elapsed_ms: z.number(),
@@ -194,6 +232,7 @@ export const backtestAnswer = z.object({
     allow_short: z.boolean(),
     finalize_trades: z.boolean(),
     size: z.record(z.string(), z.number()).nullable(),
+    periods_per_year: z.number().optional(),
   }),
   stats: statsSchema,
   trades: z.array(tradeSchema).optional(),
@@ -210,6 +249,7 @@ export const simulateBody = z.object({
   method: z.enum(['bootstrap', 'gbm']).default('bootstrap'),
   block: z.number().int().min(1).max(1000).optional().describe('bootstrap block length in bars (default 1)'),
   seed: z.number().int().min(0).max(2 ** 32 - 1).default(1),
+  periods_per_year: periodsPerYear,
   timeout_ms: timeoutMs,
 }).strict()
 export type SimulateBody = z.infer<typeof simulateBody>
@@ -237,6 +277,7 @@ export const simulateAnswer = z.object({
   complete: z.boolean(),
   history_bars: z.number().int(),
   bars_per_year: z.number(),
+  annualization: annualizationSchema,
   return_pct: distribution,
   max_drawdown_pct: distribution,
   sharpe: distribution,
@@ -268,6 +309,7 @@ export const maxEdgeBody = z.object({
   spread: cost.spread.optional(),
   slippage_bps: cost.slippage_bps.optional(),
   allow_short: cost.allow_short.default(false),
+  periods_per_year: periodsPerYear,
   timeout_ms: timeoutBudget,
 }).strict()
 export type MaxEdgeBody = z.infer<typeof maxEdgeBody>

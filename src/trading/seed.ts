@@ -1,4 +1,5 @@
 // First-start seeding: synthetic datasets from the engine's seeded GBM generator, labelled as synthetic with their seed.
+import { qualityOf } from '../engines/trading/quality.js'
 import { generateSyntheticBars, SYNTHETIC_PRESETS } from '../engines/trading/index.js'
 import { DEFAULT_REGIMES, type SyntheticSpec } from '../engines/trading/synthetic.js'
 import { barsSha256 } from './checksum.js'
@@ -80,6 +81,7 @@ export async function seedIfFirstStart(sql: Sql, level: SeedLevel, now: number):
         }),
         origin: null,
         created_at: createdAt,
+        quality: JSON.stringify(qualityOf(bars, null, null)),
       }, bars)
     }
     return true

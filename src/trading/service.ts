@@ -5,6 +5,8 @@ import type { Mill } from '../mill/pool.js'
 import type { Admission } from '../plugins/admission.js'
 import type { Store } from '../store/index.js'
 import type { Bars } from '../engines/trading/types.js'
+import type { CsvOptions } from '../engines/trading/index.js'
+import type { TradeBandsPayload } from '../mill/tasks/trading.js'
 import { createBarsCache } from './bars-cache.js'
 import { resolveDataset } from './datasets.js'
 import { createTradingRepository, type DatasetRow, type TradingRepository } from './repository.js'
@@ -15,6 +17,7 @@ import { strategyParamsOf } from './research/inputs.js'
 import { maxEdgeSignal, maxEdgeSignalV10 } from './research/search.js'
 import { simulate } from './research/simulate.js'
 import { createRunRecorder, type RunRetention } from './runs.js'
+import type { RunKind } from './rows.js'
 import type { BacktestBody, MaxEdgeBody, MaxEdgeV10Body, SimulateBody } from './schemas.js'
 
 export interface ServiceDeps {
@@ -45,7 +48,10 @@ export function createTradingService({ store, mill, admission, clock, barsCacheB
     dataset: (ref: number | string): Promise<DatasetRow> => resolveDataset(repo, ref),
     strategyParams: strategyParamsOf,
     /** Parses an imported CSV in the mill (heavy: admitted like the research operations). */
-    parseCsv: async (text: string) => (await deps.heavy('trading.datasets.import', 'trading.csv', text, undefined)).result,
+    parseCsv: async (text: string, options: CsvOptions) => (await deps.heavy('trading.datasets.import', 'trading.csv', { text, ...options }, undefined)).result,
+    /** Monte Carlo bands of a run's trades, in the mill. */
+    tradeBands: async (payload: TradeBandsPayload, timeoutMs: number | undefined) =>
+      (await deps.heavy('trading.runs.monte-carlo', 'trading.tradeBands', payload, timeoutMs)).result,
     /** A dataset's bars (immutable once stored, so served from a bounded cache). */
     bars: (dataset: DatasetRow): Promise<Bars> => deps.bars.get(dataset, null),
     ...research(deps),
@@ -53,6 +59,28 @@ export function createTradingService({ store, mill, admission, clock, barsCacheB
     recomputeBacktest: (body: BacktestBody) => recomputeBacktest(deps, body),
     /** The same operations stopped where their heavy work would start: their input checks alone (see research/check.ts). */
     inputCheck: research(checkingDeps(deps)),
+    /**
+     * The same operations run again without storing anything: `stats` gets what each would have stored as the run's
+     * statistics (a replay compares them with the stored ones).
+     */
+    replaying: (record: ReplayRecord) => research(replayingDeps(deps, record)),
+  }
+}
+
+/** Deps whose recorder keeps nothing but hands the statistics over, and whose signals are not stored. */
+/** What a replay is handed instead of a stored run: the run's kind, statistics and the inputs its fingerprint covers. */
+export type ReplayRecord = (kind: RunKind, stats: unknown, inputs: Record<string, unknown>) => void
+
+function replayingDeps(deps: ResearchDeps, record: ReplayRecord): ResearchDeps {
+  return {
+    ...deps,
+    repo: { ...deps.repo, insertSignal: async () => 0 },
+    runs: {
+      record: async (kind, _dataset, fields) => {
+        record(kind, fields.stats, fields.inputs)
+        return { id: 0, inputs_digest: '', fingerprint: '', same_inputs_as_run: null, created_at: '', elapsed_ms: fields.elapsedMs, stored: false }
+      },
+    },
   }
 }
 

@@ -4,7 +4,8 @@ import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { parse } from 'yaml'
-import { loadConfig } from '../../src/config.js'
+import { CONFIG_VARIABLES, loadConfig } from '../../src/config.js'
+import { HOST_RENDERINGS, renderHostFile } from '../../scripts/render-nginx.js'
 import { HARD_STOP_GRACE_MS, MAX_TIMEOUT_MS } from '../../src/mill/pool.js'
 import { REPO_ROOT } from '../../src/version.js'
 
@@ -47,24 +48,32 @@ describe('nginx/ncm-hub-proxy.conf (shared by both server configs)', () => {
   })
 })
 
-describe('nginx/ncm-hub.conf', () => {
-  it('proxies to the one app process at app:8000', () => {
-    expect(read('nginx/ncm-hub.conf')).toMatch(/server app:8000;/)
+describe('nginx: the host files and the templates', () => {
+  it('each host file is its template rendered with the host address (npm run nginx:render)', () => {
+    for (const rendering of HOST_RENDERINGS) expect(read(rendering.output), rendering.output).toBe(renderHostFile(rendering))
+  })
+
+  it('the host files name no compose service, so nginx -t passes on a plain host; the templates take the upstream from the environment', () => {
+    expect(read('nginx/ncm-hub.conf')).toMatch(/^\s*server 127\.0\.0\.1:8000;$/m)
+    expect(read('nginx/templates/ncm-hub.conf.template')).toMatch(/^\s*server \$\{NCM_HUB_UPSTREAM\};$/m)
+    for (const file of ['nginx/ncm-hub.conf', 'nginx/ncm-hub-scale.conf']) expect(read(file)).not.toMatch(/server app(-scale)?:/)
   })
 })
 
-describe('nginx/ncm-hub-scale.conf', () => {
-  const conf = read('nginx/ncm-hub-scale.conf')
+describe('nginx/templates/ncm-hub-scale.conf.template', () => {
+  const conf = read('nginx/templates/ncm-hub-scale.conf.template')
   const block = (opening: RegExp) => {
     const start = conf.search(opening)
     expect(start, String(opening)).toBeGreaterThanOrEqual(0)
-    return conf.slice(start, conf.indexOf('}', start) + 1)
+    // the block's own closing brace, not one of a template variable (${NCM_HUB_UPSTREAM})
+    const masked = conf.replace(/\$\{\w+\}/g, (variable) => '$'.repeat(variable.length))
+    return conf.slice(start, masked.indexOf('}', start) + 1)
   }
 
   it('balances by fewest connections over the replicas, leaving out a failing one for a while', () => {
     const upstream = block(/upstream ncm_hub_scale \{/)
     expect(upstream).toMatch(/^\s*least_conn;/m)
-    expect(upstream).toMatch(/server app-scale:8000 max_fails=\d+ fail_timeout=\d+s;/)
+    expect(upstream).toMatch(/server \$\{NCM_HUB_UPSTREAM\} max_fails=\d+ fail_timeout=\d+s;/)
   })
 
   it('retries another replica only where that is safe: never a write that reached one, never on the app\'s own 503', () => {
@@ -101,14 +110,17 @@ describe('docker-compose.yml', () => {
     expect(app.environment).toMatchObject({ HOST: '0.0.0.0', PORT: '8000', DATA_DIR: '/data', NODE_ENV: 'production' })
     expect(app.volumes).toEqual(['ncm-data:/data'])
     expect(Object.keys(compose.volumes)).toEqual(['ncm-data', 'ncm-pg', 'ncm-redis'])
-    expect(app.healthcheck.test.join(' ')).toContain('/health')
+    expect(app.healthcheck.test).toEqual(['CMD', 'node', 'scripts/probe.mjs', '/readyz'])
+    expect(app.env_file).toEqual(['.env'])
     expect(app.restart).toBe('unless-stopped')
   })
 
   it('puts nginx in front on port 80, once the app is healthy', () => {
     const nginx = compose.services.nginx
     expect(nginx.ports).toEqual(['80:80'])
-    expect(nginx.volumes).toEqual(['./nginx/ncm-hub.conf:/etc/nginx/conf.d/default.conf:ro', './nginx/ncm-hub-proxy.conf:/etc/nginx/ncm-hub-proxy.conf:ro'])
+    // The image renders the template into conf.d/default.conf (replacing its own) with the compose service as upstream.
+    expect(nginx.volumes).toEqual(['./nginx/templates/ncm-hub.conf.template:/etc/nginx/templates/default.conf.template:ro', './nginx/ncm-hub-proxy.conf:/etc/nginx/ncm-hub-proxy.conf:ro'])
+    expect(nginx.environment).toEqual({ NCM_HUB_UPSTREAM: 'app:8000' })
     expect(nginx.depends_on).toEqual({ app: { condition: 'service_healthy' } })
   })
 
@@ -132,8 +144,40 @@ describe('docker-compose.yml', () => {
     expect(app.environment.REDIS_URL).toBe('redis://redis:6379')
     expect(app.environment.TRUST_PROXY).toBe('true')
     expect(app.depends_on).toEqual({ postgres: { condition: 'service_healthy' }, redis: { condition: 'service_healthy' } })
-    expect(nginx.volumes).toEqual(['./nginx/ncm-hub-scale.conf:/etc/nginx/conf.d/default.conf:ro', './nginx/ncm-hub-proxy.conf:/etc/nginx/ncm-hub-proxy.conf:ro'])
+    expect(nginx.volumes).toEqual(['./nginx/templates/ncm-hub-scale.conf.template:/etc/nginx/templates/default.conf.template:ro', './nginx/ncm-hub-proxy.conf:/etc/nginx/ncm-hub-proxy.conf:ro'])
+    expect(nginx.environment).toEqual({ NCM_HUB_UPSTREAM: 'app-scale:8000' })
+    expect(app.healthcheck.test).toEqual(['CMD', 'node', 'scripts/probe.mjs', '/readyz'])
     expect(nginx.depends_on).toEqual({ 'app-scale': { condition: 'service_healthy' } })
+  })
+})
+
+describe('.env.example', () => {
+  const lines = read('.env.example').split('\n')
+  const assignments = new Map(lines.flatMap((line) => {
+    const match = /^(#\s?)?([A-Z][A-Z0-9_]*)=(.*)$/.exec(line)
+    return match ? [[match[2]!, { value: match[3]!, commented: Boolean(match[1]) }] as const] : []
+  }))
+
+  it('lists every variable the config reads and every one docker-compose.yml interpolates', () => {
+    const composed = [...read('docker-compose.yml').matchAll(/\$\{([A-Z][A-Z0-9_]*)/g)].map((m) => m[1]!)
+    const missing = [...new Set([...CONFIG_VARIABLES, ...composed])].filter((name) => !assignments.has(name))
+    expect(missing).toEqual([])
+  })
+
+  it('shows each default as the config applies it, and its set lines load once ADMIN_TOKEN is filled in', () => {
+    const defaults = loadConfig({})
+    for (const [name, { value }] of assignments) {
+      if (!CONFIG_VARIABLES.includes(name) || value === '') continue
+      expect(loadConfig({ [name]: value }), `${name}=${value}`).toEqual(defaults)
+    }
+    const set = Object.fromEntries([...assignments].filter(([, a]) => !a.commented).map(([name, a]) => [name, a.value]))
+    expect(set).toHaveProperty('ADMIN_TOKEN', '')
+    expect(loadConfig({ ...set, ADMIN_TOKEN: 'x'.repeat(32) }).adminToken).toBe('x'.repeat(32))
+  })
+
+  it('is the template of .env, which git and the image leave out', () => {
+    expect(read('.gitignore').split('\n')).toContain('.env')
+    expect(read('.dockerignore').split('\n')).toContain('.env')
   })
 })
 
@@ -150,6 +194,11 @@ describe('systemd/ncm-hub.service', () => {
     expect(value('ReadWritePaths')).toBe('/var/lib/ncm-hub')
     expect(value('Environment')).toContain('DATA_DIR=/var/lib/ncm-hub')
     expect(unit).not.toMatch(/^MemoryDenyWriteExecute=yes/m)
+  })
+
+  it('is started once the host answers its startup probe', () => {
+    expect(value('ExecStartPost')).toBe('/usr/bin/env node /opt/ncm-hub/scripts/probe.mjs --wait 120 http://127.0.0.1:8000/startupz')
+    expect(read('systemd/ncm-hub@.service')).toMatch(/^ExecStartPost=.*probe\.mjs --wait 120 http:\/\/127\.0\.0\.1:%i\/startupz$/m)
   })
 })
 
@@ -195,6 +244,8 @@ describe('Dockerfile', () => {
     for (const path of ['/app/dist', '/app/src/store/migrations', '/app/build/wasm', '/app/node_modules', '/app/package.json']) {
       expect(dockerfile).toContain(`COPY --from=build ${path} `)
     }
+    expect(dockerfile).toMatch(/^COPY .*scripts\/probe\.mjs \.\/scripts\/$/m)
+    expect(dockerfile).toMatch(/^  CMD \["node", "scripts\/probe\.mjs", "\/readyz"\]$/m)
   })
 
   it('builds on a supported Node LTS line (22 or 24, bookworm-slim) that satisfies package.json engines', () => {

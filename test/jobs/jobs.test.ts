@@ -35,10 +35,13 @@ describe('caller jobs (/api/v1)', () => {
     expect(res.headers.location).toBe(`/api/v1/jobs/${job.id}`)
     expect(job).toMatchObject({ op: 'sat', url: `/api/v1/jobs/${job.id}` })
     expect(['queued', 'running', 'succeeded']).toContain(job.state)
+    // Where to cancel it while it can be cancelled; nothing once it is final.
+    expect(job.cancel_url).toBe(job.state === 'succeeded' ? null : `/api/v1/jobs/${job.id}`)
 
     const polled = await until(async () => okData(await app.inject({ url: res.headers.location as string })), (j) => j.state === 'succeeded')
     expect(polled.state).toBe('succeeded')
     expect(polled.result_url).toBe(`/api/v1/jobs/${job.id}/result`)
+    expect(polled.cancel_url).toBeNull()
     const result = okData(await app.inject({ url: polled.result_url }))
     const sync = okData(await app.inject({ method: 'POST', url: '/api/v1/sat', payload: SAT }))
     expect({ ...result, stats: null }).toEqual({ ...sync, stats: null })

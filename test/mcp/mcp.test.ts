@@ -59,7 +59,7 @@ describe('/mcp (Streamable HTTP, SDK client)', () => {
     const { tools } = await client.listTools()
     const expected = [...registry.operations.map((op) => op.name), ...TRADING_TOOLS.map((t) => t.name)]
     expect(tools.map((t) => t.name).sort()).toEqual([...expected].sort())
-    expect(tools).toHaveLength(registry.operations.length + 4)
+    expect(tools).toHaveLength(registry.operations.length + TRADING_TOOLS.length)
     for (const tool of tools) expect(tool.inputSchema.type).toBe('object')
     const sat = tools.find((t) => t.name === 'sat')!
     expect(sat.description).toContain(registry.byName('sat')!.caption)

@@ -118,12 +118,12 @@ describe('runs', () => {
     const run = ok(await get(sim.href))
     expect(run).toMatchObject({ equity: null, trades: null })
     expect(run.equity_note).toMatch(/no equity curve/)
-    // A backtest that did not ask for its curve is stored without it, and says so.
+    // A backtest keeps its curve whether or not its answer showed it, and says where every bar of it is.
     const bt = json(await backtest({ dataset: 'SYN-15M', strategy: 'ema_cross', commission: 0.0005 }))
-    const bare = ok(await get(`/api/v11/runs/${bt.run.id}`))
-    expect(bare).toMatchObject({ equity: null, stats: bt.stats })
-    expect(bare.equity_note).toMatch(/^this backtest was stored without its equity curve/)
-    expect(ok(await get('/api/v11/runs?limit=1')).runs[0]).toMatchObject({ id: bt.run.id, equity_stored: false })
+    const kept = ok(await get(`/api/v11/runs/${bt.run.id}`))
+    expect(kept).toMatchObject({ stats: bt.stats, equity: { downsampled: false } })
+    expect(kept.equity_note).toContain(`/api/v11/runs/${bt.run.id}/equity`)
+    expect(ok(await get('/api/v11/runs?limit=1')).runs[0]).toMatchObject({ id: bt.run.id, equity_stored: true })
     problem(await get('/api/v11/runs/999999'), 404, 'not_found')
     problem(await get('/api/v11/runs/abc'), 400, 'invalid_input')
   })

@@ -121,7 +121,7 @@ describe('POST /api/v11/trading/backtest', () => {
     const res = await post('/api/v11/trading/backtest', base)
     expect(res.statusCode, res.body).toBe(200)
     const body = json(res)
-    expect(Object.keys(body.stats).sort()).toEqual([...STAT_KEYS].sort())
+    expect(Object.keys(body.stats).sort()).toEqual([...STAT_KEYS, 'annualization'].sort())
     expect(body.stats.max_drawdown_pct).toBeLessThanOrEqual(0)
     expect(body.run.inputs_digest).toMatch(/^[0-9a-f]{64}$/)
     expect(body.trades).toBeUndefined()
@@ -250,10 +250,15 @@ describe('v10 (deprecated)', () => {
     expectDeprecated(res, '/api/v11/system/health')
   })
 
-  it('GET /api/v10/datasets lists datasets with metadata', async () => {
+  it('GET /api/v10/datasets lists datasets with metadata, paged (the first page keeps the v10 shape)', async () => {
     const res = await app.inject('/api/v10/datasets')
     expect(json(res).datasets[0]).toMatchObject({ symbol: expect.any(String), sha256: expect.stringMatching(/^[0-9a-f]{64}$/) })
     expectDeprecated(res, '/api/v11/datasets')
+    const first = json(await app.inject('/api/v10/datasets?limit=1'))
+    expect(first.datasets).toHaveLength(1)
+    const second = json(await app.inject(`/api/v10/datasets?limit=1&cursor=${first.next_cursor}`))
+    expect(second.datasets[0].id).toBeGreaterThan(first.datasets[0].id)
+    expect((await app.inject('/api/v10/datasets?limit=501')).statusCode).toBe(422)
   })
 
   it('POST /api/v10/trading/max-edge-signal runs the in-sample sma_cross grid', async () => {

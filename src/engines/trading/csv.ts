@@ -1,5 +1,6 @@
 // OHLCV CSV parsing and validation: `Date,Open,High,Low,Close,Volume` (any case, date column may be unnamed).
 import type { Bars } from './types.js'
+import { qualityOf, type QualityReport, type TimestampsRead } from './quality.js'
 
 export interface CsvIssue {
   /** 1-based line number in the file (the header is line 1). */
@@ -10,6 +11,9 @@ export interface CsvIssue {
 export interface ParsedCsv {
   bars: Bars
   rows: number
+  /** The file's layout: a header naming the columns, or an exchange kline dump (no header, epoch open times first). */
+  layout: 'header' | 'kline'
+  quality: QualityReport
 }
 
 /** A CSV that cannot become bars; `issues` lists every bad line found (up to a cap), first one in the message. */
@@ -33,13 +37,21 @@ const REQUIRED = ['open', 'high', 'low', 'close'] as const
  * Every row is checked: timestamps strictly increasing, prices finite and > 0, low ≤ open, close ≤ high,
  * volume finite and ≥ 0. Any problem throws `CsvError` naming the line; nothing partial is returned.
  */
-export function parseOhlcvCsv(text: string): ParsedCsv {
+export function parseOhlcvCsv(text: string, options: CsvOptions = {}): ParsedCsv {
   const lines = text.replace(/^\uFEFF/, '').split(/\r\n|\n|\r/)
   let headerIdx = 0
   while (headerIdx < lines.length && lines[headerIdx]!.trim() === '') headerIdx++
   if (headerIdx >= lines.length) throw new CsvError([{ line: 1, message: 'empty file: expected a header Date,Open,High,Low,Close,Volume' }])
 
-  const header = splitRow(lines[headerIdx]!).map((h) => h.trim().toLowerCase())
+  // A kline dump (Binance's layout: open time in epoch ms or µs, open, high, low, close, volume, then 6 more columns)
+  // has no header: its first line is already a bar.
+  const firstCells = splitRow(lines[headerIdx]!).map((h) => h.trim())
+  const kline = firstCells.length >= 6 && /^\d{10,16}$/.test(firstCells[0]!) && firstCells.slice(1, 6).every((c) => DECIMAL_RE.test(c))
+  const header = kline
+    ? ['date', 'open', 'high', 'low', 'close', 'volume', ...firstCells.slice(6).map((_c, k) => `column_${k + 7}`)]
+    : firstCells.map((h) => h.toLowerCase())
+  if (kline) headerIdx--
+  if (options.maxRows !== undefined) refuseOverRows(lines, headerIdx + 1, options.maxRows)
   // A column named twice is ambiguous (which Close is the close?): refused, naming it, never the first taken.
   const twice = header.filter((h, i) => h !== '' && header.indexOf(h) !== i)
   if (twice.length) {
@@ -65,7 +77,10 @@ export function parseOhlcvCsv(text: string): ParsedCsv {
   const low = new Float64Array(cap)
   const close = new Float64Array(cap)
   const volume = new Float64Array(cap)
+  const lineOf = new Int32Array(cap)
   const issues: CsvIssue[] = []
+  const formats = new Set<TimestampsRead['format']>()
+  const zones = new Set<string>()
   const report = (line: number, message: string): void => {
     if (issues.length < MAX_ISSUES) issues.push({ line, message })
   }
@@ -81,11 +96,19 @@ export function parseOhlcvCsv(text: string): ParsedCsv {
       report(lineNo, `expected ${header.length} fields, found ${cells.length}`)
       continue
     }
-    const t = parseTimestamp(cells[dateCol]!.trim())
+    const dateText = cells[dateCol]!.trim()
+    const t = parseTimestamp(dateText)
     if (t === null) {
-      report(lineNo, `unreadable date ${JSON.stringify(cells[dateCol]!.trim())}`)
+      report(lineNo, `unreadable date ${JSON.stringify(dateText)}`)
       continue
     }
+    const read = timestampRead(dateText)
+    if (formats.size && !formats.has(read.format) && (read.format.startsWith('epoch') || [...formats][0]!.startsWith('epoch'))) {
+      report(lineNo, `date ${JSON.stringify(dateText)} is ${read.format.replace('_', ' ')}, but earlier rows are ${[...formats][0]!.replace('_', ' ')}: one file, one unit`)
+      continue
+    }
+    formats.add(read.format)
+    zones.add(read.zone)
     const bad: string[] = []
     const o = numberCell(cells, oCol, 'open', bad), h = numberCell(cells, hCol, 'high', bad)
     const l = numberCell(cells, lCol, 'low', bad), c = numberCell(cells, cCol, 'close', bad)
@@ -112,27 +135,65 @@ export function parseOhlcvCsv(text: string): ParsedCsv {
     low[rows] = l
     close[rows] = c
     volume[rows] = v
+    lineOf[rows] = lineNo
     rows++
   }
   if (issues.length) throw new CsvError(issues)
   if (rows === 0) throw new CsvError([{ line: headerIdx + 2, message: 'no data rows after the header' }])
+  const bars = {
+    ts: ts.slice(0, rows), open: open.slice(0, rows), high: high.slice(0, rows),
+    low: low.slice(0, rows), close: close.slice(0, rows), volume: volume.slice(0, rows),
+  }
+  const format = formats.has('iso') ? 'iso' : [...formats][0]!
   return {
     rows,
-    bars: {
-      ts: ts.slice(0, rows), open: open.slice(0, rows), high: high.slice(0, rows),
-      low: low.slice(0, rows), close: close.slice(0, rows), volume: volume.slice(0, rows),
-    },
+    bars,
+    layout: kline ? 'kline' : 'header',
+    quality: qualityOf(bars, lineOf.subarray(0, rows), { format, zones: [...zones].sort() }),
   }
 }
 
-/** A parsed CSV, or its bad lines: parseOhlcvCsv as a value, for callers across a thread (an error's own fields do not cross). */
-export type CsvOutcome = ParsedCsv | { issues: CsvIssue[] }
+/** How one accepted date cell was written, and the offset it carried. */
+function timestampRead(cell: string): { format: TimestampsRead['format']; zone: string } {
+  if (/^\d+(\.\d+)?$/.test(cell)) {
+    const digits = cell.split('.')[0]!.length
+    return { format: digits >= 16 ? 'epoch_us' : Number(cell.split('.')[0]) < 1e11 ? 'epoch_s' : 'epoch_ms', zone: 'UTC' }
+  }
+  const zone = /(Z|[+-]\d{2}:?\d{2})$/.exec(cell)?.[1]
+  const normalised = !zone || zone === 'Z' || /^[+-]00:?00$/.test(zone) ? 'UTC' : zone.length === 5 ? `${zone.slice(0, 3)}:${zone.slice(3)}` : zone
+  return { format: /^\d{4}-\d{2}-\d{2}$/.test(cell) ? 'date' : 'iso', zone: normalised }
+}
 
-export function csvOutcome(text: string): CsvOutcome {
+export interface CsvOptions {
+  /** More data rows than this (counted as the parser splits lines: \r\n, \n or \r; blank lines skipped) throw CsvRowLimit. */
+  maxRows?: number
+}
+
+/** A CSV with more data rows than the reader was allowed to take. */
+export class CsvRowLimit extends Error {
+  constructor(readonly maxRows: number) {
+    super(`the CSV has more than ${maxRows} rows`)
+    this.name = 'CsvRowLimit'
+  }
+}
+
+/** Counts the rows the parser would read from `from` on, stopping past the limit. */
+function refuseOverRows(lines: readonly string[], from: number, maxRows: number): void {
+  let rows = 0
+  for (let i = from; i < lines.length; i++) {
+    if (lines[i]!.trim() !== '' && ++rows > maxRows) throw new CsvRowLimit(maxRows)
+  }
+}
+
+/** A parsed CSV, its bad lines, or the row limit it passed: parseOhlcvCsv as a value, for callers across a thread. */
+export type CsvOutcome = ParsedCsv | { issues: CsvIssue[] } | { overRows: number }
+
+export function csvOutcome(text: string, options: CsvOptions = {}): CsvOutcome {
   try {
-    return parseOhlcvCsv(text)
+    return parseOhlcvCsv(text, options)
   } catch (err) {
     if (err instanceof CsvError) return { issues: err.issues }
+    if (err instanceof CsvRowLimit) return { overRows: err.maxRows }
     throw err
   }
 }
@@ -233,6 +294,11 @@ export function parseTimestamp(cell: string): number | null {
       t -= sign * (offsetHours * 60 + offsetMinutes) * 60_000
     }
     return t
+  }
+  const micro = /^(\d{16})$/.exec(cell)
+  if (micro) {
+    // Epoch microseconds (kline dumps since 2025): whole milliseconds only, as bars are stored in ms.
+    return cell.endsWith('000') ? Number(cell.slice(0, 13)) : null
   }
   const epoch = /^(\d{9,13})(?:\.(\d+))?$/.exec(cell)
   if (epoch) {

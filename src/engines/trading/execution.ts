@@ -1,7 +1,7 @@
 // Order execution over strategy events with backtesting.py 0.6.6 broker semantics; runBacktest ties it all together.
 import type { BacktestOptions, BacktestResult, Bars, StrategyName, Trade } from './types.js'
 import { parseStrategyParams, positionsFromEvents, strategyEvents, type IndicatorCache, type StrategyEvents } from './strategies.js'
-import { computeStats, type StatsConvention } from './stats.js'
+import { computeStats, type StatsConvention, statsAnnualization } from './stats.js'
 
 /** backtesting.py's default order size `1 − sys.float_info.epsilon`: "all available equity", kept bit-exact. */
 const FULL_EQUITY = 1 - 2.220446049250313e-16
@@ -318,10 +318,12 @@ export function runBacktest(
     trades: closed,
     firstTradingBar: run.warmup,
     convention: extra.convention,
+    periodsPerYear: options.periodsPerYear,
   })
   // the per-bar series beside equity are built on first read: most callers want the statistics and the equity
   const result: BacktestResult = {
     stats,
+    annualization: statsAnnualization(bars.ts, options.periodsPerYear),
     trades: run.trades,
     equity: run.equity,
     drawdown: EMPTY,

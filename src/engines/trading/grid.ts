@@ -1,7 +1,8 @@
 // The v10 in-sample grid: every sma_cross(fast, slow) pair backtested on the whole series, ranked by one statistic.
 import type { BacktestOptions, Bars, Signal, Stats } from './types.js'
 import { executeEvents, type Execution } from './execution.js'
-import { computeStats } from './stats.js'
+import { computeStats, statsAnnualization, type Annualization } from './stats.js'
+import { barReturns, blockMoments, pboBlocks } from './overfitting.js'
 import { crossEvents, firstDefined, STRATEGIES, type StrategyEvents } from './strategies.js'
 import { sma } from './indicators.js'
 import { LEAN_UNSUPPORTED, leanBroker, leanBuffers, leanExecute } from './lean-run.js'
@@ -36,6 +37,13 @@ export interface GridResult {
   best: { fast: number; slow: number; stats: Stats } | null
   /** The best pair's position after the latest bar. */
   signal: Signal | null
+  /** How the statistics' annualised figures were annualised. */
+  annualization: Annualization
+  /** PBO blocks of the trial matrix, and per row in order its (count, sum, sum of squares) per block. */
+  blocks: number
+  trial_blocks: Float64Array
+  /** The best pair's per-bar returns (for its deflated Sharpe ratio). */
+  best_returns: Float64Array | null
   complete: boolean
 }
 
@@ -74,6 +82,11 @@ export function inSampleGrid(
   const broker = leanBroker(options)
   const lean = broker !== null && isLightStat(maximize) ? { broker, buffers: leanBuffers(n), scratch: lightStatsScratch(bars.ts) } : null
 
+  // Each pair's per-bar returns in PBO blocks (the trial matrix's sufficient statistics); every slice uses the blocks
+  // of the whole grid, so the shares join.
+  const blocks = pboBlocks(n - 1, gridPairCount(grid))
+  const trialBlocks: Float64Array[] = []
+  const returns = new Float64Array(n)
   const rows: GridRow[] = []
   let bestAt = -1
   let bestScore = -Infinity
@@ -95,12 +108,21 @@ export function inSampleGrid(
       const a = smaOf(fast)
       const b = smaOf(slow)
       let stats: LightStats | Stats | null = null
+      let equity: Float64Array | null = null
       if (lean) {
         // the crossovers are read from the two lines inside the broker's loop (crossEvents' warm-up: the later start)
         const closed = leanExecute(bars, { fast: a.values, slow: b.values }, Math.max(a.first, b.first), lean.broker, lean.buffers)
-        if (closed !== LEAN_UNSUPPORTED) stats = lightStats(lean.buffers, closed, lean.scratch)
+        if (closed !== LEAN_UNSUPPORTED) {
+          stats = lightStats(lean.buffers, closed, lean.scratch)
+          equity = lean.buffers.equity
+        }
       }
-      stats ??= fullStats(bars, crossEvents(a.values, b.values), options).stats
+      if (!stats || !equity) {
+        const full = fullStats(bars, crossEvents(a.values, b.values), options)
+        stats = full.stats
+        equity = full.run.equity
+      }
+      trialBlocks.push(blockMoments(barReturns(equity, returns), 1, n, blocks))
       const raw = (stats as Partial<Stats>)[maximize]
       const score = typeof raw === 'number' && Number.isFinite(raw) ? raw : null
       onProgress?.(rows.length + 1)
@@ -120,17 +142,21 @@ export function inSampleGrid(
   }
   let best: GridResult['best'] = null
   let signal: Signal | null = null
+  let bestReturns: Float64Array | null = null
   if (bestAt >= 0) {
     const { fast, slow } = rows[bestAt]!
     const full = fullStats(bars, crossEvents(smaOf(fast).values, smaOf(slow).values), options)
     best = { fast, slow, stats: full.stats }
+    bestReturns = barReturns(full.run.equity, new Float64Array(n)).slice(1)
     const positions = full.run.positions
     if (positions.length) {
       const last = positions[positions.length - 1]!
       signal = last > 0 ? 'long' : last < 0 ? 'short' : 'flat'
     }
   }
-  return { tried: rows.length, maximize, rows, best, signal, complete }
+  const joined = new Float64Array(trialBlocks.length * 3 * blocks)
+  trialBlocks.forEach((m, k) => joined.set(m, k * 3 * blocks))
+  return { tried: rows.length, maximize, rows, best, signal, annualization: statsAnnualization(bars.ts), blocks, trial_blocks: joined, best_returns: bestReturns, complete }
 }
 
 /** How many pairs (fast < slow) the grid holds: the indices a `GridSlice` counts. */
@@ -157,6 +183,7 @@ export function gridSlices(pairs: number, parts: number): GridSlice[] {
 export function mergeGridResults(parts: GridResult[]): GridResult {
   let best: GridResult['best'] = null
   let signal: Signal | null = null
+  let bestReturns: Float64Array | null = null
   let bestScore = -Infinity
   for (const part of parts) {
     if (!part.best) continue
@@ -165,15 +192,22 @@ export function mergeGridResults(parts: GridResult[]): GridResult {
     if (best === null || score > bestScore) {
       best = part.best
       signal = part.signal
+      bestReturns = part.best_returns
       bestScore = score
     }
   }
+  const joined = new Float64Array(parts.reduce((k, part) => k + part.trial_blocks.length, 0))
+  parts.reduce((at, part) => (joined.set(part.trial_blocks, at), at + part.trial_blocks.length), 0)
   return {
     tried: parts.reduce((n, part) => n + part.tried, 0),
     maximize: parts[0]!.maximize,
     rows: parts.flatMap((part) => part.rows),
     best,
     signal,
+    annualization: parts[0]!.annualization,
+    blocks: parts[0]!.blocks,
+    trial_blocks: joined,
+    best_returns: bestReturns,
     complete: parts.every((part) => part.complete),
   }
 }

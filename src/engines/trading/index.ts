@@ -58,8 +58,8 @@ export type { StrategySpec, StrategyEvents, IndicatorCache } from './strategies.
 export { runBacktest, executeEvents } from './execution.js'
 export type { Execution } from './execution.js'
 
-export { computeStats, STATS_KEYS, barsPerYear } from './stats.js'
-export type { StatsInput, StatsConvention } from './stats.js'
+export { computeStats, STATS_KEYS, barsPerYear, statsAnnualization, barAnnualization } from './stats.js'
+export type { StatsInput, StatsConvention, Annualization } from './stats.js'
 
 export { simulate } from './simulate.js'
 export type { SimulateSpec, MonteCarloResult, Distribution } from './simulate.js'
@@ -76,8 +76,9 @@ export type { DeflatedSharpe } from './deflated-sharpe.js'
 export { generateSyntheticBars, SYNTHETIC_PRESETS, DEFAULT_REGIMES } from './synthetic.js'
 export type { SyntheticSpec, Regime } from './synthetic.js'
 
-export { parseOhlcvCsv, csvOutcome, CsvError } from './csv.js'
-export type { CsvIssue, CsvOutcome, ParsedCsv } from './csv.js'
+export { parseOhlcvCsv, csvOutcome, CsvError, CsvRowLimit } from './csv.js'
+export type { CsvIssue, CsvOptions, CsvOutcome, ParsedCsv } from './csv.js'
 
 export { createRng } from './prng.js'
 export type { Rng } from './prng.js'
+export { ENGINE_VERSION } from './engine-version.js'

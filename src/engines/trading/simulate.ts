@@ -3,7 +3,7 @@ import type { BacktestOptions, Bars, StrategyName } from './types.js'
 import { createRng, type Rng } from './prng.js'
 import { executeEvents } from './execution.js'
 import { parseStrategyParams, strategyEvents } from './strategies.js'
-import { barsPerYear } from './stats.js'
+import { barAnnualization } from './stats.js'
 import { nextBar } from './synthetic.js'
 
 export interface SimulateSpec {
@@ -42,6 +42,8 @@ export interface MonteCarloResult {
   /** Real bars run before each path so indicators and the open position carry into the horizon. */
   history_bars: number
   bars_per_year: number
+  /** How the Sharpe ratios were annualised (bars_per_year and its basis). */
+  annualization: { periods_per_year: number; basis: string }
   /** Over the horizon only: equity at its end / equity at its start − 1, in %. */
   return_pct: Distribution
   /** Deepest fall from a running peak within the horizon, in % (≤ 0). */
@@ -82,7 +84,8 @@ export function simulate(
   const historyBars = Math.min(n, Math.max(50, 3 * (warmup + 1)))
   const from = n - historyBars
   const total = historyBars + spec.horizon
-  const perYear = barsPerYear(bars.ts)
+  const annualization = barAnnualization(bars.ts, options.periodsPerYear)
+  const perYear = annualization.periods_per_year
   const step = medianStep(bars.ts)
 
   // relative bar shapes of the history (bar 1..n−1 against the previous close)
@@ -155,6 +158,7 @@ export function simulate(
     complete,
     history_bars: historyBars,
     bars_per_year: perYear,
+    annualization,
     return_pct: distribution(returns),
     max_drawdown_pct: distribution(drawdowns),
     sharpe: distribution(sharpes),

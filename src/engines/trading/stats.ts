@@ -21,6 +21,17 @@ export interface StatsInput {
   /** The slowest indicator's first defined bar: buy & hold is measured from its close. */
   firstTradingBar: number
   convention?: StatsConvention | undefined
+  /**
+   * Periods in a year, stated by the caller: the annualised figures then use per-bar returns and this many periods,
+   * instead of the reference's day (week, month, year) returns and 252 / 365 / 52 / 12 / 1.
+   */
+  periodsPerYear?: number | undefined
+}
+
+/** How a set of annualised figures was annualised: the periods counted in a year and how that number was found. */
+export interface Annualization {
+  periods_per_year: number
+  basis: string
 }
 
 export const STATS_KEYS: readonly (keyof Stats)[] = [
@@ -91,10 +102,11 @@ export function computeStats(input: StatsInput): Stats {
   const w = Math.min(Math.max(0, firstTradingBar), n - 1)
   const buyHold = ((close[n - 1]! - close[w]!) / close[w]!) * 100
 
-  // annualised figures from day (or week / month / year) returns
+  // annualised figures from day (or week / month / year) returns, or per-bar returns when the caller states the periods
   const cal = calendarOf(ts)
-  const annualDays = cal.annualDays
-  const periodReturns = bucketReturns(equity, cal.bucketEnds)
+  const stated = input.periodsPerYear
+  const annualDays = stated ?? cal.annualDays
+  const periodReturns = stated === undefined ? bucketReturns(equity, cal.bucketEnds) : barReturnsOf(equity)
   const geo = convention === '0.6.6'
     ? geometricMean(periodReturns, 0)
     : geometricMean(periodReturns, 1) // the leading NaN, counted as a zero return
@@ -158,6 +170,52 @@ export function computeStats(input: StatsInput): Stats {
     sqn: finite((Math.sqrt(count) * mean(pls)) / (plStd || NaN)),
     kelly_criterion: finite(winRate - (1 - winRate) / (mean(wins) / -mean(losses))),
   }
+}
+
+/**
+ * How computeStats annualises these bars: the reference's calendar periods (252 weekdays or 365 days of day returns;
+ * 52, 12, 1 for weekly, monthly, yearly bars), or the caller's periods of per-bar returns.
+ */
+export function statsAnnualization(ts: Float64Array, periodsPerYear?: number): Annualization {
+  const bars = barLabel(ts)
+  if (periodsPerYear !== undefined) return { periods_per_year: periodsPerYear, basis: `stated in the request; per-bar returns of ${bars} bars` }
+  const cal = calendarOf(ts)
+  const freqDays = Math.floor(cal.periodMs / DAY_MS)
+  if (freqDays === 7) return { periods_per_year: 52, basis: `weekly returns of ${bars} bars: 52 a year` }
+  if (freqDays === 31) return { periods_per_year: 12, basis: `monthly returns of ${bars} bars: 12 a year` }
+  if (freqDays === 365) return { periods_per_year: 1, basis: `yearly returns of ${bars} bars: 1 a year` }
+  const days = cal.annualDays === 365 ? 'bars on weekends: 365 days a year' : 'weekdays only: 252 trading days a year'
+  const resampled = cal.periodMs < DAY_MS ? `${bars} bars resampled to days (the equity's last value each UTC day)` : `${bars} bars`
+  return { periods_per_year: cal.annualDays, basis: `daily returns of ${resampled}; ${days}` }
+}
+
+/** How barsPerYear annualises per-bar figures (walk-forward scores, Monte Carlo Sharpe), or the caller's periods. */
+export function barAnnualization(ts: Float64Array, periodsPerYear?: number): Annualization {
+  const bars = barLabel(ts)
+  if (periodsPerYear !== undefined) return { periods_per_year: periodsPerYear, basis: `stated in the request; per-bar returns of ${bars} bars` }
+  const perDay = Math.max(1, DAY_MS / medianSpacing(ts))
+  const days = hasWeekends(ts) ? '365 days (bars on weekends)' : '252 trading days (weekdays only)'
+  return {
+    periods_per_year: barsPerYear(ts),
+    basis: perDay > 1 ? `per-bar returns of ${bars} bars: ${round6(perDay)} bars a day × ${days}` : `per-bar returns of ${bars} bars: ${days}`,
+  }
+}
+
+const round6 = (x: number): number => Math.round(x * 1e6) / 1e6
+
+/** The bars' median spacing as a timeframe label (15m, 1h, 1d…). */
+function barLabel(ts: Float64Array): string {
+  const ms = medianSpacing(ts)
+  for (const [unit, size] of [['w', 7 * DAY_MS], ['d', DAY_MS], ['h', 3_600_000], ['m', 60_000], ['s', 1000]] as const) {
+    if (ms >= size && ms % size === 0) return `${ms / size}${unit}`
+  }
+  return `${ms}ms`
+}
+
+function barReturnsOf(equity: Float64Array): Float64Array {
+  const out = new Float64Array(Math.max(0, equity.length - 1))
+  for (let i = 1; i < equity.length; i++) out[i - 1] = equity[i]! / equity[i - 1]! - 1
+  return out
 }
 
 /**

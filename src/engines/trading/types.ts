@@ -39,6 +39,8 @@ export interface BacktestOptions {
    * `fraction` in (0, 1): that share of available equity, whole units. `units` ≥ 1: that many units.
    */
   size?: { fraction?: number; units?: number }
+  /** Periods in a year for the annualised statistics, per-bar returns (default: the reference's calendar, see stats.ts). */
+  periodsPerYear?: number
 }
 
 /** One trade. Open trades (at the end, without finalizeTrades) have exit fields null and are marked to the last close. */
@@ -97,6 +99,8 @@ export interface Stats {
 
 export interface BacktestResult {
   stats: Stats
+  /** How the annualised statistics were annualised. */
+  annualization: { periods_per_year: number; basis: string }
   /** Closed trades in exit order, then trades still open at the end. */
   trades: Trade[]
   /** Equity at each bar's close (cash + open trades marked to the close); warm-up bars hold the starting cash. */

@@ -4,8 +4,9 @@ import { executeEvents } from './execution.js'
 import { LEAN_UNSUPPORTED, leanBroker, leanBuffers, leanExecute } from './lean-run.js'
 import { WindowMoments, type Span } from './window-moments.js'
 import { STRATEGIES, type IndicatorCache } from './strategies.js'
-import { barsPerYear, computeStats } from './stats.js'
+import { barAnnualization, computeStats, statsAnnualization, type Annualization } from './stats.js'
 import { deflatedSharpeRatio, type DeflatedSharpe } from './deflated-sharpe.js'
+import { barReturns, blockMoments, pboBlocks, pboFromBlocks, type Pbo } from './overfitting.js'
 
 export interface WalkForwardSpec {
   strategies: StrategyName[]
@@ -35,6 +36,13 @@ export interface ConfigScore {
   oos_return_pct: number
 }
 
+export interface Overfitting {
+  trials: number
+  deflated_sharpe: number | null
+  pbo: number | null
+  pbo_detail: Pbo
+}
+
 export interface WalkForwardFold {
   in_sample: { from: number; to: number; start: number; end: number }
   out_of_sample: { from: number; to: number; start: number; end: number }
@@ -60,11 +68,24 @@ export interface WalkForwardResult {
    * `configs_tried` unskilled trials (Bailey & López de Prado); `dsr` near 1 means the edge survives the search.
    */
   deflated_sharpe: DeflatedSharpe | null
+  /**
+   * The verdict on overfitting of the whole search: the configurations actually run, `best`'s deflated Sharpe (the
+   * probability its edge survives that many trials) and the PBO of the trial matrix (see overfitting.ts).
+   */
+  overfitting: Overfitting
+  /** Every configuration run, in order (the leaderboard is the top of it). */
+  scores: ConfigScore[]
+  /** Per configuration, in order: (count, sum, sum of squares) of its per-bar returns in each of the PBO's blocks. */
+  trial_blocks: Float64Array
   /** `best`'s position after the latest bar. */
   signal: Signal | null
   /** The top configurations by out-of-sample edge (at most 20). */
   leaderboard: ConfigScore[]
   bars_per_year: number
+  /** How oos_sharpe, the folds' Sharpe ratios and walk_forward.sharpe were annualised (bars_per_year and its basis). */
+  annualization: Annualization
+  /** How oos_stats' annualised figures were annualised. */
+  oos_stats_annualization: Annualization | null
   complete: boolean
 }
 
@@ -122,7 +143,8 @@ export function walkForward(bars: Bars, spec: WalkForwardSpec): WalkForwardResul
 
   const windows: { isFrom: number; oosFrom: number; oosTo: number }[] = []
   for (let s = 0; s + inSample + outOfSample <= n; s += step) windows.push({ isFrom: s, oosFrom: s + inSample, oosTo: s + inSample + outOfSample })
-  const perYear = barsPerYear(bars.ts)
+  const annualization = barAnnualization(bars.ts, spec.options.periodsPerYear)
+  const perYear = annualization.periods_per_year
   const annualise = Math.sqrt(perYear)
   const oosSpanFrom = windows[0]!.oosFrom
   const oosSpanTo = windows[windows.length - 1]!.oosTo
@@ -153,6 +175,9 @@ export function walkForward(bars: Bars, spec: WalkForwardSpec): WalkForwardResul
   const oosReturnPerFold = new Float64Array(configs.length * folds_)
   const scores: ConfigScore[] = []
   const perBarOosSharpe: number[] = []
+  // Each configuration's per-bar returns over the whole series in PBO blocks (the trial matrix, as its sufficient statistics).
+  const blocks = pboBlocks(n - 1, configs.length)
+  const trialBlocks = new Float64Array(configs.length * 3 * blocks)
   let complete = true
   for (const config of configs) {
     if (spec.shouldStop?.()) {
@@ -161,6 +186,7 @@ export function walkForward(bars: Bars, spec: WalkForwardSpec): WalkForwardResul
     }
     returnsInto(config, r)
     moments.load(r)
+    trialBlocks.set(blockMoments(r, 1, n, blocks), scores.length * 3 * blocks)
     const row = scores.length * folds_
     for (let f = 0; f < folds_; f++) {
       const w = windows[f]!
@@ -227,7 +253,7 @@ export function walkForward(bars: Bars, spec: WalkForwardSpec): WalkForwardResul
   if (best) {
     const ev = STRATEGIES[best.strategy].events(bars, best.params, caches.get(best.strategy))
     const run = executeEvents(bars, ev, spec.options)
-    oosStats = sliceStats(bars, run.equity, run.trades.slice(0, run.closedTrades), oosSpanFrom, oosSpanTo, run.warmup)
+    oosStats = sliceStats(bars, run.equity, run.trades.slice(0, run.closedTrades), oosSpanFrom, oosSpanTo, run.warmup, spec.options.periodsPerYear)
     const last = run.positions[n - 1] ?? 0
     signal = last > 0 ? 'long' : last < 0 ? 'short' : 'flat'
     dsr = deflatedSharpeRatio({
@@ -237,6 +263,8 @@ export function walkForward(bars: Bars, spec: WalkForwardSpec): WalkForwardResul
       returns: returnsInto(configs[bestIdx]!, new Float64Array(n)).subarray(oosSpanFrom, oosSpanTo),
     })
   }
+  const trials = Array.from({ length: evaluated }, (_v, c) => trialBlocks.subarray(c * 3 * blocks, (c + 1) * 3 * blocks))
+  const pbo = pboFromBlocks(trials, blocks)
   const leaderboard = scores
     .map((s, i) => ({ s, k: perBarOosSharpe[i]! }))
     .filter((x) => Number.isFinite(x.k))
@@ -251,15 +279,20 @@ export function walkForward(bars: Bars, spec: WalkForwardSpec): WalkForwardResul
     best,
     oos_stats: oosStats,
     deflated_sharpe: dsr,
+    overfitting: { trials: evaluated, deflated_sharpe: dsr?.dsr ?? null, pbo: pbo.pbo, pbo_detail: pbo },
+    scores,
+    trial_blocks: trialBlocks.slice(0, evaluated * 3 * blocks),
     signal,
     leaderboard,
     bars_per_year: perYear,
+    annualization,
+    oos_stats_annualization: oosStats ? statsAnnualization(bars.ts.subarray(oosSpanFrom, oosSpanTo), spec.options.periodsPerYear) : null,
     complete,
   }
 }
 
 /** Statistics of one run restricted to bars [from, to): equity, closes and the trades that lie wholly inside. */
-function sliceStats(bars: Bars, equity: Float64Array, trades: readonly Trade[], from: number, to: number, warmup: number): Stats {
+function sliceStats(bars: Bars, equity: Float64Array, trades: readonly Trade[], from: number, to: number, warmup: number, periodsPerYear?: number): Stats {
   const inside = trades
     .filter((t) => t.entryBar >= from && t.exitBar !== null && t.exitBar < to)
     .map((t) => ({ ...t, entryBar: t.entryBar - from, exitBar: t.exitBar! - from }))
@@ -269,20 +302,8 @@ function sliceStats(bars: Bars, equity: Float64Array, trades: readonly Trade[], 
     equity: equity.subarray(from, to),
     trades: inside,
     firstTradingBar: Math.max(0, warmup - from),
+    periodsPerYear,
   })
-}
-
-/** r[i] = equity[i] / equity[i−1] − 1 (r[0] = 0; 0 after a wipe-out), into `out`. */
-function barReturns(equity: Float64Array, out: Float64Array): Float64Array {
-  out[0] = 0
-  let prev = equity[0]!
-  for (let i = 1; i < equity.length; i++) {
-    const e = equity[i]!
-    // an unchanged equity (a flat bar) is exactly 0 either way: no division
-    out[i] = prev > 0 && e !== prev ? e / prev - 1 : 0
-    prev = e
-  }
-  return out
 }
 
 function compound(r: Float64Array, from: number, to: number): number {

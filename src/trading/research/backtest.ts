@@ -44,12 +44,13 @@ async function runBacktest(deps: ResearchDeps, body: BacktestBody, persist: bool
     shown: {
       equityPoints: withEquity ? body.equity_points ?? total : null,
       trades: body.include.includes('trades'),
-      // The curve is most of a run's bytes: kept only when the caller asks for it.
-      storedEquityPoints: persist && withEquity ? STORED_EQUITY_POINTS : null,
+      // A stored run keeps a downsampled curve for the command center, and every trade and point to be paged.
+      storedEquityPoints: persist ? STORED_EQUITY_POINTS : null,
+      keep: persist,
     },
   }
   const { result, elapsedMs } = await deps.heavy('trading.backtest', 'trading.backtest', payload, body.timeout_ms)
-  const stats = statsView(result.stats)
+  const stats = statsView(result.stats, result.annualization)
   const settings = settingsOf(body)
   const first = bars.ts[0]!
   const last = bars.ts[total - 1]!
@@ -60,6 +61,7 @@ async function runBacktest(deps: ResearchDeps, body: BacktestBody, persist: bool
     inputs: { strategy: body.strategy, params, settings, from: first, to: last },
     stats,
     equity: result.storedEquity,
+    results: result.kept,
     elapsedMs,
   })
   const trades = result.trades && await writtenFromAscii(result.trades)

@@ -28,6 +28,7 @@ export interface CostBody {
   allow_short: boolean
   finalize_trades?: boolean
   size?: { fraction: number } | { units: number } | undefined
+  periods_per_year?: number | undefined
 }
 
 export function optionsOf(body: CostBody): BacktestOptions {
@@ -36,6 +37,7 @@ export function optionsOf(body: CostBody): BacktestOptions {
   if (body.slippage_bps !== undefined) options.slippageBps = body.slippage_bps
   if (body.finalize_trades) options.finalizeTrades = true
   if (body.size) options.size = body.size
+  if (body.periods_per_year !== undefined) options.periodsPerYear = body.periods_per_year
   return options
 }
 
@@ -48,6 +50,8 @@ export function settingsOf(body: CostBody) {
     allow_short: body.allow_short,
     finalize_trades: body.finalize_trades ?? false,
     size: body.size ?? null,
+    // Only when stated, so the digests of runs that never stated it stay as they were.
+    ...(body.periods_per_year !== undefined ? { periods_per_year: body.periods_per_year } : {}),
   }
 }
 

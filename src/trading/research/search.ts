@@ -1,6 +1,7 @@
 // The signal searches: v11's walk-forward (chosen in sample, scored out of sample) and v10's in-sample sma_cross grid.
 import { gridPairCount, gridSlices, mergeGridResults, STRATEGIES, STRATEGY_NAMES } from '../../engines/trading/index.js'
-import { enumerateConfigs } from '../../engines/trading/walk-forward.js'
+import { enumerateConfigs, type ConfigScore, type WalkForwardFold } from '../../engines/trading/walk-forward.js'
+import type { TrialRow } from '../rows.js'
 import type { BacktestOptions, StrategyName } from '../../engines/trading/types.js'
 import type { GridPayload, WalkForwardPayload } from '../../mill/tasks/trading.js'
 import { Refusal } from '../../refusal.js'
@@ -40,15 +41,19 @@ export async function maxEdgeSignal(
   }
   const { result, elapsedMs } = await deps.heavy('trading.max-edge-signal', 'trading.walkForward', payload, body.timeout_ms)
   const wf = finite(result)
-  const oosStats = wf.oos_stats ? statsView(result.oos_stats!) : null
+  const oosStats = wf.oos_stats ? statsView(result.oos_stats!, result.oos_stats_annualization) : null
   const lastTs = bars.ts[n - 1]!
   const runRef = await deps.runs.record(as.kind, dataset, {
     strategy: wf.best?.strategy ?? null,
     params: wf.best?.params ?? {},
     request: body,
     inputs: { strategies, grid, inSample, outOfSample, step: body.step ?? null, settings: settingsOf(body), maxConfigs },
-    stats: { best: wf.best, configs_tried: wf.configs_tried, deflated_sharpe: wf.deflated_sharpe, oos_stats: oosStats, signal: wf.signal },
+    stats: {
+      best: wf.best, configs_tried: wf.configs_tried, deflated_sharpe: wf.deflated_sharpe, overfitting: wf.overfitting, oos_stats: oosStats,
+      signal: wf.signal, walk_forward: wf.walk_forward, annualization: wf.annualization, folds: foldsView(wf.folds),
+    },
     equity: null,
+    trials: trialRows(wf.scores, result.trial_blocks, wf.overfitting.pbo_detail.blocks),
     elapsedMs,
   })
   const signalId = as.recordSignal && wf.best && wf.signal
@@ -68,15 +73,13 @@ export async function maxEdgeSignal(
     configs_planned: configs.length,
     configs_tried: wf.configs_tried,
     deflated_sharpe: wf.deflated_sharpe,
+    overfitting: wf.overfitting,
     walk_forward: wf.walk_forward,
     windows: { in_sample: inSample, out_of_sample: outOfSample, step: body.step ?? outOfSample, folds: wf.folds.length },
-    folds: wf.folds.map((f) => ({
-      ...f,
-      in_sample: { ...f.in_sample, start: iso(f.in_sample.start), end: iso(f.in_sample.end) },
-      out_of_sample: { ...f.out_of_sample, start: iso(f.out_of_sample.start), end: iso(f.out_of_sample.end) },
-    })),
+    folds: foldsView(wf.folds),
     leaderboard: wf.leaderboard,
     bars_per_year: wf.bars_per_year,
+    annualization: wf.annualization,
     complete: wf.complete,
   }
 }
@@ -99,15 +102,20 @@ export async function maxEdgeSignalV10(deps: ResearchDeps, body: MaxEdgeV10Body)
   const { results, elapsedMs } = await deps.heavySplit('trading.max-edge-signal.v10', 'trading.inSampleGrid',
     (idle) => gridSlices(pairs, gridShares(pairs, bars.ts.length, idle)).map((slice) => ({ ...payload, slice })), body.timeout_ms)
   const result = mergeGridResults(results)
-  const g = finite(result)
-  const best = g.best ? { fast: g.best.fast, slow: g.best.slow, stats: statsView(result.best!.stats) } : null
+  // PBO's combinations grow with the grid: worked out in the mill too.
+  const verdict = await deps.heavy('trading.max-edge-signal.v10', 'trading.overfitting',
+    { trialBlocks: result.trial_blocks, blocks: result.blocks, bestReturns: result.best_returns }, body.timeout_ms)
+  const { deflated_sharpe_detail: _detail, ...overfitting } = finite(verdict.result)
+  const { trial_blocks: _blocks, best_returns: _returns, ...plain } = result
+  const g = finite(plain)
+  const best = g.best ? { fast: g.best.fast, slow: g.best.slow, stats: statsView(result.best!.stats, result.annualization) } : null
   const lastTs = bars.ts[bars.ts.length - 1]!
   const runRef = await deps.runs.record('max_edge_v10', dataset, {
     strategy: 'sma_cross',
     params: best ? { fast: best.fast, slow: best.slow } : {},
     request: body,
     inputs: { grid, options, maximize: body.maximize },
-    stats: { best, tried: g.tried, signal: g.signal },
+    stats: { best, tried: g.tried, signal: g.signal, overfitting },
     equity: null,
     elapsedMs,
   })
@@ -127,11 +135,30 @@ export async function maxEdgeSignalV10(deps: ResearchDeps, body: MaxEdgeV10Body)
     top,
     complete: g.complete,
     in_sample_only: true as const,
+    overfitting,
     warning: 'v10 picks the best pair on the same bars it is scored on (in-sample): expect the edge to shrink out of sample; /api/v11/trading/max-edge-signal scores choices out of sample',
     run_id: runRef.id,
     dataset: { ...briefOf(dataset), bars: bars.ts.length },
     signal_bar: iso(lastTs),
   }
+}
+
+const foldsView = (folds: readonly WalkForwardFold[]) => folds.map((f) => ({
+  ...f,
+  in_sample: { ...f.in_sample, start: iso(f.in_sample.start), end: iso(f.in_sample.end) },
+  out_of_sample: { ...f.out_of_sample, start: iso(f.out_of_sample.start), end: iso(f.out_of_sample.end) },
+}))
+
+/** The search's trials as stored with its run: configuration, score, and its per-bar returns' block moments. */
+function trialRows(scores: readonly ConfigScore[], blocks: Float64Array, perTrial: number): TrialRow[] {
+  const width = 3 * perTrial
+  return scores.map((score, k) => ({
+    strategy: score.strategy,
+    params: score.params,
+    score: score.oos_sharpe,
+    return_pct: Number.isFinite(score.oos_return_pct) ? score.oos_return_pct : null,
+    blocks: Buffer.from(blocks.buffer, blocks.byteOffset + k * width * 8, width * 8).toString('base64'),
+  }))
 }
 
 function gridOf(raw: Record<string, Record<string, number[]>> | undefined, strategies: readonly StrategyName[]) {

@@ -58,11 +58,13 @@ export const clauses = defineOperation({
     'tautologies, duplicate literals and clauses, runs unit propagation and pure-literal elimination to a fixpoint with ' +
     'subsumption, and returns the simplified CNF as DIMACS with whether simplification alone decided it (SAT with a checked ' +
     `model, UNSAT, or UNDECIDED). Input: dimacs text or clauses as arrays. Limits: ${SAT_LIMITS.maxVars} variables, ` +
-    `${SAT_LIMITS.maxClauses} clauses, ${SAT_LIMITS.maxLiterals} literals; large inputs run in the worker pool.`,
+    `${SAT_LIMITS.maxClauses} clauses, ${SAT_LIMITS.maxLiterals} literals; large inputs run in the worker pool. The DIMACS may also come as a text/plain ` +
+    'body, with the other fields in the query string.',
   input,
   output,
   provenance: ['computed'],
   bodyLimit: 'large',
+  textBody: 'dimacs',
   largeAnswer: true,
   checkLimits: checkCnfLimits,
   examples: [

@@ -89,12 +89,15 @@ export const sat = defineOperation({
     '(UNSAT answers a core); models enumerates distinct models; max_conflicts, max_decisions and max_propagations stop the ' +
     'search like timeout_ms: UNKNOWN with stopped_by and the counts reached. Malformed DIMACS is refused with its line and ' +
     `column; a literal above the header's variable count is malformed. Limits: ${SAT_LIMITS.maxVars} variables, ` +
-    `${SAT_LIMITS.maxClauses} clauses, ${SAT_LIMITS.maxLiterals} literals, proofs of ${PROOF_LIMITS.maxBytes} bytes.`,
+    `${SAT_LIMITS.maxClauses} clauses, ${SAT_LIMITS.maxLiterals} literals, proofs of ${PROOF_LIMITS.maxBytes} bytes. The DIMACS may ` +
+    'also come as a text/plain body (curl --data-binary @f.cnf -H "content-type: text/plain"), with the scalar fields ' +
+    '(timeout_ms, want_model, proof, …) in the query string.',
   input,
   output,
   provenance: ['computed', 'measured', 'stored'],
   heavy: true,
   bodyLimit: 'large',
+  textBody: 'dimacs',
   // A proof is pinned: the call is a pin write too.
   inputAction: (raw) => (typeof raw === 'object' && raw !== null && 'proof' in raw && raw.proof !== 'none' ? 'pin.write' : null),
   checkLimits: checkSearchLimits,

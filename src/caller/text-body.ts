@@ -1,0 +1,40 @@
+// A text/plain body for the operations that declare one member as their text (textBody): the body is that member, read
+// by the host's body reader like any body (large ones in the body thread), and the other members come from the query.
+import type { FastifyInstance, FastifyRequest } from 'fastify'
+import type { Readable } from 'node:stream'
+import { errorCodes } from 'fastify'
+import { readBody } from '../plugins/json-body.js'
+import { longTextKeys } from '../long-text-input.js'
+import { Refusal } from '../refusal.js'
+import type { AnyOperation } from './operation.js'
+
+/** A query value as the JSON scalar it spells (`2000`, `false`, `null`), else the string itself. */
+function scalar(value: string): unknown {
+  if (/^(-?\d+(\.\d+)?([eE][+-]?\d+)?|true|false|null)$/.test(value)) return JSON.parse(value)
+  return value
+}
+
+/** The input of a text body: the query's members as scalars, the body as `member`. */
+export function textBodyInput(query: Record<string, string | string[]>, member: string, body: Record<string, unknown>): Record<string, unknown> {
+  if (Object.hasOwn(query, member)) {
+    throw new Refusal('invalid_input', `${member} is the text/plain body; it cannot come from the query string too`)
+  }
+  const input: Record<string, unknown> = {}
+  for (const [key, value] of Object.entries(query)) {
+    if (Array.isArray(value)) throw new Refusal('invalid_input', `query parameter ${key} is given more than once`)
+    input[key] = scalar(value)
+  }
+  input[member] = body[member]
+  return input
+}
+
+/** Registers the text/plain parser on the caller's scope: only routes of operations with a textBody take it. */
+export function acceptTextBodies(app: FastifyInstance, byName: (name: string) => AnyOperation | undefined): void {
+  app.addContentTypeParser('text/plain', async (req: FastifyRequest, payload: Readable) => {
+    const member = byName(req.routeOptions.config.operation ?? '')?.textBody
+    if (!member) throw new errorCodes.FST_ERR_CTP_INVALID_MEDIA_TYPE(req.headers['content-type'])
+    const long = longTextKeys(req.routeOptions.schema?.body).filter((key) => key === member)
+    const body = (await readBody(app.bodyReader, req, payload, { kind: 'text', member, longTextKeys: long })) as Record<string, unknown>
+    return textBodyInput(req.query as Record<string, string | string[]>, member, body)
+  })
+}

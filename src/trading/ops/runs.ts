@@ -1,0 +1,35 @@
+// Stored runs read back: the list (paged) and one run with its inputs, statistics and equity curve.
+import { defineTradingOperation } from '../operation.js'
+import { runDetail, runListQuery, runPage, runParams, runQuery } from '../readback-schemas.js'
+import { PAGING } from './paging-note.js'
+
+export const runOperations = [
+  defineTradingOperation({
+    name: 'trading.runs.list',
+    method: 'GET',
+    group: 'v11',
+    path: '/runs',
+    summary: 'Stored runs (backtests, simulations, signal searches), newest first; filter by kind, dataset, strategy',
+    description: PAGING,
+    query: runListQuery,
+    output: runPage,
+    mcp: { name: 'trading_runs', title: 'Stored runs, newest first' },
+    handler: (input, { readback }) => readback.runs(input),
+  }),
+  defineTradingOperation({
+    name: 'trading.runs.get',
+    method: 'GET',
+    group: 'v11',
+    path: '/runs/:id',
+    summary: 'One stored run: its inputs, statistics, equity curve (as stored, downsampled) and, on request, its trades',
+    description: 'Trades are not stored: `?include=trades` recomputes them from the stored inputs (a backtest in the mill) and says ' +
+      'whether the recomputed statistics equal the stored ones. A run stored without an equity curve answers `equity: null` with the reason.',
+    params: runParams,
+    query: runQuery,
+    output: runDetail,
+    // Trades recomputed for a 250k-bar run are thousands of objects: written a part per loop turn.
+    largeAnswer: true,
+    handler: ({ id, include, equity_points }, { readback }) =>
+      readback.run(id, { withTrades: include === 'trades', equityPoints: equity_points }),
+  }),
+]

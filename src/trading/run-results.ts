@@ -1,0 +1,140 @@
+// A stored run's trades and equity curve read back: a page at a time as JSON (keyset cursors), or whole as CSV
+// streamed a page at a time (a 250k-point curve is never one string on the loop).
+import { Readable } from 'node:stream'
+import { pageAnswer, pagedList, type PageQuery } from '../paging.js'
+import { Refusal } from '../refusal.js'
+import { decodeEquityChunk, EQUITY_CHUNK_POINTS, TRADE_COLUMNS } from '../engines/trading/run-series.js'
+import { iso } from './present.js'
+import type { RunRow } from './rows.js'
+import type { RunTradeRow, RunEquityRow } from './repository-runs.js'
+import type { TradingRepository } from './repository.js'
+
+interface EquityPoint {
+  i: number
+  ts: number
+  equity: number
+  drawdown_pct: number
+}
+
+const tradeList = pagedList<RunTradeRow>('run_trades', ['integer'], (t) => [t.seq])
+const equityList = pagedList<EquityPoint>('run_equity', ['integer'], (p) => [p.i])
+
+/** Rows read per step of a CSV download. */
+const CSV_TRADES_STEP = 1000
+
+export const tradeView = (t: RunTradeRow) => ({
+  seq: Number(t.seq),
+  size: t.size,
+  entry_bar: Number(t.entry_bar),
+  exit_bar: t.exit_bar === null ? null : Number(t.exit_bar),
+  entry_time: iso(Number(t.entry_ts)),
+  exit_time: t.exit_ts === null ? null : iso(Number(t.exit_ts)),
+  entry_price: t.entry_price,
+  exit_price: t.exit_price,
+  pnl: t.pnl,
+  return_pct: t.return_pct,
+  commissions: t.commissions,
+  open: t.exit_bar === null,
+})
+
+const pointView = (p: EquityPoint) => ({ ...p, time: iso(p.ts) })
+
+export async function storedRun(repo: TradingRepository, id: number): Promise<RunRow> {
+  const row = await repo.runById(id)
+  if (!row) throw new Refusal('not_found', `no run ${id}; list runs with GET /api/v11/runs`, { hints: { list: '/api/v11/runs' } })
+  return row
+}
+
+/** A run that keeps trades and a curve (backtests stored since they are kept); others are refused with the reason. */
+async function backtestWithResults(repo: TradingRepository, id: number, what: 'trades' | 'equity'): Promise<RunRow> {
+  const row = await storedRun(repo, id)
+  if (row.kind !== 'backtest') throw new Refusal('not_found', `run ${id} is a ${row.kind} run: only backtests have ${what}`)
+  if ((await repo.runEquityChunks(id, 0, 1)).length === 0) {
+    throw new Refusal('not_found', `run ${id} was stored before runs kept their ${what}; POST /api/v11/runs/${id}/replay recomputes it and stores nothing, ` +
+      'a new backtest with the same inputs keeps them', { hints: { replay: `/api/v11/runs/${id}/replay` } })
+  }
+  return row
+}
+
+export function createRunResults(repo: TradingRepository) {
+  /** Points [from, from + count) of a run's curve, with drawdown from the stored running peak. */
+  async function points(runId: number, from: number, count: number): Promise<EquityPoint[]> {
+    const first = Math.floor(from / EQUITY_CHUNK_POINTS)
+    const chunks = await repo.runEquityChunks(runId, first, Math.ceil(count / EQUITY_CHUNK_POINTS) + 1)
+    const out: EquityPoint[] = []
+    for (const chunk of chunks) {
+      for (const p of chunkPoints(chunk)) {
+        if (p.i >= from && out.length < count) out.push(p)
+      }
+      if (out.length >= count) break
+    }
+    return out
+  }
+
+  return {
+    async tradesPage(id: number, query: PageQuery) {
+      await backtestWithResults(repo, id, 'trades')
+      const page = await tradeList.read(query, (r) => repo.runTradesPage(id, Number(r.after?.[0] ?? 0), r.limit + 1))
+      return { run_id: id, total: await repo.runTradeCount(id), ...pageAnswer('trades', page, tradeView), csv: `/api/v11/runs/${id}/trades` }
+    },
+
+    async equityPage(id: number, query: PageQuery) {
+      await backtestWithResults(repo, id, 'equity')
+      const page = await equityList.read(query, (r) => points(id, r.after === null ? 0 : Number(r.after[0]) + 1, r.limit + 1))
+      return { run_id: id, total: await repo.runEquityPoints(id), ...pageAnswer('points', page, pointView), csv: `/api/v11/runs/${id}/equity` }
+    },
+
+    /** Every trade as CSV, read and written a step at a time as the client takes it. */
+    async tradesCsv(id: number): Promise<Readable> {
+      await backtestWithResults(repo, id, 'trades')
+      return Readable.from(tradeLines(repo, id))
+    },
+
+    async equityCsv(id: number): Promise<Readable> {
+      await backtestWithResults(repo, id, 'equity')
+      return Readable.from(equityLines(repo, id))
+    },
+  }
+}
+
+export type RunResultsReader = ReturnType<typeof createRunResults>
+
+function* chunkPoints(chunk: RunEquityRow): Generator<EquityPoint> {
+  const pairs = decodeEquityChunk(chunk.data)
+  let peak = Number(chunk.peak_before)
+  const base = Number(chunk.chunk) * EQUITY_CHUNK_POINTS
+  for (let k = 0; k < pairs.length / 2; k++) {
+    const equity = pairs[2 * k + 1]!
+    if (equity > peak) peak = equity
+    yield { i: base + k, ts: pairs[2 * k]!, equity, drawdown_pct: peak > 0 ? (equity / peak - 1) * 100 : 0 }
+  }
+}
+
+const csvNumber = (v: number | null): string => (v === null || !Number.isFinite(v) ? '' : String(v))
+
+async function* tradeLines(repo: TradingRepository, id: number): AsyncGenerator<string> {
+  yield `seq,entry_time,exit_time,${TRADE_COLUMNS.join(',')},open\n`
+  let after = 0
+  for (;;) {
+    const rows = await repo.runTradesPage(id, after, CSV_TRADES_STEP)
+    if (rows.length === 0) return
+    let text = ''
+    for (const t of rows) {
+      text += `${t.seq},${iso(Number(t.entry_ts))},${t.exit_ts === null ? '' : iso(Number(t.exit_ts))},` +
+        `${TRADE_COLUMNS.map((c) => csvNumber(t[c] === null ? null : Number(t[c]))).join(',')},${t.exit_bar === null}\n`
+    }
+    yield text
+    after = Number(rows[rows.length - 1]!.seq)
+  }
+}
+
+async function* equityLines(repo: TradingRepository, id: number): AsyncGenerator<string> {
+  yield 'i,time,ts,equity,drawdown_pct\n'
+  for (let chunk = 0; ; chunk++) {
+    const [row] = await repo.runEquityChunks(id, chunk, 1)
+    if (!row) return
+    let text = ''
+    for (const p of chunkPoints(row)) text += `${p.i},${iso(p.ts)},${p.ts},${p.equity},${p.drawdown_pct}\n`
+    yield text
+  }
+}
