@@ -17,6 +17,8 @@ import { SCOPES } from '../../src/access/tokens.js'
 import { actionsOf } from '../../src/caller/operation.js'
 import { pinRepository } from '../../src/access/pins.js'
 import { resourceAction } from '../../src/mcp/resources.js'
+import { tradingRegistry } from '../../src/trading/registry.js'
+import { accessOf } from '../../src/trading/operation.js'
 
 const ADMIN_TOKEN = 'doors-admin-token-0123456789'
 const STRANGER = 'grant:someone-else'
@@ -159,7 +161,9 @@ describe('the door × principal table (ADMIN_TOKEN set)', () => {
     for (const { name } of tools) {
       const op = app.registry.byName(name)
       for (const input of op?.inputAction ? op.examples : [{}]) {
-        const actions: Action[] = op ? actionsOf(op, input) : [name === 'trading_datasets' ? 'dataset.read' : 'compute.heavy']
+        const trading = tradingRegistry.find((t) => t.mcp?.name === name)
+        expect(op ?? trading, `tool ${name} is a registry's`).toBeDefined()
+        const actions: Action[] = op ? actionsOf(op, input) : [accessOf(trading!)]
         for (const w of triedBy(actions)) {
           const answer = (await rpc(w, 'tools/call', { name, arguments: input })).result as { isError?: boolean; structuredContent?: { refuse?: { http_status: number } } }
           judge(`mcp tool ${name}`, w, actions, answer.isError ? answer.structuredContent!.refuse!.http_status : 200)
