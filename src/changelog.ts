@@ -13,6 +13,33 @@ export interface ChangelogEntry {
 
 export const CHANGELOG: readonly ChangelogEntry[] = [
   {
+    version: '1.1.0',
+    date: '2026-11-27',
+    summary: 'Checked UNSAT proofs, hard search budgets, assumptions with cores and model enumeration; capacity figures that follow each model\'s own config and the hardware\'s real usable bytes; examples and documented refusals in the OpenAPI document.',
+    changes: {
+      added: [
+        '`/sat`: `proof` (`drat`, `lrat` or `none`). An UNSAT answer carries `proof` `{ format, steps, bytes, sha256, url }` and is `verified: true` only when the service\'s own independent checker accepted the proof (`checker` names it; `verification.reason` says why not otherwise).',
+        '`/sat`: hard budgets `max_conflicts`, `max_decisions` and `max_propagations` beside `timeout_ms`; the search stops at the first one reached and answers `UNKNOWN` with `stopped_by` naming it and the counts reached.',
+        '`/sat`: `assumptions` solve under literals without changing the formula; UNSAT under them answers `core`, the failed assumptions. `models: k` enumerates up to k distinct models, each checked (`enumeration`).',
+        '`/jsonsat`: the same `proof` and budgets, and `want_cnf`, the Tseitin CNF it solved (`cnf.sha256`, `cnf.url`).',
+        '`/pin/text`: a pinned text, such as a proof, read as `text/plain`.',
+        'Capacity operations take `config` (a Hugging Face `config.json`) or `overrides` beside a preset, and `devices.gpu` presets with each card\'s real usable bytes; `arch` gains `layer_types`, `mla`, `shared_experts`, `dense_layers` and `dense_intermediate`. New preset `deepseek-v2-lite`.',
+        '`/fit`: a stated serving model (`runtime`, `prefill_chunk`, `gpu_memory_utilization`, `max_num_batched_tokens`, `max_num_seqs`, `block_size`, `pipeline_parallel`, `margin_percent`), training for a `batch` × `context` (`zero_stage`, `gradient_checkpointing`, `follows`), quantised weight formats with `group_size`; every component names its `formula` and `source`, and the largest batch, the longest context and the cheapest fitting format name their limiter.',
+        '`/peft` and `/adapters`: `follows` names the transformers and PEFT layout counted; `/peft` computes `memory.activations`. `/kv`: `window_applied`, `layout`, `runtime` and `source`, and a numeric `sliding_window`.',
+        '`/help`: each operation\'s `needs`, the credential its curl line sends.',
+        '`/sat` and `/clauses` take a `text/plain` DIMACS body, with the other fields in the query string.',
+        '`/openapi.json`: request examples on every operation, one documented response per refusal status, and a bearer security scheme.',
+        'Jobs: `cancel_url` in the job view, and a unique prefix of four or more characters names a job.',
+      ],
+      changed: [
+        '`/kv`, `/card` and `/fit` apply a model\'s own sliding windows (per layer where layers alternate) by default; `sliding_window: false` turns them off.',
+        '`/peft` on Mixtral counts LoRA as PEFT 0.21 does on transformers 5\'s fused experts (179.8 M trainable for all-linear r=8); the transformers 4 layout is `follows.transformers: "4.x"`.',
+        '`/fit` no longer adds a flat 20 % of the weights; a given `overhead_percent` becomes a `declared_overhead` component. A verdict never exceeds what the card holds under the stated serving model (an 80 GB H100 fits llama-2-7b at 4,096 tokens up to batch 31).',
+        '`stopped_by` of `/sat` and `/jsonsat` widens to `deadline`, `conflicts`, `decisions` and `propagations`.',
+      ],
+    },
+  },
+  {
     version: '1.0.0',
     date: '2026-11-22',
     summary: 'The initial contract.',

@@ -4,7 +4,7 @@ import { fileURLToPath } from 'node:url'
 import { dirname, join } from 'node:path'
 
 /** The caller contract version: bumped when the /api/v1 contract changes, not when the host does. */
-export const NCM_VERSION = '1.0.0'
+export const NCM_VERSION = '1.1.0'
 
 /** The repository root, found from this module whether it runs from src/ or dist/src/. */
 export const REPO_ROOT = findRepoRoot(dirname(fileURLToPath(import.meta.url)))

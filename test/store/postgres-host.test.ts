@@ -1,13 +1,17 @@
 // The whole host on PostgreSQL (DATABASE_URL): it migrates a fresh database at start, seeds, serves writes, and every
 // health and statistics answer names the backend with its version, latency and pool. Skipped with the reason printed
 // when PostgreSQL cannot be reached (a failure under CI=true).
+import { readdirSync } from 'node:fs'
+import { join } from 'node:path'
 import type { FastifyInstance } from 'fastify'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createTestDatabase, postgresUnavailable, type TestDatabase } from '../../src/store/test-postgres.js'
+import { REPO_ROOT } from '../../src/version.js'
 import { buildTestApp, json, okData } from '../helper.js'
-import { listMigrations, migrationsDirOf } from '../../src/store/migrate.js'
 
 const unavailable = await postgresUnavailable()
+/** Every migration the PostgreSQL dialect ships: a fresh database applies them all. */
+const MIGRATIONS = readdirSync(join(REPO_ROOT, 'src/store/migrations/postgres')).filter((f) => f.endsWith('.sql')).sort()
 const SMALL_CSV = 'Date,Open,High,Low,Close,Volume\n2024-01-02,10,11,9.5,10.5,1000\n2024-01-03,10.5,11.2,10.1,11,1200\n2024-01-04,11,11.5,10.8,11.1,900\n'
 
 describe.skipIf(unavailable !== null)('the host on PostgreSQL', () => {
@@ -37,8 +41,7 @@ describe.skipIf(unavailable !== null)('the host on PostgreSQL', () => {
 
     const v11 = json(await app.inject('/api/v11/system/health'))
     expect(v11.components.find((c: { name: string }) => c.name === 'database')).toMatchObject({ status: 'ok', backend: 'postgres', version: store.version })
-    const migrations = listMigrations(migrationsDirOf('postgres')).map((m) => m.name)
-    expect(v11.components.find((c: { name: string }) => c.name === 'migrations')).toMatchObject({ status: 'ok', detail: `${migrations.length} applied, none pending` })
+    expect(v11.components.find((c: { name: string }) => c.name === 'migrations')).toMatchObject({ status: 'ok', detail: `${MIGRATIONS.length} applied, none pending` })
   })
 
   it('serves writes into PostgreSQL and /api/v11/db/stats reports its tables with sizes', async () => {
@@ -51,7 +54,7 @@ describe.skipIf(unavailable !== null)('the host on PostgreSQL', () => {
     const bars = stats.tables.find((t: { name: string }) => t.name === 'bars')
     expect(bars.rows).toBeGreaterThanOrEqual(3)
     expect(bars.bytes).toBeGreaterThan(0)
-    expect(stats.migrations.map((m: { name: string }) => m.name)).toEqual(listMigrations(migrationsDirOf('postgres')).map((m) => m.name))
+    expect(stats.migrations.map((m: { name: string }) => m.name)).toEqual(MIGRATIONS)
   })
 
   it('the live metrics report the PostgreSQL pool, and no database file', async () => {
@@ -71,7 +74,7 @@ describe.skipIf(unavailable !== null)('the host on PostgreSQL', () => {
       backend: 'postgres', migrations_dir: 'src/store/migrations/postgres', database_exists: true, pending: [], error: null,
       database_path: expect.stringMatching(/^postgres:\/\/127\.0\.0\.1:5432\/ncm_test_/),
     })
-    expect(report.plan.migration_summary.applied).toHaveLength(listMigrations(migrationsDirOf('postgres')).length)
+    expect(report.plan.migration_summary.applied).toHaveLength(MIGRATIONS.length)
     expect(report.plan.migration_summary.commands[1]).toMatch(/^psql "\$DATABASE_URL"/)
     expect(report.store).toMatchObject({ backend: 'postgres', ok: true })
     expect(JSON.stringify(report)).not.toContain(database.url)
