@@ -38,6 +38,7 @@ describe('migration files', () => {
       ['0020-job-owners.sql', '7619992f9aca3df5'],
       ['0021-dataset-ids.sql', '72db8d8490341226'],
       ['0022-job-dedupe.sql', 'e28a47ea500662b1'],
+      ['0030-run-results.sql', 'fea449d6982567bb'],
     ])
   })
 })
