@@ -28,6 +28,7 @@ import largeBodiesPlugin from './plugins/large-bodies.js'
 import largeAnswersPlugin from './plugins/large-answers.js'
 import callerPlugin, { CALLER_PREFIX } from './caller/index.js'
 import authPlugin from './plugins/auth.js'
+import accessPlugin from './plugins/access.js'
 import { createCallerCounters, type CallerCounters } from './caller/counters.js'
 import { systemClock, type Clock } from './clock.js'
 import { registry as defaultRegistry } from './caller/registry.js'
@@ -145,6 +146,8 @@ export async function buildApp(opts: BuildOptions): Promise<FastifyInstance> {
     await app.register(admissionPlugin, { maxEventLoopDelayMs: config.maxEventLoopDelayMs })
   }
   await app.register(limitsPlugin, { rateLimitPerMin: config.rateLimitPerMin, exempt: isInternal, redis: app.redis })
+  // After the rate limit (a flood of bad bearers is counted before a grant is looked up), before any route.
+  await app.register(accessPlugin)
   await app.register(largeBodiesPlugin, { smallBodyBytes: config.bodyLimitBytes, concurrency: config.largeBodyConcurrency })
   await app.register(largeAnswersPlugin, { concurrency: config.largeAnswerConcurrency, queue: config.largeAnswerQueue })
   await app.register(corsPlugin, { origins: config.corsOrigins })

@@ -62,6 +62,10 @@ const envSchema = z.object({
   BARS_CACHE_BYTES: intFrom(0, 64 * 1024 * MiB).default(256 * MiB),
   CSV_MAX_ROWS: intFrom(1, 100_000_000).default(250_000),
   SSE_STREAMS_PER_CLIENT: intFrom(1, 10_000).default(8),
+  HEAVY_ACCESS: z.enum(['scoped', 'open']).default('scoped'),
+  JOBS_PER_CLIENT: intFrom(1, 100_000).optional(),
+  JOB_RETENTION_MAX_JOBS: intFrom(0, 100_000_000).default(10_000),
+  MCP_SESSIONS_PER_CLIENT: intFrom(1, 10_000).default(16),
   PUBLIC_URL: z.string().optional(),
   REDIS_URL: z.string().optional(),
   REDIS_PREFIX: z.string().regex(/^[\w:.-]{1,64}$/, 'must be 1–64 letters, digits or _ : . -').default('ncm:'),
@@ -139,6 +143,20 @@ export interface Config {
   readonly csvMaxRows: number
   /** Job event streams (SSE) one client (IP) may hold open at once; more are refused `over_limit` before they open. */
   readonly sseStreamsPerClient: number
+  /**
+   * Who may start work in the mill while ADMIN_TOKEN is set: `scoped` (a credential with run:heavy, on every door) or
+   * `open` (anyone; rate limit and per-client shares still apply). Without ADMIN_TOKEN the host is open either way.
+   */
+  readonly heavyAccess: 'scoped' | 'open'
+  /**
+   * Unfinished jobs (queued or running) one principal may have at once: its share of the queue beside the global
+   * bound (MILL_QUEUE). Default: a quarter of MILL_QUEUE, at least 2.
+   */
+  readonly jobsPerClient: number
+  /** Finished jobs whose input and answer are kept (the newest), beside JOB_RETENTION_H; 0 = no count limit. */
+  readonly jobRetentionMaxJobs: number
+  /** MCP sessions one principal may hold; past it its own least recently used one is closed (MAX_SESSIONS stays the global cap). */
+  readonly mcpSessionsPerClient: number
   /**
    * redis:// or rediss:// URL shared by every replica: set, the rate limit counts in Redis and jobs are dispatched
    * through BullMQ; null = each process alone (in-memory limit, in-process queue).
@@ -236,6 +254,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
     barsCacheBytes: e.BARS_CACHE_BYTES,
     csvMaxRows: e.CSV_MAX_ROWS,
     sseStreamsPerClient: e.SSE_STREAMS_PER_CLIENT,
+    heavyAccess: e.HEAVY_ACCESS,
+    jobsPerClient: e.JOBS_PER_CLIENT ?? Math.max(2, Math.ceil(e.MILL_QUEUE / 4)),
+    mcpSessionsPerClient: e.MCP_SESSIONS_PER_CLIENT,
+    jobRetentionMaxJobs: e.JOB_RETENTION_MAX_JOBS,
     redisUrl: redisUrlOf(e.REDIS_URL),
     redisPrefix: e.REDIS_PREFIX,
     aliasesUsed: Object.freeze(aliasesUsed),
@@ -321,6 +343,10 @@ export function redactedConfig(config: Config): Record<string, unknown> {
     BARS_CACHE_BYTES: config.barsCacheBytes,
     CSV_MAX_ROWS: config.csvMaxRows,
     SSE_STREAMS_PER_CLIENT: config.sseStreamsPerClient,
+    HEAVY_ACCESS: config.heavyAccess,
+    JOBS_PER_CLIENT: config.jobsPerClient,
+    MCP_SESSIONS_PER_CLIENT: config.mcpSessionsPerClient,
+    JOB_RETENTION_MAX_JOBS: config.jobRetentionMaxJobs,
     REDIS_URL: config.redisUrl === null ? 'unset' : redisDisplayUrl(config.redisUrl),
     REDIS_PREFIX: config.redisPrefix,
   }

@@ -3,6 +3,7 @@
 import type { FastifyError } from 'fastify'
 import { hasZodFastifySchemaValidationErrors, ResponseSerializationError } from 'fastify-type-provider-zod'
 import { describeIssue, Refusal, type IssueParts, type RefusalIssue } from './refusal.js'
+import { storeRefusal } from './store/faults.js'
 
 export function toRefusal(err: unknown, requestId: string): Refusal {
   if (err instanceof Refusal) return err
@@ -45,5 +46,6 @@ export function toRefusal(err: unknown, requestId: string): Refusal {
   if (err instanceof SyntaxError || (e.statusCode !== undefined && e.statusCode >= 400 && e.statusCode < 500)) {
     return new Refusal('invalid_input', e.message)
   }
-  return new Refusal('internal', `internal error; request id ${requestId}`)
+  // The store's faults are the host's state, not bugs: a client is told to come back (503 + Retry-After), never a 500.
+  return storeRefusal(err) ?? new Refusal('internal', `internal error; request id ${requestId}`)
 }

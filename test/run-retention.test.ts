@@ -6,7 +6,10 @@ import { request } from 'undici'
 import { listeningTestApp } from './helper.js'
 
 const MAX_RUNS = 5
-const host = listeningTestApp({ env: { RUN_RETENTION_MAX_RUNS: String(MAX_RUNS), RUN_RETENTION_MAX_AGE_DAYS: '30' } })
+// Behind a trusted proxy, each repeat from a client of its own: one client's identical backtests share one job (issue
+// #25), and what is under test here is that different clients' identical runs are stored once.
+const host = listeningTestApp({ env: { RUN_RETENTION_MAX_RUNS: String(MAX_RUNS), RUN_RETENTION_MAX_AGE_DAYS: '30', TRUST_PROXY: 'true' } })
+let clients = 0
 beforeAll(async () => {
   // Not a test of shedding: on the shared, loaded test machine a blocked sampling window reads as infinite delay.
   host.app.admission.override('live-bound')
@@ -14,7 +17,8 @@ beforeAll(async () => {
 
 async function backtest(body: Record<string, unknown>) {
   const res = await request(`${host.base}/api/v11/trading/backtest`, {
-    method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ dataset: 'SYN-DAILY', strategy: 'sma_cross', ...body }),
+    method: 'POST', headers: { 'content-type': 'application/json', 'x-forwarded-for': `198.51.100.${++clients % 250}` },
+    body: JSON.stringify({ dataset: 'SYN-DAILY', strategy: 'sma_cross', ...body }),
   })
   const answer = (await res.body.json()) as any
   expect(res.statusCode, JSON.stringify(answer).slice(0, 300)).toBe(200)

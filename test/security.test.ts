@@ -300,7 +300,7 @@ describe('4. secrets stay out of /env, bodies and logs', () => {
     await send('400 body', { method: 'POST', url: `/api/v1/kv?api_key=${QUERY_SECRET}`, payload: { tokens: -1, secret: HEADER_SECRET } }, 400)
     await send('404 caller', { url: `/api/v1/nowhere?token=${QUERY_SECRET}` }, 404)
     await send('404 trading', { url: `/api/v11/nowhere?token=${QUERY_SECRET}` }, 404)
-    await send('400 trading', { method: 'POST', url: `/api/v11/trading/backtest?api-key=${QUERY_SECRET}`, payload: { dataset: 1 } }, 400)
+    await send('400 trading', { method: 'POST', url: `/api/v11/trading/backtest?api-key=${QUERY_SECRET}`, headers: admin, payload: { dataset: 1 } }, 400)
     await send('413', { method: 'POST', url: `/api/v1/kv?token=${QUERY_SECRET}`, payload: { pad: HEADER_SECRET.repeat(BODY_LIMIT) } }, 413)
     const bug = await send('500', { method: 'POST', url: `/api/v1/boom?token=${QUERY_SECRET}&keep=1`, headers: admin, payload: { explode: true } }, 500)
     expect(json(bug).refuse.reason).not.toContain('upstream said no')
@@ -523,7 +523,8 @@ describe('7. oversized bodies are refused before they are read', () => {
   })
 
   it('/api/v11: the same as problem+json', async () => {
-    const res = await rawExchange(head('/api/v11/trading/backtest', `Content-Length: ${declared}\r\n`), '{"dataset":')
+    // Heavy work needs run:heavy (the access policy, asked before the body): the admin token passes that door.
+    const res = await rawExchange(head('/api/v11/trading/backtest', `Content-Length: ${declared}\r\nAuthorization: Bearer ${ADMIN_TOKEN}\r\n`), '{"dataset":')
     expect(res.status).toBe(413)
     expect(res.headers['content-type']).toMatch(/^application\/problem\+json/)
     expect(JSON.parse(res.body)).toMatchObject({ status: 413, code: 'payload_too_large' })

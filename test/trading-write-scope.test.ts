@@ -1,5 +1,6 @@
 // Issue #13 item 10 over a real socket: with ADMIN_TOKEN set, writes to the store beyond a run's own record need scope
-// trading:write, and the refusal names it. A backtest (which stores only its own run) stays anonymous.
+// trading:write, and the refusal names it. A backtest (which stores only its own run) is heavy work: scope run:heavy, as on
+// every other door (issue #25 item 9), not trading:write.
 import { describe, expect, it } from 'vitest'
 import { request } from 'undici'
 import { listeningTestApp } from './helper.js'
@@ -63,8 +64,13 @@ describe('trading:write (item 10)', () => {
     expect(removal.json.detail).toContain('trading:write')
   })
 
-  it('a backtest, which stores only its own run, stays anonymous', async () => {
-    const res = await send('POST', '/api/v11/trading/backtest', { dataset: 'SYN-DAILY', strategy: 'buy_and_hold' })
+  it('a backtest, which stores only its own run, needs run:heavy (heavy work), not trading:write', async () => {
+    const body = { dataset: 'SYN-DAILY', strategy: 'buy_and_hold' }
+    const anonymous = await send('POST', '/api/v11/trading/backtest', body)
+    expect(anonymous.status).toBe(401)
+    expect(anonymous.json.detail).toMatch(/run:heavy/)
+    expect((await send('POST', '/api/v11/trading/backtest', body, await grant(['trading:write']))).status).toBe(403)
+    const res = await send('POST', '/api/v11/trading/backtest', body, await grant(['run:heavy']))
     expect(res.status, JSON.stringify(res.json)).toBe(200)
   })
 })

@@ -72,7 +72,7 @@ async function memoryOf(base: string): Promise<string> {
 
 async function main() {
   const { child, info } = await spawnServer<{ port: number; pid: number }>('scripts/bench/serve-app.ts', {
-    MILL_THREADS: String(THREADS), MILL_QUEUE: String(QUEUE), RATE_LIMIT_PER_MIN: '0',
+    MILL_THREADS: String(THREADS), MILL_QUEUE: String(QUEUE), JOBS_PER_CLIENT: String(QUEUE + THREADS), RATE_LIMIT_PER_MIN: '0',
   })
   const base = `http://127.0.0.1:${info.port}`
   try {

@@ -1,4 +1,5 @@
 // Credentials: the admin token or a stored grant, parsed from `Authorization: Bearer …` and compared in constant time.
+// Who may do what with them is the access policy's (policy.ts), never decided here.
 import type { Config } from '../config.js'
 import type { Sql } from '../store/sql.js'
 import { Refusal } from '../refusal.js'
@@ -22,10 +23,7 @@ export interface Authenticator {
    * from the next request on.
    */
   identify(authorization: string | undefined, now: number): Promise<Credential | null>
-  /** Throws unless the credential carries the scope; with no ADMIN_TOKEN configured the host is open (dev mode). */
-  require(credential: Credential | null, scope: Scope, op?: string): void
-  /** Throws unless the credential is the admin token itself; with no ADMIN_TOKEN configured nobody is admin. */
-  requireAdmin(credential: Credential | null, op: string): void
+  /** No ADMIN_TOKEN configured: the host is open (development mode); what that allows is the policy's (policy.ts). */
   readonly open: boolean
 }
 
@@ -49,31 +47,6 @@ export function createAuthenticator(config: Pick<Config, 'adminToken'>, sql: Sql
       if (Date.parse(row.expires_at) <= now) throw new Refusal('unauthorized', `grant ${row.id} expired at ${row.expires_at}`)
       await grants.touch(row.id, now)
       return { kind: 'grant', subject: row.subject, scopes: row.scopes, grantId: row.id }
-    },
-    require(credential, scope, op) {
-      if (adminToken === null) return
-      if (!credential) {
-        throw new Refusal('unauthorized', `this needs a bearer credential with scope ${scope}`, { op })
-      }
-      if (!credential.scopes.includes(scope)) {
-        throw new Refusal('forbidden', `the credential of ${credential.subject} lacks scope ${scope}`, { op })
-      }
-    },
-    requireAdmin(credential, op) {
-      if (adminToken === null) {
-        throw new Refusal(
-          'forbidden',
-          `${op} answers only the admin credential, and this host has none: set ADMIN_TOKEN (at least 16 characters, ` +
-            'e.g. `ADMIN_TOKEN=$(openssl rand -base64 32)`) in the environment, restart, and send "Authorization: Bearer <ADMIN_TOKEN>"',
-          { op },
-        )
-      }
-      if (!credential) {
-        throw new Refusal('unauthorized', `${op} answers only the admin credential: send "Authorization: Bearer <ADMIN_TOKEN>"`, { op })
-      }
-      if (credential.kind !== 'admin') {
-        throw new Refusal('forbidden', `the credential of ${credential.subject} is a grant; only the admin credential may call ${op}`, { op })
-      }
     },
   }
 }

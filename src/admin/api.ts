@@ -1,7 +1,7 @@
 // The admin JSON routes under /api/v1/admin (registered inside the caller plugin, so they are enveloped like the rest).
 import type { FastifyInstance } from 'fastify'
 import { z } from 'zod'
-import { isInternal, isSmokeRequest } from './internal.js'
+import { isSmokeRequest } from './internal.js'
 import { commandPostSchema, readinessReportSchema, truthSummarySchema } from './schemas.js'
 import { okEnvelope, refusalEnvelope } from '../envelope.js'
 
@@ -15,14 +15,10 @@ const rerunQuery = z.object({
 }).strict()
 
 export default async function adminApi(app: FastifyInstance) {
-  const auth = app.auth
   const { truth, readiness } = app.adminCollectors
 
-  // With ADMIN_TOKEN set: the admin token or a grant with admin:read; in-process checks carry the internal marker.
-  app.addHook('onRequest', async (req) => {
-    if (isInternal(req)) return
-    auth.require(req.credential, 'admin:read') // identified by the caller plugin's hook (this plugin's parent)
-  })
+  // With ADMIN_TOKEN set: the admin token or a grant with admin:read (the access policy's admin.read, asked by the
+  // host's access plugin); in-process checks carry the internal marker.
 
   app.get('/truth/summary', {
     schema: {

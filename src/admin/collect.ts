@@ -8,7 +8,8 @@ import { HUB_VERSION, NCM_VERSION, REPO_ROOT } from '../version.js'
 import type { DependencySummary } from '../analysers/dependencies/index.js'
 import type { PythonProbe } from '../analysers/dependencies/index.js'
 import { buildReadinessReport } from './readiness.js'
-import type { EnvironmentSummary, MigrationSummary, Notice, ReadinessReport, RequiredBlocker, RunRetentionSummary, StartupSummary } from './schemas.js'
+import type { EnvironmentSummary, JobRetentionSummary, MigrationSummary, Notice, ReadinessReport, RequiredBlocker, RunRetentionSummary, StartupSummary } from './schemas.js'
+import { createJobRepository } from '../jobs/repository.js'
 import { ADMIN_ROUTES, runSmokeChecks, SMOKE_ALGORITHM } from './smoke.js'
 import { TRUTH_ALGORITHM, type TruthRunner } from './truth.js'
 import { scaleOutReport } from '../plugins/scale-out.js'
@@ -113,6 +114,7 @@ export function createReadinessCollector(app: FastifyInstance, options: Collecto
       migrations: await migrationSummary(app, options.config, rootDir),
       store: await storeStatus(app.store, storeLocation(app, options.config.dataDir, rootDir)),
       runRetention: await runRetentionSummary(app, options.config),
+      jobRetention: await jobRetentionSummary(app, options.config),
       scaleOut: await scaleOutReport(app),
       memory: { rss_bytes: process.memoryUsage.rss(), budget_bytes: options.config.memoryBudgetBytes },
       startup: startupSummary(rootDir),
@@ -156,6 +158,20 @@ async function runRetentionSummary(app: FastifyInstance, config: Config): Promis
     return { max_runs: maxRuns, max_age_days: maxAgeDays, stored_runs: held.n, oldest_run_at: held.oldest, policy, error: null }
   } catch (err) {
     return { max_runs: maxRuns, max_age_days: maxAgeDays, stored_runs: null, oldest_run_at: null, policy, error: (err as Error).message }
+  }
+}
+
+/** The job retention policy in force and what the store holds against it. */
+async function jobRetentionSummary(app: FastifyInstance, config: Config): Promise<JobRetentionSummary> {
+  const maxJobs = config.jobRetentionMaxJobs
+  const policy = 'identical submissions of one owner (with nothing measured in the answer) share one job; a finished job\'s input and answer are ' +
+    `purged ${config.jobRetentionH} h after it ended${maxJobs > 0 ? ` or once ${maxJobs} newer jobs are kept` : ''}; its record says so for ten times as long`
+  const base = { max_jobs: maxJobs, max_age_h: config.jobRetentionH, policy }
+  try {
+    const kept = await createJobRepository(app.store.sql).kept()
+    return { ...base, kept_jobs: kept.jobs, oldest_job_at: kept.oldestAt === null ? null : new Date(kept.oldestAt).toISOString(), error: null }
+  } catch (err) {
+    return { ...base, kept_jobs: null, oldest_job_at: null, error: (err as Error).message }
   }
 }
 

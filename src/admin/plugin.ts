@@ -1,17 +1,13 @@
 // The admin pages at the root: GET /admin (the go-live page) and GET /metrics (Prometheus text).
 // The page calls the same collectors the admin JSON routes answer from (app.adminCollectors, app.metrics, app.jobs);
-// the request's own credential decides whether it may see them at all.
+// the access policy decides, for the request's principal, whether it may see them at all (/metrics: at the door).
 import { renderJobMetrics } from '../jobs/metrics.js'
 import type { FastifyInstance, FastifyRequest } from 'fastify'
-import type { Authenticator } from '../access/auth.js'
-import type { Clock } from '../clock.js'
-import { Refusal } from '../refusal.js'
 import { HUB_VERSION, NCM_VERSION } from '../version.js'
-import { isInternal, isSmokeRequest } from './internal.js'
+import { isSmokeRequest } from './internal.js'
 import { renderAdminPage, renderPanel, type Loaded, type PanelData } from './page.js'
 
 export default async function adminPlugin(app: FastifyInstance) {
-  const auth = app.auth
 
   app.get('/admin', {
     schema: {
@@ -20,7 +16,7 @@ export default async function adminPlugin(app: FastifyInstance) {
       description: 'The go-live page: readiness status and score, smoke checks, blockers and advisories, truth summary, live metrics. With ADMIN_TOKEN set it asks for the token.',
     },
   }, async (req, reply) => {
-    const access = await accessOf(req, auth, app.clock)
+    const access = accessOf(req)
     const partial = (req.query as Record<string, unknown>)?.partial === '1'
     reply.header('cache-control', 'no-store')
     if (access !== 'allowed') {
@@ -39,29 +35,18 @@ export default async function adminPlugin(app: FastifyInstance) {
       summary: '/metrics',
       description: 'The command-post figures in Prometheus text format (0.0.4). With ADMIN_TOKEN set: Authorization: Bearer with the token or an admin:read grant.',
     },
-  }, async (req, reply) => {
-    const access = await accessOf(req, auth, app.clock)
-    if (access !== 'allowed') {
-      return reply.code(access === 'forbidden' ? 403 : 401).header('www-authenticate', 'Bearer').type('text/plain; charset=utf-8').send(`${access}\n`)
-    }
+  }, async (_req, reply) => {
     const text = app.metrics.prometheus() + renderJobMetrics(await app.jobs.stats())
     return reply.type('text/plain; version=0.0.4; charset=utf-8').header('cache-control', 'no-store').send(text)
   })
 }
 
-type Access = 'allowed' | 'anonymous' | 'unauthorized' | 'forbidden'
+type Access = 'allowed' | 'anonymous' | 'forbidden'
 
-async function accessOf(req: FastifyRequest, auth: Authenticator, clock: Clock): Promise<Access> {
-  if (auth.open || isInternal(req)) return 'allowed'
-  try {
-    const credential = await auth.identify(req.headers.authorization, clock.now())
-    if (!credential) return 'anonymous'
-    auth.require(credential, 'admin:read')
-    return 'allowed'
-  } catch (err) {
-    if (err instanceof Refusal) return err.code === 'forbidden' ? 'forbidden' : 'unauthorized'
-    throw err
-  }
+/** The panel's door: admin.read for the request's principal (a bad bearer was refused 401 by the access plugin). */
+function accessOf(req: FastifyRequest): Access {
+  if (req.server.policy.allows(req.principal, 'admin.read')) return 'allowed'
+  return req.principal.kind === 'anonymous' ? 'anonymous' : 'forbidden'
 }
 
 async function loadPanel(app: FastifyInstance, smoke: boolean): Promise<PanelData> {

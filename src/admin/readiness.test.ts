@@ -40,6 +40,7 @@ const truth = (overrides: Partial<TruthSummary> = {}): TruthSummary => ({
 const healthy = (): ReadinessInputs => ({
   generatedAt: '2026-01-01T00:00:00.000Z',
   runRetention: { max_runs: 10_000, max_age_days: 90, stored_runs: 3, oldest_run_at: '2026-01-01T00:00:00.000Z', policy: 'p', error: null },
+  jobRetention: { max_jobs: 10_000, max_age_h: 24, kept_jobs: 2, oldest_job_at: '2026-01-01T00:00:00.000Z', policy: 'p', error: null },
   scaleOut: { queue_backend: 'local', rate_limit: { store: 'memory', scope: 'process', key_prefix: null, degraded: null }, redis: null },
   versions: { hub: '1.0.0', ncm: '1.0.0' },
   smoke: [
@@ -55,7 +56,7 @@ const healthy = (): ReadinessInputs => ({
     database_path: '$DATA_DIR/ncm-hub.sqlite', database_exists: true, applied: [{ name: '0001-core.sql', applied_at: 'x' }],
     pending: [], commands: [], algorithm: 'sql-migrations-forward/1', backend: 'sqlite', error: null,
   },
-  store: { backend: 'sqlite', location: '$DATA_DIR/ncm-hub.sqlite', ok: true, latency_ms: 0.1, version: '3.50.0', pool: null, error: null },
+  store: { backend: 'sqlite', location: '$DATA_DIR/ncm-hub.sqlite', ok: true, latency_ms: 0.1, version: '3.50.0', pool: null, error: null, storage: ROOM },
   startup: {
     commands: [], smoke_tests: [], algorithm: 'startup-plan/1', smoke_script: 'python3 scripts/smoke.py',
     deployment_assets: { compose_file: 'docker-compose.yml', reverse_proxy_config: 'nginx/x.conf', service_unit_dir: 'systemd' },
@@ -65,6 +66,8 @@ const healthy = (): ReadinessInputs => ({
   algorithms: ['requirements-scan/1'],
   memory: { rss_bytes: 100 * 1024 * 1024, budget_bytes: 200 * 1024 * 1024 },
 })
+
+const ROOM = { state: 'ok' as const, free_bytes: null, total_bytes: null, reason: null }
 
 describe('buildReadinessReport', () => {
   it('a healthy host is ready, boot pass, plan go, score 100', () => {
@@ -153,7 +156,7 @@ describe('buildReadinessReport', () => {
 
   it('a database that does not answer blocks, naming the backend and where it is', () => {
     const input = healthy()
-    input.store = { backend: 'postgres', location: 'postgres://db:5432/ncm', ok: false, latency_ms: null, version: null, pool: { total: 0, idle: 0, waiting: 1, max: 10 }, error: 'connect ECONNREFUSED' }
+    input.store = { backend: 'postgres', location: 'postgres://db:5432/ncm', ok: false, latency_ms: null, version: null, pool: { total: 0, idle: 0, waiting: 1, max: 10 }, error: 'connect ECONNREFUSED', storage: ROOM }
     const r = readinessReportSchema.parse(buildReadinessReport(input))
     expect(r.blockers.required_blockers).toEqual([{ kind: 'migrations', detail: 'the postgres database at postgres://db:5432/ncm does not answer: connect ECONNREFUSED' }])
     expect(r.plan.checks.find((c) => c.name === 'migrations')).toMatchObject({ status: 'fail' })

@@ -13,6 +13,7 @@ import type {
   ReadinessReport,
   RequiredBlocker,
   RunRetentionSummary,
+  JobRetentionSummary,
   SmokeCheck,
   StartupSummary,
 } from './schemas.js'
@@ -63,6 +64,7 @@ export interface ReadinessInputs {
   environment: EnvironmentSummary
   algorithms: string[]
   runRetention: RunRetentionSummary
+  jobRetention: JobRetentionSummary
   scaleOut: ScaleOut
   /** Resident memory now and MEMORY_BUDGET_MIB, in bytes. */
   memory: { rss_bytes: number; budget_bytes: number }
@@ -216,6 +218,7 @@ export function buildReadinessReport(input: ReadinessInputs): ReadinessReport {
       ? { passed: truth.passed, failed: truth.failed, skipped: truth.skipped, ran_at: truth.ran_at, envelopes_without_flags: truth.envelopes_without_flags }
       : null,
     run_retention: input.runRetention,
+    job_retention: input.jobRetention,
     store: input.store,
     scale_out: input.scaleOut,
   }

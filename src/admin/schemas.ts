@@ -154,6 +154,17 @@ export const runRetentionSchema = z.object({
 })
 export type RunRetentionSummary = z.infer<typeof runRetentionSchema>
 
+/** An addition: how stored jobs (their inputs and answers) are bounded (issue #25) and what the store holds now. */
+export const jobRetentionSchema = z.object({
+  max_jobs: z.number().int().describe('JOB_RETENTION_MAX_JOBS: finished jobs whose input and answer are kept; 0 = no count limit'),
+  max_age_h: z.number().describe('JOB_RETENTION_H: a finished job is purged this long after it ended'),
+  kept_jobs: z.number().int().nullable().describe('jobs whose input (and answer) are kept now'),
+  oldest_job_at: z.string().nullable(),
+  policy: z.string(),
+  error: z.string().nullable(),
+})
+export type JobRetentionSummary = z.infer<typeof jobRetentionSchema>
+
 export const readinessReportSchema = z.object({
   summary: z.object({
     generated_at: isoTime,
@@ -206,6 +217,7 @@ export const readinessReportSchema = z.object({
     envelopes_without_flags: z.number().int(),
   }).nullable(),
   run_retention: runRetentionSchema,
+  job_retention: jobRetentionSchema,
   store: storeStatusSchema.describe('the database this host runs on, checked when the report was built'),
   scale_out: scaleOutSchema,
 })

@@ -1,17 +1,12 @@
 // The refuse-first gate (SPEC §2.6): nature, credential, input, limits, admission — and only then the handler.
 import type { z } from 'zod'
 import { issuesFromZod, Refusal } from '../refusal.js'
-import type { AnyOperation, OperationContext } from './operation.js'
+import { actionsOf, type AnyOperation, type OperationContext } from './operation.js'
 
-/** Whether admitBeforeInput has anything to check for this operation (routes without such checks skip the hook). */
-export const checksBeforeInput = (op: AnyOperation): boolean => Boolean(op.refuses || op.adminOnly || op.requiredScope)
-
-/** Checks that need no parsed input: refused by nature, then credential and scope. */
+/** Checks that need no parsed input: refused by nature, then the access policy for each action this call is. */
 export function admitBeforeInput(op: AnyOperation, raw: unknown, ctx: OperationContext): void {
   if (op.refuses) throw op.refuses().forOp(op.name)
-  if (op.adminOnly) ctx.auth.requireAdmin(ctx.credential, op.name)
-  const scope = op.requiredScope?.(raw) ?? null
-  if (scope) ctx.auth.require(ctx.credential, scope, op.name)
+  for (const action of actionsOf(op, raw)) ctx.policy.authorize(ctx.principal, action, undefined, op.name)
 }
 
 /** Parses the input with the operation's schema (or any named schema, e.g. an MCP trading tool's); every problem is listed. */

@@ -5,23 +5,20 @@ import { Refusal, type RefusalCode } from '../refusal.js'
 import { baseUrlOf } from '../base-url.js'
 import { wrongMethod } from '../plugins/route-table.js'
 import { shortUrl } from '../redact.js'
-import type { Credential } from '../access/auth.js'
 import { envelope, okEnvelope, refusalEnvelope } from '../envelope.js'
 import { createCallerErrorHandler } from './errors.js'
 import { acceptTextBodies } from './text-body.js'
-import { admitBeforeInput, admitParsed, checksBeforeInput, runParsed, runHandler } from './gate.js'
+import { admitBeforeInput, admitParsed, runParsed, runHandler } from './gate.js'
+import { INTERNAL_PRINCIPAL, POLICY } from '../access/policy.js'
 import jobRoutes from '../jobs/routes.js'
 import { submitOrWait } from '../jobs/submit.js'
 import { inputForPath, jobBudgetNote, JUDGE_BY_PATH } from '../jobs/budget.js'
 import { jobViewSchema } from '../jobs/types.js'
 import { answerWriter } from '../jobs/view.js'
 import { asData, WrittenJson } from '../written-json.js'
-import { operationContext, type AnyOperation, type OperationContext, type RequestPart } from './operation.js'
+import { actionOf, operationContext, type AnyOperation, type OperationContext, type RequestPart } from './operation.js'
 
 declare module 'fastify' {
-  interface FastifyRequest {
-    credential: Credential | null
-  }
   interface FastifyContextConfig {
     /** The registry name of the operation a route serves (logs and metrics). */
     operation?: string
@@ -37,18 +34,13 @@ export interface CallerPluginOptions {
 export const CALLER_PREFIX = '/api/v1'
 
 export default async function callerPlugin(app: FastifyInstance, opts: CallerPluginOptions) {
-  const { config, clock, registry, callerCounters: counters, auth } = app
+  const { config, registry, callerCounters: counters } = app
 
-  app.decorateRequest('credential', null)
   // Hooks here are synchronous callbacks: they run on every caller request, and async hooks cost a promise each.
-  app.addHook('onRequest', (req, _reply, done) => {
+  // The principal was identified by the host's access plugin (src/plugins/access.ts).
+  app.addHook('onRequest', (_req, _reply, done) => {
     counters.requests++
-    const authorization = req.headers.authorization
-    if (!authorization) return done()
-    auth.identify(authorization, clock.now()).then((credential) => {
-      req.credential = credential
-      done()
-    }, done)
+    done()
   })
   // The one place an envelope is built. preSerialization does not run for strings (Markdown renderings).
   app.addHook('preSerialization', (_req, reply, payload, done) => {
@@ -66,7 +58,7 @@ export default async function callerPlugin(app: FastifyInstance, opts: CallerPlu
 
   const contextFor = (who: RequestPart) => operationContext(app, who)
   const contextOf = (req: FastifyRequest): OperationContext =>
-    contextFor({ credential: req.credential, requestId: req.id, log: req.log, baseUrl: baseUrlOf(req, config) })
+    contextFor({ credential: req.credential, principal: req.principal, requestId: req.id, log: req.log, baseUrl: baseUrlOf(req, config) })
 
   // Heavy operations run as jobs: submitted by their route, re-run from the stored input after a restart. The answer
   // is stored as the route would send it (its response schema applied), so …/jobs/{id}/result equals the sync answer.
@@ -74,7 +66,8 @@ export default async function callerPlugin(app: FastifyInstance, opts: CallerPlu
     if (!op.heavy) continue
     const write = answerWriter(op.output)
     app.jobs.define(op.name, async (input, run) =>
-      write(await runHandler(op, input, contextFor({ credential: null, requestId: run.jobId, log: app.log.child({ job: run.jobId }), baseUrl: baseUrlOf(null, config) }))))
+      // The submission was authorized; the run acts for the host.
+      write(await runHandler(op, input, contextFor({ credential: null, principal: INTERNAL_PRINCIPAL, requestId: run.jobId, log: app.log.child({ job: run.jobId }), baseUrl: baseUrlOf(null, config) }))))
   }
 
   acceptTextBodies(app, (name) => registry.byName(name))
@@ -103,6 +96,9 @@ function routeOperation(
     bodyLimit: op.bodyLimit === 'large' ? config.largeBodyLimitBytes : config.bodyLimitBytes,
     config: {
       operation: op.name,
+      // The door: the operation's action is decided before the body is read (src/plugins/access.ts); one its input
+      // calls for (a pin write) by the gate, before the input schema.
+      access: actionOf(op),
       ...(op.largeAnswer ? { largeAnswer: true } : {}),
       examples: op.examples,
       refusals: refusalsOf(op),
@@ -130,7 +126,7 @@ function routeOperation(
         }
       : {}),
     // Nature and credential come before the input schema (SPEC §2.6); validation runs after this hook.
-    ...(checksBeforeInput(op)
+    ...(op.inputAction
       ? {
           preValidation: (req: FastifyRequest, _reply: FastifyReply, done: (err?: Error) => void) => {
             try {
@@ -159,7 +155,8 @@ function routeOperation(
 function refusalsOf(op: AnyOperation): RefusalCode[] {
   const codes = new Set<RefusalCode>(op.refusals ?? [])
   if (op.refuses) codes.add(op.refuses().code)
-  if (op.adminOnly || op.requiredScope) codes.add('forbidden')
+  // An operation whose door may need a credential (a scope, heavy work, the admin), or whose input may.
+  if (op.inputAction || POLICY[actionOf(op)].need !== 'anyone') codes.add('forbidden')
   if (op.checkLimits) codes.add('over_limit')
   return [...codes]
 }

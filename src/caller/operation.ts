@@ -6,7 +6,7 @@ import type { Store } from '../store/index.js'
 import type { Mill } from '../mill/pool.js'
 import type { Admission } from '../plugins/admission.js'
 import type { Authenticator, Credential } from '../access/auth.js'
-import type { Scope } from '../access/tokens.js'
+import type { Action, Policy, Principal } from '../access/policy.js'
 import type { Refusal, RefusalCode } from '../refusal.js'
 import type { CallerCounters } from './counters.js'
 import type { Clock } from '../clock.js'
@@ -30,7 +30,11 @@ export interface OperationContext {
   host: FastifyInstance
   registry: Registry
   auth: Authenticator
+  /** The one authorization function (src/access/policy.ts): every door of an operation asks it. */
+  policy: Policy
   credential: Credential | null
+  /** Who is asking: owns the jobs it submits; the policy decides what it may do. */
+  principal: Principal
   requestId: string
   /** The address the client reached this host at (PUBLIC_URL when set), for runnable lines in answers. */
   baseUrl: string
@@ -77,10 +81,16 @@ export interface OperationDefinition<I extends z.ZodType, O extends z.ZodType> {
    * text/plain'`); the other members then come from the query string. Without it a text body is refused.
    */
   textBody?: string
-  /** Only the admin credential may call it (e.g. /grant: a grant cannot mint other grants). Checked before the input. */
-  adminOnly?: boolean
-  /** The scope a credential must carry for this input, or null when none is needed. */
-  requiredScope?: (input: unknown) => Scope | null
+  /**
+   * The action of the access policy a call is (src/access/policy.ts), when it is neither `compute.heavy` (heavy
+   * operations) nor `compute.light`: e.g. `grant.issue`. Asked at the door, before the body is read.
+   */
+  action?: Action
+  /**
+   * A further action the input may call for (a pin write, a proof pinned by /sat), or null: asked by the gate before
+   * the input schema, on every door.
+   */
+  inputAction?: (input: unknown) => Action | null
   /** Checks of declared limits that run before any work (over_limit refusals). */
   checkLimits?: (input: z.output<I>, ctx: OperationContext) => void
   /** For operations refused by nature (`chat`): the refusal, given before anything else is checked. */
@@ -127,7 +137,7 @@ export interface Registry {
 /** Input schema for operations without input: rejects unknown fields so typos are not silently ignored. */
 export const noInput = z.object({}).strict()
 
-export type RequestPart = Pick<OperationContext, 'credential' | 'requestId' | 'log' | 'baseUrl'>
+export type RequestPart = Pick<OperationContext, 'credential' | 'principal' | 'requestId' | 'log' | 'baseUrl'>
 
 /** What an operation sees: the host's instance-wide services (decorators) and the request's own part. */
 export const operationContext = (app: FastifyInstance, who: RequestPart): OperationContext => ({
@@ -140,5 +150,18 @@ export const operationContext = (app: FastifyInstance, who: RequestPart): Operat
   host: app,
   registry: app.registry,
   auth: app.auth,
+  policy: app.policy,
   ...who,
 })
+
+/** The action every call of the operation is (refused-by-nature operations open their door and refuse). */
+export function actionOf(op: AnyOperation): Action {
+  if (op.refuses) return 'compute.refused'
+  return op.action ?? (op.heavy ? 'compute.heavy' : 'compute.light')
+}
+
+/** Every action a call with this input is: the operation's own, and the one its input calls for, if any. */
+export function actionsOf(op: AnyOperation, raw: unknown): Action[] {
+  const extra = op.refuses ? null : op.inputAction?.(raw) ?? null
+  return extra === null ? [actionOf(op)] : [actionOf(op), extra]
+}

@@ -1,7 +1,8 @@
 // Projections of operations shared by listings, docs and the CLI: JSON Schema of inputs, curl lines, grouping.
+import { POLICY, type Rule } from '../access/policy.js'
 import { z } from 'zod'
 import { CALLER_PREFIX } from './index.js'
-import { LOBES, type AnyOperation, type Lobe } from './operation.js'
+import { actionsOf, LOBES, type AnyOperation, type Lobe } from './operation.js'
 
 type JsonSchema = Readonly<Record<string, unknown>>
 
@@ -42,11 +43,12 @@ export const fullPath = (op: AnyOperation): string => CALLER_PREFIX + (op.path =
  * sends it from a shell variable, never a value.
  */
 export function exampleCredential(op: AnyOperation, hostOpen: boolean): { variable: string; needs: string } | null {
-  if (op.adminOnly) {
+  const rules = actionsOf(op, op.examples[0] ?? {}).map((action) => POLICY[action] as Rule)
+  if (rules.some((rule) => rule.need === 'admin')) {
     return { variable: 'ADMIN_TOKEN', needs: 'the admin token: the server started with ADMIN_TOKEN set, and the same value in $ADMIN_TOKEN here' }
   }
-  const scope = op.requiredScope?.(op.examples[0] ?? {}) ?? null
-  if (scope && !hostOpen) return { variable: 'NCM_TOKEN', needs: `a bearer credential with scope ${scope} in $NCM_TOKEN` }
+  const scopes = rules.flatMap((rule) => (rule.need === 'scope' ? [rule.scope] : rule.need === 'heavy' ? ['run:heavy'] : []))
+  if (scopes.length && !hostOpen) return { variable: 'NCM_TOKEN', needs: `a bearer credential with scope ${scopes.join(' and ')} in $NCM_TOKEN` }
   return null
 }
 

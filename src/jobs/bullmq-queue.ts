@@ -15,6 +15,7 @@ import { createLocalRunner } from './local-runner.js'
 import { cancelledRefusal } from './outcomes.js'
 import { createPurger, failWaiters, interruptedTwice, outcomeOf, settledFromRow, storedStats, storeSubmission } from './queue-core.js'
 import { createJobRepository } from './repository.js'
+import { retryTransient } from '../store/faults.js'
 import { isFinal, type JobListQuery, type JobProgress, type JobQueue, type JobRecord, type SettledJob } from './types.js'
 
 /** The in-process queue's options (concurrency: this replica's runs; maxQueued: the shared queue's bound) and Redis. */
@@ -42,8 +43,8 @@ const MAX_STALLED = 1000
 const DISPATCH_WAIT_MS = 1000
 /** A request waiting on a job re-reads its row this often, should an event be lost while Redis reconnects. */
 const SETTLED_POLL_MS = 2000
-/** A running job's replica is told to cancel; if the job is not final by then (the replica is gone), the row is. */
-const REMOTE_CANCEL_WAIT_MS = CANCEL_GRACE_MS + 1000
+/** A job handed back after transient store faults, or not taken by Redis in time, is dispatched again this long after. */
+const HAND_BACK_DELAY_MS = 2000
 /** Progress of jobs running elsewhere, kept for reads on this replica (entries leave at the final event). */
 const MAX_PROGRESS_ELSEWHERE = 10_000
 
@@ -58,9 +59,20 @@ export function createBullJobQueue(opts: BullQueueOptions): JobQueue {
   const bus = createRedisBus(opts.redisUrl, opts.commands, (err, what) => log?.warn({ err }, `job events: ${what} failed`))
   const channel = createSharedChannel(bus, `${prefix}jobs:events`)
   const cancelChannel = `${prefix}jobs:cancel`
-  const runner = createLocalRunner({ repo, channel, clock, concurrency, maxRunMs, log })
+  // A job handed back after transient store faults is dispatched again after a pause (or by the next upkeep).
+  const runner = createLocalRunner({
+    repo, channel, clock, concurrency, maxRunMs, log,
+    handBack: (id) => redispatchLater(id),
+  })
+  /** Dispatches a queued job again a little later (a no-op once it is running or final). */
+  function redispatchLater(id: string): void {
+    setTimeout(() => {
+      if (flags.closing) return
+      void repo.get(id).then((row) => row && row.state === 'queued' && dispatch(row)).catch(() => undefined)
+    }, HAND_BACK_DELAY_MS).unref()
+  }
   const { executors, active, flags } = runner
-  const purger = createPurger(repo, clock, retentionMs, log)
+  const purger = createPurger(repo, clock, retentionMs, log, opts.maxJobs)
   const list = pagedList<{ n: number; job: JobRecord }>('jobs', ['integer'], (row) => [row.n])
   // Queue and worker share one connection; BullMQ opens the worker's blocking reader itself.
   const connection = openRedis(opts.redisUrl, 'queue')
@@ -107,34 +119,28 @@ export function createBullJobQueue(opts: BullQueueOptions): JobQueue {
 
   async function processJob(bullJob: Job<{ id: string }>, token?: string): Promise<void> {
     const { id } = bullJob.data
-    const job = await repo.get(id)
+    // A store fault here must not lose the job: BullMQ drops a job whose processing throws (removeOnFail), while its
+    // row stays queued; it is dispatched again shortly instead.
+    const job = await retryTransient(() => repo.get(id)).catch((err: unknown) => {
+      log?.warn({ err, job: id }, 'job row unread (store fault): dispatched again shortly')
+      redispatchLater(id)
+      return undefined
+    })
+    if (job === undefined) return
     // Final (cancelled before it ran, or ended elsewhere), or still running here: this replica's lock lapsed while its
     // event loop was held up, and the stalled check handed the job back to it.
     if (!job || isFinal(job.state) || active.has(id)) return
     if (job.state === 'running') {
       // Its run stopped with its replica (died, or shut down): this is the re-run, unless it was the second.
       if (job.attempts >= 2) return void await runner.finish(job, 'failed', { refuse: interruptedTwice(job.op) })
-      if (!(await repo.requeue(id))) return
+      if (!(await retryTransient(() => repo.requeue(id)))) return
     }
     await runner.runJob(id)
-    if (flags.closing && (await repo.get(id))?.state === 'running') {
+    if (flags.abandoned && (await repo.get(id))?.state === 'running') {
       // This replica is shutting down mid-run: back to waiting at once, so another replica runs it now.
       await bullJob.moveToWait(token)
       throw new WaitingError()
     }
-  }
-
-  /** Resolves when the job's final event arrives here (from any replica) or after ms. */
-  function finalWithin(id: string, ms: number): Promise<void> {
-    return new Promise((resolve) => {
-      const done = () => {
-        clearTimeout(timer)
-        unsubscribe()
-        resolve()
-      }
-      const unsubscribe = channel.subscribe(id, (event) => { if (isFinal(event.job.state)) done() })
-      const timer = setTimeout(done, ms)
-    })
   }
 
   function settledOf(id: string): Promise<SettledJob> {
@@ -192,17 +198,23 @@ export function createBullJobQueue(opts: BullQueueOptions): JobQueue {
     async submit(request) {
       if (flags.closing) throw new Refusal('occupied', 'the host is shutting down', { op: request.op, retryAfterS: 5 })
       if (!executors.has(request.op)) throw new Refusal('not_found', `${request.op} does not run as a job`, { op: request.op })
-      const { job, created } = await storeSubmission(repo, request, clock, async () => {
+      const { job, created } = await storeSubmission(repo, request, clock, opts, async () => {
         const waiting = await within(queue.getWaitingCount(), DISPATCH_WAIT_MS, 0).catch(() => 0)
         if (waiting >= maxQueued) {
           throw new Refusal('occupied', `the job queue is full (${maxQueued} waiting jobs)`, { op: request.op, retryAfterS: runner.durations.retryAfterS(waiting, concurrency) })
         }
       })
-      if (!created) return { job: live(job), created }
+      if (!created) {
+        // A replay of a job still waiting: its first submission may have died between its row and its dispatch (its
+        // replica killed); dispatching again is a no-op when BullMQ has it already.
+        if (job.state === 'queued') void dispatch(job)
+        return { job: live(job), created }
+      }
       // Kept for a run on this replica; dropped at the job's final event when another replica ran it.
       runner.inputs.set(job.id, request.input ?? null)
       runner.publish('queued', job)
-      await dispatch(job)
+      // Not taken by Redis in time (a slow or reconnecting Redis): tried again shortly, not only at the minute's upkeep.
+      if (!(await dispatch(job))) redispatchLater(job.id)
       return { job: live((await repo.get(job.id))!), created }
     },
 
@@ -212,7 +224,7 @@ export function createBullJobQueue(opts: BullQueueOptions): JobQueue {
       return job ? live(job) : null
     },
 
-    idsStartingWith: (prefix, limit) => repo.idsStartingWith(prefix, limit),
+    idsStartingWith: (prefix, limit, owner) => repo.idsStartingWith(prefix, limit, owner),
 
     async list(query: JobListQuery): Promise<Page<JobRecord>> {
       await purger.maybePurge()
@@ -223,20 +235,15 @@ export function createBullJobQueue(opts: BullQueueOptions): JobQueue {
     async cancel(id) {
       const job = await repo.get(id)
       if (!job || isFinal(job.state)) return job
-      const here = active.get(id)
-      if (job.state === 'queued') {
-        await runner.finish(job, 'cancelled', { refuse: cancelledRefusal(job.op, false) })
-        // A replica that took it meanwhile finds the row final; one already running it stops.
-        here?.controller.abort()
-        bus.publish(cancelChannel, { id })
-        await within(queue.remove(id), DISPATCH_WAIT_MS, 0).catch(() => 0)
-      } else {
+      // The row decides first, on every replica alike (src/jobs/effects.ts): the cancel is written unless the job is
+      // final or sealed (its run's effects are stored). A replica running it then stops; one that takes it later, or
+      // whose run ends later, finds the row final and changes nothing: no run of a cancelled job is stored.
+      if (await runner.finish(job, 'cancelled', { refuse: cancelledRefusal(job.op, false) })) {
+        const here = active.get(id)
         if (here) here.controller.abort()
         else bus.publish(cancelChannel, { id })
-        await finalWithin(id, here ? CANCEL_GRACE_MS + 150 : REMOTE_CANCEL_WAIT_MS)
-        const now = await repo.get(id)
-        // Nobody ended it: its replica is gone. The row is cancelled here; the stalled re-run finds it final.
-        if (now && !isFinal(now.state)) await runner.finish(now, 'cancelled', { refuse: cancelledRefusal(now.op, false) })
+        if (job.state === 'queued') await within(queue.remove(id), DISPATCH_WAIT_MS, 0).catch(() => 0)
+        else if (here) await Promise.race([here.done, new Promise((resolve) => setTimeout(resolve, CANCEL_GRACE_MS + 150))])
       }
       return live((await repo.get(id))!)
     },
@@ -263,10 +270,12 @@ export function createBullJobQueue(opts: BullQueueOptions): JobQueue {
     async close() {
       flags.closing = true
       purger.stop()
-      for (const run of active.values()) run.controller.abort()
-      // Waits for this replica's runs to hand their jobs back (processJob); then nothing more is taken. With Redis gone
-      // nothing would answer: the jobs' locks expire and another replica's stalled check re-runs them.
+      // Nothing more is taken; runs in flight have the drain to finish, then are handed back (processJob) for another
+      // replica. With Redis gone nothing would answer: the jobs' locks expire and another replica's stalled check
+      // re-runs them.
       const reachable = connection.status === 'ready'
+      if (worker && reachable) await within(worker.pause(true).then(() => true), CLOSE_WAIT_MS, false).catch(() => false)
+      await runner.drain(opts.drainMs ?? 0)
       if (worker) await closeWithin(worker, reachable)
       await failWaiters(repo, runner.waiters, 'on another replica (read it by its id)')
       await closeWithin(queue, reachable)

@@ -26,7 +26,7 @@ describe.each(TEST_BACKENDS)('local job queue on %s', (backend) => {
     const here = queueOn(store)
     here.define('echo', echo)
     await here.start()
-    const { job } = await here.submit({ op: 'echo', surface: 'caller', input })
+    const { job } = await here.submit({ op: 'echo', surface: 'caller', owner: 'admin', input })
     // In hand when the waiter came first; the stored text when the job was final before (a row read).
     const settled = await here.settled(job.id)
     expect(settled.ok && asData(settled.result)).toEqual({ ok: true })
@@ -36,7 +36,7 @@ describe.each(TEST_BACKENDS)('local job queue on %s', (backend) => {
     // A process that stored the job and stopped before running it (never started): the next one reads the parts.
     const before = queueOn(store)
     before.define('echo', echo)
-    const stored = await before.submit({ op: 'echo', surface: 'caller', input })
+    const stored = await before.submit({ op: 'echo', surface: 'caller', owner: 'admin', input })
     await before.close()
     const after = queueOn(store)
     after.define('echo', echo)

@@ -24,23 +24,42 @@ export interface LocalQueueOptions {
   concurrency: number
   /** Jobs that may wait; past it submissions are refused with `occupied` (the mill's queue bound). */
   maxQueued: number
+  /** Unfinished jobs one owner may have (JOBS_PER_CLIENT): its share of the queue; unbounded when absent. */
+  perOwner?: number
+  /** Finished jobs kept (JOB_RETENTION_MAX_JOBS; 0: no count limit), beside the age limit. */
+  maxJobs?: number
+  /** Ops whose identical submissions share one job (queue-core.ts SubmissionRules). */
+  shared?: (op: string) => boolean
   retentionMs: number
   /** JOB_MAX_MS: a run is stopped past it and fails with `timeout`. */
   maxRunMs: number
+  /** At shutdown, how long runs in flight may take to finish before they are given up (within SHUTDOWN_GRACE_MS). */
+  drainMs?: number
   log?: FastifyBaseLogger
   channel?: JobChannel
 }
 
 export type LocalJobQueue = JobQueue & { readonly channel: JobChannel }
 
+/** A job handed back after transient store faults waits this long before it is run again. */
+const HAND_BACK_DELAY_MS = 2000
+
 export function createLocalJobQueue(opts: LocalQueueOptions): LocalJobQueue {
   const { store, clock, concurrency, maxQueued, retentionMs, log } = opts
   const repo = createJobRepository(store.sql)
   const channel = opts.channel ?? createLocalChannel()
-  const runner = createLocalRunner({ repo, channel, clock, concurrency, maxRunMs: opts.maxRunMs, log })
+  const runner = createLocalRunner({
+    repo, channel, clock, concurrency, maxRunMs: opts.maxRunMs, log,
+    // Handed back after transient store faults: it waits its turn again after a pause.
+    handBack: (id) => setTimeout(() => {
+      if (flags.closing) return
+      waiting.push(id)
+      pump()
+    }, HAND_BACK_DELAY_MS).unref(),
+  })
   const { executors, waiting, active, waiters, flags, withLive, finish, pump } = runner
   const list = pagedList<{ n: number; job: JobRecord }>('jobs', ['integer'], (row) => [row.n])
-  const purger = createPurger(repo, clock, retentionMs, log)
+  const purger = createPurger(repo, clock, retentionMs, log, opts.maxJobs)
   const { maybePurge } = purger
 
   const queue: LocalJobQueue = {
@@ -63,7 +82,7 @@ export function createLocalJobQueue(opts: LocalQueueOptions): LocalJobQueue {
     async submit(request: SubmitRequest): Promise<SubmitAnswer> {
       if (flags.closing) throw new Refusal('occupied', 'the host is shutting down', { op: request.op, retryAfterS: 5 })
       if (!executors.has(request.op)) throw new Refusal('not_found', `${request.op} does not run as a job`, { op: request.op })
-      const { job, created } = await storeSubmission(repo, request, clock, () => {
+      const { job, created } = await storeSubmission(repo, request, clock, opts, () => {
         if (waiting.length >= maxQueued && active.size >= concurrency) {
           throw new Refusal('occupied', `the job queue is full (${maxQueued} waiting jobs)`, { op: request.op, retryAfterS: runner.durations.retryAfterS(waiting.length, concurrency) })
         }
@@ -82,7 +101,7 @@ export function createLocalJobQueue(opts: LocalQueueOptions): LocalJobQueue {
       return job ? withLive(job) : null
     },
 
-    idsStartingWith: (prefix, limit) => repo.idsStartingWith(prefix, limit),
+    idsStartingWith: (prefix, limit, owner) => repo.idsStartingWith(prefix, limit, owner),
 
     async list(query: JobListQuery): Promise<Page<JobRecord>> {
       await maybePurge()
@@ -109,29 +128,31 @@ export function createLocalJobQueue(opts: LocalQueueOptions): LocalJobQueue {
     async close() {
       flags.closing = true
       purger.stop()
-      for (const live of active.values()) live.controller.abort()
+      await runner.drain(opts.drainMs ?? 0)
       await failWaiters(repo, runner.waiters)
     },
   }
   return queue
 }
 
-/** Cancels a job: a waiting one at once; a running one is aborted and given the mill's grace to stop. */
+/**
+ * Cancels a job. The row decides first (src/jobs/effects.ts): the cancel is written unless the job is final or sealed
+ * (its run's effects are stored: it ends with its answer). Then a running one is aborted and given the mill's grace
+ * to stop; a run that took the job meanwhile finds it cancelled (its start, seal or finish changes nothing).
+ */
 async function cancelJob(repo: JobRepository, runner: LocalRunner, id: string): Promise<JobRecord | null> {
   const { waiting, active, finish, withLive } = runner
   const job = await repo.get(id)
   if (!job || isFinal(job.state)) return job
-  const live = active.get(id)
-  if (job.state === 'queued' || !live) {
+  if (await finish(job, 'cancelled', { refuse: cancelledRefusal(job.op, false) })) {
     const at = waiting.indexOf(id)
     if (at >= 0) waiting.splice(at, 1)
-    // A run that took the job meanwhile finds it cancelled (its start or finish changes nothing) and stops.
-    live?.controller.abort()
-    await finish(job, 'cancelled', { refuse: cancelledRefusal(job.op, false) })
-  } else {
-    live.controller.abort()
-    // The mill raises the task's flag and terminates its worker after CANCEL_GRACE_MS: wait a little beyond.
-    await Promise.race([live.done, new Promise((resolve) => setTimeout(resolve, CANCEL_GRACE_MS + 150))])
+    const live = active.get(id)
+    if (live) {
+      live.controller.abort()
+      // The mill raises the task's flag and terminates its worker after CANCEL_GRACE_MS: wait a little beyond.
+      await Promise.race([live.done, new Promise((resolve) => setTimeout(resolve, CANCEL_GRACE_MS + 150))])
+    }
   }
   return withLive((await repo.get(id))!)
 }

@@ -1,11 +1,15 @@
 // The running half of the queue in this process: the waiting line, runs under a time budget, final states written
 // once, events published in order and the outcome handed to requests waiting on it. The BullMQ backend runs the jobs
-// BullMQ hands this replica through the same runJob (its waiting line stays empty).
+// BullMQ hands this replica through the same runJob (its waiting line stays empty). A transient store fault (a
+// connection cut, a lost conflict) never fails a job: its store steps are retried, its run is run again (executors are
+// pure functions of their input), and past the retries the job is handed back to wait, not failed.
 import type { FastifyBaseLogger } from 'fastify'
 import type { Clock } from '../clock.js'
 import { Refusal, type RefusalBody } from '../refusal.js'
 import type { ProgressSnapshot } from '../mill/progress.js'
 import { TaskCancelled, taskScope } from '../mill/scope.js'
+import { backoffMs, retryTransient, storeFaultOf, storeRefusal } from '../store/faults.js'
+import { withJobEffects } from './effects.js'
 import type { JobChannel } from './channel.js'
 import { createDurationHistogram } from './durations.js'
 import { cancelledRefusal, progressOf, refusalFrom } from './outcomes.js'
@@ -19,7 +23,14 @@ export interface LocalRunnerOptions {
   concurrency: number
   maxRunMs: number
   log?: FastifyBaseLogger
+  /** A job handed back after transient faults outlasted its retries (queued again): how this backend runs it later. */
+  handBack?: (id: string) => void
 }
+
+/** Store steps (start, input, finish) retried over a fault: about 20 s of backoff before the fault is reported. */
+const STORE_RETRY = { attempts: 12, baseMs: 50, maxMs: 3000 }
+/** Runs of a job whose executor met a transient fault, before it is handed back to wait. */
+const RUN_ATTEMPTS = 5
 
 export interface ActiveRun {
   controller: AbortController
@@ -27,6 +38,8 @@ export interface ActiveRun {
   /** Wall-clock start of this run (progress ETA), independent of the injected clock. */
   startedWall: number
   timedOut: boolean
+  /** Its effects were written and the job sealed: it ends succeeded, a cancel can no longer win. */
+  sealed: boolean
   done: Promise<void>
 }
 
@@ -49,7 +62,8 @@ export function createLocalRunner(opts: LocalRunnerOptions) {
    */
   const inputs = new Map<string, unknown>()
   const durations = createDurationHistogram()
-  const flags = { started: false, closing: false }
+  /** closing: no new submissions or runs (a drain); abandoned: the drain is over, runs still going are given up. */
+  const flags = { started: false, closing: false, abandoned: false }
 
   const withLive = (job: JobRecord): JobRecord => {
     const live = active.get(job.id)
@@ -72,16 +86,51 @@ export function createLocalRunner(opts: LocalRunnerOptions) {
     for (const resolve of list ?? []) resolve(settled)
   }
 
-  /** Writes a final state once; publishes it and hands the outcome to waiting requests. */
-  async function finish(job: JobRecord, state: FinalState, outcome: FinalOutcome): Promise<void> {
+  /**
+   * Writes a final state once; publishes it and hands the outcome to waiting requests. Answers whether this end was
+   * written (false: another end, or a seal, came first). Retried over transient faults: a try whose commit was lost
+   * with its connection is recognised by its own finish time.
+   */
+  async function finish(job: JobRecord, state: FinalState, outcome: FinalOutcome): Promise<boolean> {
     const now = clock.now()
     const progress: JobProgress = { ...(active.get(job.id)?.progress ?? job.progress), phase: state, eta_s: null }
-    const final = await repo.finish(job.id, state, { result: outcome.result, refuse: outcome.refuse ?? null, progress, now })
-    if (!final) return
+    let faulted = false
+    const final = await retryTransient(async () => {
+      if (faulted) {
+        const row = await repo.get(job.id)
+        if (row && row.state === state && row.finishedAt === now) return row
+      }
+      try {
+        return await repo.finish(job.id, state, { result: outcome.result, refuse: outcome.refuse ?? null, progress, now })
+      } catch (err) {
+        faulted = true
+        throw err
+      }
+    }, STORE_RETRY)
+    if (!final) return false
     inputs.delete(job.id)
     if (final.startedAt !== null) durations.record(now - final.startedAt)
     publish(state, final, state === 'succeeded' ? outcome.result : undefined)
     settle(job.id, state === 'succeeded' ? { job: final, ok: true, result: outcome.result } : { job: final, ok: false, error: outcome.error ?? refusalFrom(outcome.refuse!) })
+    return true
+  }
+
+  /** queued → running, retried over transient faults (a try whose commit was lost is recognised by its start time). */
+  async function start(id: string): Promise<JobRecord | null> {
+    const now = clock.now()
+    let faulted = false
+    return retryTransient(async () => {
+      if (faulted) {
+        const row = await repo.get(id)
+        if (row?.state === 'running' && row.startedAt === now) return row
+      }
+      try {
+        return await repo.start(id, now)
+      } catch (err) {
+        faulted = true
+        throw err
+      }
+    }, STORE_RETRY)
   }
 
   function pump(): void {
@@ -96,6 +145,7 @@ export function createLocalRunner(opts: LocalRunnerOptions) {
       progress: { ...QUEUED_PROGRESS, phase: 'starting' },
       startedWall: Date.now(),
       timedOut: false,
+      sealed: false,
       done: new Promise<void>((resolve) => (release = resolve)),
     }
     active.set(id, entry)
@@ -109,8 +159,8 @@ export function createLocalRunner(opts: LocalRunnerOptions) {
       const inHand = inputs.has(id)
       const handed = inputs.get(id)
       inputs.delete(id)
-      running = await repo.start(id, clock.now())
-      if (running) await run(running, inHand ? handed : await repo.input(id), entry)
+      running = await start(id)
+      if (running) await run(running, inHand ? handed : await retryTransient(() => repo.input(id), STORE_RETRY), entry)
     } catch (err) {
       // The store failed (a run's own errors end in finish): the row stays as it was and a restart picks it up;
       // requests waiting on the job get the error rather than waiting for that.
@@ -131,7 +181,15 @@ export function createLocalRunner(opts: LocalRunnerOptions) {
       entry.timedOut = true
       controller.abort()
     }, maxRunMs)
-    let ending: [FinalState, FinalOutcome]
+    let ending: [FinalState, FinalOutcome] | null = null
+    // Its effects (a research run) are written in the transaction that seals the job (src/jobs/effects.ts).
+    const effects = {
+      jobId: running.id,
+      seal: async (tx: Parameters<JobRepository['seal']>[0]) => {
+        if (!(await repo.seal(tx, running.id, clock.now()))) throw new TaskCancelled(false)
+        entry.sealed = true
+      },
+    }
     try {
       const executor = executors.get(running.op)
       if (!executor) throw new Refusal('internal', `no executor is defined for ${running.op} in this process`, { op: running.op })
@@ -139,23 +197,59 @@ export function createLocalRunner(opts: LocalRunnerOptions) {
         entry.progress = progressOf(snapshot, entry.startedWall)
         publish('progress', withLive(running))
       }
-      const result = await taskScope.run({ signal: controller.signal, onProgress, maxMs: maxRunMs }, () =>
-        executor(input, { jobId: running.id, signal: controller.signal, maxMs: maxRunMs }))
-      if (controller.signal.aborted) throw new TaskCancelled(false)
-      ending = ['succeeded', { result }]
-    } catch (err) {
-      if (flags.closing) return
-      ending = failureOf(err, running, entry, maxRunMs, log)
+      for (let attempt = 1; ending === null; attempt++) {
+        try {
+          const result = await taskScope.run({ signal: controller.signal, onProgress, maxMs: maxRunMs }, () =>
+            withJobEffects(effects, () => executor(input, { jobId: running.id, signal: controller.signal, maxMs: maxRunMs })))
+          // A sealed job's effects are stored: it ends with its answer, whatever came after.
+          if (controller.signal.aborted && !entry.sealed) throw new TaskCancelled(false)
+          ending = ['succeeded', { result }]
+        } catch (err) {
+          if (flags.abandoned) return
+          if (storeFaultOf(err) !== 'transient' || controller.signal.aborted) {
+            ending = failureOf(err, running, entry, maxRunMs, log)
+          } else if (attempt >= RUN_ATTEMPTS) {
+            return await handBack(running, err)
+          } else {
+            log?.warn({ err, job: running.id, attempt }, 'job run met a transient store fault; running it again')
+            await new Promise((resolve) => setTimeout(resolve, backoffMs(attempt, 200, 5000)))
+          }
+        }
+      }
     } finally {
       clearTimeout(budget)
     }
-    // Shutting down: the row stays `running` and the next start re-runs it (one of its two chances).
-    if (flags.closing) return
+    // Given up at shutdown: the row stays `running` and the next start (or another replica) re-runs it.
+    if (flags.abandoned) return
     await finish(running, ...ending)
   }
 
+  /**
+   * Shutting down: no new runs start; those in flight have until `ms` to finish (their waiting requests get their
+   * answers, as at any other time), then the rest are given up (aborted, their rows left to be re-run).
+   */
+  async function drain(ms: number): Promise<void> {
+    flags.closing = true
+    if (active.size > 0 && ms > 0) {
+      let timer: NodeJS.Timeout | undefined
+      await Promise.race([
+        Promise.all([...active.values()].map((run) => run.done)),
+        new Promise((resolve) => { timer = setTimeout(resolve, ms) }),
+      ])
+      clearTimeout(timer)
+    }
+    flags.abandoned = true
+    for (const live of active.values()) live.controller.abort()
+  }
+
+  /** Transient faults outlasted the run's retries: the job waits again (queued) and this backend runs it later. */
+  async function handBack(job: JobRecord, err: unknown): Promise<void> {
+    log?.warn({ err, job: job.id }, 'job handed back to wait: the store kept failing transiently')
+    if (await retryTransient(() => repo.requeue(job.id), STORE_RETRY)) opts.handBack?.(job.id)
+  }
+
   // runJob is also how a distributed backend runs a job it was handed (its own dispatch instead of the waiting line).
-  return { executors, waiting, active, waiters, inputs, durations, flags, withLive, publish, finish, pump, runJob }
+  return { executors, waiting, active, waiters, inputs, durations, flags, withLive, publish, finish, pump, runJob, settle, drain }
 }
 
 /** How a run that threw ends: timed out, cancelled, refused, or failed on an internal error (logged). */
@@ -168,6 +262,9 @@ function failureOf(err: unknown, job: JobRecord, entry: ActiveRun, maxRunMs: num
     return ['cancelled', { refuse: cancelledRefusal(job.op, err instanceof TaskCancelled && err.terminated) }]
   }
   if (err instanceof Refusal) return ['failed', { error: err, refuse: err.forOp(job.op).toBody() }]
+  // A store fault that is no bug (a full disk, a row deleted under the run): its clean refusal, not `internal`.
+  const refusal = storeRefusal(err)
+  if (refusal) return ['failed', { error: refusal, refuse: refusal.forOp(job.op).toBody() }]
   log?.error({ err, job: job.id, op: job.op }, 'job failed')
   const refuse: RefusalBody = { code: 'internal', reason: `job ${job.id} failed on an internal error (logged with the job id)`, op: job.op, http_status: 500 }
   return ['failed', { error: err, refuse }]

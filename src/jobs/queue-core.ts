@@ -9,11 +9,28 @@ import { refusalFrom } from './outcomes.js'
 import type { JobRepository } from './repository.js'
 import { JOB_STATES, type JobOutcome, type JobRecord, type JobState, type JobStats, type SettledJob, type SubmitAnswer, type SubmitRequest } from './types.js'
 
+/** How a queue takes submissions: the owner's share, and which ops give identical inputs the same answer. */
+export interface SubmissionRules {
+  /** Unfinished jobs one owner may have (JOBS_PER_CLIENT); unbounded when absent. */
+  perOwner?: number
+  /**
+   * Ops whose answer is a function of their input alone (nothing measured in it): an identical submission of the same
+   * owner, without an Idempotency-Key, shares the job already queued, running or succeeded (and its stored answer)
+   * instead of storing another copy.
+   */
+  shared?: (op: string) => boolean
+}
+
 /**
  * Stores a submission as a queued row, or answers the job its Idempotency-Key already names (here or on another
- * replica: the unique index decides a race). `admit` runs only for a new job and throws to refuse it (queue full).
+ * replica: the unique index decides a race), or the identical job it shares. A new job must fit its owner's share
+ * (perOwner unfinished jobs, counted in the database so every replica sees the same count), then `admit` (the global
+ * bound) may refuse it.
  */
-export async function storeSubmission(repo: JobRepository, request: SubmitRequest, clock: Clock, admit: () => void | Promise<void>): Promise<SubmitAnswer> {
+export async function storeSubmission(
+  repo: JobRepository, request: SubmitRequest, clock: Clock, rules: SubmissionRules, admit: () => void | Promise<void>,
+): Promise<SubmitAnswer> {
+  const { perOwner } = rules
   // One serialisation serves the digest and the stored parts; an input may be megabytes of DIMACS, so it is written
   // and hashed a part at a time with loop turns between (the digest is the whole text's: replays compare it).
   const hash = createHash('sha256').update(request.op).update('\0')
@@ -24,11 +41,17 @@ export async function storeSubmission(repo: JobRepository, request: SubmitReques
   }
   const inputDigest = hash.digest('hex')
   const key = request.idempotencyKey ?? null
-  const existing = key !== null ? await sameKeyJob(repo, request, key, inputDigest) : null
+  const existing = key !== null
+    ? await sameKeyJob(repo, request, key, inputDigest)
+    : rules.shared?.(request.op) ? await repo.sameInput(request.surface, request.owner, inputDigest) : null
   if (existing) return { job: existing, created: false }
+  if (perOwner !== undefined && (await repo.unfinishedOf(request.owner)) >= perOwner) {
+    throw new Refusal('occupied', `this client already has ${perOwner} unfinished jobs (JOBS_PER_CLIENT, its share of the queue); ` +
+      'wait for one to end or cancel one', { op: request.op, retryAfterS: 2, hints: { limit: 'JOBS_PER_CLIENT', value: perOwner } })
+  }
   await admit()
   const id = randomUUID()
-  const job = await repo.insert({ id, op: request.op, surface: request.surface, inputParts, inputDigest, idempotencyKey: key, createdAt: clock.now() })
+  const job = await repo.insert({ id, op: request.op, surface: request.surface, owner: request.owner, inputParts, inputDigest, idempotencyKey: key, createdAt: clock.now() })
   if (job) return { job, created: true }
   // The same key won a race with this submission (here or on another replica) since sameKeyJob looked.
   const winner = key === null ? null : await sameKeyJob(repo, request, key, inputDigest)
@@ -36,9 +59,9 @@ export async function storeSubmission(repo: JobRepository, request: SubmitReques
   return { job: winner, created: false }
 }
 
-/** The job an Idempotency-Key already names, or null; the same key with another op or input is refused. */
+/** The job an Idempotency-Key already names among its owner's, or null; the same key with another op or input is refused. */
 async function sameKeyJob(repo: JobRepository, request: SubmitRequest, key: string, inputDigest: string): Promise<JobRecord | null> {
-  const existing = await repo.byKey(request.surface, key)
+  const existing = await repo.byKey(request.surface, request.owner, key)
   if (!existing) return null
   if (existing.inputDigest !== inputDigest) {
     throw new Refusal('conflict', `Idempotency-Key ${JSON.stringify(key)} was used for job ${existing.id} with another operation or input`, {
@@ -84,15 +107,15 @@ export async function failWaiters(repo: JobRepository, waiters: Map<string, Arra
 
 const PURGE_EVERY_MS = 60_000
 
-/** Purges finished jobs past the retention: at most once a second on reads, and every minute by a timer. */
-export function createPurger(repo: JobRepository, clock: Clock, retentionMs: number, log?: FastifyBaseLogger) {
+/** Purges finished jobs past the retention (age, and count when maxJobs > 0): at most once a second on reads, and every minute by a timer. */
+export function createPurger(repo: JobRepository, clock: Clock, retentionMs: number, log?: FastifyBaseLogger, maxJobs = 0) {
   let lastPurge = Number.NEGATIVE_INFINITY
   let timer: NodeJS.Timeout | undefined
   async function maybePurge(): Promise<void> {
     const now = clock.now()
     if (now - lastPurge < 1000) return
     lastPurge = now
-    await repo.purge(now, retentionMs)
+    await repo.purge(now, retentionMs, maxJobs)
   }
   return {
     maybePurge,
@@ -106,7 +129,7 @@ export function createPurger(repo: JobRepository, clock: Clock, retentionMs: num
     },
     async purgeNow(): Promise<number> {
       lastPurge = clock.now()
-      return repo.purge(lastPurge, retentionMs)
+      return repo.purge(lastPurge, retentionMs, maxJobs)
     },
     stop: () => clearInterval(timer),
   }

@@ -15,7 +15,7 @@ const progress = { fraction: 1, phase: 'succeeded', done: 1, total: 1, eta_s: nu
 afterAll(() => stores.cleanup())
 
 const job = (id: string, key: string | null = null): NewJob => ({
-  id, op: 'sat', surface: 'caller', inputParts: ['{"n":1}'], inputDigest: `digest-${id}`, idempotencyKey: key, createdAt: 1_000,
+  id, op: 'sat', surface: 'caller', owner: 'client:127.0.0.1', inputParts: ['{"n":1}'], inputDigest: `digest-${id}`, idempotencyKey: key, createdAt: 1_000,
 })
 
 describe.each(TEST_BACKENDS)('job repository on %s', (backend) => {
@@ -29,8 +29,11 @@ describe.each(TEST_BACKENDS)('job repository on %s', (backend) => {
     expect(winners).toHaveLength(1)
     expect(winners[0]).toMatchObject({ state: 'queued', idempotencyKey: 'k', attempts: 0, createdAt: 1_000 })
     expect(winners[0]).not.toHaveProperty('input') // read apart: a row is read on every poll
-    expect((await repo.byKey('caller', 'k'))?.id).toBe(winners[0]!.id)
+    expect((await repo.byKey('caller', 'client:127.0.0.1', 'k'))?.id).toBe(winners[0]!.id)
     expect(await repo.insert({ ...job('c', 'k'), surface: 'trading' })).toMatchObject({ id: 'c', surface: 'trading' })
+    // Keys are namespaced per owner: another's same key is another job, and byKey never finds the first owner's.
+    expect(await repo.insert({ ...job('d', 'k'), owner: 'grant:bob' })).toMatchObject({ id: 'd', owner: 'grant:bob' })
+    expect((await repo.byKey('caller', 'grant:bob', 'k'))?.id).toBe('d')
   })
 
   it("keeps the input of the race's winner only: the loser removes the parts it wrote", async () => {

@@ -16,6 +16,7 @@ interface JobRow {
   id: string
   op: string
   surface: JobSurface
+  owner: string
   state: JobState
   input_digest: string
   idempotency_key: string | null
@@ -26,17 +27,19 @@ interface JobRow {
   started_at: number | null
   finished_at: number | null
   purged_at: number | null
+  sealed_at: number | null
 }
 
 export const QUEUED_PROGRESS: JobProgress = { fraction: null, phase: 'queued', done: null, total: null, eta_s: null, counters: {} }
 
 // A row is read on every poll and watch of a job; its input and answer (megabytes, maybe) are parts, read apart.
-const COLUMNS = 'n, id, op, surface, state, input_digest, idempotency_key, attempts, progress, refuse, created_at, started_at, finished_at, purged_at'
+const COLUMNS = 'n, id, op, surface, owner, state, input_digest, idempotency_key, attempts, progress, refuse, created_at, started_at, finished_at, purged_at, sealed_at'
 
 export interface NewJob {
   id: string
   op: string
   surface: JobSurface
+  owner: string
   /** The input's JSON text in parts (json.ts jsonParts: the queue hashed the same text). */
   inputParts: readonly string[]
   inputDigest: string
@@ -57,14 +60,23 @@ export interface JobFinal {
  */
 export interface JobRepository {
   /**
-   * The new queued job, or null when its Idempotency-Key already names a job of its surface (read that with byKey).
+   * The new queued job, or null when its Idempotency-Key already names a job of its owner (read that with byKey).
    * The input's parts are written first, so a row never lacks them; a submission that loses its key's race removes its.
    */
   insert(job: NewJob): Promise<JobRecord | null>
   get(id: string): Promise<JobRecord | null>
-  /** Ids that start with `prefix` (lowercase hex and dashes only), in id order, at most `limit`. */
-  idsStartingWith(prefix: string, limit: number): Promise<string[]>
-  byKey(surface: JobSurface, key: string): Promise<JobRecord | null>
+  /** Ids that start with `prefix` (lowercase hex and dashes only) among `owner`'s jobs (every job's when null), in id order, at most `limit`. */
+  idsStartingWith(prefix: string, limit: number, owner: string | null): Promise<string[]>
+  byKey(surface: JobSurface, owner: string, key: string): Promise<JobRecord | null>
+  /** The owner's jobs not final (queued or running): its share of the queue. */
+  unfinishedOf(owner: string): Promise<number>
+  /** The owner's newest kept job of this surface and input digest (op included) that is queued, running or succeeded. */
+  sameInput(surface: JobSurface, owner: string, inputDigest: string): Promise<JobRecord | null>
+  /**
+   * Marks a running job's effects written, inside the transaction `tx` that writes them: false when the job is no
+   * longer running (a cancel won), and the caller rolls its effects back.
+   */
+  seal(tx: Sql, id: string, now: number): Promise<boolean>
   /** The stored answer of a succeeded job as its text (null before, or once purged): sent as it is, never parsed. */
   result(id: string): Promise<WrittenJson | null>
   /** The stored input (null once purged): for a run whose submission was not made in this process, or a restart. */
@@ -72,8 +84,8 @@ export interface JobRepository {
   /** queued → running (one more attempt); the running job, or null when it was no longer queued (cancelled meanwhile). */
   start(id: string, now: number): Promise<JobRecord | null>
   /**
-   * queued | running → a final state; the final job, or null when it already was final. An answer's parts are written
-   * before the UPDATE (and removed again when another end won meanwhile).
+   * queued | running → a final state; the final job, or null when it already was final (or, for `cancelled`, sealed).
+   * An answer's parts are written before the UPDATE (and removed again when another end won meanwhile).
    */
   finish(id: string, state: JobState, fields: JobFinal): Promise<JobRecord | null>
   /** running → queued (a run interrupted by a restart); false when it was not running. */
@@ -83,11 +95,13 @@ export interface JobRepository {
   /** Newest first; rows carry their sort key `n` for the cursor. */
   page(filter: { state?: JobState | undefined; op?: string | undefined }, after: readonly (string | number)[] | null, limit: number): Promise<Array<{ n: number; job: JobRecord }>>
   /**
-   * Drops inputs and answers of jobs finished longer than retentionMs ago; returns how many. Also removes parts left
-   * without a live row for ORPHAN_AFTER_MS (a crash between a job's parts and its row, or in a purge), looking at a
-   * bounded slice of the parts each time.
+   * Drops inputs and answers of jobs finished longer than retentionMs ago, and of finished jobs past the newest
+   * `maxJobs` (0: no count limit); returns how many. Also removes parts left without a live row for ORPHAN_AFTER_MS (a
+   * crash between a job's parts and its row, or in a purge), looking at a bounded slice of the parts each time.
    */
-  purge(now: number, retentionMs: number): Promise<number>
+  purge(now: number, retentionMs: number, maxJobs?: number): Promise<number>
+  /** Jobs kept (not purged) and the oldest one's creation time: the readiness report's job retention. */
+  kept(): Promise<{ jobs: number; oldestAt: number | null }>
   /** Jobs not purged, counted by state. */
   countByState(): Promise<Array<{ state: JobState; count: number }>>
   finishedSince(since: number): Promise<number>
@@ -125,23 +139,44 @@ export function createJobRepository(sql: Sql): JobRepository {
       await writeParts(sql, job.id, 'input', job.inputParts, job.createdAt)
       // A key two submissions (or replicas) race on is decided by the unique index: the loser inserts nothing.
       const row = await one(
-        `INSERT INTO jobs (id, op, surface, state, input_digest, idempotency_key, created_at)
-         VALUES (@id, @op, @surface, 'queued', @input_digest, @idempotency_key, @created_at)
+        `INSERT INTO jobs (id, op, surface, owner, state, input_digest, idempotency_key, created_at)
+         VALUES (@id, @op, @surface, @owner, 'queued', @input_digest, @idempotency_key, @created_at)
          ON CONFLICT DO NOTHING RETURNING ${COLUMNS}`,
-        { id: job.id, op: job.op, surface: job.surface, input_digest: job.inputDigest, idempotency_key: job.idempotencyKey, created_at: job.createdAt },
+        { id: job.id, op: job.op, surface: job.surface, owner: job.owner, input_digest: job.inputDigest, idempotency_key: job.idempotencyKey, created_at: job.createdAt },
       )
       if (!row) await deleteParts(sql, job.id, 'input')
       return row
     },
     get: (id) => one(`SELECT ${COLUMNS} FROM jobs WHERE id = ?`, [id]),
-    async idsStartingWith(prefix, limit) {
+    async idsStartingWith(prefix, limit, owner) {
       // The prefix holds no LIKE wildcard (hex and dashes, checked by the caller); LIKE rather than a range, whose order
-      // would follow PostgreSQL's collation.
+      // would follow PostgreSQL's collation. A principal's prefix finds its own jobs only (a stranger's id stays unknown).
       if (!/^[0-9a-f-]+$/.test(prefix)) throw new Error(`not an id prefix: ${prefix}`)
-      const rows = await sql.all<{ id: string }>('SELECT id FROM jobs WHERE id LIKE @pattern ORDER BY id LIMIT @limit', { pattern: `${prefix}%`, limit })
+      const rows = await sql.all<{ id: string }>(
+        'SELECT id FROM jobs WHERE id LIKE @pattern AND (owner = @owner OR @owner IS NULL) ORDER BY id LIMIT @limit',
+        { pattern: `${prefix}%`, limit, owner },
+      )
       return rows.map((row) => row.id)
     },
-    byKey: (surface, key) => one(`SELECT ${COLUMNS} FROM jobs WHERE surface = ? AND idempotency_key = ?`, [surface, key]),
+    byKey: (surface, owner, key) => one(`SELECT ${COLUMNS} FROM jobs WHERE surface = ? AND owner = ? AND idempotency_key = ?`, [surface, owner, key]),
+    async unfinishedOf(owner) {
+      const row = await sql.get<{ count: number | string }>("SELECT count(*) AS count FROM jobs WHERE owner = ? AND state IN ('queued', 'running')", [owner])
+      return Number(row?.count ?? 0)
+    },
+    sameInput: (surface, owner, inputDigest) => one(
+      `SELECT ${COLUMNS} FROM jobs WHERE owner = ? AND input_digest = ? AND surface = ? AND purged_at IS NULL
+       AND state IN ('queued', 'running', 'succeeded') ORDER BY n DESC LIMIT 1`,
+      [owner, inputDigest, surface],
+    ),
+    async kept() {
+      const row = await sql.get<{ n: number | string; oldest: number | string | null }>(
+        'SELECT count(*) AS n, min(created_at) AS oldest FROM jobs WHERE purged_at IS NULL',
+      )
+      return { jobs: Number(row?.n ?? 0), oldestAt: numberOrNull(row?.oldest ?? null) }
+    },
+    async seal(tx, id, now) {
+      return (await tx.run("UPDATE jobs SET sealed_at = ? WHERE id = ? AND state = 'running'", [now, id])).changes === 1
+    },
     result: (id) => readText(sql, id, 'result'),
     input: (id) => readParts(sql, id, 'input'),
     start: (id, now) => one(
@@ -154,7 +189,7 @@ export function createJobRepository(sql: Sql): JobRepository {
       if (answered && !(await answerWritten(id, fields.result, fields.now))) return null
       const final = await one(
         `UPDATE jobs SET state = @state, refuse = @refuse, progress = @progress, finished_at = @finished_at
-         WHERE id = @id AND state IN ('queued', 'running') RETURNING ${COLUMNS}`,
+         WHERE id = @id AND state IN ('queued', 'running') AND (sealed_at IS NULL OR @state <> 'cancelled') RETURNING ${COLUMNS}`,
         {
           id,
           state,
@@ -177,11 +212,20 @@ export function createJobRepository(sql: Sql): JobRepository {
       const rows = await pageQuery({ state: filter.state ?? null, op: filter.op ?? null }, after, limit)
       return rows.map((row) => ({ n: Number(row.n), job: recordOf(row) }))
     },
-    async purge(now, retentionMs) {
+    async purge(now, retentionMs, maxJobs = 0) {
       const purged = await sql.all<{ id: string }>(
         'UPDATE jobs SET purged_at = ? WHERE purged_at IS NULL AND finished_at IS NOT NULL AND finished_at <= ? RETURNING id',
         [now, now - retentionMs],
       )
+      if (maxJobs > 0) {
+        // Past the newest maxJobs jobs, finished ones lose their input and answer too (a flood of submissions is bounded).
+        purged.push(...await sql.all<{ id: string }>(
+          `UPDATE jobs SET purged_at = ? WHERE purged_at IS NULL AND finished_at IS NOT NULL
+           AND n <= (SELECT n FROM jobs ORDER BY n DESC LIMIT 1 OFFSET ?) RETURNING id`,
+          [now, maxJobs],
+        ))
+        await sql.run('DELETE FROM jobs WHERE purged_at IS NOT NULL AND n <= (SELECT n FROM jobs ORDER BY n DESC LIMIT 1 OFFSET ?)', [10 * maxJobs])
+      }
       // Tombstones (id, op, times) stay so a purged job can say it was purged; they go after ten retention periods.
       await sql.run('DELETE FROM jobs WHERE purged_at IS NOT NULL AND finished_at <= ?', [now - 10 * retentionMs])
       const orphans = await sweepOrphans(now)
@@ -210,6 +254,7 @@ function recordOf(row: JobRow): JobRecord {
     id: row.id,
     op: row.op,
     surface: row.surface,
+    owner: row.owner,
     state: row.state,
     inputDigest: row.input_digest,
     idempotencyKey: row.idempotency_key,
@@ -220,6 +265,7 @@ function recordOf(row: JobRow): JobRecord {
     startedAt: numberOrNull(row.started_at),
     finishedAt: numberOrNull(row.finished_at),
     purgedAt: numberOrNull(row.purged_at),
+    sealedAt: numberOrNull(row.sealed_at),
   }
 }
 

@@ -1,11 +1,12 @@
 // …/jobs on both surfaces: list, read, result, cancel, and the Server-Sent Events stream. One plugin, two framings:
 // under /api/v1 the caller envelope wraps every answer; under /api/v11 answers are plain JSON and errors problems.
 import type { FastifyInstance, FastifyRequest } from 'fastify'
+import type { Action } from '../access/policy.js'
 import { z } from 'zod'
 import { okEnvelope, refusalEnvelope } from '../envelope.js'
 import { pageAnswer, pageQueryFields, pageSchema } from '../paging.js'
 import { Refusal } from '../refusal.js'
-import { problemResponses, requireScope } from '../trading/routes/common.js'
+import { problemResponses } from '../trading/routes/common.js'
 import { refusalFrom } from './local-queue.js'
 import { streamJobEvents } from './sse.js'
 import { isFinal, JOB_STATES, jobViewSchema, type JobQueue, type JobRecord } from './types.js'
@@ -39,28 +40,26 @@ export default async function jobRoutes(app: FastifyInstance, opts: JobRoutesOpt
     : { 200: schema, ...extra, ...problemResponses }
 
   /**
-   * The job a path names: by its id, or (as git abbreviates) by a prefix of at least 4 characters that starts one job
-   * only. A prefix finds a job without holding its id, so only a caller who may list the jobs may use one.
+   * The job a path names (by its id, or as git abbreviates by a prefix of at least 4 characters that starts one job
+   * only) if the request's principal may take `action` on it: its owner, or an admin (the access policy). A stranger
+   * is told exactly what an unknown id gets, so an id it saw tells it nothing.
    */
-  async function found(req: FastifyRequest): Promise<JobRecord> {
+  async function found(req: FastifyRequest, action: Action = 'job.read'): Promise<JobRecord> {
     const id = await resolvedId(req, (req.params as { id: string }).id)
     const job = await jobs.get(id)
-    if (!job) throw new Refusal('not_found', `no job ${id}`, { hints: { list: caller ? '/api/v1/jobs' : '/api/v11/jobs' } })
+    const unknown = () => new Refusal('not_found', `no job ${id}`, { hints: { list: caller ? '/api/v1/jobs' : '/api/v11/jobs' } })
+    if (!job) throw unknown()
+    if (!app.policy.allows(req.principal, action, { kind: 'job', id, owner: job.owner })) throw unknown()
     if (job.purgedAt !== null) throw purgedRefusal(job)
     return job
   }
 
-  // A job id is a random UUID and works as a capability: who submitted a job may read or cancel it by id. The list
-  // hands out every id, so with a credential configured it answers only admin:read (open in development mode).
-  // Under /api/v1 the caller plugin's own hook has already identified the bearer (req.credential).
-  const listGuard = caller
-    ? async (req: FastifyRequest) => app.auth.require(req.credential, 'admin:read', 'jobs')
-    : requireScope(app, 'admin:read', 'jobs')
+  /** A prefix is looked up among the principal's own jobs (every job's for one that may list them all). */
   async function resolvedId(req: FastifyRequest, id: string): Promise<string> {
     const lower = id.toLowerCase()
     if (FULL_ID.test(lower) || !ID_PREFIX.test(lower)) return id
-    await listGuard(req)
-    const ids = await jobs.idsStartingWith(lower, MAX_CANDIDATES + 1)
+    const owner = app.policy.allows(req.principal, 'job.list') ? null : req.principal.owner
+    const ids = await jobs.idsStartingWith(lower, MAX_CANDIDATES + 1, owner)
     if (ids.length === 1) return ids[0]!
     if (ids.length === 0) throw new Refusal('not_found', `no job id starts with ${id}`, { hints: { list: caller ? '/api/v1/jobs' : '/api/v11/jobs' } })
     const count = ids.length > MAX_CANDIDATES ? `more than ${MAX_CANDIDATES}` : String(ids.length)
@@ -70,8 +69,8 @@ export default async function jobRoutes(app: FastifyInstance, opts: JobRoutesOpt
     })
   }
 
+  // The list hands out every principal's jobs: admin:read (the access policy's job.list, asked at the door).
   app.get('/', {
-    onRequest: listGuard,
     schema: {
       tags, summary: 'Jobs, newest first, paged; filter by state and op (scope admin:read when ADMIN_TOKEN is set)', querystring: listQuery,
       response: responses(pageSchema('jobs', jobViewSchema)),
@@ -102,7 +101,7 @@ export default async function jobRoutes(app: FastifyInstance, opts: JobRoutesOpt
       params: idParams, response: responses(jobViewSchema, { 202: jobViewSchema }),
     },
   }, async (req, reply) => {
-    const job = (await jobs.cancel((await found(req)).id))!
+    const job = (await jobs.cancel((await found(req, 'job.cancel')).id))!
     return reply.code(isFinal(job.state) ? 200 : 202).send(jobView(job))
   })
 

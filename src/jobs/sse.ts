@@ -15,7 +15,8 @@ export async function streamJobEvents(
 ) {
   const lastId = req.headers['last-event-id']
   if (lastId === 'final' && isFinal(job.state)) return reply.code(204).send()
-  const release = await slots.take(req.ip)
+  // Counted per principal (its owner key): an anonymous client by its address, a grant by its subject.
+  const release = await slots.take(req.principal.owner)
   reply.hijack()
   const raw = reply.raw
   raw.writeHead(200, {

@@ -1,5 +1,6 @@
-// How many job event streams (SSE) each client holds open: a stream costs a socket, a subscription and a heartbeat
-// timer for as long as the job runs (up to JOB_MAX_MS), so one client opening thousands would hold them all.
+// How many event streams each principal holds open (a job's events, an MCP session's standalone stream): a stream
+// costs a socket, a subscription and a heartbeat timer for as long as it lasts, so one client opening thousands would
+// hold them all. Counted per principal (Principal.owner: an anonymous client by its address).
 // This is one process's count; with REDIS_URL the count is shared by every replica (src/redis/stream-leases.ts).
 import { Refusal } from '../refusal.js'
 
@@ -12,7 +13,7 @@ export interface StreamSlots {
 
 /** The refusal of a stream over the cap, wherever it was counted. */
 export function tooManyStreams(perClient: number): Refusal {
-  return new Refusal('over_limit', `this client already holds ${perClient} open job event streams (SSE_STREAMS_PER_CLIENT); close one, or poll the job instead`, {
+  return new Refusal('over_limit', `this client already holds ${perClient} open event streams (SSE_STREAMS_PER_CLIENT: job events and MCP streams); close one, or poll instead`, {
     retryAfterS: 5,
     hints: { limit: 'SSE_STREAMS_PER_CLIENT', value: perClient },
   })

@@ -13,7 +13,8 @@ export async function submitOrWait(
   reply: FastifyReply,
   job: { op: string; surface: JobSurface; input: unknown },
 ): Promise<Submitted> {
-  const { job: record, created } = await jobs.submit({ ...job, idempotencyKey: idempotencyKeyOf(req) })
+  // The job belongs to whoever submits it (req.principal, set by the host's access plugin).
+  const { job: record, created } = await jobs.submit({ ...job, owner: req.principal.owner, idempotencyKey: idempotencyKeyOf(req) })
   if (prefersAsync(req)) {
     accepted(reply, record, created)
     return { async: true, view: jobView(record) }

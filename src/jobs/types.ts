@@ -48,6 +48,8 @@ export interface JobRecord {
   id: string
   op: string
   surface: JobSurface
+  /** The principal that submitted it (src/access/policy.ts Principal.owner): who may read and cancel it. */
+  owner: string
   state: JobState
   inputDigest: string
   idempotencyKey: string | null
@@ -58,6 +60,8 @@ export interface JobRecord {
   startedAt: number | null
   finishedAt: number | null
   purgedAt: number | null
+  /** When its run wrote its effects (a research run) in the transaction that sealed it; a cancel no longer wins. */
+  sealedAt: number | null
 }
 
 /** Published on the job's channel: every progress change and state change; a final event carries the outcome. */
@@ -73,6 +77,8 @@ export interface JobEvent {
 export interface SubmitRequest {
   op: string
   surface: JobSurface
+  /** Who submits it (Principal.owner): its Idempotency-Key is looked up among this owner's jobs only. */
+  owner: string
   /** The parsed input; it must survive JSON (it is stored and re-run after a restart). */
   input: unknown
   idempotencyKey?: string | null
@@ -143,7 +149,7 @@ export interface JobQueue {
   submit(request: SubmitRequest): Promise<SubmitAnswer>
   get(id: string): Promise<JobRecord | null>
   /** Ids of jobs that start with a prefix (lowercase hex and dashes), at most `limit`, in id order. */
-  idsStartingWith(prefix: string, limit: number): Promise<string[]>
+  idsStartingWith(prefix: string, limit: number, owner: string | null): Promise<string[]>
   /** Newest first, paged like every list of the host (src/paging.ts). */
   list(query: JobListQuery): Promise<Page<JobRecord>>
   /** Stops queued work at once and running work within 200 ms; resolves with the job as it then stands. */

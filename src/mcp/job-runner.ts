@@ -14,9 +14,12 @@ export function progressMessage(progress: JobProgress): string {
   return `${progress.phase}${share}${counters ? ` (${counters})` : ''}`
 }
 
-/** Submits the job, relays its progress, cancels it when the request is cancelled; answers what the job answered. */
-export async function runAsJob(jobs: JobQueue, job: ToolJob, input: unknown, extra: Extra): Promise<{ id: string; result: unknown }> {
-  const { job: record } = await jobs.submit({ op: job.op, surface: job.surface, input })
+/**
+ * Submits the job for its owner (the principal of the MCP request), relays its progress, cancels it when the request
+ * is cancelled; answers what the job answered.
+ */
+export async function runAsJob(jobs: JobQueue, job: ToolJob, input: unknown, owner: string, extra: Extra): Promise<{ id: string; result: unknown }> {
+  const { job: record } = await jobs.submit({ op: job.op, surface: job.surface, owner, input })
   const token = extra._meta?.progressToken
   let last = -Infinity
   let seen = 0

@@ -1,8 +1,11 @@
 // POST/GET/DELETE /mcp: the SDK's Streamable HTTP transport on Fastify's raw request and response. A client that
 // initializes gets a session (in memory, bounded, idle ones closed), so its notifications/cancelled reaches the request it
 // cancels; a POST without a session is answered by a one-shot server as plain JSON. Each request is authenticated like the API.
+// A session belongs to the principal that initialized it; each principal has a share of the sessions (sessions.ts) and
+// of the open streams (a standalone GET stream takes a slot of SSE_STREAMS_PER_CLIENT, like a job's events).
 import { randomUUID } from 'node:crypto'
 import type { IncomingMessage } from 'node:http'
+import { Transform } from 'node:stream'
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { baseUrlOf } from '../base-url.js'
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js'
@@ -16,10 +19,11 @@ import type { RequestBinding, ToolIndex } from './server.js'
 import { mcpTools, selectTools, type McpTool } from './tools.js'
 import { requestedToolsets, TOOLSETS, TOOLSETS_HEADER, type Toolset } from './toolsets.js'
 import { ownTurn } from './one-per-turn.js'
+import { createSessionBook, type OwnedSession } from './sessions.js'
 import { originMayUseMcp } from './origin.js'
 
 export const MCP_PATH = '/mcp'
-/** Sessions kept at once; past it the least recently used one is closed. */
+/** Sessions kept at once; past it the least recently used one of the principal holding the most is closed. */
 export const MAX_SESSIONS = 256
 /** Messages one JSON-RPC batch may hold (the SDK's own cap is 100). */
 export const MAX_BATCH_MESSAGES = 4
@@ -31,13 +35,15 @@ export interface McpPluginOptions {
   trading: TradingContext
 }
 
-interface Session {
+interface Session extends OwnedSession {
   transport: StreamableHTTPServerTransport
   server: Server
-  lastSeen: number
 }
 
 const BINDING = 'ncm.binding'
+/** The bytes of a message as they were read (a chunked body has no Content-Length to go by). */
+const BODY_BYTES = Symbol('ncm.mcpBodyBytes')
+type CountedRequest = FastifyRequest & { [BODY_BYTES]?: () => number }
 
 /** What the endpoint needs of the SDK, imported on first use. */
 interface McpRuntime {
@@ -77,9 +83,9 @@ function toolIndexes(all: readonly McpTool[], index: (tools: readonly McpTool[],
 }
 
 export default async function mcpPlugin(app: FastifyInstance, opts: McpPluginOptions) {
-  const { config, clock, registry, callerCounters: counters, auth } = app
+  const { config, clock, registry, callerCounters: counters } = app
   const { trading } = opts
-  const sessions = new Map<string, Session>()
+  const sessions = createSessionBook<Session>(MAX_SESSIONS, config.mcpSessionsPerClient)
 
   // The SDK (and Hono under its transport, ~0.3 s to import) and the tool index load with the first /mcp request.
   let sdkLoad: Promise<McpRuntime> | null = null
@@ -102,31 +108,23 @@ export default async function mcpPlugin(app: FastifyInstance, opts: McpPluginOpt
     },
   })
 
-  const contextOf = (req: FastifyRequest, credential: OperationContext['credential']): OperationContext =>
-    operationContext(app, { credential, requestId: req.id, baseUrl: baseUrlOf(req, config), log: req.log })
-
-  function touch(id: string, session: Session) {
-    session.lastSeen = clock.now()
-    // Map order is insertion order: re-inserting keeps the least recently used first.
-    sessions.delete(id)
-    sessions.set(id, session)
-  }
+  const contextOf = (req: FastifyRequest): OperationContext =>
+    operationContext(app, { credential: req.credential, principal: req.principal, requestId: req.id, baseUrl: baseUrlOf(req, config), log: req.log })
 
   async function closeSession(id: string) {
-    const session = sessions.get(id)
+    const session = sessions.remove(id)
     if (!session) return
-    sessions.delete(id)
     await session.server.close().catch(() => undefined)
   }
 
   const sweep = setInterval(() => {
     const idleSince = clock.now() - SESSION_IDLE_MS
-    for (const [id, session] of sessions) if (session.lastSeen < idleSince) void closeSession(id)
+    for (const [id, session] of [...sessions.entries()]) if (session.lastSeen < idleSince) void closeSession(id)
   }, 60_000)
   sweep.unref()
   app.addHook('onClose', async () => {
     clearInterval(sweep)
-    await Promise.all([...sessions.keys()].map(closeSession))
+    await Promise.all([...sessions.entries()].map(([id]) => closeSession(id)))
   })
 
   async function handle(req: FastifyRequest, reply: FastifyReply) {
@@ -136,15 +134,14 @@ export default async function mcpPlugin(app: FastifyInstance, opts: McpPluginOpt
       throw new Refusal('forbidden', `origin ${origin.slice(0, 200)} may not use ${MCP_PATH}: only the host's own origin ` +
         '(PUBLIC_URL, or a loopback address on its port) and those CORS_ORIGINS lists may')
     }
-    // An unknown toolset is refused before the credential is even looked at.
     const toolsets = requestedToolsets(req.query, req.headers[TOOLSETS_HEADER])
-    // Authenticated per request, like every API call: a bad bearer is refused before any message is read.
-    const credential = await auth.identify(req.headers.authorization, clock.now())
-    const binding: RequestBinding = { context: contextOf(req, credential), bodyBytes: Number(req.headers['content-length'] ?? 0) }
+    // Authenticated per request by the host's access plugin, like every API call: a bad bearer was refused before any
+    // message was read; each message then asks the policy as the tool or resource it names.
+    const binding: RequestBinding = { context: contextOf(req), bodyBytes: (req as CountedRequest)[BODY_BYTES]?.() ?? 0 }
     const authInfo: AuthInfo = {
       token: '',
-      clientId: credential?.subject ?? 'anonymous',
-      scopes: [...(credential?.scopes ?? [])],
+      clientId: req.principal.subject,
+      scopes: [...req.principal.scopes],
       extra: { [BINDING]: binding },
     }
 
@@ -158,22 +155,28 @@ export default async function mcpPlugin(app: FastifyInstance, opts: McpPluginOpt
     const sdk = await runtime()
     const { isInitializeRequest, StreamableHTTPServerTransport } = sdk
     const sessionId = req.headers['mcp-session-id']
+    const owner = req.principal.owner
     let session: Session | undefined
+    let releaseStream: (() => void) | null = null
     if (typeof sessionId === 'string') {
       session = sessions.get(sessionId)
-      if (!session) return rpcError(reply, 404, -32001, 'unknown or closed MCP session: initialize again')
-      touch(sessionId, session)
+      // Another principal's session id is as unknown as a closed one: its stream and cancellations are not theirs.
+      if (!session || session.owner !== owner) return rpcError(reply, 404, -32001, 'unknown or closed MCP session: initialize again')
+      sessions.touch(sessionId, clock.now())
+      // The standalone stream (GET) stays open as long as the client likes: it takes one of the principal's stream slots.
+      if (req.method === 'GET') releaseStream = await app.jobStreams.take(owner)
     } else if (req.method === 'POST' && isInitializeRequest(req.body)) {
-      if (sessions.size >= MAX_SESSIONS) await closeSession(sessions.keys().next().value!)
+      const victim = sessions.victimFor(owner)
+      if (victim !== null) await closeSession(victim)
       // The toolsets are the session's from its initialize on: its later requests carry the same URL anyway.
       const server = newServer(sdk, toolsets)
       const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
         sessionIdGenerator: () => randomUUID(),
-        onsessioninitialized: (id) => { sessions.set(id, { transport, server, lastSeen: clock.now() }) },
-        onsessionclosed: (id) => { sessions.delete(id) },
+        onsessioninitialized: (id) => { sessions.add(id, { transport, server, owner, lastSeen: clock.now() }) },
+        onsessionclosed: (id) => { sessions.remove(id) },
       })
       await server.connect(transport)
-      session = { transport, server, lastSeen: clock.now() }
+      session = { transport, server, owner, lastSeen: clock.now() }
     } else if (req.method === 'POST') {
       // No session: a one-shot server answers this message alone, as plain JSON (a curl line, a simple agent). Each
       // starts in a turn of its own: the messages of one poll of the sockets otherwise built their servers and parsed
@@ -183,12 +186,13 @@ export default async function mcpPlugin(app: FastifyInstance, opts: McpPluginOpt
       const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true })
       await server.connect(transport)
       reply.raw.once('close', () => { void server.close() })
-      session = { transport, server, lastSeen: clock.now() }
+      session = { transport, server, owner, lastSeen: clock.now() }
     } else {
       return rpcError(reply, 400, -32000, `no mcp-session-id: ${req.method} ${MCP_PATH} needs a session (initialize first)`)
     }
 
     setRawSecurityHeaders(req, reply)
+    if (releaseStream) reply.raw.once('close', releaseStream)
     reply.hijack()
     const raw = req.raw as IncomingMessage & { auth?: AuthInfo }
     raw.auth = authInfo
@@ -201,6 +205,19 @@ export default async function mcpPlugin(app: FastifyInstance, opts: McpPluginOpt
     // Tools take up to the large limit (sat, digest…); a tool with the default limit refuses a larger message itself.
     bodyLimit: config.largeBodyLimitBytes,
     schema: { hide: true },
+    // Counted as read: a tool's body limit holds for a chunked message too (it has no Content-Length).
+    preParsing: (req, _reply, payload, done) => {
+      let bytes = 0
+      const counting = new Transform({
+        transform(chunk: Buffer, _encoding, next) {
+          bytes += chunk.length
+          next(null, chunk)
+        },
+      })
+      ;(req as CountedRequest)[BODY_BYTES] = () => bytes
+      payload.once('error', (err) => counting.destroy(err))
+      done(null, payload.pipe(counting))
+    },
     handler: handle,
   })
 }

@@ -1,8 +1,10 @@
-// MCP resources: skills.md, the lexicon, the OpenAPI documents, each dataset's metadata and each pin by digest.
+// MCP resources: skills.md, the lexicon, the OpenAPI documents, each dataset's metadata and each pin by digest. Each
+// read and the listing ask the access policy as the HTTP route of the same data does (src/access/doors.ts).
 import { Refusal } from '../refusal.js'
 import { pinRepository, PIN_DIGEST, type PinRecord } from '../access/pins.js'
 import { runOperation } from '../caller/gate.js'
 import type { OperationContext } from '../caller/operation.js'
+import type { Action } from '../access/policy.js'
 import { datasetView } from '../trading/datasets.js'
 import { MCP_INLINE_ANSWER_CHARS } from './tool-answer.js'
 import { WrittenJson } from '../written-json.js'
@@ -113,6 +115,14 @@ function datasetRef(part: string): string {
 export const PIN_URI_PREFIX = `${RESOURCE_SCHEME}://pins/`
 const pinUri = (digest: string) => `${PIN_URI_PREFIX}${digest}`
 
+/** The action of the access policy a resource's read is: documents and datasets as their routes, a pin by digest public. */
+export function resourceAction(uri: string): Action {
+  if (uri.startsWith(PIN_URI_PREFIX)) return 'pin.read'
+  if (uri.startsWith(`${RESOURCE_SCHEME}://datasets/`)) return 'dataset.read'
+  return 'host.read'
+}
+
+/** The listing: documents and datasets for everyone; the newest pins only for a principal that may list pins (admin:read). */
 export async function listResources({ ctx, trading }: ResourceDeps): Promise<ResourceEntry[]> {
   const datasets = (await trading.repo.datasets()).map((row) => ({
     uri: datasetUri(row.id),
@@ -120,7 +130,8 @@ export async function listResources({ ctx, trading }: ResourceDeps): Promise<Res
     title: `${row.symbol} ${row.timeframe} (${row.source}, ${row.rows} bars)`,
     mimeType: 'application/json',
   }))
-  const pins = (await pinRepository(ctx.store.sql).latest(LISTED_PINS)).map((pin) => ({
+  const listsPins = ctx.policy.allows(ctx.principal, 'pin.list')
+  const pins = (listsPins ? await pinRepository(ctx.store.sql).latest(LISTED_PINS) : []).map((pin) => ({
     uri: pinUri(pin.digest),
     name: pin.digest,
     title: pin.label ?? `pin ${pin.digest.slice(0, 19)}…`,
@@ -132,6 +143,7 @@ export async function listResources({ ctx, trading }: ResourceDeps): Promise<Res
 
 /** Reads one resource; an unknown URI is a not_found refusal. */
 export async function readResource(uri: string, { ctx, trading }: ResourceDeps): Promise<ResourceBody> {
+  ctx.policy.authorize(ctx.principal, resourceAction(uri))
   const document = DOCUMENTS.find((d) => d.uri === uri)
   if (document) return { uri, mimeType: document.mimeType, text: await document.read(ctx) }
 
@@ -144,7 +156,7 @@ export async function readResource(uri: string, { ctx, trading }: ResourceDeps):
 
   const pin = new RegExp(`^${RESOURCE_SCHEME}://pins/(.+)$`).exec(uri)
   if (pin) {
-    const digest = decodeURIComponent(pin[1]!)
+    const digest = decodedDigest(pin[1]!)
     if (!PIN_DIGEST.test(digest)) throw new Refusal('invalid_input', `a pin digest is sha256:<64 lowercase hex>; got ${digest.slice(0, 80)}`)
     const read = await pinRepository(ctx.store.sql).get(digest)
     if (!read) throw new Refusal('not_found', `no pin ${digest}`)
@@ -161,4 +173,13 @@ export async function readResource(uri: string, { ctx, trading }: ResourceDeps):
     return { uri, mimeType: read.record.media_type, text: read.text }
   }
   throw new Refusal('not_found', `no resource ${uri.slice(0, 200)}; resources/list and resources/templates/list name them`)
+}
+
+/** A digest as the URI carries it, percent-decoded; a malformed escape is the client's input, refused as such. */
+function decodedDigest(text: string): string {
+  try {
+    return decodeURIComponent(text)
+  } catch {
+    throw new Refusal('invalid_input', `the pin URI holds a malformed percent-escape: ${JSON.stringify(text.slice(0, 80))}; a pin digest is sha256:<64 lowercase hex>`)
+  }
 }

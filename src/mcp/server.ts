@@ -125,7 +125,7 @@ export function createMcpServer(deps: McpServerDeps): Server {
       let meta: Record<string, unknown> | undefined
       let resultUrl: string | null = null
       if (tool.job) {
-        const ran = await runAsJob(jobs, tool.job, input, extra)
+        const ran = await runAsJob(jobs, tool.job, input, context.principal.owner, extra)
         data = ran.result
         meta = { 'ncm/job': ran.id }
         resultUrl = `${context.baseUrl}${SURFACE_PREFIX[tool.job.surface]}/jobs/${ran.id}/result`

@@ -2,6 +2,8 @@
 import { z } from 'zod'
 import type { AnyOperation, OperationContext, Registry } from '../caller/operation.js'
 import { admitBeforeInput, admitParsed, parseInput, runHandler } from '../caller/gate.js'
+import { POLICY } from '../access/policy.js'
+import { actionOf } from '../caller/operation.js'
 import { inputJsonSchema } from '../caller/projections.js'
 import { Refusal } from '../refusal.js'
 import { SURFACE_PREFIX } from '../jobs/view.js'
@@ -22,7 +24,7 @@ function operationTool(op: AnyOperation): McpTool {
     title: op.caption,
     description: `${op.caption}. ${op.summary}`,
     inputSchema: flatObjectSchema(inputJsonSchema(op)),
-    toolset: toolsetOf({ surface: 'caller', lobe: op.lobe, ...(op.adminOnly ? { adminOnly: true } : {}) }),
+    toolset: toolsetOf({ surface: 'caller', lobe: op.lobe, ...(POLICY[actionOf(op)].need === 'admin' ? { adminOnly: true } : {}) }),
     heavy: op.heavy,
     bodyLimit: op.bodyLimit,
     readOnly: op.method === 'GET',
@@ -30,9 +32,8 @@ function operationTool(op: AnyOperation): McpTool {
     route: { method: op.method, path: `${SURFACE_PREFIX.caller}${op.path}` },
     admit(args, { op: ctx }) {
       try {
-        // Nature (chat), admin and scope first; then run:heavy, as /run asks of heavy batches; then input, limits, admission.
+        // Nature (chat), then the access policy (as the route asks it), then input, limits, admission.
         admitBeforeInput(op, args, ctx)
-        if (op.heavy) ctx.auth.require(ctx.credential, 'run:heavy', op.name)
         const input = parseInput(op, args)
         admitParsed(op, input, ctx)
         return input

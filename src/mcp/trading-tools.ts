@@ -3,7 +3,7 @@
 import { z } from 'zod'
 import { parseInput } from '../caller/gate.js'
 import { Refusal } from '../refusal.js'
-import { Answer, type TradingOperation } from '../trading/operation.js'
+import { accessOf, Answer, type TradingOperation } from '../trading/operation.js'
 import type { McpTool, ToolContext } from './tool-types.js'
 import { flatObjectSchema } from './flat-schema.js'
 import { toolsetOf } from './toolsets.js'
@@ -17,7 +17,7 @@ function jsonSchemaOf(schema: z.ZodType): McpTool['inputSchema'] {
 }
 
 const callOf = ({ op, trading }: ToolContext) => ({
-  ...trading, host: op.host, credential: op.credential, requestId: op.requestId, baseUrl: op.baseUrl, log: op.log,
+  ...trading, host: op.host, credential: op.credential, principal: op.principal, requestId: op.requestId, baseUrl: op.baseUrl, log: op.log,
 })
 
 export function tradingTool(op: TradingOperation): McpTool {
@@ -37,8 +37,8 @@ export function tradingTool(op: TradingOperation): McpTool {
     admit(args, ctx) {
       const { op: caller } = ctx
       try {
-        if (op.scope) caller.auth.require(caller.credential, op.scope, name)
-        if (heavy) caller.auth.require(caller.credential, 'run:heavy', name)
+        // The tool is its route's door: the same action of the access policy.
+        caller.policy.authorize(caller.principal, accessOf(op), undefined, name)
         const input = parseInput({ name, input: op.input }, args)
         if (heavy) caller.admission.admitHeavy(name)
         return input

@@ -38,14 +38,24 @@ export default fp(
   { name: 'ncm-jobs', fastify: '5.x', dependencies: ['ncm-store', 'ncm-mill', 'ncm-redis'] },
 )
 
+/** Of SHUTDOWN_GRACE_MS, what closing everything after the job drain takes at most. */
+const SHUTDOWN_RESERVE_MS = 4000
+
 async function queueFor(app: FastifyInstance, { config, clock }: JobsPluginOptions): Promise<JobQueue> {
   const common = {
     store: app.store,
     clock,
     concurrency: config.millThreads,
     maxQueued: config.millQueue,
+    perOwner: config.jobsPerClient,
+    maxJobs: config.jobRetentionMaxJobs,
+    // Identical submissions of one owner share one job where the answer is a function of the input alone: the trading
+    // research ops (their runs are stored once per inputs anyway) and heavy operations with nothing measured in them.
+    shared: (op: string) => op.startsWith('trading.') || app.registry.byName(op)?.provenance.includes('measured') === false,
     retentionMs: config.jobRetentionH * 3_600_000,
     maxRunMs: config.jobMaxMs,
+    // In-flight runs finish within the shutdown grace, leaving time to close the mill, Redis and the database.
+    drainMs: Math.max(0, config.shutdownGraceMs - SHUTDOWN_RESERVE_MS),
     log: app.log,
   }
   if (!app.redis) return createLocalJobQueue(common)

@@ -35,6 +35,10 @@ describe('migration files', () => {
       ['0007-job-parts.sql', '61a974fe46850c79'],
       ['0008-pin-parts.sql', 'b1aafc518813352c'],
       ['0009-pin-parts-written-at.sql', 'e896275d5dde02f3'],
+      ['0020-job-owners.sql', '7619992f9aca3df5'],
+      ['0021-dataset-ids.sql', '72db8d8490341226'],
+      ['0022-job-dedupe.sql', 'e28a47ea500662b1'],
+      ['0030-run-results.sql', 'fea449d6982567bb'],
     ])
   })
 })

@@ -6,6 +6,7 @@ import type pg from 'pg'
 import { numberPlaceholders, valuesFor, type NumberedStatement } from './placeholders.js'
 import { Refusal } from '../refusal.js'
 import type { Sql, SqlParams, SqlRunResult, TransactionOptions } from './sql.js'
+import { refuseUnstorable } from './storable.js'
 
 export interface PostgresPoolOptions {
   connectionString: string
@@ -51,13 +52,20 @@ export const MAX_NAMED_STATEMENTS = 1000
 /** Names are unique in the process: a connection keeps its prepared statements whichever Sql prepared them. */
 let statementsNamed = 0
 
-export function createPostgresSql(pool: pg.Pool, { maxNamed = MAX_NAMED_STATEMENTS } = {}): PostgresSql {
+/** `onError`: told of every error a statement meets (the store's storage watch looks for a full disk). */
+export function createPostgresSql(pool: pg.Pool, { maxNamed = MAX_NAMED_STATEMENTS, onError }: { maxNamed?: number; onError?: (err: unknown) => void } = {}): PostgresSql {
   const numbered = new Map<string, NumberedStatement & { name: string }>()
   /** `arrays`: rows come as arrays of column values (pg's rowMode 'array'), not objects. */
-  const query = async (on: Queryable, text: string, params: SqlParams | undefined, arrays = false): Promise<pg.QueryResult> => {
+  const query = (on: Queryable, text: string, params: SqlParams | undefined, arrays = false): Promise<pg.QueryResult> => {
+    const result = send(on, text, params, arrays)
+    if (onError) result.catch(onError)
+    return result
+  }
+  const send = async (on: Queryable, text: string, params: SqlParams | undefined, arrays: boolean): Promise<pg.QueryResult> => {
     const rowMode = arrays ? { rowMode: 'array' as const } : {}
     // Without parameters the text goes as it is (simple protocol): a migration file's several statements run too.
     if (params === undefined) return arrays ? on.query({ text, ...rowMode }) : on.query(text)
+    refuseUnstorable(params)
     let statement = numbered.get(text)
     if (!statement) {
       if (numbered.size >= maxNamed) {

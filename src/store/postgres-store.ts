@@ -1,5 +1,6 @@
 // The PostgreSQL store: a pool (DATABASE_URL), migrations applied at start on one held connection under an advisory
 // lock, so replicas starting together migrate once.
+import { createStorageWatch } from './storage.js'
 import { databaseLocation } from '../redact.js'
 import { APPLIED_MIGRATIONS, applyMigrations, migrationsDirOf, pendingMigrations, type MigrationRecord } from './migrate.js'
 import { createPostgresPool, createPostgresSql, type PostgresSql } from './postgres-sql.js'
@@ -21,7 +22,9 @@ export function migratePostgres(sql: PostgresSql, dir = migrationsDirOf('postgre
 export async function openPostgresStore({ url, poolMax, connectTimeoutMs, migrationsDir = migrationsDirOf('postgres') }: PostgresStoreOptions): Promise<Store> {
   const location = databaseLocation(url)
   const pool = createPostgresPool({ connectionString: url, max: poolMax, connectionTimeoutMs: connectTimeoutMs })
-  const sql = createPostgresSql(pool)
+  // The server's disk is seen only through the statements it refuses for want of space.
+  const watch = createStorageWatch(null)
+  const sql = createPostgresSql(pool, { onError: watch.note })
   try {
     await migratePostgres(sql, migrationsDir)
   } catch (error) {
@@ -36,6 +39,7 @@ export async function openPostgresStore({ url, poolMax, connectTimeoutMs, migrat
   return {
     backend: 'postgres',
     sql,
+    storage: watch.state,
     sqlite: null,
     path: location,
     migrationsDir,

@@ -20,19 +20,42 @@ export function fileBytes(file: string): number | null {
 export interface Checkpoints {
   /** Checkpoints now if the WAL is past the threshold (or a checkpoint is under way: that one); false when not needed. */
   look(): Promise<boolean>
-  stop(): void
+  /** No more checkpoints; resolves once the one under way has ended (or, past STOP_WAIT_MS, its thread is stopped). */
+  stop(): Promise<void>
 }
 
-export function checkpointsOf(path: string, thresholdBytes = WAL_CHECKPOINT_BYTES, everyMs = WAL_LOOK_MS): Checkpoints {
-  let running: Promise<boolean> | null = null
+/** How long stopping waits for a checkpoint under way before its thread is terminated. */
+const STOP_WAIT_MS = 3000
+
+/** `onError`: told of a checkpoint that failed (a full disk is health's business). */
+export function checkpointsOf(path: string, thresholdBytes = WAL_CHECKPOINT_BYTES, everyMs = WAL_LOOK_MS, onError?: (err: unknown) => void): Checkpoints {
+  let running: { done: Promise<boolean>; stop(): Promise<void> } | null = null
+  let stopped = false
   const walBytes = (): number => fileBytes(`${path}-wal`) ?? 0
   const look = (): Promise<boolean> => {
-    if (running) return running
-    if (walBytes() < thresholdBytes) return Promise.resolve(false)
-    running = checkpointApart(path).then(() => true, () => false).finally(() => { running = null })
-    return running
+    if (running) return running.done
+    if (stopped || walBytes() < thresholdBytes) return Promise.resolve(false)
+    const apart = checkpointApart(path)
+    const done = apart.rows.then(() => true, (err: unknown) => {
+      onError?.(err)
+      return false
+    }).finally(() => { running = null })
+    running = { done, stop: apart.stop }
+    return done
   }
   const timer = setInterval(() => void look(), everyMs)
   timer.unref()
-  return { look, stop: () => clearInterval(timer) }
+  return {
+    look,
+    async stop() {
+      stopped = true
+      clearInterval(timer)
+      const under = running
+      if (!under) return
+      let timeout: NodeJS.Timeout | undefined
+      const ended = await Promise.race([under.done.then(() => true), new Promise<boolean>((resolve) => { timeout = setTimeout(() => resolve(false), STOP_WAIT_MS) })])
+      clearTimeout(timeout)
+      if (!ended) await under.stop()
+    },
+  }
 }

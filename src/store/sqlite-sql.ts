@@ -4,6 +4,7 @@
 // inside it.
 import type Database from 'better-sqlite3'
 import type { Sql, SqlParams, SqlRunResult } from './sql.js'
+import { refuseUnstorable } from './storable.js'
 
 type Statement = Database.Statement<unknown[], unknown>
 
@@ -15,7 +16,8 @@ export interface SqliteSql extends Sql {
   readonly unqueued: Pick<Sql, 'get'>
 }
 
-export function createSqliteSql(db: Database.Database): SqliteSql {
+/** `onError`: told of every error a statement meets (the store's storage watch looks for a full disk). */
+export function createSqliteSql(db: Database.Database, onError?: (err: unknown) => void): SqliteSql {
   /** Statements prepared once per text; `raw` ones answer rows as arrays of values (better-sqlite3's raw mode). */
   const preparedOnce = (raw: boolean) => {
     const prepared = new Map<string, Statement>()
@@ -31,14 +33,25 @@ export function createSqliteSql(db: Database.Database): SqliteSql {
   }
   const statement = preparedOnce(false)
   const rawStatement = preparedOnce(true)
-  const bind = (params: SqlParams | undefined): unknown[] =>
-    params === undefined ? [] : Array.isArray(params) ? (params as unknown[]) : [params]
+  const bind = (params: SqlParams | undefined): unknown[] => {
+    if (params === undefined) return []
+    refuseUnstorable(params)
+    return Array.isArray(params) ? (params as unknown[]) : [params]
+  }
 
+  const noted = <T>(work: () => T): T => {
+    try {
+      return work()
+    } catch (error) {
+      onError?.(error)
+      throw error
+    }
+  }
   const direct = {
-    all: <R>(text: string, params?: SqlParams) => statement(text).all(...bind(params)) as R[],
-    values: (text: string, params?: SqlParams) => rawStatement(text).all(...bind(params)) as unknown[][],
-    get: <R>(text: string, params?: SqlParams) => statement(text).get(...bind(params)) as R | undefined,
-    run: (text: string, params?: SqlParams): SqlRunResult => ({ changes: statement(text).run(...bind(params)).changes }),
+    all: <R>(text: string, params?: SqlParams) => noted(() => statement(text).all(...bind(params)) as R[]),
+    values: (text: string, params?: SqlParams) => noted(() => rawStatement(text).all(...bind(params)) as unknown[][]),
+    get: <R>(text: string, params?: SqlParams) => noted(() => statement(text).get(...bind(params)) as R | undefined),
+    run: (text: string, params?: SqlParams): SqlRunResult => noted(() => ({ changes: statement(text).run(...bind(params)).changes })),
   }
 
   /** Settles when the open transaction ends; null when none is open. */
@@ -79,9 +92,9 @@ export function createSqliteSql(db: Database.Database): SqliteSql {
       open = new Promise<void>((resolve) => { end = resolve })
       try {
         // IMMEDIATE takes the write lock up front, so another process's writer cannot make this one fail midway.
-        db.exec('BEGIN IMMEDIATE')
+        noted(() => db.exec('BEGIN IMMEDIATE'))
         const value = await fn(inTransaction)
-        db.exec('COMMIT')
+        noted(() => db.exec('COMMIT'))
         return value
       } catch (error) {
         if (db.inTransaction) db.exec('ROLLBACK')

@@ -6,6 +6,7 @@ import { APPLIED_MIGRATIONS, applyMigrations, migrationsDirOf, pendingMigrations
 import { pragmaApart } from './sqlite-apart.js'
 import { checkpointsOf, fileBytes, type Checkpoints } from './sqlite-checkpoint.js'
 import { createSqliteSql } from './sqlite-sql.js'
+import { createStorageWatch } from './storage.js'
 import { pingerOf, type Store } from './store.js'
 
 export interface SqliteStoreOptions {
@@ -22,7 +23,8 @@ export async function openSqliteStore({ path, migrationsDir = migrationsDirOf('s
   // WAL with synchronous=NORMAL is durable against process crashes (the case we test with SIGKILL);
   // FULL would add an fsync per commit for power-loss safety at a large write cost.
   db.pragma('synchronous = NORMAL')
-  const sql = createSqliteSql(db)
+  const watch = createStorageWatch(path)
+  const sql = createSqliteSql(db, watch.note)
   try {
     // One connection: the migrator's statements and a migration file's script run on it, the script inside the transaction.
     await applyMigrations({ sql, exec: async (_tx, script) => { db.exec(script) } }, migrationsDir)
@@ -35,7 +37,7 @@ export async function openSqliteStore({ path, migrationsDir = migrationsDirOf('s
   let checkpoints: Checkpoints | null = null
   if (path !== ':memory:') {
     db.pragma('wal_autocheckpoint = 0')
-    checkpoints = checkpointsOf(path)
+    checkpoints = checkpointsOf(path, undefined, undefined, watch.note)
   }
 
   const applied = () => sql.all<MigrationRecord>(APPLIED_MIGRATIONS)
@@ -58,8 +60,11 @@ export async function openSqliteStore({ path, migrationsDir = migrationsDirOf('s
     version: async () => (version ??= (await unqueued.get<{ v: string }>('SELECT sqlite_version() AS v'))!.v),
     poolUse: () => null,
     fileSizes: () => ({ file: sizeOf(path), wal: sizeOf(`${path}-wal`) }),
+    storage: watch.state,
     close: async () => {
-      checkpoints?.stop()
+      // A checkpoint under way is let finish (or stopped) first: a worker thread still writing the file as the process
+      // exits aborted it (exit 134) when the disk was full.
+      await checkpoints?.stop()
       if (db.open) db.close()
     },
   }

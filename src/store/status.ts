@@ -3,6 +3,7 @@
 import { basename } from 'node:path'
 import { z } from 'zod'
 import type { Store } from './store.js'
+import { storageStateSchema } from './storage.js'
 
 export const storeStatusSchema = z.object({
   backend: z.enum(['sqlite', 'postgres']),
@@ -17,6 +18,7 @@ export const storeStatusSchema = z.object({
     max: z.number().int(),
   }).nullable().describe('PostgreSQL connection pool of this process; null on SQLite (one connection)'),
   error: z.string().nullable(),
+  storage: storageStateSchema.describe('room to write: `full` after a write refused for want of space (or almost none left), `low` under 64 MiB or 5%'),
 })
 export type StoreStatus = z.infer<typeof storeStatusSchema>
 
@@ -29,9 +31,9 @@ export async function storeStatus(store: Store, location: string = publicLocatio
   const pool = store.poolUse()
   try {
     const latency = await store.ping()
-    return { backend, location, pool, ok: true, latency_ms: latency, version: await store.version(), error: null }
+    return { backend, location, pool, ok: true, latency_ms: latency, version: await store.version(), error: null, storage: store.storage() }
   } catch (err) {
-    return { backend, location, pool, ok: false, latency_ms: null, version: null, error: (err as Error).message }
+    return { backend, location, pool, ok: false, latency_ms: null, version: null, error: (err as Error).message, storage: store.storage() }
   }
 }
 

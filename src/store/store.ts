@@ -3,6 +3,7 @@ import type Database from 'better-sqlite3'
 import type { MigrationRecord } from './migrate.js'
 import type { CheckPragma } from './sqlite-apart.js'
 import type { Dialect, Sql } from './sql.js'
+import type { StorageState } from './storage.js'
 import { coalesce } from '../coalesce.js'
 
 export type Db = Database.Database
@@ -47,6 +48,8 @@ export interface Store {
   poolUse(): PoolUse | null
   /** SQLite file and WAL sizes in bytes; null for an in-memory database and on PostgreSQL. */
   fileSizes(): { file: number | null; wal: number | null }
+  /** Whether there is room to write (free space, and writes refused for want of it): health reports it. */
+  storage(): StorageState
   close(): Promise<void>
 }
 

@@ -1,5 +1,6 @@
 // Recording a paper cycle inside its transaction (every read it depends on made there too): the account (opened on first use), the signal, the cycle row, the
 // filled market order with its cash entries and position, and the answer's body.
+import { clientKeyOf } from './owned-keys.js'
 import type { Clock } from '../clock.js'
 import type { Signal, StrategyName } from '../engines/trading/types.js'
 import { iso } from './present.js'
@@ -84,7 +85,7 @@ export async function recordCycle(
       created_at: now,
       mode: 'paper',
       replayed: false,
-      idempotency_key: key,
+      idempotency_key: key === null ? null : clientKeyOf(key),
       outcome,
       account: {
         id: account.id, currency: account.currency, cash_before: account.cash, cash_after: cash,

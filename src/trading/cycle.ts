@@ -12,6 +12,7 @@ import type { DatasetRow, TradingRepository } from './repository.js'
 import { PAPER_INITIAL_CASH, type FullCycleBody } from './schemas.js'
 import type { TradingService } from './service.js'
 import { recordCycle, type ChosenSignal, type CycleAnswer } from './cycle-record.js'
+import { clientKeyOf, ownedKey } from './owned-keys.js'
 
 export type { CycleAnswer } from './cycle-record.js'
 
@@ -51,10 +52,13 @@ export function createCycleRunner({ repo, service, clock }: CycleDeps) {
     return run
   }
 
-  const conflict = (key: string) =>
-    new Refusal('conflict', `Idempotency-Key "${key}" was first used with another request body; a key names one request`, {
+  // Stored keys name their owner (owned-keys.ts): messages show the client's part.
+  const conflict = (stored: string) => {
+    const key = clientKeyOf(stored)
+    return new Refusal('conflict', `Idempotency-Key "${key}" was first used with another request body; a key names one request`, {
       hints: { idempotency_key: key },
     })
+  }
 
   function replay(row: { request_digest: string; status_code: number; response: string }, digest: string, key: string): CycleAnswer {
     if (row.request_digest !== digest) throw conflict(key)
@@ -101,15 +105,17 @@ export function createCycleRunner({ repo, service, clock }: CycleDeps) {
   }
 
   return {
-    async run(body: FullCycleBody, key: string | null): Promise<CycleAnswer> {
+    /** `owner`: the principal's owner key (src/access/policy.ts): a key names one request of one principal. */
+    async run(body: FullCycleBody, clientKey: string | null, owner: string): Promise<CycleAnswer> {
       if (body.mode === 'live') {
         throw new Refusal('forbidden', 'live trading is disabled: this platform is paper-only and never sends orders to a market (see /api/v11/system/mode)', {
           hints: { mode: 'paper', live_trading: false },
         })
       }
-      if (key !== null && !IDEMPOTENCY_KEY_PATTERN.test(key)) {
+      if (clientKey !== null && !IDEMPOTENCY_KEY_PATTERN.test(clientKey)) {
         throw new Refusal('invalid_input', 'Idempotency-Key must be 1–200 visible ASCII characters', { issues: [{ path: 'headers.idempotency-key', message: 'invalid' }] })
       }
+      const key = clientKey === null ? null : ownedKey(owner, clientKey)
       const digest = digestOf(body)
       if (key === null) return execute(body, null, digest)
       // Bounded: each pass either answers or waits for a request that then finished (successfully or not).

@@ -194,6 +194,12 @@ export function checkSymbol(symbol: string): void {
       issues: [{ path: 'symbol', message: `must match ${SYMBOL_PATTERN.source}` }],
     })
   }
+  // `dataset: "19"` names dataset id 19: a symbol of digits alone could never be named.
+  if (/^\d+$/.test(symbol)) {
+    throw new Refusal('invalid_input', `symbol ${JSON.stringify(symbol)} is all digits, which a request reads as a dataset id; add a letter (e.g. "S${symbol}")`, {
+      issues: [{ path: 'symbol', message: 'must not be all digits (it would read as a dataset id)' }],
+    })
+  }
 }
 
 export function checkTimeframe(timeframe: string): void {

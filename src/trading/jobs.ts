@@ -5,13 +5,15 @@ import { baseUrlOf } from '../base-url.js'
 import { answerWriter } from '../jobs/view.js'
 import type { TradingContext } from './context.js'
 import type { TradingOperation } from './operation.js'
+import { INTERNAL_PRINCIPAL } from '../access/policy.js'
 
 export function defineTradingJobs(app: FastifyInstance, context: TradingContext, operations: readonly TradingOperation[]): void {
   for (const op of operations) {
     if (!op.heavy) continue
     const write = answerWriter(op.output)
     app.jobs.define(op.name, async (input, run) => write(await op.handler(input, {
-      ...context, host: app, credential: null, requestId: run.jobId, baseUrl: baseUrlOf(null, context.config), log: app.log.child({ job: run.jobId }),
+      // The submission was authorized; the run acts for the host.
+      ...context, host: app, credential: null, principal: INTERNAL_PRINCIPAL, requestId: run.jobId, baseUrl: baseUrlOf(null, context.config), log: app.log.child({ job: run.jobId }),
     })))
   }
 }

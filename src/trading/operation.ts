@@ -3,7 +3,7 @@
 import type { FastifyBaseLogger, FastifyInstance } from 'fastify'
 import { z } from 'zod'
 import type { Credential } from '../access/auth.js'
-import type { Scope } from '../access/tokens.js'
+import type { Action, Principal } from '../access/policy.js'
 import type { RefusalCode } from '../refusal.js'
 import type { TradingContext } from './context.js'
 
@@ -21,6 +21,8 @@ export interface TradingCall extends TradingContext {
   /** The root instance (its route table and scale-out report are read by system operations). */
   host: FastifyInstance
   credential: Credential | null
+  /** Who is asking (the access plugin's): owns the jobs and idempotency keys it makes. */
+  principal: Principal
   requestId: string
   /** The address the client reached this host at (PUBLIC_URL when set). */
   baseUrl: string
@@ -65,8 +67,11 @@ export interface TradingOperationDefinition<
   description?: string
   /** The OpenAPI tag, when not its group's. */
   tag?: string
-  /** The scope a credential must carry (checked onRequest, before a body is read); none: open. */
-  scope?: Scope
+  /**
+   * The action of the access policy (src/access/policy.ts) the route is, asked before a body is read: by default
+   * `compute.heavy` for heavy work, else `host.read` (anyone). e.g. `dataset.write`, `ledger.write`, `run.delete`.
+   */
+  action?: Action
   params?: P
   query?: Q
   headers?: H
@@ -93,7 +98,7 @@ export interface TradingOperationDefinition<
   deprecated?: boolean
   /** Inputs that succeed on a host with the synthetic seed: the explorer starts from them (test/openapi-examples.test.ts runs each). */
   examples?: readonly Record<string, unknown>[]
-  /** Refusals it documents besides the scope's (which come with `scope`). */
+  /** Refusals it documents besides the access policy's (which come with an action that needs a credential). */
   refusals?: readonly RefusalCode[]
   /** Exposed as an MCP tool under this name. */
   mcp?: { name: string; title: string }
@@ -112,7 +117,7 @@ export interface TradingOperation {
   readonly summary: string
   readonly description?: string
   readonly tag?: string
-  readonly scope?: Scope
+  readonly action?: Action
   readonly params?: AnyObject
   readonly query?: AnyObject
   readonly headers?: AnyObject
@@ -135,6 +140,9 @@ export interface TradingOperation {
   readonly input: AnyObject
   handler(input: any, call: TradingCall): Promise<unknown> | unknown
 }
+
+/** The action of the access policy a trading operation is (its route's door, its MCP tool's, its command's). */
+export const accessOf = (op: Pick<TradingOperation, 'action' | 'heavy'>): Action => op.action ?? (op.heavy ? 'compute.heavy' : 'host.read')
 
 export function defineTradingOperation<
   P extends AnyObject | undefined = undefined, Q extends AnyObject | undefined = undefined,

@@ -67,9 +67,14 @@ export function createMarketTables(sql: Sql) {
      * them through one prepared statement per batch, PostgreSQL as arrays per chunk (a statement's parameters are few).
      */
     async insertDataset(meta: NewDataset, bars: Bars): Promise<DatasetRow> {
-      const inserted = await sql.get<{ id: number }>(
-        `INSERT INTO datasets (symbol, timeframe, source, rows, first_ts, last_ts, sha256, seed, generator, origin, created_at, quality)
-         VALUES (@symbol, @timeframe, @source, 0, NULL, NULL, @sha256, @seed, @generator, @origin, @created_at, @quality) RETURNING id`,
+      // Ids are never reused (a job or client naming id 19 must never read another's bars): PostgreSQL's identity
+      // never goes back; SQLite would give the newest id again after a delete, so it takes the next of the highest
+      // ever given (dataset_ids, migration 0021).
+      const inserted = await sql.get<{ id: number }>(sql.dialect === 'sqlite'
+        ? `INSERT INTO datasets (id, symbol, timeframe, source, rows, first_ts, last_ts, sha256, seed, generator, origin, created_at, quality)
+           VALUES ((SELECT last + 1 FROM dataset_ids), @symbol, @timeframe, @source, 0, NULL, NULL, @sha256, @seed, @generator, @origin, @created_at, @quality) RETURNING id`
+        : `INSERT INTO datasets (symbol, timeframe, source, rows, first_ts, last_ts, sha256, seed, generator, origin, created_at, quality)
+           VALUES (@symbol, @timeframe, @source, 0, NULL, NULL, @sha256, @seed, @generator, @origin, @created_at, @quality) RETURNING id`,
         { ...meta, quality: meta.quality ?? null },
       )
       const id = Number(inserted!.id)

@@ -1,5 +1,6 @@
 // The trading tables read back page by page (keyset, src/store/keyset.ts) and a dataset's removal: part of the
 // trading repository.
+import { clientKeyOf } from './owned-keys.js'
 import { keysetPages } from '../store/keyset.js'
 import type { Sql } from '../store/sql.js'
 import type { BarRow } from './repository-market.js'
@@ -67,7 +68,9 @@ export function createPagedReads(sql: Sql) {
     positionsPage: (filter: LedgerFilter, after: After, limit: number) => positions({ ...filter }, after, limit),
     ordersPage: (filter: LedgerFilter, after: After, limit: number) => orders({ ...filter }, after, limit),
     fillsPage: (filter: LedgerFilter, after: After, limit: number) => fills({ ...filter }, after, limit),
-    cyclesPage: (filter: LedgerFilter, after: After, limit: number) => cycles({ ...filter }, after, limit),
+    // A stored key names its owner; the ledger is public, so it shows the key as the client sent it.
+    cyclesPage: async (filter: LedgerFilter, after: After, limit: number) => (await cycles({ ...filter }, after, limit))
+      .map((row) => ({ ...row, idempotency_key: row.idempotency_key === null ? null : clientKeyOf(row.idempotency_key) })),
 
     async datasetReferences(id: number): Promise<DatasetReferences> {
       const row = (await sql.get<Record<keyof DatasetReferences, number | string>>(

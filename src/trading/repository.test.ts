@@ -140,14 +140,16 @@ for (const backend of backends) {
     it('places one order per Idempotency-Key across replicas; the same key with another body is refused', async () => {
       const body = fullCycleBody.parse({ dataset: 'SYN-DAILY', strategy: 'buy_and_hold', account: 'keyed' })
       const runners = [cycleRunnerOf(a), cycleRunnerOf(b)]
-      const answers = await Promise.all([0, 1, 0, 1].map((i) => runners[i]!.run(body, 'one-key')))
+      const answers = await Promise.all([0, 1, 0, 1].map((i) => runners[i]!.run(body, 'one-key', 'grant:keyed')))
       expect(answers.filter((x) => !x.replayed)).toHaveLength(1)
       const first = answers.find((x) => !x.replayed)!
       for (const answer of answers) expect({ ...answer.body, replayed: false }).toEqual(first.body)
       const repo = createTradingRepository(a)
       expect((await repo.ordersPage({ account_id: 'keyed', dataset_id: null }, null, 10)).length).toBe(1)
       const other = fullCycleBody.parse({ ...body, risk: { fraction: 0.02 } })
-      expect((await refusalOf(runners[1]!.run(other, 'one-key'))).code).toBe('conflict')
+      expect((await refusalOf(runners[1]!.run(other, 'one-key', 'grant:keyed'))).code).toBe('conflict')
+      // Another principal's same key is its own: a second order, not a replay or a conflict.
+      expect((await runners[0]!.run(other, 'one-key', 'grant:someone-else')).replayed).toBe(false)
     })
 
     it('never spends an account\'s cash twice under concurrent cycles on both replicas; verify reconciles the ledger', async () => {
@@ -156,7 +158,7 @@ for (const backend of backends) {
       const flat = fullCycleBody.parse({ dataset: 'SYN-DAILY', strategy: 'rsi_reversion', params: { period: 14, low: 1, high: 2 }, account: 'busy' })
       const other = fullCycleBody.parse({ dataset: 'SYN-15M', strategy: 'buy_and_hold', account: 'busy', risk: { fraction: 0.05, max_position_pct: 100 } })
       const bodies = [long, other, flat, long, other, long, flat, other]
-      const answers = await Promise.all(bodies.map((body, i) => runners[i % 2]!.run(body, null)))
+      const answers = await Promise.all(bodies.map((body, i) => runners[i % 2]!.run(body, null, 'admin')))
       expect(answers.every((x) => x.status === 201)).toBe(true)
       const repo = createTradingRepository(b)
       const account = (await repo.account('busy'))!

@@ -20,6 +20,8 @@ export const TRADING_TABLES = [
 type TradingTable = (typeof TRADING_TABLES)[number]
 
 export type TradingRepository = ReturnType<typeof buildTables> & {
+  /** The Sql it reads and writes on (inside `transaction`, the transaction's). */
+  readonly sql: Sql
   /**
    * Runs fn in one transaction with the repository of the transaction's Sql. Only database work inside: on
    * PostgreSQL fn may run again (SERIALIZABLE, retried), on SQLite every other statement waits while it runs.
@@ -30,6 +32,7 @@ export type TradingRepository = ReturnType<typeof buildTables> & {
 /** The trading tables' repository of a Sql: one per Sql (service, seed and imports share it). */
 export const createTradingRepository = perDatabase((sql: Sql): TradingRepository => ({
   ...buildTables(sql),
+  sql,
   transaction: (fn, options) => sql.transaction((tx) => fn(createTradingRepository(tx)), options),
 }))
 

@@ -10,11 +10,11 @@ import { inputForPath, jobBudgetNote, JUDGE_BY_PATH } from '../jobs/budget.js'
 import { submitOrWait } from '../jobs/submit.js'
 import { jobViewSchema } from '../jobs/types.js'
 import { baseUrlOf } from '../base-url.js'
-import type { Credential } from '../access/auth.js'
+import { POLICY } from '../access/policy.js'
 import { PlatformProblem } from '../plugins/problem.js'
 import { Refusal } from '../refusal.js'
 import type { TradingContext } from './context.js'
-import { Answer, TRADING_GROUPS, type TradingCall, type TradingGroup, type TradingOperation } from './operation.js'
+import { accessOf, Answer, TRADING_GROUPS, type TradingCall, type TradingGroup, type TradingOperation } from './operation.js'
 import { problemResponses, tradingNotFound } from './routes/common.js'
 import { SCOPE_REFUSALS } from './routes/examples.js'
 import { v10Headers } from './v10.js'
@@ -26,11 +26,12 @@ export interface TradingRoutesOptions {
 
 /** Registers every group's routes; the root group shares the plugin's own scope. */
 export default async function tradingRoutes(app: FastifyInstance, { context, operations }: TradingRoutesOptions) {
-  const credentials = new WeakMap<FastifyRequest, Credential | null>()
+  // The principal and credential come from the host's access plugin, which asked the policy at the door.
   const callOf = (req: FastifyRequest): TradingCall => ({
     ...context,
     host: app,
-    credential: credentials.get(req) ?? null,
+    credential: req.credential,
+    principal: req.principal,
     requestId: req.id,
     baseUrl: baseUrlOf(req, context.config),
     log: req.log,
@@ -39,7 +40,7 @@ export default async function tradingRoutes(app: FastifyInstance, { context, ope
     const ops = operations.filter((op) => op.group === group)
     await app.register(async (scope) => {
       setUpGroup(scope, group, context)
-      for (const op of ops) routeOperation(scope, op, context, callOf, credentials)
+      for (const op of ops) routeOperation(scope, op, context, callOf)
     }, { prefix: TRADING_GROUPS[group].prefix })
   }
 }
@@ -71,9 +72,10 @@ function routeOperation(
   op: TradingOperation,
   context: TradingContext,
   callOf: (req: FastifyRequest) => TradingCall,
-  credentials: WeakMap<FastifyRequest, Credential | null>,
 ) {
-  const { config, auth, clock } = context
+  const { config } = context
+  const access = accessOf(op)
+  const guarded = POLICY[access].need !== 'anyone'
   const tag = op.tag ?? TRADING_GROUPS[op.group].tag
   const description = (op.description ?? '') + (op.heavy && op.body ? jobBudgetNote(op.body, config.jobMaxMs) : '')
   const ok = op.produces
@@ -97,19 +99,10 @@ function routeOperation(
       operation: op.name,
       ...(op.largeAnswer ? { largeAnswer: true } : {}),
       ...(op.examples ? { examples: op.examples } : {}),
-      ...(op.scope || op.refusals ? { refusals: [...(op.scope ? SCOPE_REFUSALS : []), ...(op.refusals ?? [])] } : {}),
+      ...(guarded || op.refusals ? { refusals: [...(guarded ? SCOPE_REFUSALS : []), ...(op.refusals ?? [])] } : {}),
+      // The door: asked by the host's access plugin before a body of up to LARGE_BODY_LIMIT_BYTES is read.
+      access,
     },
-    // The scope is checked before a body of up to LARGE_BODY_LIMIT_BYTES is read; with no ADMIN_TOKEN the host is open.
-    // Until the one authorization policy (issue #25) lands, this is the existing requireScope check, in this one place.
-    ...(op.scope
-      ? {
-          onRequest: async (req: FastifyRequest) => {
-            const credential = await auth.identify(req.headers.authorization, clock.now())
-            auth.require(credential, op.scope!, op.name)
-            credentials.set(req, credential)
-          },
-        }
-      : {}),
     schema: {
       tags: [tag],
       summary: op.summary,

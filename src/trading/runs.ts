@@ -2,6 +2,8 @@
 import type { Clock } from '../clock.js'
 import { ENGINE_VERSION } from '../engines/trading/index.js'
 import { digestOf } from './checksum.js'
+import { sealRunningJob } from '../jobs/effects.js'
+import { Refusal } from '../refusal.js'
 import { nextTurn } from '../store/turns.js'
 import { iso } from './present.js'
 import type { DatasetRow, RunKind, TradingRepository } from './repository.js'
@@ -72,6 +74,15 @@ export function createRunRecorder(repo: TradingRepository, clock: Clock, retenti
     const seen = await repo.firstRunWithDigest(digest)
     if (seen && (!equity || seen.has_equity) && (!results || seen.has_results)) return repeatOf(seen)
     const { ref, resultsFor } = await repo.transaction(async (tx) => {
+      // Run as a job, the run is that job's effect: written only if the job is still running, and sealing it (a
+      // cancel can no longer win); if a cancel won, this throws and nothing of the run is stored (src/jobs/effects.ts).
+      await sealRunningJob(tx.sql)
+      // Deleted while the run was computed: a clean refusal, never a foreign-key error (nothing is stored).
+      if (!(await tx.datasetById(dataset.id))) {
+        throw new Refusal('conflict', `dataset #${dataset.id} ${dataset.symbol}@${dataset.timeframe} was deleted while this run was computed; nothing was stored`, {
+          hints: { dataset: dataset.id },
+        })
+      }
       const first = await tx.firstRunWithDigest(digest)
       if (first) {
         if (equity && !first.has_equity) await tx.setMissingRunEquity(first.id, equity)

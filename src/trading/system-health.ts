@@ -28,14 +28,15 @@ export async function databaseCheck(store: Store) {
   const started = performance.now()
   const status = await storeStatus(store)
   const latency_ms = status.latency_ms ?? elapsed(started)
-  return { ok: status.ok, detail: status.ok ? 'SELECT 1 answered' : `SELECT 1 failed: ${status.error}`, latency_ms, store: status }
+  const room = status.storage.state === 'ok' ? '' : `; storage ${status.storage.state}: ${status.storage.reason}`
+  return { ok: status.ok, full: status.storage.state === 'full', detail: (status.ok ? 'SELECT 1 answered' : `SELECT 1 failed: ${status.error}`) + room, latency_ms, store: status }
 }
 
 export async function v11HealthOf({ store, repo, mill, admission, clock, prober }: HealthDeps, uptimeS: () => number) {
   const database = await databaseCheck(store)
   const components: Array<{ name: string; status: Status; detail: string; [k: string]: unknown }> = []
   const { backend, version, pool } = database.store
-  components.push({ name: 'database', status: database.ok ? 'ok' : 'down', detail: database.detail, latency_ms: database.latency_ms, backend, version, pool })
+  components.push({ name: 'database', status: !database.ok ? 'down' : database.full ? 'degraded' : 'ok', detail: database.detail, latency_ms: database.latency_ms, backend, version, pool })
   if (database.ok) {
     const pending = await store.pending()
     components.push({

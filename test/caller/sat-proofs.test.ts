@@ -4,6 +4,7 @@ import { createHash } from 'node:crypto'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { FastifyInstance } from 'fastify'
 import { buildTestApp, expectRefusal, okData } from '../helper.js'
+import { grantRepository } from '../../src/access/grants.js'
 import { checkProof } from '../../src/engines/proof-check/index.js'
 import { parseDimacs } from '../../src/engines/sat/dimacs.js'
 import { cnfFromClauses } from '../../src/engines/sat/cnf.js'
@@ -152,7 +153,10 @@ describe('refused before any work', () => {
     const d = okData(await post('/sat', { dimacs: XOR_UNSAT, proof: 'lrat' }, secured, { authorization: `Bearer ${ADMIN}` }))
     expect(d.verified).toBe(true)
     expect((await fetchText(d.proof.url, secured)).text).toMatch(/ 0\n$/)
-    expect(okData(await post('/sat', { dimacs: XOR_UNSAT }, secured)).verified).toBe(false)
+    // Heavy work alone (run:heavy) searches; pinning its proof is a pin write too.
+    const heavy = { authorization: `Bearer ${(await grantRepository(secured.store.sql).issue('heavy', ['run:heavy'], 600, Date.now())).token}` }
+    expectRefusal(await post('/sat', { dimacs: XOR_UNSAT, proof: 'lrat' }, secured, heavy), 'forbidden', 403)
+    expect(okData(await post('/sat', { dimacs: XOR_UNSAT }, secured, heavy)).verified).toBe(false)
   })
 })
 

@@ -81,9 +81,13 @@ describe('op-name spellings resolve to one canonical operation before scopes are
     expect(res.json().refuse.reason).toMatch(/at most 8 heavy jobs/)
   })
 
-  it('a single /run of "//SAT" answers as /sat', async () => {
-    const res = await postRaw(host.base, '/api/v1/run', JSON.stringify({ op: '//SAT', input: { dimacs: 'p cnf 1 1\n1 0\n' } }))
-    expect(res.status).toBe(200)
-    expect(res.body.data.results[0].op).toBe('sat')
+  it('a single /run of "//SAT" answers as /sat: refused anonymously as /sat is (issue #25 item 9), solved with run:heavy', async () => {
+    const body = { op: '//SAT', input: { dimacs: 'p cnf 1 1\n1 0\n' } }
+    const anonymous = await postRaw(host.base, '/api/v1/run', JSON.stringify(body))
+    expect(anonymous.status).toBe(401)
+    expect(anonymous.body.refuse.reason).toMatch(/run:heavy/)
+    const res = await host.app.inject({ method: 'POST', url: '/api/v1/run', headers: { authorization: `Bearer ${ADMIN_TOKEN}` }, payload: body })
+    expect(res.statusCode).toBe(200)
+    expect(res.json().data.results[0].op).toBe('sat')
   })
 })

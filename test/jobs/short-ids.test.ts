@@ -1,6 +1,6 @@
 // Short job ids, as the CLI and the command center show them: a prefix of at least 4 characters that starts one job
-// names it on every job route of both surfaces; an ambiguous prefix is refused with its candidates; a prefix is
-// resolved only for a caller who may list the jobs (it finds a job without holding its id).
+// names it on every job route of both surfaces; an ambiguous prefix is refused with its candidates. A prefix is looked
+// up among the caller's own jobs (every job's for a caller who may list them all): a stranger's job stays unknown.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { FastifyInstance } from 'fastify'
 import { buildTestApp, expectRefusal, json, okData } from '../helper.js'
@@ -20,7 +20,7 @@ async function twins(app: FastifyInstance): Promise<string[]> {
   const repo = createJobRepository(app.store.sql)
   const ids = ['abcdef01-0000-4000-8000-000000000001', 'abcdef01-1111-4000-8000-000000000002']
   for (const id of ids) {
-    await repo.insert({ id, op: 'sat', surface: 'caller', inputParts: [JSON.stringify(SAT)], inputDigest: id, idempotencyKey: null, createdAt: Date.now() })
+    await repo.insert({ id, op: 'sat', surface: 'caller', owner: 'client:127.0.0.1', inputParts: [JSON.stringify(SAT)], inputDigest: id, idempotencyKey: null, createdAt: Date.now() })
   }
   return ids
 }
@@ -65,13 +65,18 @@ describe('short job ids on a host with ADMIN_TOKEN', () => {
   })
   afterAll(async () => app.close())
 
-  it('the whole id works as a capability; a prefix needs the credential that may list jobs', async () => {
-    const id = await submitted(app)
-    expect(okData(await app.inject(`/api/v1/jobs/${id}`)).id).toBe(id)
-    expectRefusal(await app.inject(`/api/v1/jobs/${id.slice(0, 8)}`), 'unauthorized', 401)
-    expectRefusal(await app.inject({ method: 'DELETE', url: `/api/v1/jobs/${id.slice(0, 8)}` }), 'unauthorized', 401)
-    expect((await app.inject(`/api/v11/jobs/${id.slice(0, 8)}`)).statusCode).toBe(401)
+  it('a job is its owner\'s by id and by prefix; a stranger is told neither exists; the admin resolves any prefix', async () => {
+    const repo = createJobRepository(app.store.sql)
+    const id = 'fedcba98-0000-4000-8000-000000000001'
+    await repo.insert({ id, op: 'sat', surface: 'caller', owner: 'grant:someone', inputParts: [JSON.stringify(SAT)], inputDigest: id, idempotencyKey: null, createdAt: Date.now() })
+    expectRefusal(await app.inject(`/api/v1/jobs/${id}`), 'not_found', 404)
+    expectRefusal(await app.inject(`/api/v1/jobs/${id.slice(0, 8)}`), 'not_found', 404)
+    expectRefusal(await app.inject({ method: 'DELETE', url: `/api/v1/jobs/${id.slice(0, 8)}` }), 'not_found', 404)
+    expect((await app.inject(`/api/v11/jobs/${id.slice(0, 8)}`)).statusCode).toBe(404)
     const admin = { authorization: `Bearer ${ADMIN_TOKEN}` }
     expect(okData(await app.inject({ url: `/api/v1/jobs/${id.slice(0, 8)}`, headers: admin })).id).toBe(id)
+    // The admin's own job, by its prefix.
+    const own = await submitted(app, admin)
+    expect(okData(await app.inject({ url: `/api/v1/jobs/${own.slice(0, 8)}`, headers: admin })).id).toBe(own)
   })
 })

@@ -107,7 +107,7 @@ describe('/mcp (Streamable HTTP, SDK client)', () => {
     })
     expect(result.isError, JSON.stringify(result.structuredContent)).toBeFalsy()
     const viaRoute = await app.inject({
-      method: 'POST', url: '/api/v11/trading/backtest',
+      method: 'POST', url: '/api/v11/trading/backtest', headers: { authorization: `Bearer ${ADMIN_TOKEN}` },
       payload: { dataset: datasets[0]!.id, strategy: 'sma_cross', params: { fast: 5, slow: 20 }, cash: 10_000, commission: 0.002 },
     })
     expect(viaRoute.statusCode, viaRoute.body.slice(0, 300)).toBe(200)

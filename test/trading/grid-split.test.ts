@@ -22,8 +22,11 @@ const request = {
   commission: 0.001,
 }
 
-const ask = (app: FastifyInstance, maximize: string) =>
-  app.inject({ method: 'POST', url: '/api/v10/trading/max-edge-signal', payload: { ...request, maximize } })
+// Identical requests of one client share one job (issue #25): each test's requests carry a budget of their own, so each
+// is computed, as the task counts below expect.
+let budgets = 30_000
+const ask = (app: FastifyInstance, maximize: string, timeout_ms = ++budgets) =>
+  app.inject({ method: 'POST', url: '/api/v10/trading/max-edge-signal', payload: { ...request, maximize, timeout_ms } })
 
 describe('POST /api/v10/trading/max-edge-signal on several workers', () => {
   it('does not wait for a worker to start for a grid this small: one grid task on the started worker', async () => {
@@ -43,7 +46,8 @@ describe('POST /api/v10/trading/max-edge-signal on several workers', () => {
   for (const maximize of ['sharpe_ratio', 'win_rate_pct', 'sqn'] as const) {
     it(`answers the same as one task, field for field (maximize ${maximize})`, async () => {
       const doneBefore = [one.mill.stats().completed, two.mill.stats().completed]
-      const [alone, split] = await Promise.all([ask(one, maximize), ask(two, maximize)])
+      const budget = ++budgets
+      const [alone, split] = await Promise.all([ask(one, maximize, budget), ask(two, maximize, budget)])
       expect(alone.statusCode, alone.body).toBe(200)
       expect(split.statusCode, split.body).toBe(200)
       // the grid's tasks, then its verdict on overfitting
@@ -58,7 +62,8 @@ describe('POST /api/v10/trading/max-edge-signal on several workers', () => {
 describe('the same grid as a job', () => {
   it('runs split, ends succeeded at full progress, and answers what the one-task route answers', async () => {
     const before = two.mill.stats().completed
-    const res = await two.inject({ method: 'POST', url: '/api/v10/trading/max-edge-signal', payload: request, headers: { prefer: 'respond-async' } })
+    const budget = ++budgets
+    const res = await two.inject({ method: 'POST', url: '/api/v10/trading/max-edge-signal', payload: { ...request, timeout_ms: budget }, headers: { prefer: 'respond-async' } })
     expect(res.statusCode, res.body).toBe(202)
     let job = json(res)
     for (let i = 0; i < 800 && job.state !== 'succeeded' && job.state !== 'failed'; i++) {
@@ -69,7 +74,7 @@ describe('the same grid as a job', () => {
     expect(job.progress).toMatchObject({ fraction: 1 })
     expect(two.mill.stats().completed - before).toBe(3)
     const result = json(await two.inject({ url: job.result_url }))
-    const alone = json(await ask(one, 'sharpe_ratio'))
+    const alone = json(await ask(one, 'sharpe_ratio', budget))
     expect({ ...result, run_id: null }).toEqual({ ...alone, run_id: null })
   })
 })

@@ -245,7 +245,10 @@ describe('deleting a run needs trading:write', () => {
     await secured?.close()
   })
   it('refuses an anonymous delete with 401 naming the scope, and deletes with the admin token', async () => {
-    const run = json(await secured.inject({ method: 'POST', url: '/api/v11/trading/backtest', payload: { dataset: 'SYN-DAILY', strategy: 'buy_and_hold' } })).run
+    // The backtest is heavy work: run:heavy on this host (the admin token carries it).
+    const run = json(await secured.inject({
+      method: 'POST', url: '/api/v11/trading/backtest', payload: { dataset: 'SYN-DAILY', strategy: 'buy_and_hold' }, headers: { authorization: 'Bearer a-test-admin-token-123456' },
+    })).run
     const refused = await secured.inject({ method: 'DELETE', url: `/api/v11/runs/${run.id}` })
     expect(refused.statusCode).toBe(401)
     expect(json(refused).detail).toMatch(/trading:write/)

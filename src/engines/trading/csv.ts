@@ -52,6 +52,11 @@ export function parseOhlcvCsv(text: string, options: CsvOptions = {}): ParsedCsv
     : firstCells.map((h) => h.toLowerCase())
   if (kline) headerIdx--
   if (options.maxRows !== undefined) refuseOverRows(lines, headerIdx + 1, options.maxRows)
+  // A column named twice is ambiguous (which Close is the close?): refused, naming it, never the first taken.
+  const twice = header.filter((h, i) => h !== '' && header.indexOf(h) !== i)
+  if (twice.length) {
+    throw new CsvError([{ line: headerIdx + 1, message: `header names ${[...new Set(twice)].map((h) => JSON.stringify(h)).join(', ')} more than once; each column may appear once` }])
+  }
   const col = (name: string): number => header.indexOf(name)
   const dateCol = header.findIndex((h) => DATE_NAMES.has(h))
   const missing = REQUIRED.filter((name) => col(name) < 0)

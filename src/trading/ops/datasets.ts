@@ -13,7 +13,7 @@ export const datasetOperations = [
     method: 'POST',
     group: 'v11',
     path: '/datasets',
-    scope: 'trading:write',
+    action: 'dataset.write',
     summary: 'Import OHLCV bars from CSV (all or nothing); needs scope trading:write',
     description: 'Send `text/csv` with `?symbol=&timeframe=`, or JSON `{symbol, timeframe?, csv}`. Header Date,Open,High,Low,Close,Volume ' +
       '(any case; the date column may be unnamed). Rows are validated (strictly increasing time, positive prices, low ≤ open, close ≤ high); ' +
@@ -78,7 +78,7 @@ export const datasetOperations = [
     method: 'DELETE',
     group: 'v11',
     path: '/datasets/:ref',
-    scope: 'trading:write',
+    action: 'dataset.write',
     summary: 'Delete a dataset and its bars; needs scope trading:write',
     description: 'Refused with 409 while runs or signals refer to the dataset, unless `?cascade=true` (they are deleted with it). ' +
       'A dataset the paper ledger refers to (cycles, orders, fills, positions) is never deleted: the ledger re-derives cash from its fills.',

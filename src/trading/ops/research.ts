@@ -71,8 +71,8 @@ export const researchOperations = [
     method: 'POST',
     group: 'v11',
     path: '/trading/full-cycle',
-    // It writes the paper ledger (orders, fills, cash): beyond a run's own record, so it needs the scope.
-    scope: 'trading:write',
+    // It writes the paper ledger (orders, fills, cash): beyond a run's own record (the policy's ledger.write).
+    action: 'ledger.write',
     summary: 'Paper full cycle: signal → ATR risk sizing → paper order → fill at the latest close with slippage → ledger, in one transaction; needs scope trading:write',
     description: 'With an `Idempotency-Key` header a repeat of the same body returns the first cycle (header `Idempotent-Replayed: true`) ' +
       'and never a second order; the same key with another body is refused with 409. `mode: "live"` is refused: paper only.',
@@ -82,9 +82,10 @@ export const researchOperations = [
     responses: { 201: anyObject },
     examples: FULL_CYCLE_EXAMPLES,
     refusals: ['not_found', 'conflict'],
-    async handler(input, { cycles }) {
+    async handler(input, { cycles, principal }) {
       const { 'idempotency-key': key, ...body } = input
-      const answer = await cycles.run(body as z.output<typeof fullCycleBody>, key ?? null)
+      // A key names one request of one principal (owned-keys.ts).
+      const answer = await cycles.run(body as z.output<typeof fullCycleBody>, key ?? null, principal.owner)
       return new Answer(answer.body, answer.status, answer.replayed ? { 'idempotent-replayed': 'true' } : {})
     },
   }),

@@ -81,7 +81,7 @@ export const runResultOperations = [
     method: 'DELETE',
     group: 'v11',
     path: '/runs/:id',
-    scope: 'trading:write',
+    action: 'run.delete',
     summary: 'Delete a stored run with its trades, curve and trials; needs scope trading:write',
     description: 'Signals the run emitted stay, unlinked from it. A later identical request stores the run again.',
     params: runParams,

@@ -28,7 +28,8 @@ export const systemOperations = [
       const database = await system.databaseCheck()
       const scaleOut = await scaleOutReport(host)
       const health: z.infer<typeof rootHealthAnswer> = {
-        status: !database.ok ? 'down' : scaleOut.redis && !scaleOut.redis.reachable ? 'degraded' : 'ok',
+        // A full store still answers reads: degraded (writes are refused with occupied until space is freed).
+        status: !database.ok ? 'down' : database.full || (scaleOut.redis && !scaleOut.redis.reachable) ? 'degraded' : 'ok',
         version: PLATFORM_VERSION,
         mode: 'paper',
         uptime_s: system.uptimeS(),

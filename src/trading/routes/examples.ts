@@ -2,7 +2,7 @@
 // (config.examples) and test/openapi-examples.test.ts runs each one.
 import type { RefusalCode } from '../../refusal.js'
 
-/** What a route behind requireScope adds to its refusals. */
+/** What a route whose door needs a scope (src/access/doors.ts) adds to its refusals. */
 export const SCOPE_REFUSALS: readonly RefusalCode[] = ['unauthorized', 'forbidden']
 
 export const IMPORT_EXAMPLES = [{

@@ -73,7 +73,7 @@ export const grant = defineOperation({
   ]),
   provenance: ['stored'],
   // A grant cannot mint other grants: checked with the credential, before the input schema.
-  adminOnly: true,
+  action: 'grant.issue',
   refusals: ['not_found'],
   checkLimits: (input) => {
     if (input.ttl_s !== undefined && input.ttl_s > GRANT_LIMITS.ttlS) {

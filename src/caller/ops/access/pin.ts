@@ -92,7 +92,8 @@ export const pin = defineOperation({
   textMembers: ['json'],
   largeAnswer: true,
   refusals: ['not_found', 'conflict', 'over_limit'],
-  requiredScope: (raw) => (isWrite(raw) ? 'pin:write' : null),
+  action: 'pin.read',
+  inputAction: (raw) => (isWrite(raw) ? 'pin.write' : null),
   // The read example reads what the first one pins (examples run in order on one host).
   examples: [
     { content: 'hello, pinned world\n', label: 'greeting' },

@@ -43,7 +43,8 @@ export const health = defineOperation({
   handler: async (_input, ctx) => {
     const time = isoAt(ctx.clock.now())
     const store = await storeStatus(ctx.store)
-    const dbStatus: Status = store.ok ? 'pass' : 'fail'
+    // A store that answers but has no room to write fails too: writes are refused until space is freed.
+    const dbStatus: Status = !store.ok || store.storage.state === 'full' ? 'fail' : store.storage.state === 'low' ? 'warn' : 'pass'
     const delay = ctx.admission.eventLoopDelayMs()
     const delayStatus: Status = delay > ctx.config.maxEventLoopDelayMs ? 'warn' : 'pass'
     const mill = ctx.mill.stats()
@@ -62,7 +63,8 @@ export const health = defineOperation({
       checks: {
         'database:responseTime': [{
           componentId: store.backend, componentType: 'datastore' as const, observedValue: store.latency_ms, observedUnit: 'ms',
-          status: dbStatus, time, output: store.ok ? `${store.backend} ${store.version}` : `unreachable: ${store.error}`,
+          status: dbStatus, time,
+          output: !store.ok ? `unreachable: ${store.error}` : store.storage.reason ? `${store.backend} ${store.version}; storage ${store.storage.state}: ${store.storage.reason}` : `${store.backend} ${store.version}`,
         }],
         'eventloop:delay': [{
           componentId: 'main-loop', componentType: 'system' as const, observedValue: round(delay), observedUnit: 'ms',

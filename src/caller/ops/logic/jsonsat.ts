@@ -59,9 +59,10 @@ export const jsonsat = defineOperation({
   heavy: true,
   bodyLimit: 'large',
   textMembers: ['formula'],
-  requiredScope: (raw) => {
+  // A proof or the CNF is pinned: the call is a pin write too.
+  inputAction: (raw) => {
     if (typeof raw !== 'object' || raw === null) return null
-    return ('proof' in raw && raw.proof !== 'none') || ('want_cnf' in raw && raw.want_cnf === true) ? 'pin:write' : null
+    return ('proof' in raw && raw.proof !== 'none') || ('want_cnf' in raw && raw.want_cnf === true) ? 'pin.write' : null
   },
   checkLimits: (i) => {
     // A large formula is not parsed on the event loop: its limits (and syntax) are checked by the job's run in the

@@ -98,7 +98,8 @@ export const sat = defineOperation({
   heavy: true,
   bodyLimit: 'large',
   textBody: 'dimacs',
-  requiredScope: (raw) => (typeof raw === 'object' && raw !== null && 'proof' in raw && raw.proof !== 'none' ? 'pin:write' : null),
+  // A proof is pinned: the call is a pin write too.
+  inputAction: (raw) => (typeof raw === 'object' && raw !== null && 'proof' in raw && raw.proof !== 'none' ? 'pin.write' : null),
   checkLimits: checkSearchLimits,
   downloads: { proof_out: { caption: 'write the proof of an UNSAT answer (proof.url) to this file', url: (data) => data.proof?.url ?? null } },
   examples: [

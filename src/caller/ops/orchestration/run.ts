@@ -46,9 +46,9 @@ function canonicalOf(op: string, ctx: OperationContext): AnyOperation | null {
 }
 
 /**
- * The mill as the jobs of one batch see it: every task needs scope run:heavy (a light operation whose input sends it
- * to the mill is heavy too: /pack exact, large /diff, /clauses, /quiz), and the batch may start at most
- * MAX_BATCH_MILL_JOBS tasks in all.
+ * The mill as the jobs of one batch see it: a batch multiplies work, so every task is heavy work for the access policy
+ * (a light operation whose input sends it to the mill too: /pack exact, large /diff, /clauses, /quiz), and the batch
+ * may start at most MAX_BATCH_MILL_JOBS tasks in all.
  */
 function batchMill(ctx: OperationContext): Mill {
   let started = 0
@@ -59,7 +59,7 @@ function batchMill(ctx: OperationContext): Mill {
     stats: () => mill.stats(),
     close: () => mill.close(),
     run(task, payload, options) {
-      ctx.auth.require(ctx.credential, 'run:heavy', options.op)
+      ctx.policy.authorize(ctx.principal, 'compute.heavy', undefined, options.op)
       if (++started > MAX_BATCH_MILL_JOBS) {
         throw new Refusal('over_limit', `a batch may start at most ${MAX_BATCH_MILL_JOBS} tasks in the mill`, {
           hints: { limit: 'MAX_BATCH_MILL_JOBS', value: MAX_BATCH_MILL_JOBS },
@@ -111,7 +111,8 @@ export const run = defineOperation({
     `{op, input} or {batch: [{op, input}…], stop_on_refusal?}. The gate checks, in order: the op exists, it is not refused by nature, ` +
     `credential and scope, input schema, limits, admission — and only then runs it (heavy ones in the mill). A single job answers as the ` +
     `operation would (its refusal is the envelope's); a batch (at most ${MAX_BATCH} jobs) gives each job its own result or refusal. ` +
-    'A batch with heavy operations needs scope run:heavy when ADMIN_TOKEN is set.',
+    'Heavy work needs scope run:heavy when ADMIN_TOKEN is set (unless HEAVY_ACCESS=open), on this door as on every other; in a ' +
+    'batch, so does every job whose input sends it to the mill.',
   input: z.union([
     z.object({ op: z.string().min(1).max(100), input: z.unknown().optional() }).strict(),
     z.object({ batch: z.array(job).min(1), stop_on_refusal: z.boolean().default(false) }).strict(),
@@ -138,7 +139,7 @@ export const run = defineOperation({
     }
     // Scopes and counts are checked on the canonical operation, never on the spelling of its name.
     const heavyJobs = input.batch.filter((j) => canonicalOf(j.op, ctx)?.heavy).length
-    if (heavyJobs > 0) ctx.auth.require(ctx.credential, 'run:heavy', 'run')
+    if (heavyJobs > 0) ctx.policy.authorize(ctx.principal, 'compute.heavy', undefined, 'run')
     if (heavyJobs > MAX_BATCH_MILL_JOBS) {
       throw new Refusal('over_limit', `a batch holds at most ${MAX_BATCH_MILL_JOBS} heavy jobs; this one has ${heavyJobs}`, {
         hints: { limit: 'MAX_BATCH_MILL_JOBS', value: MAX_BATCH_MILL_JOBS },

@@ -1,0 +1,99 @@
+// Every request's principal (req.principal) and every route's action: a route that names no action stops the host at
+// start; a route whose action needs only the principal is authorized here, before its body is read. Operations (the
+// action may depend on the input) are authorized by the gate, owned resources (jobs) by the route that loads them.
+import fp from 'fastify-plugin'
+import type { FastifyInstance, FastifyRequest } from 'fastify'
+import type { Credential } from '../access/auth.js'
+import { listedAction } from '../access/doors.js'
+import { ADMIN_PRINCIPAL, anonymousPrincipal, createPolicy, grantPrincipal, INTERNAL_PRINCIPAL, POLICY, type Action, type Policy, type Principal } from '../access/policy.js'
+import { isInternal } from '../admin/internal.js'
+import { clientKey } from './local-limiter.js'
+
+/** A route's door: an action of the policy. */
+export type RouteAccess = Action
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    policy: Policy
+    /** Every route's door by `METHOD url` as registered (HEAD and OPTIONS included): the door table's source. */
+    routeAccess: ReadonlyMap<string, RouteAccess>
+  }
+  interface FastifyRequest {
+    credential: Credential | null
+    principal: Principal
+  }
+  interface FastifyContextConfig {
+    /** The action of the policy this route is (src/access/policy.ts); set from doors.ts when the route names none. */
+    access?: RouteAccess
+  }
+}
+
+/** The principal of a credential (null: anonymous, known by its client key as the rate limiter counts it). */
+export function principalOf(credential: Credential | null, ip: string): Principal {
+  if (!credential) return anonymousPrincipal(clientKey(ip))
+  if (credential.kind === 'admin') return ADMIN_PRINCIPAL
+  return grantPrincipal(credential.subject, credential.scopes, credential.grantId ?? credential.subject)
+}
+
+/** Whether the policy can decide a route's action from the principal alone (not an owned thing, decided by its route). */
+const decidedAtTheDoor = (access: RouteAccess): boolean => POLICY[access].need !== 'owner'
+
+export default fp(
+  async function accessPlugin(app: FastifyInstance) {
+    const { auth, clock } = app
+    app.decorate('policy', createPolicy({ open: auth.open, heavy: app.config.heavyAccess }))
+    app.decorateRequest('credential', null)
+    app.decorateRequest('principal', null as unknown as Principal)
+    const routeAccess = new Map<string, RouteAccess>()
+    app.decorate('routeAccess', routeAccess)
+
+    app.addHook('onRoute', (route) => {
+      const config = (route.config ?? {}) as { access?: RouteAccess; operation?: string }
+      const methods = Array.isArray(route.method) ? route.method : [route.method]
+      if (config.access) {
+        for (const m of methods) routeAccess.set(`${m} ${route.url}`, config.access)
+        return
+      }
+      // A HEAD route (Fastify adds one per GET) is its GET's door; a CORS preflight (OPTIONS) carries no credential
+      // and reaches no data.
+      const actions = new Set(methods.map((m) => (m === 'OPTIONS' ? 'host.read' : listedAction(m === 'HEAD' ? 'GET' : m, route.url))))
+      const [access, more] = [...actions]
+      if (!access || more !== undefined) {
+        throw new Error(`route ${methods.join(',')} ${route.url} names no action of the access policy: set config.access, or list it in src/access/doors.ts`)
+      }
+      route.config = { ...config, access }
+      for (const m of methods) routeAccess.set(`${m} ${route.url}`, access)
+    })
+
+    app.addHook('onRequest', (req, _reply, done) => {
+      const authorize = () => {
+        const { access, operation } = req.routeOptions.config
+        if (access && decidedAtTheDoor(access)) app.policy.authorize(req.principal, access, undefined, operation)
+      }
+      if (isInternal(req)) {
+        req.principal = INTERNAL_PRINCIPAL
+        return done()
+      }
+      const authorization = req.headers.authorization
+      if (!authorization) {
+        req.principal = principalOf(null, req.ip)
+        try {
+          authorize()
+          return done()
+        } catch (err) {
+          return done(err as Error)
+        }
+      }
+      auth.identify(authorization, clock.now()).then((credential) => {
+        req.credential = credential
+        req.principal = principalOf(credential, req.ip)
+        authorize()
+        done()
+      }).catch(done)
+    })
+  },
+  { name: 'ncm-access', fastify: '5.x', dependencies: ['ncm-auth'] },
+)
+
+/** The principal of a request (set by the onRequest hook; a request refused before it is anonymous). */
+export const principalOfRequest = (req: FastifyRequest): Principal => req.principal ?? principalOf(null, req.ip)
