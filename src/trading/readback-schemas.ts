@@ -61,7 +61,9 @@ export const runPage = pageSchema('runs', z.object({
   href: z.string().describe('where the whole run is read'),
 }))
 
-export const runParams = z.object({ id: z.coerce.number().int().min(1).max(Number.MAX_SAFE_INTEGER) })
+export const runParams = z.object({
+  id: z.coerce.number().int().min(1).max(Number.MAX_SAFE_INTEGER).meta({ description: 'A stored run (GET /api/v11/runs lists them)', example: 1 }),
+})
 
 export const runQuery = z.object({
   include: z.enum(['trades']).optional().describe('trades: recompute the trade list from the stored inputs (a backtest in the mill)'),
