@@ -1,0 +1,92 @@
+// A run's results (a backtest's trades and curve chunks, a search's trials) written after its row, a batch per loop
+// turn, under a claim: readers see none of them until the completion marker (the claim cleared) is written last. A
+// claim is renewed before every batch and lapses after its lease; a lapsed claim's partial rows are swept, and the
+// next repeat of the run claims and writes them again. Two writers of one run write identical rows (its results are a
+// function of its inputs), so a row already there is kept, and only the claim's holder may mark them whole.
+import { randomUUID } from 'node:crypto'
+import type { Clock } from '../clock.js'
+import { tradeRows } from '../engines/trading/run-series.js'
+import { nextTurn } from '../store/turns.js'
+import type { RunResultsState } from './repository-runs.js'
+import type { TradingRepository } from './repository.js'
+import type { RunResults, TrialRow } from './rows.js'
+
+/** Rows per INSERT: 12 parameters a trade stays far below every backend's parameter limit. */
+const TRADE_BATCH = 500
+const TRIAL_BATCH = 200
+/** Curve chunks per INSERT (each ~44 KB of text). */
+const CHUNK_BATCH = 8
+/** Abandoned runs cleared per sweep pass. */
+const SWEEP_BATCH = 100
+
+/** What a run keeps beside its row. */
+export interface RunResultsToWrite {
+  results: RunResults | null
+  trials: readonly TrialRow[] | null
+}
+
+export const hasResults = (r: RunResultsToWrite): boolean => r.results !== null || (r.trials?.length ?? 0) > 0
+
+/** A new claim: who is writing a run's results (unique per write). */
+export const newResultsWriter = (): string => randomUUID()
+
+/** How a run's results stand for a writer arriving with them at `now`. */
+export function resultsStanding(state: RunResultsState, now: number, leaseMs: number): 'whole' | 'missing' | 'writing' | 'abandoned' {
+  if (state.writer === null) return state.hasRows ? 'whole' : 'missing'
+  return state.claimedAt !== null && state.claimedAt >= now - leaseMs ? 'writing' : 'abandoned'
+}
+
+/**
+ * Writes the results of a run claimed for `writer` (the claim was taken in the transaction that stored or found the
+ * run), then marks them whole. Stops quietly when the claim is lost (taken over after the lease, the run deleted); a
+ * writer that fails hands its claim over at once and throws.
+ */
+export async function writeRunResults(repo: TradingRepository, clock: Clock, runId: number, writer: string, what: RunResultsToWrite): Promise<void> {
+  const batches: Array<() => Promise<void>> = []
+  if (what.results) {
+    const rows = tradeRows(what.results.trades)
+    for (let from = 0; from < rows.length; from += TRADE_BATCH) batches.push(() => repo.insertTradeBatch(runId, from, rows.slice(from, from + TRADE_BATCH)))
+    const { equity } = what.results
+    for (let from = 0; from < equity.length; from += CHUNK_BATCH) batches.push(() => repo.insertEquityBatch(runId, equity.slice(from, from + CHUNK_BATCH)))
+  }
+  const trials = what.trials ?? []
+  for (let from = 0; from < trials.length; from += TRIAL_BATCH) batches.push(() => repo.insertTrialBatch(runId, from, trials.slice(from, from + TRIAL_BATCH)))
+  try {
+    for (const batch of batches) {
+      if (!(await repo.renewRunResults(runId, writer, clock.now()))) return
+      await batch()
+      // On SQLite every statement is synchronous: one transaction of them all held the loop for a 250k-bar curve.
+      await nextTurn()
+    }
+    await repo.finishRunResults(runId, writer)
+  } catch (err) {
+    // Deleted meanwhile (the rows' run is gone) or taken over: nothing of this writer's is wanted any more.
+    if (!(await stillClaimed(repo, runId, writer))) return
+    await repo.abandonRunResults(runId, writer).catch(() => undefined)
+    throw err
+  }
+}
+
+async function stillClaimed(repo: TradingRepository, runId: number, writer: string): Promise<boolean> {
+  try {
+    return (await repo.runById(runId))?.results_writer === writer
+  } catch {
+    return true
+  }
+}
+
+/**
+ * Clears the partial results of every run whose writer's claim lapsed (a crash, a stalled writer) before `now` −
+ * `leaseMs`: their rows go, a bounded batch at a time, and each run waits for a repeat to write them again. Answers
+ * how many runs were cleared.
+ */
+export async function sweepAbandonedResults(repo: TradingRepository, now: number, leaseMs: number): Promise<number> {
+  const before = now - leaseMs
+  let swept = 0
+  for (;;) {
+    const ids = await repo.abandonedRunResults(before, SWEEP_BATCH)
+    for (const id of ids) if (await repo.transaction((tx) => tx.sweepRunResults(id, before))) swept++
+    if (ids.length < SWEEP_BATCH) return swept
+    await nextTurn()
+  }
+}
