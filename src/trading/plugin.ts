@@ -7,6 +7,7 @@ import { seedIfFirstStart, type SeedLevel } from './seed.js'
 import { defineTradingJobs } from './jobs.js'
 import jobRoutes from '../jobs/routes.js'
 import tradingRoutes from './routes.js'
+import { sweepInterruptedResults } from './run-results-sweep.js'
 import { tradingRegistry } from './registry.js'
 
 export interface TradingPluginOptions {
@@ -32,26 +33,34 @@ export default async function tradingPlugin(app: FastifyInstance, opts: TradingP
 }
 
 /**
- * Runs whose results writer died (a crash between a run's row and its last batch) have their partial rows cleared at
- * start and then every lease, so the next repeat of the run writes them again (readers never see them meanwhile).
+ * Runs whose results writer died (a crash between a run's row and its last batch) get their results written again:
+ * at start and then every lease (run-results-sweep.ts). One pass at a time.
  */
-function sweepRunResults(app: FastifyInstance, { service }: TradingContext): void {
+function sweepRunResults(app: FastifyInstance, { service, clock }: TradingContext): void {
   let closing = false
+  let running: Promise<void> | null = null
   let timer: NodeJS.Timeout | undefined
-  const sweep = async () => {
-    try {
-      const swept = await service.sweepRunResults()
-      if (swept > 0) app.log.warn({ runs: swept }, 'cleared the partial results of runs whose writing was interrupted')
-    } catch (err) {
-      if (!closing) app.log.warn({ err }, 'sweeping interrupted run results failed; the next sweep tries again')
-    }
+  const sweep = () => {
+    running ??= (async () => {
+      try {
+        const { rewritten, givenUp } = await sweepInterruptedResults(service, clock, app.log)
+        if (rewritten.length + givenUp.length > 0) app.log.warn({ rewritten, given_up: givenUp }, 'interrupted run results swept')
+      } catch (err) {
+        if (!closing) app.log.warn({ err }, 'sweeping interrupted run results failed; the next sweep tries again')
+      } finally {
+        running = null
+      }
+    })()
+    return running
   }
   app.addHook('onReady', async () => {
-    await sweep()
+    // Not awaited: computing runs again must not hold the host's start.
+    void sweep()
     timer = setInterval(() => void sweep(), service.runResultsLeaseMs)
     timer.unref()
   })
   app.addHook('onClose', async () => {
+    // A pass under way is not waited for: its claim lapses and the next start takes it over.
     closing = true
     clearInterval(timer)
   })

@@ -43,7 +43,7 @@ export interface RunResultsState {
   hasRows: boolean
 }
 
-/** A lapsed claim's results_claimed_at: handed over by a failing writer (1), or its partial rows cleared by a sweep (0). */
+/** A lapsed claim's results_claimed_at: handed over by a failing writer (1: the sweep tries again), or given up by the sweep (0: a repeat rewrites). */
 const LAPSED = 1
 const CLEARED = 0
 
@@ -135,9 +135,12 @@ export function createRunTables(sql: Sql) {
     /** The completion marker, written last: the results count as stored from here on (false: the claim was lost). */
     finishRunResults: async (runId: number, writer: string): Promise<boolean> =>
       (await sql.run('UPDATE runs SET results_writer = NULL, results_claimed_at = NULL WHERE id = ? AND results_writer = ?', [runId, writer])).changes === 1,
-    /** A writer that failed hands its claim over at once (lapsed: a sweep clears its rows, a repeat claims it at once). */
-    abandonRunResults: async (runId: number, writer: string): Promise<void> => {
-      await sql.run(`UPDATE runs SET results_claimed_at = ${LAPSED} WHERE id = ? AND results_writer = ?`, [runId, writer])
+    /**
+     * A writer that stops hands its claim over at once: `retry` (it failed; the sweep tries again) or `repeat` (the
+     * sweep gives up; a repeat of the run by a request claims it). Either way a repeat claims it without waiting.
+     */
+    abandonRunResults: async (runId: number, writer: string, then: 'retry' | 'repeat' = 'retry'): Promise<void> => {
+      await sql.run('UPDATE runs SET results_claimed_at = ? WHERE id = ? AND results_writer = ?', [then === 'retry' ? LAPSED : CLEARED, runId, writer])
     },
     /** Up to `limit` runs whose results writer's claim lapsed before `before` (epoch ms) and whose rows are not yet cleared. */
     abandonedRunResults: async (before: number, limit: number): Promise<number[]> => (await sql.all<{ id: number }>(
@@ -145,14 +148,14 @@ export function createRunTables(sql: Sql) {
        ORDER BY results_claimed_at LIMIT ?`, [before, limit],
     )).map((r) => Number(r.id)),
     /**
-     * Clears what an abandoned writer left (when its claim still lapsed before `before`): the partial rows go, and the
-     * claim stays lapsed (cleared) so the next repeat of the run claims it at once.
+     * Takes over the results of a run whose writer's claim lapsed before `before` (not one the sweep gave up on): the
+     * claim becomes `writer`'s and the partial rows go. False when another took it first.
      */
-    sweepRunResults: async (runId: number, before: number): Promise<boolean> => {
-      const swept = (await sql.run(`UPDATE runs SET results_claimed_at = ${CLEARED} WHERE id = ? AND results_writer IS NOT NULL AND results_claimed_at < ?
-        AND results_claimed_at > ${CLEARED}`, [runId, before])).changes === 1
-      if (swept) await deleteRunResults(runId)
-      return swept
+    reclaimRunResults: async (runId: number, writer: string, before: number, now: number): Promise<boolean> => {
+      const taken = (await sql.run(`UPDATE runs SET results_writer = ?, results_claimed_at = ? WHERE id = ? AND results_writer IS NOT NULL
+        AND results_claimed_at < ? AND results_claimed_at > ${CLEARED}`, [writer, now, runId, before])).changes === 1
+      if (taken) await deleteRunResults(runId)
+      return taken
     },
     /**
      * One batch of a backtest's trades (1-based seq from `from` + 1), curve chunks or a search's trials. A row already

@@ -1,8 +1,8 @@
 // A run's results (a backtest's trades and curve chunks, a search's trials) written after its row, a batch per loop
 // turn, under a claim: readers see none of them until the completion marker (the claim cleared) is written last. A
-// claim is renewed before every batch and lapses after its lease; a lapsed claim's partial rows are swept, and the
-// next repeat of the run claims and writes them again. Two writers of one run write identical rows (its results are a
-// function of its inputs), so a row already there is kept, and only the claim's holder may mark them whole.
+// claim is renewed before every batch and lapses after its lease; a lapsed claim is taken over (run-results-sweep.ts,
+// or a repeat of the run), its partial rows deleted and written again. Two writers of one run write identical rows (its
+// results are a function of its inputs), so a row already there is kept, and only the claim's holder marks them whole.
 import { randomUUID } from 'node:crypto'
 import type { Clock } from '../clock.js'
 import { tradeRows } from '../engines/trading/run-series.js'
@@ -16,8 +16,6 @@ const TRADE_BATCH = 500
 const TRIAL_BATCH = 200
 /** Curve chunks per INSERT (each ~44 KB of text). */
 const CHUNK_BATCH = 8
-/** Abandoned runs cleared per sweep pass. */
-const SWEEP_BATCH = 100
 
 /** What a run keeps beside its row. */
 export interface RunResultsToWrite {
@@ -72,21 +70,5 @@ async function stillClaimed(repo: TradingRepository, runId: number, writer: stri
     return (await repo.runById(runId))?.results_writer === writer
   } catch {
     return true
-  }
-}
-
-/**
- * Clears the partial results of every run whose writer's claim lapsed (a crash, a stalled writer) before `now` −
- * `leaseMs`: their rows go, a bounded batch at a time, and each run waits for a repeat to write them again. Answers
- * how many runs were cleared.
- */
-export async function sweepAbandonedResults(repo: TradingRepository, now: number, leaseMs: number): Promise<number> {
-  const before = now - leaseMs
-  let swept = 0
-  for (;;) {
-    const ids = await repo.abandonedRunResults(before, SWEEP_BATCH)
-    for (const id of ids) if (await repo.transaction((tx) => tx.sweepRunResults(id, before))) swept++
-    if (ids.length < SWEEP_BATCH) return swept
-    await nextTurn()
   }
 }

@@ -40,15 +40,17 @@ export const tradeView = (t: RunTradeRow) => ({
 const pointView = (p: EquityPoint) => ({ ...p, time: iso(p.ts) })
 
 /**
- * Why a run's results are not stored, when they are not whole: being written (a writer holds its claim) or
- * interrupted (a crash; a repeat of the run writes them again). Null once whole, or for a run stored without any.
+ * Why a run's results are not stored, when they are not whole: `pending` (being written, or interrupted and to be
+ * written again by the host's sweep) or `given_up` (computed again they differed, or could not be computed). Null once
+ * whole, or for a run stored without any.
  */
-export function resultsNotStored(run: ReadableRun): { state: 'writing' | 'interrupted'; note: string } | null {
+export function resultsNotStored(run: ReadableRun): { state: 'pending' | 'given_up'; note: string } | null {
   if (run.results_writer === null) return null
-  const interrupted = run.results_claimed_at === null || Number(run.results_claimed_at) <= 1
-  return interrupted
-    ? { state: 'interrupted', note: `the results of run ${run.id} are not stored: their writing was interrupted; the same request again writes them` }
-    : { state: 'writing', note: `the results of run ${run.id} are not stored yet: they are being written; ask again in a moment` }
+  return Number(run.results_claimed_at ?? 0) === 0
+    ? { state: 'given_up', note: `the results of run ${run.id} are not stored: their writing was interrupted and computing the run again did not ` +
+        `give its statistics; POST /api/v11/runs/${run.id}/replay says how they differ` }
+    : { state: 'pending', note: `the results of run ${run.id} are not stored yet: they are being written, or their writing was interrupted and ` +
+        'the host writes them again from the run\'s inputs; ask again shortly' }
 }
 
 /** A run that keeps trades and a curve (backtests stored since they are kept), whole; others are refused with the reason. */
@@ -56,7 +58,7 @@ async function backtestWithResults(repo: TradingRepository, run: ReadableRun, wh
   const id = run.id
   if (run.kind !== 'backtest') throw new Refusal('not_found', `run ${id} is a ${run.kind} run: only backtests have ${what}`)
   const missing = resultsNotStored(run)
-  if (missing) throw new Refusal('not_found', missing.note, { hints: { results: 'not_stored', state: missing.state }, ...(missing.state === 'writing' ? { retryAfterS: 1 } : {}) })
+  if (missing) throw new Refusal('not_found', missing.note, { hints: { results: 'not_stored', state: missing.state }, ...(missing.state === 'pending' ? { retryAfterS: 1 } : {}) })
   if ((await repo.runEquityChunks(id, 0, 1)).length === 0) {
     throw new Refusal('not_found', `run ${id} was stored before runs kept their ${what}; POST /api/v11/runs/${id}/replay recomputes it and stores nothing, ` +
       'a new backtest with the same inputs keeps them', { hints: { replay: `/api/v11/runs/${id}/replay` } })

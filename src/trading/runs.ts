@@ -8,7 +8,7 @@ import { iso } from './present.js'
 import type { DatasetRow, RunKind, TradingRepository } from './repository.js'
 import type { RunResults, TrialRow } from './rows.js'
 import type { RunResultsState } from './repository-runs.js'
-import { hasResults, newResultsWriter, resultsStanding, sweepAbandonedResults, writeRunResults, type RunResultsToWrite } from './run-results-writer.js'
+import { hasResults, newResultsWriter, resultsStanding, writeRunResults, type RunResultsToWrite } from './run-results-writer.js'
 import { PLATFORM_VERSION } from './schemas.js'
 
 export interface StoredRunRef {
@@ -136,8 +136,6 @@ export function createRunRecorder(repo: TradingRepository, clock: Clock, options
   return {
     /** Runs stored as `owner`'s (Principal.owner): a repeat of another owner's inputs makes it an owner too. */
     for: (owner: string): RunRecorder => ({ record: (kind, dataset, fields) => record(owner, kind, dataset, fields) }),
-    /** Clears the partial results of runs whose writer's claim lapsed (a crash): at start and every lease. */
-    sweep: () => sweepAbandonedResults(repo, clock.now(), leaseMs),
     leaseMs,
   }
 }

@@ -16,7 +16,7 @@ import { createHeavyRunner, createSplitRunner, type ResearchDeps } from './resea
 import { strategyParamsOf } from './research/inputs.js'
 import { maxEdgeSignal, maxEdgeSignalV10 } from './research/search.js'
 import { simulate } from './research/simulate.js'
-import { createRunRecorder, type RunRecorder, type RunRetention } from './runs.js'
+import { createRunRecorder, type RunFields, type RunRecorder, type RunRetention } from './runs.js'
 import type { RunKind } from './rows.js'
 import type { BacktestBody, MaxEdgeBody, MaxEdgeV10Body, SimulateBody } from './schemas.js'
 
@@ -59,8 +59,7 @@ export function createTradingService({ store, mill, admission, clock, barsCacheB
     bars: (dataset: DatasetRow): Promise<Bars> => deps.bars.get(dataset, null),
     /** The research operations, their runs stored as `owner`'s (Principal.owner: the job's or the request's principal). */
     researchAs: (owner: string) => research({ ...deps, runs: recorders.for(owner) }),
-    /** Clears the partial results of runs whose writer died (a crash): at start, then every lease. */
-    sweepRunResults: recorders.sweep,
+    /** How long a run's results writer holds its claim unrenewed. */
     runResultsLeaseMs: recorders.leaseMs,
     /** Recomputes without storing a run (a stored run's trades are read back this way). */
     recomputeBacktest: (body: BacktestBody) => recomputeBacktest(deps, body),
@@ -81,8 +80,8 @@ const storesNothing: RunRecorder = {
   },
 }
 
-/** What a replay is handed instead of a stored run: the run's kind, statistics and the inputs its fingerprint covers. */
-export type ReplayRecord = (kind: RunKind, stats: unknown, inputs: Record<string, unknown>) => void
+/** What a replay is handed instead of a stored run: the run's kind and what it would have stored (statistics, inputs, results). */
+export type ReplayRecord = (kind: RunKind, fields: RunFields) => void
 
 function replayingDeps(deps: ResearchDeps, record: ReplayRecord): ResearchDeps {
   return {
@@ -90,7 +89,7 @@ function replayingDeps(deps: ResearchDeps, record: ReplayRecord): ResearchDeps {
     repo: { ...deps.repo, insertSignal: async () => 0 },
     runs: {
       record: async (kind, _dataset, fields) => {
-        record(kind, fields.stats, fields.inputs)
+        record(kind, fields)
         return { id: 0, inputs_digest: '', fingerprint: '', same_inputs_as_run: null, created_at: '', elapsed_ms: fields.elapsedMs, stored: false }
       },
     },
