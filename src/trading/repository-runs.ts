@@ -79,6 +79,13 @@ export function createRunTables(sql: Sql) {
       const { owned, ...run } = row
       return { run, owned: Number(owned) === 1 }
     },
+    /** Which of these runs `owner` owns. */
+    async ownedRunIds(ids: readonly number[], owner: string): Promise<Set<number>> {
+      if (ids.length === 0) return new Set()
+      const rows = await sql.all<{ run_id: number }>(
+        `SELECT run_id FROM run_owners WHERE owner = ? AND run_id IN (${ids.map(() => '?').join(', ')})`, [owner, ...ids])
+      return new Set(rows.map((r) => Number(r.run_id)))
+    },
     /** Makes `owner` an owner of a run (a repeat of its inputs by another principal); false when it already was. */
     addRunOwner: async (runId: number, owner: string, createdAt: string): Promise<boolean> => (await sql.run(
       'INSERT INTO run_owners (run_id, owner, created_at) VALUES (?, ?, ?) ON CONFLICT (run_id, owner) DO NOTHING', [runId, owner, createdAt],

@@ -120,6 +120,14 @@ describe('a run another principal stored', () => {
     expect((await panels(bob)).runs.map((r: { id: number }) => r.id)).toEqual([bobs])
     expect((await panels(bob)).equity.run_id).toBe(bobs)
     expect((await panels(alice)).equity.run_id).toBe(run)
+    // A signal names the run that found it only to those who may read the run.
+    const search = ok(await call(alice, 'POST', '/api/v11/trading/max-edge-signal', {
+      payload: { dataset: 'SYN-DAILY', strategies: ['sma_cross'], grid: { sma_cross: { fast: [5, 10], slow: [30, 60] } }, in_sample: 200, out_of_sample: 50 },
+    }))
+    const signalOf = async (who: Caller) => (await panels(who)).signals.find((x: { origin: string }) => x.origin === 'max-edge-signal')
+    expect((await signalOf(alice)).run_id).toBe(search.run.id)
+    expect((await signalOf(reader)).run_id).toBe(search.run.id)
+    expect(await signalOf(bob)).toMatchObject({ strategy: 'sma_cross', run_id: null })
     // The page is rendered per viewer: the same second and data version, another principal's page.
     const page = async (who: Caller) => (await call(who, 'GET', '/command-center')).body
     expect(await page(alice)).toContain(`data-run-id="${run}"`)
