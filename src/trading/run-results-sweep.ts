@@ -44,7 +44,7 @@ export async function sweepInterruptedResults(service: TradingService, clock: Cl
         out.givenUp.push(id)
         continue
       }
-      await writeRunResults(repo, clock, id, writer, { results: again.results ?? null, trials: again.trials ?? null })
+      await writeRunResults(repo, clock, id, writer, { results: again.results ?? null, trials: again.trials ?? null }, leaseMs)
       out.rewritten.push(id)
     } catch (err) {
       const later = err instanceof Refusal && (err.code === 'occupied' || err.code === 'timeout')

@@ -36,10 +36,13 @@ export function resultsStanding(state: RunResultsState, now: number, leaseMs: nu
 
 /**
  * Writes the results of a run claimed for `writer` (the claim was taken in the transaction that stored or found the
- * run), then marks them whole. Stops quietly when the claim is lost (taken over after the lease, the run deleted); a
- * writer that fails hands its claim over at once and throws.
+ * run), then marks them whole. The claim is renewed before the first batch and then whenever a quarter of `leaseMs`
+ * has passed, so it never lapses while the writer lives. Stops quietly when the claim is lost (taken over after the
+ * lease, the run deleted); a writer that fails hands its claim over at once and throws.
  */
-export async function writeRunResults(repo: TradingRepository, clock: Clock, runId: number, writer: string, what: RunResultsToWrite): Promise<void> {
+export async function writeRunResults(
+  repo: TradingRepository, clock: Clock, runId: number, writer: string, what: RunResultsToWrite, leaseMs: number,
+): Promise<void> {
   const batches: Array<() => Promise<void>> = []
   if (what.results) {
     const rows = tradeRows(what.results.trades)
@@ -49,9 +52,14 @@ export async function writeRunResults(repo: TradingRepository, clock: Clock, run
   }
   const trials = what.trials ?? []
   for (let from = 0; from < trials.length; from += TRIAL_BATCH) batches.push(() => repo.insertTrialBatch(runId, from, trials.slice(from, from + TRIAL_BATCH)))
+  let renewed = -Infinity
   try {
     for (const batch of batches) {
-      if (!(await repo.renewRunResults(runId, writer, clock.now()))) return
+      // Between renewals a writer taken over may still write a batch: the same rows, kept as they are.
+      if (clock.now() - renewed >= leaseMs / 4) {
+        if (!(await repo.renewRunResults(runId, writer, clock.now()))) return
+        renewed = clock.now()
+      }
       await batch()
       // On SQLite every statement is synchronous: one transaction of them all held the loop for a 250k-bar curve.
       await nextTurn()

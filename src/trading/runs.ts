@@ -129,7 +129,7 @@ export function createRunRecorder(repo: TradingRepository, clock: Clock, options
       const stored: StoredRunRef = { id, inputs_digest: digest, fingerprint, same_inputs_as_run: null, created_at: createdAt, elapsed_ms: elapsedMs, stored: true }
       return { ref: stored, claimed: claim }
     })
-    if (claimed) await writeRunResults(repo, clock, ref.id, writer, toWrite)
+    if (claimed) await writeRunResults(repo, clock, ref.id, writer, toWrite, leaseMs)
     return ref
   }
 

@@ -114,12 +114,12 @@ describe('a backtest whose results are not whole', () => {
     const again = await runAgain(service, row)
     const what = { results: again.results ?? null, trials: null }
     await interrupt(id, clock.now())
-    await writeRunResults(service.repo, clock, id, 'not-the-holder', what)
+    await writeRunResults(service.repo, clock, id, 'not-the-holder', what, DEFAULT_RESULTS_LEASE_MS)
     expect(await app.store.sql.get('SELECT results_writer FROM runs WHERE id = ?', [id])).toEqual({ results_writer: 'a-writer-that-died' })
     expect(Number((await app.store.sql.get<{ n: number }>('SELECT count(*) AS n FROM run_trades WHERE run_id = ?', [id]))!.n)).toBe(10)
     // The holder fails on its curve: it throws, and its claim is lapsed for the sweep to take at once.
     const failing = { ...service.repo, insertEquityBatch: async () => { throw new Error('the disk said no') } }
-    await expect(writeRunResults(failing, clock, id, 'a-writer-that-died', what)).rejects.toThrow('the disk said no')
+    await expect(writeRunResults(failing, clock, id, 'a-writer-that-died', what, DEFAULT_RESULTS_LEASE_MS)).rejects.toThrow('the disk said no')
     expect((await get(`/api/v11/runs/${id}/trades`)).statusCode).toBe(404)
     expect((await sweepInterruptedResults(service, clock)).rewritten).toEqual([id])
     expect((await get(`/api/v11/runs/${id}/trades`, { accept: 'text/csv' })).body).toBe(whole.trades)
