@@ -6,7 +6,7 @@
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import Database from 'better-sqlite3'
+import { openSqliteReader, type SqliteReader } from '../src/store/test-sqlite-reader.js'
 import { afterAll, describe, expect, it } from 'vitest'
 import { request } from 'undici'
 import { freePort, requireCompiledServer, startServer, stopServer, waitForHealth, type ServerProcess } from './process.js'
@@ -55,13 +55,13 @@ describe('a run\'s results across a crash while they are written', () => {
    * Watches the store (another connection on the WAL file) for the newest run with part of its results written: in
    * the `trades` phase (some trades, no curve yet) or the `curve` phase (every trade, part of the curve).
    */
-  function watchForPartial(db: Database.Database, after: number, phase: 'trades' | 'curve', stop: () => boolean): Promise<Partial | null> {
-    const newest = db.prepare(`SELECT r.id, (SELECT count(*) FROM run_trades t WHERE t.run_id = r.id) AS trades,
-      (SELECT count(*) FROM run_equity e WHERE e.run_id = r.id) AS chunks FROM runs r WHERE r.id > ? ORDER BY r.id DESC LIMIT 1`)
+  function watchForPartial(db: SqliteReader, after: number, phase: 'trades' | 'curve', stop: () => boolean): Promise<Partial | null> {
+    const newest = `SELECT r.id, (SELECT count(*) FROM run_trades t WHERE t.run_id = r.id) AS trades,
+      (SELECT count(*) FROM run_equity e WHERE e.run_id = r.id) AS chunks FROM runs r WHERE r.id > ? ORDER BY r.id DESC LIMIT 1`
     return new Promise((resolve) => {
       const look = () => {
         if (stop()) return resolve(null)
-        const row = newest.get(after) as Partial | undefined
+        const row = db.get<Partial>(newest, after)
         const partial = row && (phase === 'trades' ? row.trades > 0 && row.chunks === 0 : row.chunks > 0 && row.chunks < CHUNKS)
         if (partial) return resolve(row)
         setImmediate(look)
@@ -71,8 +71,8 @@ describe('a run\'s results across a crash while they are written', () => {
   }
 
   /** Backtests (each with other parameters: a new run) until the server is killed in `phase` of writing one: that run. */
-  async function killMidWrite(current: { proc: ServerProcess; base: string }, db: Database.Database, phase: 'trades' | 'curve', slow: number): Promise<Partial> {
-    const lastRun = Number((db.prepare('SELECT coalesce(max(id), 0) AS id FROM runs').get() as { id: number }).id)
+  async function killMidWrite(current: { proc: ServerProcess; base: string }, db: SqliteReader, phase: 'trades' | 'curve', slow: number): Promise<Partial> {
+    const lastRun = Number(db.get<{ id: number }>('SELECT coalesce(max(id), 0) AS id FROM runs')!.id)
     let after = lastRun
     for (let attempt = 0; attempt < ATTEMPTS; attempt++) {
       let answered = false
@@ -130,7 +130,7 @@ describe('a run\'s results across a crash while they are written', () => {
   it('answers every reader whole or not stored after a SIGKILL mid-write (in its trades, then in its curve), and the sweep makes it whole', async () => {
     requireCompiledServer()
     let current = await boot()
-    const db = new Database(join(dataDir, 'ncm-hub.sqlite'), { readonly: true, fileMustExist: true })
+    const db = openSqliteReader(join(dataDir, 'ncm-hub.sqlite'))
     try {
       for (const [phase, slow] of [['trades', 3], ['curve', 20]] as const) {
         const killed = await killMidWrite(current, db, phase, slow)
@@ -147,7 +147,7 @@ describe('a run\'s results across a crash while they are written', () => {
         expect(lines.length - seen.trades).toBeLessThanOrEqual(1)
         expect(lines.map((l) => Number(l.split(',')[0]))).toEqual(lines.map((_l, k) => k + 1))
         expect((await get(current.base, `/api/v11/runs/${id}/equity`, 'text/csv')).text.trim().split('\n')).toHaveLength(BARS + 1)
-        const rows = db.prepare('SELECT (SELECT count(*) FROM run_trades WHERE run_id = ?) AS trades, (SELECT count(*) FROM run_equity WHERE run_id = ?) AS chunks').get(id, id)
+        const rows = db.get('SELECT (SELECT count(*) FROM run_trades WHERE run_id = ?) AS trades, (SELECT count(*) FROM run_equity WHERE run_id = ?) AS chunks', id, id)
         expect(rows).toEqual({ trades: lines.length, chunks: CHUNKS })
       }
     } finally {
