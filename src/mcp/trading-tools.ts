@@ -38,7 +38,7 @@ export function tradingTool(op: TradingOperation): McpTool {
       const { op: caller } = ctx
       try {
         // The tool is its route's door: the same action of the access policy.
-        caller.policy.authorize(caller.principal, accessOf(op), undefined, name)
+        caller.policy.authorizeDoor(caller.principal, accessOf(op), name)
         const input = parseInput({ name, input: op.input }, args)
         if (heavy) caller.admission.admitHeavy(name)
         return input
