@@ -40,7 +40,7 @@ export function tradingTool(op: TradingOperation): McpTool {
         // The tool is its route's door: the same action of the access policy.
         caller.policy.authorize(caller.principal, accessOf(op), undefined, name)
         const input = parseInput({ name, input: op.input }, args)
-        if (heavy) caller.admission.admitHeavy(name)
+        if (heavy) caller.admission.admitHeavy(name, caller.principal)
         return input
       } catch (err) {
         throw err instanceof Refusal ? err.forOp(name) : err

@@ -89,8 +89,9 @@ export interface TradingOperationDefinition<
   /**
    * Runs as a job (POST only): `check` makes every refusal the job would make before its heavy work, so a bad input
    * is refused before a job exists. The job's input is the handler's input; the route adds the job budget note to the description.
+   * `measuresNow`: the answer says what this engine answers now (a replay), so an identical earlier job is never shared.
    */
-  heavy?: { check(input: InputOf<P, Q, H, B>, call: TradingCall): Promise<void> }
+  heavy?: { check(input: InputOf<P, Q, H, B>, call: TradingCall): Promise<void>; measuresNow?: true }
   /** An answer that grows with the stored data: written a part per loop turn, with a large-answer slot. */
   largeAnswer?: boolean
   /** Reads that cost a few ms of synchronous work each: each request waits for a loop turn of its own. */
@@ -128,7 +129,7 @@ export interface TradingOperation {
   readonly responses?: Record<number, z.ZodType>
   readonly produces?: { type: string; description: string }
   readonly alternates?: readonly Alternate<any>[]
-  readonly heavy?: { check(input: any, call: TradingCall): Promise<void> }
+  readonly heavy?: { check(input: any, call: TradingCall): Promise<void>; measuresNow?: true }
   readonly largeAnswer?: boolean
   readonly ownTurn?: boolean
   readonly deprecated?: boolean

@@ -5,6 +5,7 @@ import { budgetOf, type Mill } from '../../mill/pool.js'
 import { idleWorkers, runSplit, type IdleWorkers } from '../../mill/split.js'
 import type { In, Out, TaskName } from '../../mill/tasks/index.js'
 import type { Admission } from '../../plugins/admission.js'
+import type { Principal } from '../../access/policy.js'
 import { Refusal } from '../../refusal.js'
 import type { BarsCache } from '../bars-cache.js'
 import type { TradingRepository } from '../repository.js'
@@ -28,10 +29,13 @@ export interface ResearchDeps {
   clock: Clock
 }
 
-/** Heavy work: refused first while the host sheds load, then run in the mill under the caller's budget. */
-export function createHeavyRunner(mill: Mill, admission: Admission): HeavyRunner {
+/**
+ * Heavy work for `principal`: admitted first (the policy's compute.heavy, and refused while the host sheds load), then
+ * run in the mill under the caller's budget.
+ */
+export function createHeavyRunner(mill: Mill, admission: Admission, principal: Principal): HeavyRunner {
   return async (op, task, payload, timeoutMs) => {
-    admission.admitHeavy(op)
+    admission.admitHeavy(op, principal)
     const started = performance.now()
     try {
       const result = await mill.run(task, payload, { timeoutMs: budgetOf(timeoutMs), op })
@@ -46,9 +50,9 @@ export function createHeavyRunner(mill: Mill, admission: Admission): HeavyRunner
  * Admitted once, like one heavy operation; its tasks then take only the workers idle at that moment (each with the
  * caller's whole budget), so on a busy mill it is one task, as any other heavy operation.
  */
-export function createSplitRunner(mill: Mill, admission: Admission): SplitRunner {
+export function createSplitRunner(mill: Mill, admission: Admission, principal: Principal): SplitRunner {
   return async (op, task, payloadsFor, timeoutMs) => {
-    admission.admitHeavy(op)
+    admission.admitHeavy(op, principal)
     const started = performance.now()
     try {
       const results = await runSplit(mill, task, payloadsFor(idleWorkers(mill)), { timeoutMs: budgetOf(timeoutMs), op })

@@ -227,7 +227,7 @@ export async function inlineOrMill<T>(
   inMill: (options: RunOptions) => Promise<TaskResult<T>>,
 ): Promise<{ value: T; warnings: string[] }> {
   if (small) return valueOf(work())
-  ctx.admission.admitHeavy(op)
+  ctx.admission.admitHeavy(op, ctx.principal)
   return valueOf(await inMill({ timeoutMs: budgetOf(undefined), op }))
 }
 

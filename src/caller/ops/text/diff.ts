@@ -189,7 +189,7 @@ export const diff = defineOperation({
       maxResultWeight,
     }
     const inMill = async (): Promise<DiffTaskOutcome> => {
-      ctx.admission.admitHeavy('diff')
+      ctx.admission.admitHeavy('diff', ctx.principal)
       const payload = { request, maxDepth: DIFF_LIMITS.jsonDepth, ...(texts ? { texts } : {}) }
       return ctx.mill.run('text.diff', payload, { timeoutMs: budgetOf(undefined), op: 'diff' })
     }

@@ -1,0 +1,116 @@
+// Work in the mill is heavy work on every door, whatever action the door names: the admission asks the policy's
+// compute.heavy for the principal. Found over a real socket on a host with ADMIN_TOKEN set (HEAVY_ACCESS=scoped): an
+// anonymous client replayed a stored walk-forward search 40 times at once (34 ran, the mill's queue filled and an admin's
+// /sat was answered occupied), and ran Monte Carlo bands, exact /pack searches and large /clauses in the mill, all of
+// which the same client is refused as /sat or a /run batch. A replay is the research again, so it is a job like the
+// research: counted in its owner's share of the queue (JOBS_PER_CLIENT), and never shared with an earlier replay.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { request } from 'undici'
+import { listeningTestApp } from '../helper.js'
+import { grantRepository } from '../../src/access/grants.js'
+import { pigeonholeDimacs } from '../../src/engines/sat/pigeonhole.js'
+
+const ADMIN_TOKEN = 'mill-work-admin-token-0123456789'
+const host = listeningTestApp({ env: { ADMIN_TOKEN, TRUST_PROXY: 'true', JOBS_PER_CLIENT: '2', MILL_QUEUE: '32' } })
+const admin = { authorization: `Bearer ${ADMIN_TOKEN}` }
+const anonymous = { 'x-forwarded-for': '203.0.113.40' }
+const MCP = { accept: 'application/json, text/event-stream' }
+
+async function send(method: 'GET' | 'POST' | 'DELETE', path: string, headers: Record<string, string>, body?: unknown) {
+  const res = await request(host.base + path, {
+    method,
+    headers: { ...(body === undefined ? {} : { 'content-type': 'application/json' }), ...headers },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  })
+  const text = await res.body.text()
+  return { status: res.statusCode, headers: res.headers, json: text.startsWith('{') ? JSON.parse(text) : null, text }
+}
+
+/** A DIMACS text past the size /clauses answers on the loop (64 KiB): it goes to the mill. */
+function millSizedDimacs(): string {
+  const lines = ['p cnf 3000 12000']
+  for (let c = 0; c < 12000; c++) lines.push(`${(c % 3000) + 1} -${((c * 7) % 3000) + 1} ${((c * 13) % 3000) + 1} 0`)
+  return `${lines.join('\n')}\n`
+}
+
+describe('work in the mill asks compute.heavy on every door (ADMIN_TOKEN set, HEAVY_ACCESS=scoped)', () => {
+  let runId: number
+  let heavyGrant: Record<string, string>
+
+  beforeAll(async () => {
+    host.app.admission.override('live-bound')
+    const stored = await send('POST', '/api/v11/trading/backtest', admin, { dataset: 'SYN-DAILY', strategy: 'sma_cross' })
+    expect(stored.status, stored.text).toBe(200)
+    runId = stored.json.run.id
+    const issued = await grantRepository(host.app.store.sql).issue('replayer', ['run:heavy'], 600, Date.now())
+    heavyGrant = { authorization: `Bearer ${issued.token}` }
+  })
+  afterAll(() => host.app.admission.override(null))
+
+  it('an anonymous replay and Monte Carlo of a stored run are refused as the research itself is', async () => {
+    for (const res of [
+      await send('POST', `/api/v11/runs/${runId}/replay`, anonymous),
+      await send('GET', `/api/v11/runs/${runId}/monte-carlo?paths=1000`, anonymous),
+      await send('POST', '/api/v11/trading/backtest', anonymous, { dataset: 'SYN-DAILY', strategy: 'sma_cross' }),
+    ]) {
+      expect(res.status, res.text).toBe(401)
+      expect(res.json.detail).toMatch(/run:heavy/)
+    }
+    // The same doors as MCP tools.
+    for (const [name, args] of [['trading_run_replay', { id: runId }], ['trading_run_monte_carlo', { id: runId, paths: 1000 }]] as const) {
+      const res = await send('POST', '/mcp', { ...anonymous, ...MCP }, { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name, arguments: args } })
+      expect(res.json.result.isError, name).toBe(true)
+      expect(res.json.result.structuredContent.refuse).toMatchObject({ code: 'unauthorized' })
+    }
+  })
+
+  it('a light operation whose input sends it to the mill is heavy work on its own route and a single /run, as in a batch', async () => {
+    const pack = { items: [49, 49, 26, 26, 25, 25], capacity: 100, exact: 'always' }
+    const clauses = { dimacs: millSizedDimacs() }
+    for (const res of [
+      await send('POST', '/api/v1/pack', anonymous, pack),
+      await send('POST', '/api/v1/run', anonymous, { op: 'pack', input: pack }),
+      await send('POST', '/api/v1/clauses', anonymous, clauses),
+    ]) {
+      const refusal = res.json.refuse ?? res.json.data?.results?.[0]?.refuse
+      expect(refusal, res.text.slice(0, 300)).toMatchObject({ code: 'unauthorized' })
+      expect(refusal.reason).toMatch(/run:heavy/)
+    }
+    // exact "auto" answers with the heuristics and says why the search did not run.
+    const auto = await send('POST', '/api/v1/pack', anonymous, { ...pack, exact: 'auto' })
+    expect(auto.status, auto.text).toBe(200)
+    expect(auto.json.data.exact).toMatchObject({ status: 'skipped', packing: null })
+    expect(auto.json.data.exact.reason).toMatch(/run:heavy/)
+    // With the scope each of them runs.
+    expect((await send('POST', '/api/v1/pack', heavyGrant, pack)).json.data.exact.optimal).toBe(true)
+    expect((await send('POST', '/api/v1/clauses', heavyGrant, clauses)).status).toBe(200)
+    expect((await send('GET', `/api/v11/runs/${runId}/monte-carlo?paths=100`, heavyGrant)).status).toBe(200)
+  })
+
+  it('a replay is a job: counted in its owner\'s share, never shared with an earlier identical replay', async () => {
+    const sync = await send('POST', `/api/v11/runs/${runId}/replay`, heavyGrant)
+    expect(sync.status, sync.text).toBe(200)
+    expect(sync.json).toMatchObject({ run_id: runId, identical: true })
+    const again = await send('POST', `/api/v11/runs/${runId}/replay`, { ...heavyGrant, prefer: 'respond-async' })
+    expect(again.status, again.text).toBe(202)
+    expect(again.headers['idempotent-replayed']).toBeUndefined()
+    // Two unfinished jobs fill the grant's share (JOBS_PER_CLIENT=2): a replay is refused with it, as any job.
+    const hard = { dimacs: pigeonholeDimacs(11), want_model: false, timeout_ms: 30_000 }
+    const held: string[] = []
+    for (let i = 0; i < 2; i++) {
+      const res = await send('POST', '/api/v1/sat', { ...heavyGrant, prefer: 'respond-async' }, hard)
+      expect(res.status, res.text).toBe(202)
+      held.push(res.json.data.id)
+    }
+    const past = await send('POST', `/api/v11/runs/${runId}/replay`, heavyGrant)
+    expect(past.status, past.text).toBe(503)
+    expect(past.json).toMatchObject({ code: 'occupied' })
+    expect(past.json.detail).toMatch(/JOBS_PER_CLIENT/)
+    for (const id of held) await send('DELETE', `/api/v1/jobs/${id}`, heavyGrant)
+  }, 60_000)
+
+  it('a replay of an id that is not a run is refused before a job exists', async () => {
+    expect((await send('POST', '/api/v11/runs/999999/replay', heavyGrant)).status).toBe(404)
+    expect((await send('POST', '/api/v11/runs/abc/replay', heavyGrant)).status).toBe(400)
+  })
+})
