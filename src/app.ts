@@ -115,7 +115,7 @@ export async function buildApp(opts: BuildOptions): Promise<FastifyInstance> {
   app.setSerializerCompiler(zodSerializerCompiler)
 
   const store = opts.store ?? await openStore(storeOptionsOf(config))
-  const mill = opts.mill ?? createMill({ threads: config.millThreads, maxQueue: config.millQueue, nice: config.millNice })
+  const mill = opts.mill ?? createMill({ threads: config.millThreads, maxQueue: config.millQueue, nice: config.millNice, perOwner: config.jobsPerClient })
   const counters = createCallerCounters()
   app.decorate('unmatchedLog', unmatchedLog)
   app.decorate('config', config)

@@ -94,6 +94,7 @@ describe('work in the mill asks compute.heavy on every door (ADMIN_TOKEN set, HE
     const again = await send('POST', `/api/v11/runs/${runId}/replay`, { ...heavyGrant, prefer: 'respond-async' })
     expect(again.status, again.text).toBe(202)
     expect(again.headers['idempotent-replayed']).toBeUndefined()
+    expect((await host.app.jobs.settled(again.json.id)).ok).toBe(true)
     // Two unfinished jobs fill the grant's share (JOBS_PER_CLIENT=2): a replay is refused with it, as any job.
     const hard = { dimacs: pigeonholeDimacs(11), want_model: false, timeout_ms: 30_000 }
     const held: string[] = []
@@ -107,6 +108,28 @@ describe('work in the mill asks compute.heavy on every door (ADMIN_TOKEN set, HE
     expect(past.json).toMatchObject({ code: 'occupied' })
     expect(past.json.detail).toMatch(/JOBS_PER_CLIENT/)
     for (const id of held) await send('DELETE', `/api/v1/jobs/${id}`, heavyGrant)
+  }, 60_000)
+
+  // Found on a host whose heavy work is open (HEAVY_ACCESS=open, or any run:heavy grant): 36 exact /pack searches of one
+  // client, each a request and no job, filled the mill's queue, and every other client's heavy work was answered occupied
+  // for their whole budget. A request's own mill work now counts in its owner's share as its jobs do.
+  it('work in the mill outside jobs counts in its owner\'s share of the queue', async () => {
+    const hard = {
+      items: [244, 334, 312, 290, 265, 255, 223, 342, 248, 289, 332, 243, 258, 313, 343, 275, 290, 242, 339, 336, 335, 263, 222, 263],
+      capacity: 1000, exact: 'always', timeout_ms: 3000,
+    }
+    const held = [0, 1].map(() => send('POST', '/api/v1/pack', heavyGrant, hard))
+    for (let i = 0; i < 500 && host.app.mill.stats().running < 2; i++) await new Promise((r) => setTimeout(r, 10))
+    expect(host.app.mill.stats().running).toBeGreaterThanOrEqual(2)
+    const third = await send('POST', '/api/v1/pack', heavyGrant, hard)
+    expect(third.status, third.text.slice(0, 300)).toBe(503)
+    expect(third.json.refuse).toMatchObject({ code: 'occupied', hints: { limit: 'JOBS_PER_CLIENT', value: 2 } })
+    // Another principal is still let in.
+    const other = await send('POST', '/api/v1/sat', { ...admin, prefer: 'respond-async' }, { dimacs: 'p cnf 1 1\n1 0\n' })
+    expect(other.status, other.text).toBe(202)
+    for (const res of await Promise.all(held)) expect(res.json.data.exact.status).not.toBe('skipped')
+    // Its searches ended: the grant's share is whole again.
+    expect((await send('POST', '/api/v1/pack', heavyGrant, { ...hard, timeout_ms: 50 })).status).toBe(200)
   }, 60_000)
 
   it('a replay of an id that is not a run is refused before a job exists', async () => {

@@ -38,7 +38,7 @@ export function createHeavyRunner(mill: Mill, admission: Admission, principal: P
     admission.admitHeavy(op, principal)
     const started = performance.now()
     try {
-      const result = await mill.run(task, payload, { timeoutMs: budgetOf(timeoutMs), op })
+      const result = await mill.run(task, payload, { timeoutMs: budgetOf(timeoutMs), op, owner: shareOf(principal) })
       return { result, elapsedMs: performance.now() - started }
     } catch (err) {
       throw refusalOf(err, op)
@@ -55,13 +55,16 @@ export function createSplitRunner(mill: Mill, admission: Admission, principal: P
     admission.admitHeavy(op, principal)
     const started = performance.now()
     try {
-      const results = await runSplit(mill, task, payloadsFor(idleWorkers(mill)), { timeoutMs: budgetOf(timeoutMs), op })
+      const results = await runSplit(mill, task, payloadsFor(idleWorkers(mill)), { timeoutMs: budgetOf(timeoutMs), op, owner: shareOf(principal) })
       return { results, elapsedMs: performance.now() - started }
     } catch (err) {
       throw refusalOf(err, op)
     }
   }
 }
+
+/** Whose share of the mill's queue a principal's work counts in: none for the host's own (its jobs count as jobs). */
+const shareOf = (principal: Principal): string | null => (principal.kind === 'internal' ? null : principal.owner)
 
 /** The engine refuses impossible requests with RangeError (window longer than the data, empty grid…). */
 function refusalOf(err: unknown, op: string): unknown {

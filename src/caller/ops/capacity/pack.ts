@@ -189,7 +189,7 @@ export const pack = defineOperation({
     } else {
       ctx.admission.admitHeavy('pack', ctx.principal)
       const payload: PackExactPayload = { ...problem, maxNodes: EXACT_MAX_NODES }
-      const r = await ctx.mill.run('capacity.pack_exact', payload, { timeoutMs: budgetOf(i.timeout_ms), op: 'pack' })
+      const r = await ctx.mill.run('capacity.pack_exact', payload, { timeoutMs: budgetOf(i.timeout_ms), op: 'pack', owner: ctx.principal.owner })
       const status = r.optimal ? 'optimal' : r.feasible === false ? 'infeasible' : r.packing ? 'best_found' : 'unknown'
       exact = {
         status,

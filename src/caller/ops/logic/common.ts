@@ -228,7 +228,7 @@ export async function inlineOrMill<T>(
 ): Promise<{ value: T; warnings: string[] }> {
   if (small) return valueOf(work())
   ctx.admission.admitHeavy(op, ctx.principal)
-  return valueOf(await inMill({ timeoutMs: budgetOf(undefined), op }))
+  return valueOf(await inMill({ timeoutMs: budgetOf(undefined), op, owner: ctx.principal.owner }))
 }
 
 /** Exactly one of the listed fields must be present (a zod superRefine for the CNF-or-formula bodies). */
