@@ -39,6 +39,7 @@ const envSchema = z.object({
   RPC_PUBLIC_ENDPOINTS: z.string().default(''),
   RUN_RETENTION_MAX_RUNS: intFrom(0, 100_000_000).default(10_000),
   RUN_RETENTION_MAX_AGE_DAYS: intFrom(0, 36_500).default(90),
+  RUN_RESULTS_LEASE_MS: intFrom(1000, 3_600_000).default(60_000),
   RPC_PROBE_INTERVAL_MS: intFrom(100, 3_600_000).default(5000),
   MILL_THREADS: intFrom(1, 64).default(defaultMillThreads),
   MILL_QUEUE: intFrom(0, 10_000).default(32),
@@ -104,6 +105,11 @@ export interface Config {
   readonly rpcPublicEndpoints: readonly string[]
   /** How many stored trading runs are kept, and for how long; 0 = no limit of that kind. Oldest go first. */
   readonly runRetention: { readonly maxRuns: number; readonly maxAgeDays: number }
+  /**
+   * How long a run's results writer holds its claim without renewing it (it renews before every batch): past it the
+   * writing counts as interrupted, its partial rows are swept and a repeat of the run writes them again.
+   */
+  readonly runResultsLeaseMs: number
   readonly rpcProbeIntervalMs: number
   readonly millThreads: number
   readonly millQueue: number
@@ -235,6 +241,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
     rpcEndpoints: Object.freeze(rpcEndpoints),
     rpcPublicEndpoints: Object.freeze(rpcPublicEndpoints),
     runRetention: Object.freeze({ maxRuns: e.RUN_RETENTION_MAX_RUNS, maxAgeDays: e.RUN_RETENTION_MAX_AGE_DAYS }),
+    runResultsLeaseMs: e.RUN_RESULTS_LEASE_MS,
     rpcProbeIntervalMs: e.RPC_PROBE_INTERVAL_MS,
     millThreads: e.MILL_THREADS,
     millQueue: e.MILL_QUEUE,
@@ -324,6 +331,7 @@ export function redactedConfig(config: Config): Record<string, unknown> {
     RPC_PUBLIC_ENDPOINTS: config.rpcPublicEndpoints.map((url) => publicEndpointUrl(url)),
     RUN_RETENTION_MAX_RUNS: config.runRetention.maxRuns,
     RUN_RETENTION_MAX_AGE_DAYS: config.runRetention.maxAgeDays,
+    RUN_RESULTS_LEASE_MS: config.runResultsLeaseMs,
     RPC_PROBE_INTERVAL_MS: config.rpcProbeIntervalMs,
     MILL_THREADS: config.millThreads,
     MILL_QUEUE: config.millQueue,

@@ -25,14 +25,15 @@ export interface Principal {
  * - `scope`: a credential carrying it (granted to every request while the host is open: no ADMIN_TOKEN);
  * - `admin`: the admin credential itself (nobody while the host has none);
  * - `heavy`: work in the mill — scope run:heavy, unless HEAVY_ACCESS=open (or the host is open);
- * - `owner`: the owner of the resource, else the `or` scope (an admin reading all); a stranger is told `not_found`.
+ * - `owner`: an owner of the resource, else the `or` scope (an admin reading all); a stranger is told `not_found`. With
+ *   `scope`, the owner must hold it too (asked at the door, before the resource is loaded).
  */
 export type Rule =
   | { need: 'anyone' }
   | { need: 'scope'; scope: Scope }
   | { need: 'admin' }
   | { need: 'heavy' }
-  | { need: 'owner'; or: Scope | 'admin' }
+  | { need: 'owner'; or: Scope | 'admin'; scope?: Scope }
 
 const anyone: Rule = { need: 'anyone' }
 const scope = (s: Scope): Rule => ({ need: 'scope', scope: s })
@@ -55,9 +56,13 @@ export const POLICY = {
   'grant.issue': { need: 'admin' },
   'dataset.read': anyone,
   'dataset.write': scope('trading:write'),
-  /** Research runs and the paper ledger read back. */
-  'run.read': anyone,
-  'run.delete': scope('trading:write'),
+  /** A stored run and everything under it (trades, curve, report, Monte Carlo, replay, compare): its owners, or admin:read. */
+  'run.read': { need: 'owner', or: 'admin:read' },
+  /** Listing runs (the list, the command center's runs and equity card): anyone, shown the runs run.read lets it read. */
+  'run.list': anyone,
+  /** An owner gives its ownership up (the run goes with its last owner); the admin credential deletes the run. */
+  'run.delete': { need: 'owner', or: 'admin', scope: 'trading:write' },
+  /** The paper ledger read back. */
   'ledger.read': anyone,
   /** The full cycle writes the paper ledger (its search runs in the mill under the same grant). */
   'ledger.write': scope('trading:write'),
@@ -78,11 +83,15 @@ export const POLICY = {
 export type Action = keyof typeof POLICY
 export const ACTIONS = Object.keys(POLICY) as Action[]
 
-/** An owned thing a principal asks about (a job): who owns it, and how a stranger hears of it. */
+/** An owned thing a principal asks about (a job, a run): who owns it, and how a stranger hears of it. */
 export interface OwnedResource {
   kind: string
   id: string
-  owner: string
+  /**
+   * Its owners: a job has one; a run has every principal that stored it, so a run's loader names at least the asking
+   * principal's owner key when it is one of them.
+   */
+  owners: readonly string[]
 }
 
 export interface PolicyOptions {
@@ -97,6 +106,13 @@ export interface Policy {
   /** Throws the refusal (401, 403, or 404 for a stranger's owned resource) unless the principal may take the action. */
   authorize(principal: Principal, action: Action, resource?: OwnedResource, op?: string): void
   allows(principal: Principal, action: Action, resource?: OwnedResource): boolean
+  /**
+   * What a door decides before it loads the resource (every door asks this first): the whole rule, or for an owned
+   * thing the scope its owner needs; the owner itself is asked where the resource is loaded (authorize).
+   */
+  authorizeDoor(principal: Principal, action: Action, op?: string): void
+  /** Whose things a list under `action` shows this principal: its own owner key, or null for everyone's (the rule's `or`). */
+  listedOwner(principal: Principal, action: Action): string | null
 }
 
 export const ANONYMOUS_OWNER_PREFIX = 'client:'
@@ -110,6 +126,11 @@ export const ADMIN_PRINCIPAL: Principal = Object.freeze({ kind: 'admin', owner: 
 /** The host's own in-process requests (smoke checks, known-answer self-tests): admin reads and heavy work, no writes. */
 export const INTERNAL_PRINCIPAL: Principal = Object.freeze({ kind: 'internal', owner: 'internal', subject: 'the host itself', scopes: ['admin:read', 'run:heavy'] as const })
 
+/** A job's run: the host's own reads (its submission was authorized), storing what it makes as the job owner's. */
+export function jobPrincipal(owner: string): Principal {
+  return { ...INTERNAL_PRINCIPAL, owner, subject: `a job of ${owner}` }
+}
+
 export function grantPrincipal(subject: string, scopes: readonly Scope[], grantId: string): Principal {
   return { kind: 'grant', owner: `grant:${subject}`, subject, scopes, grantId }
 }
@@ -117,6 +138,8 @@ export function grantPrincipal(subject: string, scopes: readonly Scope[], grantI
 export function createPolicy(options: PolicyOptions): Policy {
   const hasScope = (p: Principal, s: Scope) => options.open || p.scopes.includes(s)
   const isAdmin = (p: Principal) => p.kind === 'admin'
+  /** Whether an owner rule lets the principal act on what it does not own. */
+  const beyondOwn = (p: Principal, rule: Extract<Rule, { need: 'owner' }>) => (rule.or === 'admin' ? isAdmin(p) : hasScope(p, rule.or))
 
   /** Null when allowed, else the refusal. */
   function verdict(p: Principal, action: Action, resource: OwnedResource | undefined, op: string | undefined): Refusal | null {
@@ -141,12 +164,19 @@ export function createPolicy(options: PolicyOptions): Policy {
         return new Refusal('forbidden', `the credential of ${p.subject} is a grant; only the admin credential may call ${op ?? action}`, opt)
       case 'owner': {
         if (!resource) throw new Error(`action ${action} needs the resource it is about`)
-        if (resource.owner === p.owner) return null
-        if (rule.or === 'admin' ? isAdmin(p) : hasScope(p, rule.or)) return null
+        const door = ownerScope(p, action, rule, opt)
+        if (door) return door
+        if (resource.owners.includes(p.owner)) return null
+        if (beyondOwn(p, rule)) return null
         // A stranger learns nothing, not even that the id exists.
         return new Refusal('not_found', `no ${resource.kind} ${resource.id}`, opt)
       }
     }
+  }
+
+  /** The scope an owner rule asks of every principal, owner or not. */
+  function ownerScope(p: Principal, action: Action, rule: Extract<Rule, { need: 'owner' }>, opt: { op?: string }): Refusal | null {
+    return rule.scope && !hasScope(p, rule.scope) ? missingScope(p, rule.scope, action, opt) : null
   }
 
   return {
@@ -156,6 +186,15 @@ export function createPolicy(options: PolicyOptions): Policy {
       if (refusal) throw refusal
     },
     allows: (principal, action, resource) => verdict(principal, action, resource, undefined) === null,
+    authorizeDoor(principal, action, op) {
+      const rule: Rule = POLICY[action]
+      const refusal = rule.need === 'owner' ? ownerScope(principal, action, rule, op === undefined ? {} : { op }) : verdict(principal, action, undefined, op)
+      if (refusal) throw refusal
+    },
+    listedOwner(principal, action) {
+      const rule: Rule = POLICY[action]
+      return rule.need === 'owner' && !beyondOwn(principal, rule) ? principal.owner : null
+    },
   }
 }
 

@@ -200,7 +200,7 @@ export function createLocalRunner(opts: LocalRunnerOptions) {
       for (let attempt = 1; ending === null; attempt++) {
         try {
           const result = await taskScope.run({ signal: controller.signal, onProgress, maxMs: maxRunMs }, () =>
-            withJobEffects(effects, () => executor(input, { jobId: running.id, signal: controller.signal, maxMs: maxRunMs })))
+            withJobEffects(effects, () => executor(input, { jobId: running.id, owner: running.owner, signal: controller.signal, maxMs: maxRunMs })))
           // A sealed job's effects are stored: it ends with its answer, whatever came after.
           if (controller.signal.aborted && !entry.sealed) throw new TaskCancelled(false)
           ending = ['succeeded', { result }]

@@ -49,7 +49,7 @@ export default async function jobRoutes(app: FastifyInstance, opts: JobRoutesOpt
     const job = await jobs.get(id)
     const unknown = () => new Refusal('not_found', `no job ${id}`, { hints: { list: caller ? '/api/v1/jobs' : '/api/v11/jobs' } })
     if (!job) throw unknown()
-    if (!app.policy.allows(req.principal, action, { kind: 'job', id, owner: job.owner })) throw unknown()
+    if (!app.policy.allows(req.principal, action, { kind: 'job', id, owners: [job.owner] })) throw unknown()
     if (job.purgedAt !== null) throw purgedRefusal(job)
     return job
   }

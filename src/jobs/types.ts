@@ -126,6 +126,8 @@ export interface JobStats {
 /** What an executor may use while it runs: progress goes to the job's channel, cancellation comes as an abort. */
 export interface JobRun {
   jobId: string
+  /** Who submitted it (Principal.owner): what the run stores is this owner's. */
+  owner: string
   signal: AbortSignal
   /** Budget of this run in ms (JOB_MAX_MS); the run is cancelled past it. */
   maxMs: number

@@ -1,12 +1,13 @@
 // Every request's principal (req.principal) and every route's action: a route that names no action stops the host at
-// start; a route whose action needs only the principal is authorized here, before its body is read. Operations (the
-// action may depend on the input) are authorized by the gate, owned resources (jobs) by the route that loads them.
+// start; every route's door is asked here, before its body is read (for an owned thing, the scope its owner needs).
+// Operations (the action may depend on the input) are authorized by the gate, owned resources (jobs, runs) by the
+// route that loads them.
 import fp from 'fastify-plugin'
 import type { FastifyInstance, FastifyRequest } from 'fastify'
 import type { Credential } from '../access/auth.js'
 import { listedAction } from '../access/doors.js'
 import { addressedByOwnName } from '../access/host-names.js'
-import { ADMIN_PRINCIPAL, anonymousPrincipal, createPolicy, grantPrincipal, INTERNAL_PRINCIPAL, POLICY, type Action, type Policy, type Principal } from '../access/policy.js'
+import { ADMIN_PRINCIPAL, anonymousPrincipal, createPolicy, grantPrincipal, INTERNAL_PRINCIPAL, type Action, type Policy, type Principal } from '../access/policy.js'
 import { isInternal } from '../admin/internal.js'
 import { clientKey } from './local-limiter.js'
 import { Refusal } from '../refusal.js'
@@ -36,9 +37,6 @@ export function principalOf(credential: Credential | null, ip: string): Principa
   if (credential.kind === 'admin') return ADMIN_PRINCIPAL
   return grantPrincipal(credential.subject, credential.scopes, credential.grantId ?? credential.subject)
 }
-
-/** Whether the policy can decide a route's action from the principal alone (not an owned thing, decided by its route). */
-const decidedAtTheDoor = (access: RouteAccess): boolean => POLICY[access].need !== 'owner'
 
 export default fp(
   async function accessPlugin(app: FastifyInstance) {
@@ -70,7 +68,7 @@ export default fp(
     app.addHook('onRequest', (req, _reply, done) => {
       const authorize = () => {
         const { access, operation } = req.routeOptions.config
-        if (access && decidedAtTheDoor(access)) app.policy.authorize(req.principal, access, undefined, operation)
+        if (access) app.policy.authorizeDoor(req.principal, access, operation)
       }
       if (isInternal(req)) {
         req.principal = INTERNAL_PRINCIPAL

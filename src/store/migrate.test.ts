@@ -39,6 +39,8 @@ describe('migration files', () => {
       ['0021-dataset-ids.sql', '72db8d8490341226'],
       ['0022-job-dedupe.sql', 'e28a47ea500662b1'],
       ['0030-run-results.sql', 'fea449d6982567bb'],
+      ['0070-run-owners.sql', 'fafcc2b22015cf6e'],
+      ['0071-run-results-whole.sql', '6a15b2d7c5c9f1d2'],
     ])
   })
 })

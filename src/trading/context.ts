@@ -28,8 +28,8 @@ export interface TradingContext {
   system: ReturnType<typeof createSystem>
   prober: RpcProber
   auth: Authenticator
-  /** The command center, rendered once per data version and second (page-cache.ts). */
-  commandCenter: () => Promise<string>
+  /** The command center as a viewer sees it (its own runs; null: every run), rendered once per data version and second (page-cache.ts). */
+  commandCenter: (viewer: string | null) => Promise<string>
 }
 
 export const TAGS = { v11: 'trading v11', v10: 'trading v10', v6: 'trading v6' } as const
@@ -44,7 +44,9 @@ export interface TradingContextDeps {
 }
 
 export function createTradingContext({ config, clock, store, mill, admission, auth }: TradingContextDeps): TradingContext {
-  const service = createTradingService({ store, mill, admission, clock, barsCacheBytes: config.barsCacheBytes, runRetention: config.runRetention })
+  const service = createTradingService({
+    store, mill, admission, clock, barsCacheBytes: config.barsCacheBytes, runRetention: config.runRetention, runResultsLeaseMs: config.runResultsLeaseMs,
+  })
   const prober = createRpcProber({ endpoints: config.rpcEndpoints, publicEndpoints: config.rpcPublicEndpoints, intervalMs: config.rpcProbeIntervalMs })
   const system = createSystem({
     store, repo: service.repo, mill, admission, clock, prober, startedAt: clock.now(), verifyCacheMs: config.verifyCacheMs,
@@ -63,7 +65,7 @@ export function createTradingContext({ config, clock, store, mill, admission, au
     commandCenter: createPageCache({
       clock,
       version: () => dataVersionOf(store),
-      render: async () => renderCommandCenter(await system.panels()),
+      render: async (viewer: string | null) => renderCommandCenter(await system.panels(viewer)),
     }),
   }
 }

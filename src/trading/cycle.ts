@@ -21,7 +21,7 @@ export const FULL_CYCLE_ROUTE = 'POST /api/v11/trading/full-cycle'
 export const IDEMPOTENCY_KEY_PATTERN = /^[\x21-\x7e]{1,200}$/
 
 /** What a cycle needs of the research service: a dataset's bars, and a signal (given, or searched for). */
-export type CycleResearch = Pick<TradingService, 'bars' | 'strategyParams' | 'maxEdgeSignal'>
+export type CycleResearch = Pick<TradingService, 'bars' | 'strategyParams' | 'researchAs'>
 
 export interface CycleDeps {
   repo: TradingRepository
@@ -65,14 +65,14 @@ export function createCycleRunner({ repo, service, clock }: CycleDeps) {
     return { status: row.status_code, body: { ...JSON.parse(row.response) as Record<string, unknown>, replayed: true }, replayed: true }
   }
 
-  async function execute(body: FullCycleBody, key: string | null, digest: string): Promise<CycleAnswer> {
+  async function execute(body: FullCycleBody, key: string | null, digest: string, owner: string): Promise<CycleAnswer> {
     const dataset = await resolveDataset(repo, body.dataset)
     const bars = await service.bars(dataset)
     const n = bars.ts.length
     if (n < body.risk.atr_period + 1) {
       throw new Refusal('invalid_input', `dataset #${dataset.id} has ${n} bars; ATR(${body.risk.atr_period}) needs ${body.risk.atr_period + 1}`)
     }
-    const signal = await chooseSignal(service, body, dataset, bars)
+    const signal = await chooseSignal(service, body, dataset, bars, owner)
     const atrNow = atr(bars.high, bars.low, bars.close, body.risk.atr_period)[n - 1]!
     if (!(atrNow > 0)) throw new Refusal('invalid_input', `ATR(${body.risk.atr_period}) of the latest bar is ${atrNow}; cannot size against it`)
     const bar = { ts: bars.ts[n - 1]!, close: bars.close[n - 1]! }
@@ -117,7 +117,7 @@ export function createCycleRunner({ repo, service, clock }: CycleDeps) {
       }
       const key = clientKey === null ? null : ownedKey(owner, clientKey)
       const digest = digestOf(body)
-      if (key === null) return execute(body, null, digest)
+      if (key === null) return execute(body, null, digest, owner)
       // Bounded: each pass either answers or waits for a request that then finished (successfully or not).
       for (let attempt = 0; attempt < 5; attempt++) {
         const stored = await repo.idempotency(key)
@@ -128,7 +128,7 @@ export function createCycleRunner({ repo, service, clock }: CycleDeps) {
           await pending.done.catch(() => undefined)
           continue
         }
-        const done = execute(body, key, digest)
+        const done = execute(body, key, digest, owner)
         inflight.set(key, { digest, done })
         try {
           return await done
@@ -149,15 +149,18 @@ class KeyTaken extends Error {
   }
 }
 
-/** The signal a cycle acts on: the named strategy's on the latest bar, or the best out-of-sample configuration's. */
-async function chooseSignal(service: CycleResearch, body: FullCycleBody, dataset: DatasetRow, bars: Bars): Promise<ChosenSignal> {
+/**
+ * The signal a cycle acts on: the named strategy's on the latest bar, or the best out-of-sample configuration's (its
+ * search stored as a run of `owner`'s).
+ */
+async function chooseSignal(service: CycleResearch, body: FullCycleBody, dataset: DatasetRow, bars: Bars, owner: string): Promise<ChosenSignal> {
   if (body.strategy) {
     const params = service.strategyParams(body.strategy, body.params ?? {})
     // A signal is one pass of indicators over the bars: light enough for the event loop.
     return { value: signalOf(bars, body.strategy, params, body.allow_short), strategy: body.strategy, params, source: 'given', run_id: null }
   }
   if (body.params) throw new Refusal('invalid_input', 'params were given without a strategy', { issues: [{ path: 'params', message: 'needs strategy' }] })
-  const found = await service.maxEdgeSignal({
+  const found = await service.researchAs(owner).maxEdgeSignal({
     dataset: dataset.id,
     ...(body.search?.strategies ? { strategies: body.search.strategies } : {}),
     ...(body.search?.in_sample ? { in_sample: body.search.in_sample } : {}),

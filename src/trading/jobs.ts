@@ -5,15 +5,15 @@ import { baseUrlOf } from '../base-url.js'
 import { answerWriter } from '../jobs/view.js'
 import type { TradingContext } from './context.js'
 import type { TradingOperation } from './operation.js'
-import { INTERNAL_PRINCIPAL } from '../access/policy.js'
+import { jobPrincipal } from '../access/policy.js'
 
 export function defineTradingJobs(app: FastifyInstance, context: TradingContext, operations: readonly TradingOperation[]): void {
   for (const op of operations) {
     if (!op.heavy) continue
     const write = answerWriter(op.output)
     app.jobs.define(op.name, async (input, run) => write(await op.handler(input, {
-      // The submission was authorized; the run acts for the host.
-      ...context, host: app, credential: null, principal: INTERNAL_PRINCIPAL, requestId: run.jobId, baseUrl: baseUrlOf(null, context.config), log: app.log.child({ job: run.jobId }),
+      // The submission was authorized; the run acts for the host, and what it stores is the job owner's.
+      ...context, host: app, credential: null, principal: jobPrincipal(run.owner), requestId: run.jobId, baseUrl: baseUrlOf(null, context.config), log: app.log.child({ job: run.jobId }),
     })))
   }
 }

@@ -23,27 +23,36 @@ export async function dataVersionOf(store: Pick<Store, 'backend' | 'sql'>): Prom
   return row ? `${row.changes}:${row.version}` : null
 }
 
-export interface PageCacheDeps {
+/** Viewers whose page is kept at once (the runs it shows are the viewer's own): past it the oldest render goes. */
+export const PAGE_CACHE_VIEWERS = 64
+
+export interface PageCacheDeps<V> {
   clock: Clock
   version: () => Promise<string | null>
-  render: () => Promise<string>
+  render: (viewer: V) => Promise<string>
 }
 
-/** The page; requests while a render of the same version runs wait for that render. */
-export function createPageCache({ clock, version, render }: PageCacheDeps): () => Promise<string> {
-  let last: { key: string; at: number; page: Promise<string> } | null = null
-  return async () => {
+/**
+ * The page as `viewer` sees it (its own runs: a key naming it, or null for one that sees every run); requests of one
+ * viewer while a render of the same version runs wait for that render.
+ */
+export function createPageCache<V extends string | null>({ clock, version, render }: PageCacheDeps<V>): (viewer: V) => Promise<string> {
+  const last = new Map<V, { key: string; at: number; page: Promise<string> }>()
+  return async (viewer) => {
     // Read before rendering: a write during the render bumps the version, so the next request renders again.
     const key = await version()
     const now = clock.now()
-    if (key === null) return render()
-    if (last && last.key === key && now >= last.at && now - last.at < PAGE_CACHE_MS) return last.page
-    const entry = { key, at: now, page: render() }
-    last = entry
+    if (key === null) return render(viewer)
+    const kept = last.get(viewer)
+    if (kept && kept.key === key && now >= kept.at && now - kept.at < PAGE_CACHE_MS) return kept.page
+    const entry = { key, at: now, page: render(viewer) }
+    last.delete(viewer)
+    last.set(viewer, entry)
+    if (last.size > PAGE_CACHE_VIEWERS) last.delete(last.keys().next().value!)
     try {
       return await entry.page
     } catch (err) {
-      if (last === entry) last = null // a failed render is not kept: the next request tries again
+      if (last.get(viewer) === entry) last.delete(viewer) // a failed render is not kept: the next request tries again
       throw err
     }
   }

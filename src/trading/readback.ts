@@ -10,7 +10,8 @@ import type { BarRow, LedgerFilter, RunListRow } from './repository-pages.js'
 import type { BacktestAnswer, BacktestBody } from './schemas.js'
 import type { TradingService } from './service.js'
 import { headlineOf } from './system.js'
-import { tradeView } from './run-results.js'
+import { resultsNotStored, tradeView } from './run-results.js'
+import type { ReadableRun } from './run-access.js'
 
 
 export const LISTS = {
@@ -72,8 +73,9 @@ export function createReadback(service: TradingService) {
       })
     },
 
-    async runs(query: PageQuery & { kind?: RunKind | undefined; dataset?: string | undefined; strategy?: string | undefined }) {
-      const filter = { kind: query.kind ?? null, dataset_id: await datasetId(query.dataset), strategy: query.strategy ?? null }
+    /** Runs newest first: `owner`'s own (Principal.owner), or every run when null (src/trading/run-access.ts decides). */
+    async runs(query: PageQuery & { kind?: RunKind | undefined; dataset?: string | undefined; strategy?: string | undefined }, owner: string | null) {
+      const filter = { owner, kind: query.kind ?? null, dataset_id: await datasetId(query.dataset), strategy: query.strategy ?? null }
       return pageAnswer('runs', await LISTS.runs.read(query, (r) => repo.runsPage(filter, r.after, r.limit)), runListItem)
     },
 
@@ -82,9 +84,7 @@ export function createReadback(service: TradingService) {
      * `equityPoints`). Trades are not stored; `withTrades` recomputes them from the stored inputs in the mill and
      * says whether the recomputed statistics equal the stored ones.
      */
-    async run(id: number, opts: { withTrades: boolean; equityPoints?: number | undefined }) {
-      const row = await repo.runById(id)
-      if (!row) throw new Refusal('not_found', `no run ${id}; list runs with GET /api/v11/runs`)
+    async run(row: ReadableRun, opts: { withTrades: boolean; equityPoints?: number | undefined }) {
       const dataset = (await repo.datasetById(row.dataset_id))!
       const stats = parseJson(row.stats)
       const earlier = await repo.earlierRunWithDigest(row.inputs_digest, row.id)
@@ -162,14 +162,17 @@ function equityOf(row: RunRow, maxPoints: number | undefined) {
   }
 }
 
-async function tradesOf(service: TradingService, row: RunRow, dataset: DatasetRow, stats: Record<string, unknown>, wanted: boolean) {
+async function tradesOf(service: TradingService, row: ReadableRun, dataset: DatasetRow, stats: Record<string, unknown>, wanted: boolean) {
   if (row.kind !== 'backtest') return { trades: null, trades_note: `a ${row.kind} run has no trade list` }
   const links = `pages of them: GET /api/v11/runs/${row.id}/trades (Accept: text/csv for all of them)`
+  // Reads of results see none until they are whole (repository-runs.ts): an unfinished run is one without them.
   const kept = await service.repo.runTradeCount(row.id)
+  const missing = resultsNotStored(row)
   if (!wanted) {
-    return { trades: null, trades_note: kept > 0 || (await service.repo.runEquityChunks(row.id, 0, 1)).length > 0
-      ? `${kept} trades are stored with the run: ?include=trades inlines them; ${links}`
-      : 'this run was stored before runs kept their trades; ?include=trades recomputes them from its inputs' }
+    return { trades: null, trades_note: missing ? `${missing.note}; ?include=trades recomputes them from its inputs`
+      : kept > 0 || (await service.repo.runEquityChunks(row.id, 0, 1)).length > 0
+        ? `${kept} trades are stored with the run: ?include=trades inlines them; ${links}`
+        : 'this run was stored before runs kept their trades; ?include=trades recomputes them from its inputs' }
   }
   if (kept > 0 || (await service.repo.runEquityChunks(row.id, 0, 1)).length > 0) {
     const rows = await service.repo.runTradesPage(row.id, 0, kept)

@@ -32,6 +32,8 @@ export interface ReportInput {
   trades: RunTradeRow[]
   tradeCount: number
   trials: Array<Omit<RunTrialRow, 'blocks'>>
+  /** Why the run's results (trades, trials) are not shown: not stored whole yet; null when they are. */
+  resultsNote: string | null
 }
 
 const STAT_LABELS: Record<string, string> = {
@@ -56,6 +58,7 @@ export function renderReport(input: ReportInput): string {
       `fingerprint <code>${esc(run.fingerprint ?? 'none (stored before fingerprints)')}</code> · engine ${esc(run.engine_version ?? 'unknown')} · ` +
       `<a href="/api/v11/runs/${run.id}">the run as JSON</a></p>`,
   ]
+  if (input.resultsNote) parts.push(`<p class="note" id="results-not-stored">${esc(input.resultsNote)}</p>`)
   if (run.kind === 'backtest') {
     parts.push('<h2>Equity and drawdown</h2>', equityChart(input.equity, run.id))
     parts.push('<h2>Statistics</h2>', statsTable(stats))

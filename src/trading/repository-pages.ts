@@ -12,6 +12,8 @@ export type RunListRow = Omit<RunRow, 'equity' | 'request'> & { equity_stored: n
 export type { BarRow }
 
 export interface RunFilter {
+  /** Only this owner's runs (Principal.owner); null: every run. */
+  owner: string | null
   kind: RunKind | null
   dataset_id: number | null
   strategy: string | null
@@ -43,13 +45,20 @@ export function createPagedReads(sql: Sql) {
     key: ['ts'],
     order: 'asc',
   })
-  // Newest first; the equity curve itself stays out of a listing.
+  // Newest first; the equity curve itself stays out of a listing. One owner's runs are walked from its owner index.
+  const runColumns = `r.id, r.kind, r.dataset_id, r.strategy, r.params, r.inputs_digest, r.stats, r.elapsed_ms, r.created_at,
+               CASE WHEN r.equity IS NULL THEN 0 ELSE 1 END AS equity_stored, d.symbol, d.timeframe`
+  const runFilters = ['(r.kind = @kind OR @kind IS NULL)', '(r.dataset_id = @dataset_id OR @dataset_id IS NULL)', '(r.strategy = @strategy OR @strategy IS NULL)']
   const runs = keysetPages<RunListRow>(sql, {
-    select: `SELECT r.id, r.kind, r.dataset_id, r.strategy, r.params, r.inputs_digest, r.stats, r.elapsed_ms, r.created_at,
-               CASE WHEN r.equity IS NULL THEN 0 ELSE 1 END AS equity_stored, d.symbol, d.timeframe
-             FROM runs r JOIN datasets d ON d.id = r.dataset_id`,
-    where: ['(r.kind = @kind OR @kind IS NULL)', '(r.dataset_id = @dataset_id OR @dataset_id IS NULL)', '(r.strategy = @strategy OR @strategy IS NULL)'],
+    select: `SELECT ${runColumns} FROM runs r JOIN datasets d ON d.id = r.dataset_id`,
+    where: runFilters,
     key: ['r.id'],
+    order: 'desc',
+  })
+  const ownRuns = keysetPages<RunListRow>(sql, {
+    select: `SELECT ${runColumns} FROM run_owners o JOIN runs r ON r.id = o.run_id JOIN datasets d ON d.id = r.dataset_id`,
+    where: ['o.owner = @owner', ...runFilters],
+    key: ['o.run_id'],
     order: 'desc',
   })
   const accounts = keysetPages<AccountRow>(sql, { select: 'SELECT * FROM accounts', key: ['id'], order: 'asc' })
@@ -63,7 +72,9 @@ export function createPagedReads(sql: Sql) {
   return {
     datasetsPage: (after: After, limit: number) => datasets({}, after, limit),
     barsPage: (datasetId: number, after: After, limit: number) => bars({ dataset_id: datasetId }, after, limit),
-    runsPage: (filter: RunFilter, after: After, limit: number) => runs({ ...filter }, after, limit),
+    /** Runs newest first: `owner`'s own, or every run when the filter's owner is null. */
+    runsPage: ({ owner, ...filter }: RunFilter, after: After, limit: number) =>
+      owner === null ? runs({ ...filter }, after, limit) : ownRuns({ ...filter, owner }, after, limit),
     accountsPage: (after: After, limit: number) => accounts({}, after, limit),
     positionsPage: (filter: LedgerFilter, after: After, limit: number) => positions({ ...filter }, after, limit),
     ordersPage: (filter: LedgerFilter, after: After, limit: number) => orders({ ...filter }, after, limit),

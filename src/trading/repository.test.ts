@@ -82,7 +82,7 @@ function cycleRunnerOf(sql: Sql) {
   const service = {
     bars: (dataset: Parameters<typeof bars.get>[0]) => bars.get(dataset, null),
     strategyParams: strategyParamsOf,
-    maxEdgeSignal: () => Promise.reject(new Error('these cycles name their strategy: no search')),
+    researchAs: () => ({ maxEdgeSignal: () => Promise.reject(new Error('these cycles name their strategy: no search')) }) as never,
   }
   return createCycleRunner({ repo, service, clock: clock })
 }
@@ -176,21 +176,31 @@ for (const backend of backends) {
       expect(report.checks.map((c) => c.name)).toContain(a.dialect === 'sqlite' ? 'sqlite_integrity_check' : 'postgres_indexes_valid')
     })
 
-    it('stores one run per inputs when replicas record the same run together, and prunes past the retention', async () => {
+    it('stores one run per inputs when replicas record the same run together, owned by each principal that stored it, and prunes past the retention', async () => {
       const repo = createTradingRepository(a)
       const dataset = (await repo.datasetsBySymbol('SYN-DAILY'))[0]!
-      const recorders = [createRunRecorder(createTradingRepository(a), clock), createRunRecorder(createTradingRepository(b), clock, { maxRuns: 2, maxAgeDays: 0 })]
+      const recorders = [createRunRecorder(createTradingRepository(a), clock), createRunRecorder(createTradingRepository(b), clock, { retention: { maxRuns: 2, maxAgeDays: 0 } })]
       const fields = (n: number, equity: Array<[number, number]> | null) => ({
         strategy: 'sma_cross', params: { fast: n }, request: { n }, inputs: { n }, stats: { n }, equity, elapsedMs: 1.5,
       })
-      const refs = await Promise.all([0, 1, 0, 1].map((i) => recorders[i]!.record('backtest', dataset, fields(1, null))))
+      const owners = ['client:10.0.0.1', 'grant:alice']
+      const refs = await Promise.all([0, 1, 0, 1].map((i) => recorders[i]!.for(owners[i % 2]!).record('backtest', dataset, fields(1, null))))
       expect(refs.filter((r) => r.stored)).toHaveLength(1)
       expect(new Set(refs.map((r) => r.id)).size).toBe(1)
-      const again = await recorders[0]!.record('backtest', dataset, fields(1, [[NOW, 100]]))
+      for (const owner of owners) expect(await repo.runWithOwner(refs[0]!.id, owner)).toMatchObject({ owned: true })
+      expect(await repo.runWithOwner(refs[0]!.id, 'grant:mallory')).toMatchObject({ owned: false })
+      const again = await recorders[0]!.for(owners[0]!).record('backtest', dataset, fields(1, [[NOW, 100]]))
       expect(again).toMatchObject({ id: refs[0]!.id, stored: false })
       expect((await repo.runById(refs[0]!.id))!.equity).toBe(JSON.stringify([[NOW, 100]]))
-      for (let n = 2; n <= 4; n++) await recorders[1]!.record('simulate', dataset, fields(n, null))
-      const listed = await repo.runsPage({ kind: null, dataset_id: dataset.id, strategy: 'sma_cross' }, null, 10)
+      // An owner gives its ownership up; the run goes with its last owner.
+      expect(await repo.transaction((tx) => tx.giveUpRun(refs[0]!.id, owners[0]!))).toEqual({ owned: true, deleted: false })
+      expect(await repo.transaction((tx) => tx.giveUpRun(refs[0]!.id, owners[0]!))).toEqual({ owned: false, deleted: false })
+      expect(await repo.runsPage({ owner: owners[1]!, kind: null, dataset_id: dataset.id, strategy: null }, null, 10)).toHaveLength(1)
+      expect(await repo.runsPage({ owner: owners[0]!, kind: null, dataset_id: dataset.id, strategy: null }, null, 10)).toHaveLength(0)
+      expect(await repo.transaction((tx) => tx.giveUpRun(refs[0]!.id, owners[1]!))).toEqual({ owned: true, deleted: true })
+      expect(await repo.runById(refs[0]!.id)).toBeUndefined()
+      for (let n = 2; n <= 4; n++) await recorders[1]!.for(owners[1]!).record('simulate', dataset, fields(n, null))
+      const listed = await repo.runsPage({ owner: null, kind: null, dataset_id: dataset.id, strategy: 'sma_cross' }, null, 10)
       expect(listed).toHaveLength(2)
       expect(listed.map((r) => r.kind)).toEqual(['simulate', 'simulate'])
       expect(await repo.runCounts()).toMatchObject({ backtest: 0, simulate: 2 })
@@ -203,7 +213,7 @@ for (const backend of backends) {
       expect(first.map((bar) => bar.close)).toEqual([10.5, 11, 11.1])
       const next = await repo.barsPage(imported.dataset.id, [first[1]!.ts], 2)
       expect(next.map((bar) => bar.close)).toEqual([11.1])
-      await createRunRecorder(repo, clock).record('backtest', (await repo.datasetById(imported.dataset.id))!, {
+      await createRunRecorder(repo, clock).for('grant:unit').record('backtest', (await repo.datasetById(imported.dataset.id))!, {
         strategy: 'sma_cross', params: {}, request: {}, inputs: { gone: true }, stats: {}, equity: null, elapsedMs: 1,
       })
       expect(await repo.datasetReferences(imported.dataset.id)).toEqual({ runs: 1, signals: 0, cycles: 0, orders: 0, fills: 0, positions: 0 })

@@ -10,7 +10,7 @@ import { inputForPath, jobBudgetNote, JUDGE_BY_PATH } from '../jobs/budget.js'
 import { submitOrWait } from '../jobs/submit.js'
 import { jobViewSchema } from '../jobs/types.js'
 import { baseUrlOf } from '../base-url.js'
-import { POLICY } from '../access/policy.js'
+import { POLICY, type Rule } from '../access/policy.js'
 import { PlatformProblem } from '../plugins/problem.js'
 import { Refusal } from '../refusal.js'
 import type { TradingContext } from './context.js'
@@ -75,7 +75,9 @@ function routeOperation(
 ) {
   const { config } = context
   const access = accessOf(op)
-  const guarded = POLICY[access].need !== 'anyone'
+  const rule: Rule = POLICY[access]
+  // A door that can refuse for want of a credential (an owned thing without a scope is refused as not_found).
+  const guarded = rule.need !== 'anyone' && !(rule.need === 'owner' && !rule.scope)
   const tag = op.tag ?? TRADING_GROUPS[op.group].tag
   const description = (op.description ?? '') + (op.heavy && op.body ? jobBudgetNote(op.body, config.jobMaxMs) : '')
   const ok = op.produces

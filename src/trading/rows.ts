@@ -42,6 +42,10 @@ export interface RunRow {
   engine_version: string | null
   /** JSON of what a report shows beyond the statistics; null for runs stored before it. */
   summary: string | null
+  /** Set while its results (trades, curve chunks, trials) are being written: they count as stored once it is null. */
+  results_writer: string | null
+  /** When the writer last renewed its claim (epoch ms); a claim older than the lease is abandoned. */
+  results_claimed_at: number | null
 }
 
 export type NewRun = Omit<RunRow, 'id'>

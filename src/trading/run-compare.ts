@@ -1,7 +1,7 @@
 // Runs side by side: each one's inputs and statistics, and the paths where they differ with every run's value.
 import { Refusal } from '../refusal.js'
 import { differences } from './run-replay.js'
-import { storedRun } from './run-results.js'
+import { runFor, type RunCaller } from './run-access.js'
 import type { TradingRepository } from './repository.js'
 
 /** Runs compared at most in one request. */
@@ -39,9 +39,11 @@ function at(value: unknown, path: string): unknown {
   return here ?? null
 }
 
-export async function compareRuns(repo: TradingRepository, ids: readonly number[]) {
+export async function compareRuns(call: RunCaller, ids: readonly number[]) {
+  const repo = call.service.repo
   const rows = []
-  for (const id of ids) rows.push(await storedRun(repo, id))
+  // Every run must be one the caller may read: a stranger's id is refused as an unknown one.
+  for (const id of ids) rows.push(await runFor(call, id))
   const runs = await Promise.all(rows.map(async (row) => {
     const dataset = await repo.datasetById(row.dataset_id)
     return {

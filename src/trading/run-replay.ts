@@ -4,6 +4,7 @@ import { ENGINE_VERSION } from '../engines/trading/index.js'
 import { Refusal } from '../refusal.js'
 import { fingerprintOf } from './runs.js'
 import type { RunRow } from './rows.js'
+import type { RunFields } from './runs.js'
 import type { TradingService } from './service.js'
 import type { BacktestBody, MaxEdgeBody, MaxEdgeV10Body, SimulateBody } from './schemas.js'
 
@@ -28,14 +29,13 @@ export function differences(stored: unknown, now: unknown, path = '', out: StatD
 
 const json = (value: unknown): unknown => JSON.parse(JSON.stringify(value ?? null))
 
-export async function replayRun(service: TradingService, row: RunRow) {
-  let replayed: unknown
-  let replayedKind: string | null = null
-  let inputs: Record<string, unknown> = {}
-  const research = service.replaying((kind, stats, runInputs) => {
-    replayedKind = kind
-    replayed = json(stats)
-    inputs = runInputs
+/** A stored run computed again from its stored request (in the mill, nothing stored): what it would store now. */
+export async function runAgain(service: TradingService, row: RunRow): Promise<RunFields> {
+  let again: RunFields | null = null
+  let kindAgain: string | null = null
+  const research = service.replaying((kind, fields) => {
+    kindAgain = kind
+    again = fields
   })
   // Pinned to the run's dataset by id: its symbol might name another dataset by now.
   const request = { ...(JSON.parse(row.request) as Record<string, unknown>), dataset: row.dataset_id }
@@ -46,7 +46,17 @@ export async function replayRun(service: TradingService, row: RunRow) {
     case 'full_cycle_search': await research.maxEdgeSignal(request as MaxEdgeBody, { kind: 'full_cycle_search', recordSignal: false }); break
     case 'max_edge_v10': await research.maxEdgeSignalV10(request as MaxEdgeV10Body); break
   }
-  if (replayedKind !== row.kind) throw new Refusal('internal', `replaying run ${row.id} (${row.kind}) recorded a ${replayedKind ?? 'nothing'}`)
+  if (kindAgain !== row.kind || again === null) throw new Refusal('internal', `running run ${row.id} (${row.kind}) again recorded a ${kindAgain ?? 'nothing'}`)
+  return again
+}
+
+/** Whether statistics computed again are the stored ones, leaf by leaf (as JSON stores them). */
+export const sameStats = (stored: string, now: unknown): boolean => differences(JSON.parse(stored) as unknown, json(now)).length === 0
+
+export async function replayRun(service: TradingService, row: RunRow) {
+  const again = await runAgain(service, row)
+  const replayed = json(again.stats)
+  const inputs = again.inputs
   const dataset = await service.repo.datasetById(row.dataset_id)
   const stored = JSON.parse(row.stats) as unknown
   const diff = differences(stored, replayed)

@@ -5,7 +5,7 @@ import { pageAnswer, pagedList, type PageQuery } from '../paging.js'
 import { Refusal } from '../refusal.js'
 import { decodeEquityChunk, EQUITY_CHUNK_POINTS, TRADE_COLUMNS } from '../engines/trading/run-series.js'
 import { iso } from './present.js'
-import type { RunRow } from './rows.js'
+import type { ReadableRun } from './run-access.js'
 import type { RunTradeRow, RunEquityRow } from './repository-runs.js'
 import type { TradingRepository } from './repository.js'
 
@@ -39,21 +39,30 @@ export const tradeView = (t: RunTradeRow) => ({
 
 const pointView = (p: EquityPoint) => ({ ...p, time: iso(p.ts) })
 
-export async function storedRun(repo: TradingRepository, id: number): Promise<RunRow> {
-  const row = await repo.runById(id)
-  if (!row) throw new Refusal('not_found', `no run ${id}; list runs with GET /api/v11/runs`, { hints: { list: '/api/v11/runs' } })
-  return row
+/**
+ * Why a run's results are not stored, when they are not whole: `pending` (being written, or interrupted and to be
+ * written again by the host's sweep) or `given_up` (computed again they differed, or could not be computed). Null once
+ * whole, or for a run stored without any.
+ */
+export function resultsNotStored(run: ReadableRun): { state: 'pending' | 'given_up'; note: string } | null {
+  if (run.results_writer === null) return null
+  return Number(run.results_claimed_at ?? 0) === 0
+    ? { state: 'given_up', note: `the results of run ${run.id} are not stored: their writing was interrupted and computing the run again did not ` +
+        `give its statistics; POST /api/v11/runs/${run.id}/replay says how they differ` }
+    : { state: 'pending', note: `the results of run ${run.id} are not stored yet: they are being written, or their writing was interrupted and ` +
+        'the host writes them again from the run\'s inputs; ask again shortly' }
 }
 
-/** A run that keeps trades and a curve (backtests stored since they are kept); others are refused with the reason. */
-async function backtestWithResults(repo: TradingRepository, id: number, what: 'trades' | 'equity'): Promise<RunRow> {
-  const row = await storedRun(repo, id)
-  if (row.kind !== 'backtest') throw new Refusal('not_found', `run ${id} is a ${row.kind} run: only backtests have ${what}`)
+/** A run that keeps trades and a curve (backtests stored since they are kept), whole; others are refused with the reason. */
+async function backtestWithResults(repo: TradingRepository, run: ReadableRun, what: 'trades' | 'equity'): Promise<void> {
+  const id = run.id
+  if (run.kind !== 'backtest') throw new Refusal('not_found', `run ${id} is a ${run.kind} run: only backtests have ${what}`)
+  const missing = resultsNotStored(run)
+  if (missing) throw new Refusal('not_found', missing.note, { hints: { results: 'not_stored', state: missing.state }, ...(missing.state === 'pending' ? { retryAfterS: 1 } : {}) })
   if ((await repo.runEquityChunks(id, 0, 1)).length === 0) {
     throw new Refusal('not_found', `run ${id} was stored before runs kept their ${what}; POST /api/v11/runs/${id}/replay recomputes it and stores nothing, ` +
       'a new backtest with the same inputs keeps them', { hints: { replay: `/api/v11/runs/${id}/replay` } })
   }
-  return row
 }
 
 export function createRunResults(repo: TradingRepository) {
@@ -72,27 +81,29 @@ export function createRunResults(repo: TradingRepository) {
   }
 
   return {
-    async tradesPage(id: number, query: PageQuery) {
-      await backtestWithResults(repo, id, 'trades')
+    async tradesPage(run: ReadableRun, query: PageQuery) {
+      const id = run.id
+      await backtestWithResults(repo, run, 'trades')
       const page = await tradeList.read(query, (r) => repo.runTradesPage(id, Number(r.after?.[0] ?? 0), r.limit + 1))
       return { run_id: id, total: await repo.runTradeCount(id), ...pageAnswer('trades', page, tradeView), csv: `/api/v11/runs/${id}/trades` }
     },
 
-    async equityPage(id: number, query: PageQuery) {
-      await backtestWithResults(repo, id, 'equity')
+    async equityPage(run: ReadableRun, query: PageQuery) {
+      const id = run.id
+      await backtestWithResults(repo, run, 'equity')
       const page = await equityList.read(query, (r) => points(id, r.after === null ? 0 : Number(r.after[0]) + 1, r.limit + 1))
       return { run_id: id, total: await repo.runEquityPoints(id), ...pageAnswer('points', page, pointView), csv: `/api/v11/runs/${id}/equity` }
     },
 
     /** Every trade as CSV, read and written a step at a time as the client takes it. */
-    async tradesCsv(id: number): Promise<Readable> {
-      await backtestWithResults(repo, id, 'trades')
-      return Readable.from(tradeLines(repo, id))
+    async tradesCsv(run: ReadableRun): Promise<Readable> {
+      await backtestWithResults(repo, run, 'trades')
+      return Readable.from(tradeLines(repo, run.id))
     },
 
-    async equityCsv(id: number): Promise<Readable> {
-      await backtestWithResults(repo, id, 'equity')
-      return Readable.from(equityLines(repo, id))
+    async equityCsv(run: ReadableRun): Promise<Readable> {
+      await backtestWithResults(repo, run, 'equity')
+      return Readable.from(equityLines(repo, run.id))
     },
   }
 }

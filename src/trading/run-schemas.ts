@@ -26,6 +26,8 @@ export const equityPage = pageSchema('points', z.object({
 
 export const runDeleted = z.object({
   deleted: z.object({ id: z.number().int(), kind: runKind, dataset_id: z.number().int(), strategy: z.string().nullable(), created_at: z.string() }),
+  /** Whether the run itself went (its last owner, or the admin, deleted it); false while other principals still own it. */
+  removed: z.boolean(),
 })
 
 export const compareQuery = z.object({

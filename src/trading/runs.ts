@@ -4,10 +4,11 @@ import { ENGINE_VERSION } from '../engines/trading/index.js'
 import { digestOf } from './checksum.js'
 import { sealRunningJob } from '../jobs/effects.js'
 import { Refusal } from '../refusal.js'
-import { nextTurn } from '../store/turns.js'
 import { iso } from './present.js'
 import type { DatasetRow, RunKind, TradingRepository } from './repository.js'
 import type { RunResults, TrialRow } from './rows.js'
+import type { RunResultsState } from './repository-runs.js'
+import { hasResults, newResultsWriter, resultsStanding, writeRunResults, type RunResultsToWrite } from './run-results-writer.js'
 import { PLATFORM_VERSION } from './schemas.js'
 
 export interface StoredRunRef {
@@ -28,52 +29,63 @@ export interface RunRetention {
   maxAgeDays: number
 }
 
-export type RunRecorder = ReturnType<typeof createRunRecorder>
+/** What a research function stores: a run, owned by the principal the recorder was made for. */
+export interface RunRecorder {
+  record(kind: RunKind, dataset: DatasetRow, fields: RunFields): Promise<StoredRunRef>
+}
 
-export function createRunRecorder(repo: TradingRepository, clock: Clock, retention: RunRetention = { maxRuns: 0, maxAgeDays: 0 }) {
+export interface RunFields {
+  strategy: string | null
+  params: unknown
+  request: unknown
+  /** Everything besides the dataset that determines the answer (the run's inputs digest covers it). */
+  inputs: Record<string, unknown>
+  stats: unknown
+  equity: Array<[number, number]> | null
+  /** A backtest's every trade and its whole curve, stored with the run to be paged. */
+  results?: RunResults | null
+  /** A search's trials, stored with the run for its heat map and overfitting verdict. */
+  trials?: readonly TrialRow[] | null
+  elapsedMs: number
+}
+
+export interface RunRecorderOptions {
+  retention?: RunRetention
+  /** How long a results writer's claim holds without being renewed (RUN_RESULTS_LEASE_MS). */
+  resultsLeaseMs?: number
+}
+
+export const DEFAULT_RESULTS_LEASE_MS = 60_000
+
+/** The recorder of runs stored for `owner` (Principal.owner): `recorder.for(owner)`. */
+export function createRunRecorder(repo: TradingRepository, clock: Clock, options: RunRecorderOptions = {}) {
+  const retention = options.retention ?? { maxRuns: 0, maxAgeDays: 0 }
+  const leaseMs = options.resultsLeaseMs ?? DEFAULT_RESULTS_LEASE_MS
+
   /**
-   * Stores a run once per inputs: identical inputs give an identical answer, so a repeat only adds a curve the first
-   * lacked. Lookup, insert and pruning are one transaction: two replicas storing the same inputs at once store one run.
+   * Stores a run once per inputs: identical inputs give an identical answer, so a repeat only adds its principal as an
+   * owner, and what the first lacked (a curve, results whose writing never finished). Lookup, insert, ownership and
+   * pruning are one transaction: two replicas storing the same inputs at once store one run.
    */
-  async function record(kind: RunKind, dataset: DatasetRow, fields: {
-    strategy: string | null
-    params: unknown
-    request: unknown
-    /** Everything besides the dataset that determines the answer (the run's inputs digest covers it). */
-    inputs: Record<string, unknown>
-    stats: unknown
-    equity: Array<[number, number]> | null
-    /** A backtest's every trade and its whole curve, stored with the run to be paged. */
-    results?: RunResults | null
-    /** A search's trials, stored with the run for its heat map and overfitting verdict. */
-    trials?: readonly TrialRow[] | null
-    elapsedMs: number
-  }): Promise<StoredRunRef> {
+  async function record(owner: string, kind: RunKind, dataset: DatasetRow, fields: RunFields): Promise<StoredRunRef> {
     const digest = digestOf({ kind, engine: PLATFORM_VERSION, dataset: { id: dataset.id, sha256: dataset.sha256 }, ...fields.inputs })
     const fingerprint = fingerprintOf(kind, dataset.sha256, fields.inputs)
     const equity = fields.equity ? JSON.stringify(fields.equity) : null
-    const results = fields.results ?? null
+    const toWrite: RunResultsToWrite = { results: fields.results ?? null, trials: fields.trials ?? null }
     const elapsedMs = round(fields.elapsedMs, 3)
-    const row = {
-      kind,
-      dataset_id: dataset.id,
-      strategy: fields.strategy,
-      params: JSON.stringify(fields.params),
-      request: JSON.stringify(fields.request),
-      inputs_digest: digest,
-      stats: JSON.stringify(fields.stats),
-      equity,
-      elapsed_ms: fields.elapsedMs,
-      fingerprint,
-      engine_version: ENGINE_VERSION,
-      summary: results ? JSON.stringify({ monthly: results.monthly }) : null,
-    }
     const repeatOf = (first: { id: number; created_at: string }): StoredRunRef =>
       ({ id: first.id, inputs_digest: digest, fingerprint, same_inputs_as_run: first.id, created_at: first.created_at, elapsed_ms: elapsedMs, stored: false })
+    /** Whether this repeat writes the results of the run found (none stored whole, and nobody writing them now). */
+    const writesResults = (state: RunResultsState) => {
+      if (!hasResults(toWrite)) return false
+      const standing = resultsStanding(state, clock.now(), leaseMs)
+      return standing === 'missing' || standing === 'abandoned'
+    }
     // A repeat that adds nothing is answered without a transaction (runs are never changed but for what they lacked).
-    const seen = await repo.firstRunWithDigest(digest)
-    if (seen && (!equity || seen.has_equity) && (!results || seen.has_results)) return repeatOf(seen)
-    const { ref, resultsFor } = await repo.transaction(async (tx) => {
+    const seen = await repo.firstRunWithDigest(digest, owner)
+    if (seen && seen.owned && (!equity || seen.has_equity) && !writesResults(seen.results)) return repeatOf(seen)
+    const writer = newResultsWriter()
+    const { ref, claimed } = await repo.transaction(async (tx) => {
       // Run as a job, the run is that job's effect: written only if the job is still running, and sealing it (a
       // cancel can no longer win); if a cancel won, this throws and nothing of the run is stored (src/jobs/effects.ts).
       await sealRunningJob(tx.sql)
@@ -83,27 +95,52 @@ export function createRunRecorder(repo: TradingRepository, clock: Clock, retenti
           hints: { dataset: dataset.id },
         })
       }
-      const first = await tx.firstRunWithDigest(digest)
-      if (first) {
-        if (equity && !first.has_equity) await tx.setMissingRunEquity(first.id, equity)
-        return { ref: repeatOf(first), resultsFor: results && !first.has_results ? first.id : null }
-      }
       const now = clock.now()
       const createdAt = iso(now)
-      const id = await tx.insertRun({ ...row, created_at: createdAt })
+      const first = await tx.firstRunWithDigest(digest, owner)
+      if (first) {
+        if (!first.owned) await tx.addRunOwner(first.id, owner, createdAt)
+        if (equity && !first.has_equity) await tx.setMissingRunEquity(first.id, equity)
+        const claim = writesResults(first.results)
+        if (claim) await tx.claimRunResults(first.id, writer, now)
+        return { ref: repeatOf(first), claimed: claim }
+      }
+      const claim = hasResults(toWrite)
+      const id = await tx.insertRun({
+        kind,
+        dataset_id: dataset.id,
+        strategy: fields.strategy,
+        params: JSON.stringify(fields.params),
+        request: JSON.stringify(fields.request),
+        inputs_digest: digest,
+        stats: JSON.stringify(fields.stats),
+        equity,
+        elapsed_ms: fields.elapsedMs,
+        created_at: createdAt,
+        fingerprint,
+        engine_version: ENGINE_VERSION,
+        summary: toWrite.results ? JSON.stringify({ monthly: toWrite.results.monthly }) : null,
+        // Its results are written after this transaction: not read until the writer marks them whole.
+        results_writer: claim ? writer : null,
+        results_claimed_at: claim ? now : null,
+      })
+      await tx.addRunOwner(id, owner, createdAt)
       await tx.pruneRuns(id, retention, now)
       const stored: StoredRunRef = { id, inputs_digest: digest, fingerprint, same_inputs_as_run: null, created_at: createdAt, elapsed_ms: elapsedMs, stored: true }
-      return { ref: stored, resultsFor: results ? id : null }
+      return { ref: stored, claimed: claim }
     })
-    // Results grow with the bars and trades: written after the run's row, a batch per loop turn (on SQLite every
-    // statement is synchronous, and one transaction of them all held the loop for a 250k-bar curve).
-    if (resultsFor !== null && results) await repo.insertRunResults(resultsFor, results, nextTurn)
-    if (ref.stored && fields.trials?.length) await repo.insertRunTrials(ref.id, fields.trials, nextTurn)
+    if (claimed) await writeRunResults(repo, clock, ref.id, writer, toWrite, leaseMs)
     return ref
   }
 
-  return { record }
+  return {
+    /** Runs stored as `owner`'s (Principal.owner): a repeat of another owner's inputs makes it an owner too. */
+    for: (owner: string): RunRecorder => ({ record: (kind, dataset, fields) => record(owner, kind, dataset, fields) }),
+    leaseMs,
+  }
 }
+
+export type RunRecorders = ReturnType<typeof createRunRecorder>
 
 /**
  * The run's fingerprint: what its figures depend on, by content (the dataset's bars digest, not its id), with the engine

@@ -17,7 +17,7 @@ import { createHeavyRunner, createSplitRunner, type ResearchDeps } from './resea
 import { strategyParamsOf } from './research/inputs.js'
 import { maxEdgeSignal, maxEdgeSignalV10 } from './research/search.js'
 import { simulate } from './research/simulate.js'
-import { createRunRecorder, type RunRetention } from './runs.js'
+import { createRunRecorder, type RunFields, type RunRecorder, type RunRetention } from './runs.js'
 import type { RunKind } from './rows.js'
 import type { BacktestBody, MaxEdgeBody, MaxEdgeV10Body, SimulateBody } from './schemas.js'
 
@@ -30,16 +30,19 @@ export interface ServiceDeps {
   barsCacheBytes?: number
   /** Stored runs kept; default: no limit. */
   runRetention?: RunRetention
+  /** How long a run's results writer holds its claim unrenewed (RUN_RESULTS_LEASE_MS). */
+  runResultsLeaseMs?: number
 }
 
 export type TradingService = ReturnType<typeof createTradingService>
 
-export function createTradingService({ store, mill, admission, clock, barsCacheBytes = 256 * 2 ** 20, runRetention }: ServiceDeps) {
+export function createTradingService({ store, mill, admission, clock, barsCacheBytes = 256 * 2 ** 20, runRetention, runResultsLeaseMs }: ServiceDeps) {
   const repo = createTradingRepository(store.sql)
+  const recorders = createRunRecorder(repo, clock, { ...(runRetention ? { retention: runRetention } : {}), ...(runResultsLeaseMs ? { resultsLeaseMs: runResultsLeaseMs } : {}) })
   const deps: ResearchDeps = {
     repo,
     bars: createBarsCache(repo, barsCacheBytes),
-    runs: createRunRecorder(repo, clock, runRetention),
+    runs: storesNothing,
     // Research runs as jobs (their submission was authorized) and as the writes that carry it (an import's parse, the
     // full cycle's search, authorized as dataset.write and ledger.write): the host's own heavy work.
     heavy: createHeavyRunner(mill, admission, INTERNAL_PRINCIPAL),
@@ -57,7 +60,10 @@ export function createTradingService({ store, mill, admission, clock, barsCacheB
       (await createHeavyRunner(mill, admission, principal)('trading.runs.monte-carlo', 'trading.tradeBands', payload, timeoutMs)).result,
     /** A dataset's bars (immutable once stored, so served from a bounded cache). */
     bars: (dataset: DatasetRow): Promise<Bars> => deps.bars.get(dataset, null),
-    ...research(deps),
+    /** The research operations, their runs stored as `owner`'s (Principal.owner: the job's or the request's principal). */
+    researchAs: (owner: string) => research({ ...deps, runs: recorders.for(owner) }),
+    /** How long a run's results writer holds its claim unrenewed. */
+    runResultsLeaseMs: recorders.leaseMs,
     /** Recomputes without storing a run (a stored run's trades are read back this way). */
     recomputeBacktest: (body: BacktestBody) => recomputeBacktest(deps, body),
     /** The same operations stopped where their heavy work would start: their input checks alone (see research/check.ts). */
@@ -70,9 +76,15 @@ export function createTradingService({ store, mill, admission, clock, barsCacheB
   }
 }
 
-/** Deps whose recorder keeps nothing but hands the statistics over, and whose signals are not stored. */
-/** What a replay is handed instead of a stored run: the run's kind, statistics and the inputs its fingerprint covers. */
-export type ReplayRecord = (kind: RunKind, stats: unknown, inputs: Record<string, unknown>) => void
+/** The recorder of deps that never reach a store (input checks stop before; a replay's hands the statistics over). */
+const storesNothing: RunRecorder = {
+  record: async () => {
+    throw new Error('these research deps store no run: call researchAs(owner)')
+  },
+}
+
+/** What a replay is handed instead of a stored run: the run's kind and what it would have stored (statistics, inputs, results). */
+export type ReplayRecord = (kind: RunKind, fields: RunFields) => void
 
 function replayingDeps(deps: ResearchDeps, record: ReplayRecord): ResearchDeps {
   return {
@@ -80,7 +92,7 @@ function replayingDeps(deps: ResearchDeps, record: ReplayRecord): ResearchDeps {
     repo: { ...deps.repo, insertSignal: async () => 0 },
     runs: {
       record: async (kind, _dataset, fields) => {
-        record(kind, fields.stats, fields.inputs)
+        record(kind, fields)
         return { id: 0, inputs_digest: '', fingerprint: '', same_inputs_as_run: null, created_at: '', elapsed_ms: fields.elapsedMs, stored: false }
       },
     },

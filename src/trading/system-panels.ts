@@ -4,22 +4,26 @@ import { iso } from './present.js'
 import type { RunRow, TradingRepository } from './repository.js'
 import type { RpcProber } from './rpc-prober.js'
 
-export async function panelsOf<Health>(repo: TradingRepository, clock: Clock, prober: RpcProber, health: () => Promise<Health>) {
+/** `runsOf`: whose runs the runs panel and the equity card show (Principal.owner), or null for every run. */
+export async function panelsOf<Health>(repo: TradingRepository, clock: Clock, prober: RpcProber, health: () => Promise<Health>, runsOf: string | null) {
   const datasets = await repo.datasets()
   const byId = new Map(datasets.map((d) => [d.id, d]))
   const positionsPanel = await positionsPanelOf(repo)
-  const signals = (await repo.recentSignals(10)).map((s) => ({
+  const recent = await repo.recentSignals(10)
+  // A signal names the run that found it only to a viewer who may read that run.
+  const readable = runsOf === null ? null : await repo.ownedRunIds(recent.flatMap((s) => (s.run_id === null ? [] : [Number(s.run_id)])), runsOf)
+  const signals = recent.map((s) => ({
     id: s.id, dataset_id: s.dataset_id, symbol: s.symbol, timeframe: s.timeframe, strategy: s.strategy,
     params: JSON.parse(s.params) as Record<string, unknown>, signal: s.signal, bar_ts: iso(s.bar_ts),
-    origin: s.origin, run_id: s.run_id, created_at: s.created_at,
+    origin: s.origin, run_id: s.run_id === null || (readable && !readable.has(Number(s.run_id))) ? null : s.run_id, created_at: s.created_at,
   }))
-  const runs = (await repo.recentRuns(10)).map((r) => ({
+  const runs = (await repo.recentRuns(10, runsOf)).map((r) => ({
     id: r.id, kind: r.kind, dataset_id: r.dataset_id, symbol: byId.get(r.dataset_id)?.symbol ?? null,
     strategy: r.strategy, params: JSON.parse(r.params) as Record<string, unknown>,
     headline: headlineOf(r.kind, JSON.parse(r.stats) as Record<string, unknown>),
     inputs_digest: r.inputs_digest, elapsed_ms: r.elapsed_ms, created_at: r.created_at,
   }))
-  const latest = await repo.latestBacktest()
+  const latest = await repo.latestBacktest(runsOf)
   return {
     generated_at: iso(clock.now()),
     mode: { mode: 'paper' as const, live_trading: false as const },

@@ -52,6 +52,7 @@ export function createSystem(deps: SystemDeps) {
 
     dbStats: () => databaseStats(store),
 
-    panels: () => panelsOf(repo, clock, prober, v11Health),
+    /** The command center's panels; its runs and equity card show `runsOf`'s runs (every run when null). */
+    panels: (runsOf: string | null) => panelsOf(repo, clock, prober, v11Health, runsOf),
   }
 }

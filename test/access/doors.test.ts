@@ -18,7 +18,7 @@ import { actionsOf } from '../../src/caller/operation.js'
 import { pinRepository } from '../../src/access/pins.js'
 import { resourceAction } from '../../src/mcp/resources.js'
 import { tradingRegistry } from '../../src/trading/registry.js'
-import { accessOf } from '../../src/trading/operation.js'
+import { actionsOfTrading } from '../../src/trading/operation.js'
 
 const ADMIN_TOKEN = 'doors-admin-token-0123456789'
 const STRANGER = 'grant:someone-else'
@@ -62,34 +62,76 @@ function skipReadinessReport(app: FastifyInstance): void {
   app.adminCollectors.truth.run = pastTheDoor
 }
 
-/** A route's URL with its parameters filled by things that exist (a stranger's job, a pin, a dataset). */
-function urlOf(pattern: string, ids: { job: string; pin: string; dataset: string }): string {
+interface Ids {
+  job: string
+  pin: string
+  dataset: string
+  /** Two of the stranger's stored runs (compare takes two). */
+  runs: [number, number]
+}
+
+/** A route's URL with its parameters filled by things that exist (a stranger's job and runs, a pin, a dataset). */
+function urlOf(pattern: string, ids: Ids): string {
+  if (pattern.endsWith('/runs/compare')) return `${pattern}?ids=${ids.runs.join(',')}`
   return pattern
-    .replace(':id', pattern.includes('/runs/') ? '1' : ids.job)
+    .replace(':id', pattern.includes('/runs/') ? String(ids.runs[0]) : ids.job)
     .replace(':digest', ids.pin)
     .replace(':ref', ids.dataset)
     .replace('/*', '/index.html')
 }
+
+/** The owned thing an action is about, if it is one (a job, a run). */
+const ownedKind = (action: Action): 'job' | 'run' | null => (POLICY[action].need !== 'owner' ? null : action.startsWith('run.') ? 'run' : 'job')
 
 const refusedStatus = (status: number, owned: boolean) => status === 401 || status === 403 || (owned && status === 404)
 
 describe('the door × principal table (ADMIN_TOKEN set)', () => {
   let app: FastifyInstance
   let who: Who[]
-  let ids: { job: string; pin: string; dataset: string }
+  let ids: Ids
+  let strangerHeaders: Record<string, string>
   const verdicts: Verdict[] = []
+
+  let stored = 0
+  /**
+   * A backtest the stranger stores (fast: 5 or 6), whole with its trades and curve: its run id. Each with cash of its
+   * own: an identical submission would be answered by the earlier job (dedupe), naming a run deleted since.
+   */
+  async function strangerRun(fast: number): Promise<number> {
+    app.admission.override('live-bound')
+    try {
+      const res = await app.inject({
+        method: 'POST', url: '/api/v11/trading/backtest', headers: strangerHeaders,
+        payload: { dataset: ids.dataset, strategy: 'sma_cross', params: { fast, slow: 20 }, cash: 10_000 + stored++ },
+      })
+      expect(res.statusCode, res.body).toBe(200)
+      return res.json().run.id as number
+    } finally {
+      app.admission.override('shedding')
+    }
+  }
+
+  /** After a door that deletes: the stranger's runs are stored again (as new runs) if the door let the delete through. */
+  async function restoreRuns(): Promise<void> {
+    for (const [k, fast] of [[0, 5], [1, 6]] as const) {
+      if (!(await app.store.sql.get('SELECT id FROM runs WHERE id = ?', [ids.runs[k]]))) ids.runs[k] = await strangerRun(fast)
+    }
+  }
 
   beforeAll(async () => {
     app = await buildTestApp({ env: { ADMIN_TOKEN, CORS_ORIGINS: 'https://allowed.example' } })
     skipReadinessReport(app)
     who = await principals(app)
-    // A stranger's finished job, a pin and a dataset: owned doors are tried on something that exists.
+    // A stranger's finished job and runs, a pin and a dataset: owned doors are tried on things that exist.
     const { job } = await app.jobs.submit({ op: 'sat', surface: 'caller', owner: STRANGER, input: { dimacs: 'p cnf 1 1\n1 0\n' } })
     await app.jobs.settled(job.id)
     const pin = await app.inject({ method: 'POST', url: '/api/v1/pin', headers: who.at(-1)!.headers, payload: { content: 'door' } })
-    const datasets = await app.store.sql.get<{ id: number }>('SELECT id FROM datasets ORDER BY id DESC LIMIT 1')
-    ids = { job: job.id, pin: pin.json().data.digest, dataset: String(datasets!.id) }
+    const datasets = await app.store.sql.get<{ id: number }>("SELECT id FROM datasets WHERE symbol = 'SYN-DAILY' ORDER BY id DESC LIMIT 1")
+    ids = { job: job.id, pin: pin.json().data.digest, dataset: String(datasets!.id), runs: [0, 0] }
     expect((await pinRepository(app.store.sql).get(ids.pin))).not.toBeNull()
+    const { token } = await grantRepository(app.store.sql).issue(STRANGER.slice('grant:'.length), ['run:heavy'], 3600, app.clock.now())
+    strangerHeaders = { authorization: `Bearer ${token}` }
+    ids.runs = [await strangerRun(5), await strangerRun(6)]
     app.admission.override('shedding')
   }, 60_000)
   afterAll(async () => {
@@ -102,12 +144,17 @@ describe('the door × principal table (ADMIN_TOKEN set)', () => {
   /** The door let `w` through (or not); the policy must say the same of every action the door is. */
   const judge = (door: string, w: Who, actions: Action[], status: number, owner?: string) => {
     const owned = owner !== undefined
-    const allowed = actions.every((action) => app.policy.allows(w.principal, action, owned ? { kind: 'job', id: ids.job, owner } : undefined))
+    const allowed = actions.every((action) => {
+      const kind = ownedKind(action)
+      return app.policy.allows(w.principal, action, owned && kind ? { kind, id: kind === 'job' ? ids.job : String(ids.runs[0]), owners: [owner] } : undefined)
+    })
     verdicts.push({ door, who: w.name, passed: !refusedStatus(status, owned), allowed, status: `${status} (${actions.join(' + ')})` })
   }
 
   it('every route of the route table', async () => {
     const operations = new Map(app.registry.operations.map((op) => [`${op.method} /api/v1${op.path}`, op]))
+    // A trading route is its door's action, and compute.heavy besides when it works in the mill (the admission asks).
+    const tradingOps = new Map(tradingRegistry.map((op) => [`${op.method} ${op.url}`, op]))
     const routes = app.routeTable.filter((r) => r.method !== 'OPTIONS')
     expect(routes.length).toBeGreaterThan(90)
     for (const route of routes) {
@@ -117,7 +164,9 @@ describe('the door × principal table (ADMIN_TOKEN set)', () => {
       for (const input of inputs) {
         const access = app.routeAccess.get(`${route.method} ${route.url}`)!
         // The /admin page's shell is public; its panel (partial=1) is the data behind the door.
-        const actions: Action[] = route.url === '/admin' ? ['admin.read'] : op ? actionsOf(op, input) : [access]
+        const trading = tradingOps.get(`${route.method} ${route.url}`)
+        const actions: Action[] = route.url === '/admin' ? ['admin.read'] : op ? actionsOf(op, input) : trading ? actionsOfTrading(trading) : [access]
+        if (trading) expect(access, `${route.method} ${route.url}`).toBe(actionsOfTrading(trading)[0])
         if (op) expect(access, `${route.method} ${route.url}`).toBe(actionsOf(op, input)[0])
         for (const w of triedBy(actions)) {
           const url = urlOf(route.url, ids) + (route.url === '/admin' ? '?partial=1' : '')
@@ -125,8 +174,9 @@ describe('the door × principal table (ADMIN_TOKEN set)', () => {
             method: route.method as 'GET', url, headers: { ...w.headers, ...(route.url === '/mcp' ? { accept: 'application/json, text/event-stream' } : {}) },
             ...(route.method === 'POST' ? { payload: route.url === '/mcp' ? { jsonrpc: '2.0', id: 1, method: 'ping' } : input as object } : {}),
           })
-          const owned = access === 'job.read' || access === 'job.cancel'
+          const owned = ownedKind(access) !== null
           judge(`${route.method} ${route.url}${inputs.length > 1 ? ` ${JSON.stringify(input).slice(0, 30)}` : ''}`, w, actions, res.statusCode, owned ? STRANGER : undefined)
+          if (route.method === 'DELETE') await restoreRuns()
         }
       }
     }
@@ -163,10 +213,14 @@ describe('the door × principal table (ADMIN_TOKEN set)', () => {
       for (const input of op?.inputAction ? op.examples : [{}]) {
         const trading = tradingRegistry.find((t) => t.mcp?.name === name)
         expect(op ?? trading, `tool ${name} is a registry's`).toBeDefined()
-        const actions: Action[] = op ? actionsOf(op, input) : [accessOf(trading!)]
+        const actions: Action[] = op ? actionsOf(op, input) : actionsOfTrading(trading!)
+        // A tool about a run is tried on the stranger's.
+        const owned = !op && ownedKind(actions[0]!) !== null
         for (const w of triedBy(actions)) {
-          const answer = (await rpc(w, 'tools/call', { name, arguments: input })).result as { isError?: boolean; structuredContent?: { refuse?: { http_status: number } } }
-          judge(`mcp tool ${name}`, w, actions, answer.isError ? answer.structuredContent!.refuse!.http_status : 200)
+          const args = owned ? (trading!.path.includes(':id') ? { id: ids.runs[0] } : { ids: ids.runs.join(',') }) : input
+          const answer = (await rpc(w, 'tools/call', { name, arguments: args })).result as { isError?: boolean; structuredContent?: { refuse?: { http_status: number } } }
+          judge(`mcp tool ${name}`, w, actions, answer.isError ? answer.structuredContent!.refuse!.http_status : 200, owned ? STRANGER : undefined)
+          if (trading?.method === 'DELETE') await restoreRuns()
         }
       }
     }
@@ -218,7 +272,7 @@ describe('the door table of an open host (no ADMIN_TOKEN): everything but the ad
     })
     expect(guarded.length).toBeGreaterThan(20)
     for (const route of guarded) {
-      const res = await app.inject({ method: route.method as 'GET', url: urlOf(route.url, { job: 'nope', pin: 'sha256:00', dataset: '1' }), ...(route.method === 'POST' ? { payload: {} } : {}) })
+      const res = await app.inject({ method: route.method as 'GET', url: urlOf(route.url, { job: 'nope', pin: 'sha256:00', dataset: '1', runs: [1, 2] }), ...(route.method === 'POST' ? { payload: {} } : {}) })
       if (res.statusCode === 401 || res.statusCode === 403) refused.push(`${route.method} ${route.url}`)
     }
     expect(refused).toEqual(['POST /api/v1/grant'])
@@ -236,7 +290,7 @@ describe('docs/security.md', () => {
         case 'scope': return `scope \`${rule.scope}\``
         case 'admin': return 'the admin credential'
         case 'heavy': return 'heavy work (scope `run:heavy`, see below)'
-        case 'owner': return `its owner, or ${rule.or === 'admin' ? 'the admin credential' : `scope \`${rule.or}\``}`
+        case 'owner': return `its owner${rule.scope ? ` with scope \`${rule.scope}\`` : ''}, or ${rule.or === 'admin' ? 'the admin credential' : `scope \`${rule.or}\``}`
       }
     }
     expect(rows).toEqual(Object.entries(POLICY).map(([action, rule]) => [action, needs(rule)]))

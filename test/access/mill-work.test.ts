@@ -2,7 +2,8 @@
 // compute.heavy for the principal. Found over a real socket on a host with ADMIN_TOKEN set (HEAVY_ACCESS=scoped): an
 // anonymous client replayed a stored walk-forward search 40 times at once (34 ran, the mill's queue filled and an admin's
 // /sat was answered occupied), and ran Monte Carlo bands, exact /pack searches and large /clauses in the mill, all of
-// which the same client is refused as /sat or a /run batch. A replay is the research again, so it is a job like the
+// which the same client is refused as /sat or a /run batch. (Runs have owners since: a stranger's run is 404, so the
+// replay is tried by a principal that may read the run, admin:read, but not do heavy work.) A replay is the research again, so it is a job like the
 // research: counted in its owner's share of the queue (JOBS_PER_CLIENT), and never shared with an earlier replay.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { request } from 'undici'
@@ -36,31 +37,35 @@ function millSizedDimacs(): string {
 describe('work in the mill asks compute.heavy on every door (ADMIN_TOKEN set, HEAVY_ACCESS=scoped)', () => {
   let runId: number
   let heavyGrant: Record<string, string>
+  /** May read every run (admin:read), may not do heavy work. */
+  let reader: Record<string, string>
 
   beforeAll(async () => {
     host.app.admission.override('live-bound')
-    const stored = await send('POST', '/api/v11/trading/backtest', admin, { dataset: 'SYN-DAILY', strategy: 'sma_cross' })
+    const grants = grantRepository(host.app.store.sql)
+    heavyGrant = { authorization: `Bearer ${(await grants.issue('replayer', ['run:heavy'], 600, Date.now())).token}` }
+    reader = { authorization: `Bearer ${(await grants.issue('auditor', ['admin:read'], 600, Date.now())).token}` }
+    const stored = await send('POST', '/api/v11/trading/backtest', heavyGrant, { dataset: 'SYN-DAILY', strategy: 'sma_cross' })
     expect(stored.status, stored.text).toBe(200)
     runId = stored.json.run.id
-    const issued = await grantRepository(host.app.store.sql).issue('replayer', ['run:heavy'], 600, Date.now())
-    heavyGrant = { authorization: `Bearer ${issued.token}` }
   })
   afterAll(() => host.app.admission.override(null))
 
-  it('an anonymous replay and Monte Carlo of a stored run are refused as the research itself is', async () => {
+  it('a replay and Monte Carlo of a run its reader may read are refused without run:heavy, as the research itself is', async () => {
     for (const res of [
-      await send('POST', `/api/v11/runs/${runId}/replay`, anonymous),
-      await send('GET', `/api/v11/runs/${runId}/monte-carlo?paths=1000`, anonymous),
-      await send('POST', '/api/v11/trading/backtest', anonymous, { dataset: 'SYN-DAILY', strategy: 'sma_cross' }),
+      await send('POST', `/api/v11/runs/${runId}/replay`, reader),
+      await send('GET', `/api/v11/runs/${runId}/monte-carlo?paths=1000`, reader),
+      await send('POST', '/api/v11/trading/backtest', reader, { dataset: 'SYN-DAILY', strategy: 'sma_cross' }),
     ]) {
-      expect(res.status, res.text).toBe(401)
+      expect(res.status, res.text).toBe(403)
       expect(res.json.detail).toMatch(/run:heavy/)
     }
+    expect((await send('GET', `/api/v11/runs/${runId}`, reader)).status).toBe(200)
     // The same doors as MCP tools.
     for (const [name, args] of [['trading_run_replay', { id: runId }], ['trading_run_monte_carlo', { id: runId, paths: 1000 }]] as const) {
-      const res = await send('POST', '/mcp', { ...anonymous, ...MCP }, { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name, arguments: args } })
+      const res = await send('POST', '/mcp', { ...reader, ...MCP }, { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name, arguments: args } })
       expect(res.json.result.isError, name).toBe(true)
-      expect(res.json.result.structuredContent.refuse).toMatchObject({ code: 'unauthorized' })
+      expect(res.json.result.structuredContent.refuse).toMatchObject({ code: 'forbidden' })
     }
   })
 

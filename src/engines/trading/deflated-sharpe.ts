@@ -30,14 +30,34 @@ export function deflatedSharpeRatio(input: {
   trials?: number
   returns: ArrayLike<number>
 }): DeflatedSharpe {
-  const { sharpe } = input
   const finiteTrials = input.trialSharpes.filter(Number.isFinite)
-  const trials = Math.max(1, input.trials ?? finiteTrials.length)
-  const variance = sampleVariance(finiteTrials)
+  const { skewness, kurtosis, count } = moments(input.returns)
+  return deflatedSharpeOfMoments({
+    sharpe: input.sharpe,
+    trialVariance: sampleVariance(finiteTrials),
+    trials: input.trials ?? finiteTrials.length,
+    observations: count,
+    skewness,
+    kurtosis,
+  })
+}
+
+/** The same from the figures the paper states: V[SR_n], N, T and the chosen strategy's skewness and kurtosis. */
+export function deflatedSharpeOfMoments(input: {
+  sharpe: number
+  /** V[SR_n], the variance of the trials' Sharpe ratios (per observation). */
+  trialVariance: number
+  trials: number
+  observations: number
+  skewness: number
+  /** Not excess: 3 for normal returns. */
+  kurtosis: number
+}): DeflatedSharpe {
+  const { sharpe, trialVariance: variance, observations: count, skewness, kurtosis } = input
+  const trials = Math.max(1, input.trials)
   const sr0 = trials > 1 && variance > 0
     ? Math.sqrt(variance) * ((1 - EULER_GAMMA) * normalQuantile(1 - 1 / trials) + EULER_GAMMA * normalQuantile(1 - 1 / (trials * Math.E)))
     : 0
-  const { skewness, kurtosis, count } = moments(input.returns)
   const denom = 1 - skewness * sharpe + ((kurtosis - 1) / 4) * sharpe * sharpe
   const z = (bench: number): number | null => {
     if (count < 2 || !(denom > 0) || !Number.isFinite(sharpe)) return null

@@ -70,7 +70,7 @@ export type { WalkForwardSpec, WalkForwardResult, WalkForwardFold, ConfigScore }
 export { gridPairCount, gridSlices, inSampleGrid, mergeGridResults } from './grid.js'
 export type { SmaGrid, GridResult, GridRow, GridSlice } from './grid.js'
 
-export { deflatedSharpeRatio, normalCdf, normalQuantile } from './deflated-sharpe.js'
+export { deflatedSharpeOfMoments, deflatedSharpeRatio, normalCdf, normalQuantile } from './deflated-sharpe.js'
 export type { DeflatedSharpe } from './deflated-sharpe.js'
 
 export { generateSyntheticBars, SYNTHETIC_PRESETS, DEFAULT_REGIMES } from './synthetic.js'

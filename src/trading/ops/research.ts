@@ -30,7 +30,7 @@ export const researchOperations = [
     refusals: ['not_found'],
     mcp: { name: 'trading_backtest', title: 'Backtest a strategy on a dataset' },
     cli: { name: 'backtest', caption: 'Backtest a strategy on a dataset (backtesting.py semantics)', example: GOOG_SMA },
-    handler: (input, { service }) => service.backtest(input) as never,
+    handler: (input, { service, principal }) => service.researchAs(principal.owner).backtest(input) as never,
   }),
   defineTradingOperation({
     name: 'trading.simulate',
@@ -46,7 +46,7 @@ export const researchOperations = [
     refusals: ['not_found'],
     mcp: { name: 'trading_simulate', title: 'Monte Carlo of a strategy' },
     cli: { name: 'simulate', caption: 'Monte Carlo of a strategy: return, drawdown and Sharpe distributions', example: { ...GOOG_SMA, paths: 200, horizon: 252, method: 'bootstrap', seed: 1 } },
-    handler: (input, { service }) => service.simulate(input),
+    handler: (input, { service, principal }) => service.researchAs(principal.owner).simulate(input),
   }),
   defineTradingOperation({
     name: 'trading.max-edge-signal',
@@ -64,7 +64,7 @@ export const researchOperations = [
     refusals: ['not_found'],
     mcp: { name: 'trading_max_edge_signal', title: 'Walk-forward signal search' },
     cli: { name: 'max-edge-signal', caption: 'Walk-forward signal search scored out of sample', example: { dataset: 'GOOG' } },
-    handler: (input, { service }) => service.maxEdgeSignal(input),
+    handler: (input, { service, principal }) => service.researchAs(principal.owner).maxEdgeSignal(input),
   }),
   defineTradingOperation({
     name: 'trading.full-cycle',
@@ -103,6 +103,6 @@ export const researchOperations = [
     heavy: { check: (input, { service }) => passesChecks(service.inputCheck.maxEdgeSignalV10(input)) },
     examples: MAX_EDGE_V10_EXAMPLES,
     refusals: ['not_found'],
-    handler: (input, { service }) => service.maxEdgeSignalV10(input),
+    handler: (input, { service, principal }) => service.researchAs(principal.owner).maxEdgeSignalV10(input),
   }),
 ]

@@ -2,6 +2,7 @@
 import { defineTradingOperation } from '../operation.js'
 import { runDetail, runListQuery, runPage, runParams, runQuery } from '../readback-schemas.js'
 import { PAGING } from './paging-note.js'
+import { listedRunOwner, runFor } from '../run-access.js'
 
 export const runOperations = [
   defineTradingOperation({
@@ -9,18 +10,20 @@ export const runOperations = [
     method: 'GET',
     group: 'v11',
     path: '/runs',
-    summary: 'Stored runs (backtests, simulations, signal searches), newest first; filter by kind, dataset, strategy',
+    action: 'run.list',
+    summary: 'Your stored runs (backtests, simulations, signal searches), newest first; filter by kind, dataset, strategy (admin:read: every run)',
     description: PAGING,
     query: runListQuery,
     output: runPage,
     mcp: { name: 'trading_runs', title: 'Stored runs, newest first' },
-    handler: (input, { readback }) => readback.runs(input),
+    handler: (input, call) => call.readback.runs(input, listedRunOwner(call)),
   }),
   defineTradingOperation({
     name: 'trading.runs.get',
     method: 'GET',
     group: 'v11',
     path: '/runs/:id',
+    action: 'run.read',
     summary: 'One stored run: its inputs, statistics, equity curve (as stored, downsampled) and, on request, its trades',
     description: 'Trades are not stored: `?include=trades` recomputes them from the stored inputs (a backtest in the mill) and says ' +
       'whether the recomputed statistics equal the stored ones. A run stored without an equity curve answers `equity: null` with the reason.',
@@ -29,7 +32,7 @@ export const runOperations = [
     output: runDetail,
     // Trades recomputed for a 250k-bar run are thousands of objects: written a part per loop turn.
     largeAnswer: true,
-    handler: ({ id, include, equity_points }, { readback }) =>
-      readback.run(id, { withTrades: include === 'trades', equityPoints: equity_points }),
+    handler: async ({ id, include, equity_points }, call) =>
+      call.readback.run(await runFor(call, id), { withTrades: include === 'trades', equityPoints: equity_points }),
   }),
 ]

@@ -10,6 +10,7 @@ import {
   dbStatsAnswer, modeAnswer, PLATFORM_VERSION, rootHealthAnswer, v10HealthAnswer, v11HealthAnswer, verifyAnswer,
 } from '../schemas.js'
 import { TAGS } from '../context.js'
+import { listedRunOwner } from '../run-access.js'
 import { V10_SUCCESSORS, V10_VERSION } from '../v10.js'
 
 const anyObject = z.record(z.string(), z.unknown())
@@ -50,7 +51,7 @@ export const systemOperations = [
     summary: 'Command center (HTML): the panels with the latest backtest\'s equity curve',
     output: z.string(),
     produces: { type: 'text/html; charset=utf-8', description: 'server-rendered page' },
-    handler: (_input, { commandCenter }) => commandCenter(),
+    handler: (_input, call) => call.commandCenter(listedRunOwner(call)),
   }),
   defineTradingOperation({
     name: 'trading.system.inventory',
@@ -171,6 +172,6 @@ export const systemOperations = [
     path: '/command-center/panels',
     summary: 'Command-center panels: positions and P&L, latest signals, recent runs, datasets, system health, RPC, latest equity curve',
     output: anyObject,
-    handler: (_input, { system }) => system.panels(),
+    handler: (_input, call) => call.system.panels(listedRunOwner(call)),
   }),
 ]
