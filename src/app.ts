@@ -105,7 +105,8 @@ export async function buildApp(opts: BuildOptions): Promise<FastifyInstance> {
     // A first start seeds 100k+ bars in the trading plugin, and replicas starting together on one PostgreSQL database
     // wait for the one seeding: Fastify's default 10 s per plugin ended such starts on a loaded machine.
     pluginTimeout: 120_000,
-    trustProxy: config.trustProxy,
+    // The first TRUST_PROXY hops are proxies, never all (`true` takes the leftmost X-Forwarded-For entry, the client's own).
+    trustProxy: config.trustProxy > 0 ? (_address: string, hop: number) => hop < config.trustProxy : false,
     // Malformed URLs never reach routing or hooks; this answers them in the surface's format and counts them.
     frameworkErrors: frameworkErrorHandler,
     clientErrorHandler,
@@ -114,7 +115,7 @@ export async function buildApp(opts: BuildOptions): Promise<FastifyInstance> {
   app.setSerializerCompiler(zodSerializerCompiler)
 
   const store = opts.store ?? await openStore(storeOptionsOf(config))
-  const mill = opts.mill ?? createMill({ threads: config.millThreads, maxQueue: config.millQueue, nice: config.millNice })
+  const mill = opts.mill ?? createMill({ threads: config.millThreads, maxQueue: config.millQueue, nice: config.millNice, perOwner: config.jobsPerClient })
   const counters = createCallerCounters()
   app.decorate('unmatchedLog', unmatchedLog)
   app.decorate('config', config)

@@ -48,7 +48,7 @@ const envSchema = z.object({
   MAX_EVENT_LOOP_DELAY_MS: intFrom(10, 60_000).default(200),
   SHUTDOWN_GRACE_MS: intFrom(100, 120_000).default(10_000),
   NODE_ENV: z.string().default('development'),
-  TRUST_PROXY: z.enum(['true', 'false', '1', '0']).default('false'),
+  TRUST_PROXY: z.string().regex(/^(true|false|[0-9])$/, 'must be true, false, or the number of proxies in front (0–9)').default('false'),
   CORS_ORIGINS: z.string().default(''),
   JOB_RETENTION_H: z.coerce.number().min(0.001).max(24 * 365).default(24),
   JOB_MAX_MS: intFrom(1000, 7 * 24 * 3_600_000).default(30 * 60_000),
@@ -120,8 +120,12 @@ export interface Config {
   readonly maxEventLoopDelayMs: number
   readonly shutdownGraceMs: number
   readonly nodeEnv: string
-  /** Trust X-Forwarded-* from a reverse proxy (nginx in front): client IPs for the rate limit come from it. */
-  readonly trustProxy: boolean
+  /**
+   * How many reverse proxies in front to trust (TRUST_PROXY; true is one, the nginx in front): a client's address is the
+   * one the outermost of them saw, the entry that many from the right of X-Forwarded-For. Entries further left are the
+   * client's own words: trusting them let any client choose its client key (rate limit, shares, anonymous owners).
+   */
+  readonly trustProxy: number
   /** Exact origins (scheme://host[:port]) granted cross-origin access; empty = none. */
   readonly corsOrigins: readonly string[]
   /** Hours a finished job's answer is kept before it is purged. */
@@ -246,7 +250,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
     maxEventLoopDelayMs: e.MAX_EVENT_LOOP_DELAY_MS,
     shutdownGraceMs: e.SHUTDOWN_GRACE_MS,
     nodeEnv: e.NODE_ENV,
-    trustProxy: e.TRUST_PROXY === 'true' || e.TRUST_PROXY === '1',
+    trustProxy: e.TRUST_PROXY === 'true' ? 1 : e.TRUST_PROXY === 'false' ? 0 : Number(e.TRUST_PROXY),
     corsOrigins: Object.freeze(corsOrigins),
     jobRetentionH: e.JOB_RETENTION_H,
     jobMaxMs: e.JOB_MAX_MS,

@@ -36,7 +36,7 @@ export async function gridWallTable(bars: Bars, grid: SmaGrid, options: Backtest
   const pairs = gridPairCount(grid)
   const payload: GridPayload = { bars, grid, options, maximize: 'sharpe_ratio' }
   const shares = gridSlices(pairs, threads).map((slice) => ({ ...payload, slice }))
-  const runOpts = { timeoutMs: 60_000 }
+  const runOpts = { timeoutMs: 60_000, owner: null }
   try {
     // the first split starts the workers beyond the warm first one (piscina starts them on demand): timed apart, once
     await mill.run('trading.inSampleGrid', payload, runOpts)

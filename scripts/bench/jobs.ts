@@ -38,7 +38,7 @@ const limits = { maxVars: 200_000, maxClauses: 2_000_000, maxLiterals: 20_000_00
 
 const paths = {
   bare: async () => {
-    await app.mill.run('logic.sat', { dimacs: SAT_DIMACS, wantModel: true, limits }, { timeoutMs: 10_000, op: 'sat' })
+    await app.mill.run('logic.sat', { dimacs: SAT_DIMACS, wantModel: true, limits }, { timeoutMs: 10_000, op: 'sat', owner: null })
   },
   sync: async () => {
     const res = await app.inject({ method: 'POST', url: '/api/v1/sat', payload: body })

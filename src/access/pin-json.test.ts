@@ -29,15 +29,15 @@ const nested = (levels: number, leaf: unknown = 0): unknown => {
 describe('canonicalPinJson', () => {
   it('makes a small value canonical on the loop', async () => {
     const { mill, sent } = recordingMill()
-    expect(await canonicalPinJson({ b: [1, 2.5, 'x'], a: { d: null, c: true } }, 8, mill)).toBe('{"a":{"c":true,"d":null},"b":[1,2.5,"x"]}')
-    expect(await canonicalPinJson(nested(9), 8, mill)).toBeNull()
+    expect(await canonicalPinJson({ b: [1, 2.5, 'x'], a: { d: null, c: true } }, 8, mill, null)).toBe('{"a":{"c":true,"d":null},"b":[1,2.5,"x"]}')
+    expect(await canonicalPinJson(nested(9), 8, mill, null)).toBeNull()
     expect(sent).toHaveLength(0)
   })
 
   it('sends a large value to the mill as its JSON text, written over many loop turns', async () => {
     const { mill, sent } = recordingMill()
     const wide = Object.fromEntries(Array.from({ length: 60_000 }, (_, i) => [`k${59_999 - i}`, i % 7 === 0 ? `é😀${i}` : i / 3]))
-    const { value, turns } = await turnsDuring(() => canonicalPinJson(wide, 8, mill))
+    const { value, turns } = await turnsDuring(() => canonicalPinJson(wide, 8, mill, null))
     expect(value).toBe(canonicalJson(wide))
     expect(sent).toHaveLength(1)
     expect(JSON.parse(sent[0]!.json)).toEqual(wide)
@@ -48,8 +48,8 @@ describe('canonicalPinJson', () => {
   it('answers null from the mill for a large value nested deeper than the limit', async () => {
     const { mill, sent } = recordingMill()
     const deep = { pad: 'x'.repeat(INLINE_JSON_CHARS), deep: nested(3_000) }
-    expect(await canonicalPinJson(deep, 256, mill)).toBeNull()
-    expect(await canonicalPinJson({ pad: 'x'.repeat(INLINE_JSON_CHARS), deep: nested(255) }, 256, mill)).toMatch(/^\{"deep":\{"d":/)
+    expect(await canonicalPinJson(deep, 256, mill, null)).toBeNull()
+    expect(await canonicalPinJson({ pad: 'x'.repeat(INLINE_JSON_CHARS), deep: nested(255) }, 256, mill, null)).toMatch(/^\{"deep":\{"d":/)
     expect(sent).toHaveLength(2)
   })
 })

@@ -11,8 +11,8 @@ import { WrittenJson } from '../written-json.js'
 export const INLINE_JSON_CHARS = 16 * 1024
 
 /** The canonical text of a value nested at most maxDepth levels, or null for one nested deeper. */
-export async function canonicalPinJson(value: unknown, maxDepth: number, mill: Mill): Promise<string | null> {
+export async function canonicalPinJson(value: unknown, maxDepth: number, mill: Mill, owner: string | null): Promise<string | null> {
   const json = value instanceof WrittenJson ? value.text() : await jsonTextInTurns(value)
   if (json.length <= INLINE_JSON_CHARS) return canonicalWithin(value instanceof WrittenJson ? value.value() : value, maxDepth)
-  return mill.run('access.canonical_json', { json, maxDepth }, { timeoutMs: budgetOf(undefined), op: 'pin' })
+  return mill.run('access.canonical_json', { json, maxDepth }, { timeoutMs: budgetOf(undefined), op: 'pin', owner })
 }

@@ -25,7 +25,7 @@ export function parseInput(op: Pick<AnyOperation, 'name' | 'input'>, raw: unknow
 export function admitParsed(op: AnyOperation, input: unknown, ctx: OperationContext): void {
   try {
     op.checkLimits?.(input, ctx)
-    if (op.heavy) ctx.admission.admitHeavy(op.name)
+    if (op.heavy) ctx.admission.admitHeavy(op.name, ctx.principal)
   } catch (err) {
     throw err instanceof Refusal ? err.forOp(op.name) : err
   }

@@ -32,6 +32,18 @@ interface JobRow {
 
 export const QUEUED_PROGRESS: JobProgress = { fraction: null, phase: 'queued', done: null, total: null, eta_s: null, counters: {} }
 
+/**
+ * A principal's jobs whose id starts with a prefix: a range of the unique index on id (byte order on both backends:
+ * PostgreSQL's id is COLLATE "C"), so an anonymous lookup reads the few rows in range, never every row of the table.
+ */
+export const ID_PREFIX_SQL = 'SELECT id FROM jobs WHERE id >= @from AND id < @to AND (owner = @owner OR @owner IS NULL) ORDER BY id LIMIT @limit'
+
+/** The ids a prefix of lowercase hex and dashes starts: [prefix, prefix with its last character the next one). */
+export function idPrefixRange(prefix: string): { from: string; to: string } {
+  if (!/^[0-9a-f-]+$/.test(prefix)) throw new Error(`not an id prefix: ${prefix}`)
+  return { from: prefix, to: prefix.slice(0, -1) + String.fromCharCode(prefix.charCodeAt(prefix.length - 1) + 1) }
+}
+
 // A row is read on every poll and watch of a job; its input and answer (megabytes, maybe) are parts, read apart.
 const COLUMNS = 'n, id, op, surface, owner, state, input_digest, idempotency_key, attempts, progress, refuse, created_at, started_at, finished_at, purged_at, sealed_at'
 
@@ -149,13 +161,7 @@ export function createJobRepository(sql: Sql): JobRepository {
     },
     get: (id) => one(`SELECT ${COLUMNS} FROM jobs WHERE id = ?`, [id]),
     async idsStartingWith(prefix, limit, owner) {
-      // The prefix holds no LIKE wildcard (hex and dashes, checked by the caller); LIKE rather than a range, whose order
-      // would follow PostgreSQL's collation. A principal's prefix finds its own jobs only (a stranger's id stays unknown).
-      if (!/^[0-9a-f-]+$/.test(prefix)) throw new Error(`not an id prefix: ${prefix}`)
-      const rows = await sql.all<{ id: string }>(
-        'SELECT id FROM jobs WHERE id LIKE @pattern AND (owner = @owner OR @owner IS NULL) ORDER BY id LIMIT @limit',
-        { pattern: `${prefix}%`, limit, owner },
-      )
+      const rows = await sql.all<{ id: string }>(ID_PREFIX_SQL, { ...idPrefixRange(prefix), limit, owner })
       return rows.map((row) => row.id)
     },
     byKey: (surface, owner, key) => one(`SELECT ${COLUMNS} FROM jobs WHERE surface = ? AND owner = ? AND idempotency_key = ?`, [surface, owner, key]),

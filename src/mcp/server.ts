@@ -120,7 +120,7 @@ export function createMcpServer(deps: McpServerDeps): Server {
         throw new Refusal('payload_too_large', `the message is ${bodyBytes} bytes; ${tool.name} takes at most ${config.bodyLimitBytes} (BODY_LIMIT_BYTES)`)
       }
       const toolContext = { op: context, trading }
-      const input = tool.admit(request.params.arguments ?? {}, toolContext)
+      const input = await tool.admit(request.params.arguments ?? {}, toolContext)
       let data: unknown
       let meta: Record<string, unknown> | undefined
       let resultUrl: string | null = null

@@ -29,7 +29,7 @@ export interface McpTool {
   /** 'large' when the tool takes bodies up to LARGE_BODY_LIMIT_BYTES, as its HTTP route does. */
   bodyLimit: 'default' | 'large'
   readOnly: boolean
-  /** Every check that can refuse, in the gate's order; answers the parsed input. Refusals are thrown as Refusal. */
+  /** Every check that can refuse, in the gate's order; answers the parsed input (or a promise of it). Refusals are thrown as Refusal. */
   admit(args: unknown, ctx: ToolContext): unknown
   /** Heavy tools run as this job (progress and cancellation come from it); the others run in the request. */
   job?: ToolJob

@@ -34,13 +34,16 @@ export function tradingTool(op: TradingOperation): McpTool {
     readOnly: op.method === 'GET',
     largeAnswer: heavy || op.largeAnswer === true,
     route: { method: op.method, path: op.url },
-    admit(args, ctx) {
+    async admit(args, ctx) {
       const { op: caller } = ctx
       try {
-        // The tool is its route's door: the same action of the access policy.
+        // The tool is its route's door: the same action of the access policy, then the same checks before a job.
         caller.policy.authorizeDoor(caller.principal, accessOf(op), name)
-        const input = parseInput({ name, input: op.input }, args)
-        if (heavy) caller.admission.admitHeavy(name)
+        const input = parseInput({ name, input: op.input }, args) as Record<string, unknown>
+        if (op.heavy) {
+          await op.heavy.check(input, callOf(ctx))
+          caller.admission.admitHeavy(name, caller.principal)
+        }
         return input
       } catch (err) {
         throw err instanceof Refusal ? err.forOp(name) : err

@@ -12,7 +12,7 @@ afterEach(async () => {
 describe('the mill', () => {
   it('runs a task in a worker and reports the worker live', async () => {
     mill = createMill({ threads: 1, maxQueue: 4 })
-    const result = await mill.run('mill.spin', { ms: 5 }, { timeoutMs: 5000 })
+    const result = await mill.run('mill.spin', { ms: 5 }, { timeoutMs: 5000, owner: null })
     expect(result.stopped_by_deadline).toBe(false)
     const agents = mill.agents()
     expect(agents).toHaveLength(1)
@@ -26,7 +26,7 @@ describe('the mill', () => {
     expect(mill.agents()).toHaveLength(0)
     expect(mill.memory!()).toEqual({ workers: 0, heap_bytes: 0 })
     expect(mill.stats()).toMatchObject({ queue_size: 0, running: 0, completed: 0 })
-    await mill.run('mill.spin', { ms: 1 }, { timeoutMs: 5000 })
+    await mill.run('mill.spin', { ms: 1 }, { timeoutMs: 5000, owner: null })
     expect(mill.agents()).toHaveLength(1)
     expect(mill.memory!().workers).toBe(1)
     expect(mill.memory!().heap_bytes).toBeGreaterThan(0)
@@ -35,7 +35,7 @@ describe('the mill', () => {
 
   it('counts busy time into utilisation, per worker and for the pool', async () => {
     mill = createMill({ threads: 1, maxQueue: 4 })
-    await mill.run('mill.spin', { ms: 200 }, { timeoutMs: 5000 })
+    await mill.run('mill.spin', { ms: 200 }, { timeoutMs: 5000, owner: null })
     const [agent] = mill.agents()
     expect(agent!.utilization).toBeGreaterThan(0)
     expect(agent!.utilization).toBeLessThanOrEqual(1)
@@ -49,7 +49,7 @@ describe('the mill', () => {
     const before = new Set(readdirSync('/proc/self/task'))
     const own = niceOf(String(process.pid))
     mill = createMill({ threads: 1, maxQueue: 4, nice: own + 7 })
-    await mill.run('mill.spin', { ms: 1 }, { timeoutMs: 5000 })
+    await mill.run('mill.spin', { ms: 1 }, { timeoutMs: 5000, owner: null })
     const added = readdirSync('/proc/self/task').filter((tid) => !before.has(tid)).map(niceOf)
     expect(added).toContain(Math.min(19, own + 7))
     expect(niceOf(String(process.pid))).toBe(own)
@@ -57,7 +57,7 @@ describe('the mill', () => {
 
   it('closes at once with a task still running, failing it (piscina\'s close waited up to 30 s for it, then threw)', async () => {
     mill = createMill({ threads: 1, maxQueue: 4 })
-    const task = mill.run('mill.hang', { ms: 20_000 }, { timeoutMs: 60_000 })
+    const task = mill.run('mill.hang', { ms: 20_000 }, { timeoutMs: 60_000, owner: null })
     const outcome = task.then(() => 'answered', () => 'failed')
     await new Promise((resolve) => setTimeout(resolve, 300))
     await mill.close()
@@ -68,35 +68,50 @@ describe('the mill', () => {
 
   it('gives the task its soft deadline', async () => {
     mill = createMill({ threads: 1, maxQueue: 4 })
-    const result = await mill.run('mill.spin', { ms: 60_000 }, { timeoutMs: 50 })
+    const result = await mill.run('mill.spin', { ms: 60_000 }, { timeoutMs: 50, owner: null })
     expect(result.stopped_by_deadline).toBe(true)
   })
 
   it('stops a task that ignores its deadline and answers timeout; the pool keeps working', async () => {
     mill = createMill({ threads: 1, maxQueue: 4 })
-    const err = await mill.run('mill.hang', { ms: 60_000 }, { timeoutMs: 20, op: 'probe' }).catch((e: unknown) => e)
+    const err = await mill.run('mill.hang', { ms: 60_000 }, { timeoutMs: 20, op: 'probe', owner: null }).catch((e: unknown) => e)
     expect(err).toBeInstanceOf(Refusal)
     expect((err as Refusal).code).toBe('timeout')
     expect(mill.stats().timeouts).toBe(1)
-    await expect(mill.run('mill.spin', { ms: 1 }, { timeoutMs: 5000 })).resolves.toBeTruthy()
+    await expect(mill.run('mill.spin', { ms: 1 }, { timeoutMs: 5000, owner: null })).resolves.toBeTruthy()
   })
 
   it('refuses with occupied once the queue is full, and reports saturation', async () => {
     mill = createMill({ threads: 1, maxQueue: 1 })
-    const running = mill.run('mill.spin', { ms: 300 }, { timeoutMs: 5000 })
-    const queued = mill.run('mill.spin', { ms: 1 }, { timeoutMs: 5000 })
+    const running = mill.run('mill.spin', { ms: 300 }, { timeoutMs: 5000, owner: null })
+    const queued = mill.run('mill.spin', { ms: 1 }, { timeoutMs: 5000, owner: null })
     await new Promise((r) => setTimeout(r, 50))
     expect(mill.isSaturated()).toBe(true)
-    const err = await mill.run('mill.spin', { ms: 1 }, { timeoutMs: 5000 }).catch((e: unknown) => e)
+    const err = await mill.run('mill.spin', { ms: 1 }, { timeoutMs: 5000, owner: null }).catch((e: unknown) => e)
     expect((err as Refusal).code).toBe('occupied')
     expect((err as Refusal).options.retryAfterS).toBeGreaterThan(0)
     await Promise.all([running, queued])
     expect(mill.isSaturated()).toBe(false)
   })
 
+  it('holds one owner to its share of tasks outside jobs; other owners and the host\'s own work still get in', async () => {
+    const shared = createMill({ threads: 1, maxQueue: 8, perOwner: 2 })
+    mill = shared
+    const mine = [0, 1].map(() => shared.run('mill.spin', { ms: 200 }, { timeoutMs: 5000, owner: 'client:a' }))
+    const err = await shared.run('mill.spin', { ms: 1 }, { timeoutMs: 5000, owner: 'client:a' }).catch((e: unknown) => e)
+    expect(err).toBeInstanceOf(Refusal)
+    expect((err as Refusal).code).toBe('occupied')
+    expect((err as Refusal).options.hints).toEqual({ limit: 'JOBS_PER_CLIENT', value: 2 })
+    await expect(shared.run('mill.spin', { ms: 1 }, { timeoutMs: 5000, owner: 'client:b' })).resolves.toBeTruthy()
+    await expect(shared.run('mill.spin', { ms: 1 }, { timeoutMs: 5000, owner: null })).resolves.toBeTruthy()
+    await Promise.all(mine)
+    // Its tasks ended: its share is whole again.
+    await expect(shared.run('mill.spin', { ms: 1 }, { timeoutMs: 5000, owner: 'client:a' })).resolves.toBeTruthy()
+  })
+
   it('counts failures per worker', async () => {
     mill = createMill({ threads: 1, maxQueue: 4 })
-    await expect(mill.run('mill.fail', {}, { timeoutMs: 5000 })).rejects.toThrow(/always throws/)
+    await expect(mill.run('mill.fail', {}, { timeoutMs: 5000, owner: null })).rejects.toThrow(/always throws/)
     expect(mill.agents()[0]!.failures).toBe(1)
   })
 })
@@ -105,10 +120,10 @@ describe('the mill', () => {
 // reading of the answer does not compile.
 export function typedTasks(m: Mill) {
   // @ts-expect-error mill.spin takes { ms: number }
-  void m.run('mill.spin', { seconds: 1 }, { timeoutMs: 1 })
+  void m.run('mill.spin', { seconds: 1 }, { timeoutMs: 1, owner: null })
   // @ts-expect-error there is no such task
-  void m.run('mill.nope', {}, { timeoutMs: 1 })
-  return m.run('mill.spin', { ms: 1 }, { timeoutMs: 1 }).then((answer) => {
+  void m.run('mill.nope', {}, { timeoutMs: 1, owner: null })
+  return m.run('mill.spin', { ms: 1 }, { timeoutMs: 1, owner: null }).then((answer) => {
     const stopped: boolean = answer.stopped_by_deadline
     // @ts-expect-error mill.spin answers no such field
     void answer.elapsed

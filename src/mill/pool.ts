@@ -20,6 +20,8 @@ export interface MillOptions {
   maxQueue: number
   /** Niceness of the worker threads (0 = as the event loop); default 10. */
   nice?: number
+  /** Tasks one owner may have queued or running outside jobs (JOBS_PER_CLIENT, its share of the queue); unbounded when absent. */
+  perOwner?: number
 }
 
 export interface RunOptions {
@@ -27,6 +29,11 @@ export interface RunOptions {
   timeoutMs: number
   /** Named in refusals. */
   op?: string
+  /**
+   * Whose share of the queue the task counts in: the owner of the principal a request's work is for. Null for the host's
+   * own work; a job's tasks count as their job (in its owner's JOBS_PER_CLIENT), whatever is named here.
+   */
+  owner: string | null
 }
 
 export interface MillStats {
@@ -56,7 +63,7 @@ export interface Mill {
 /** How long a mill worker beyond the first may sit idle before it exits. */
 const IDLE_WORKER_MS = 60_000
 
-export function createMill({ threads, maxQueue, nice = 10 }: MillOptions): Mill {
+export function createMill({ threads, maxQueue, nice = 10, perOwner }: MillOptions): Mill {
   const slots = createSlots(nice)
   const createdAt = Date.now()
   let lastTaskId = 0
@@ -81,12 +88,14 @@ export function createMill({ threads, maxQueue, nice = 10 }: MillOptions): Mill 
   const liveThreads = () => new Set(started ? started.threads.map((w) => w.threadId) : [])
   const queueSize = () => started?.queueSize ?? 0
   let running = 0
+  /** Tasks of requests (outside jobs) queued or running, by owner. */
+  const byOwner = new Map<string, number>()
   let timeouts = 0
   let rejectedFull = 0
   let closed = false
 
   return {
-    async run<K extends TaskName>(task: K, payload: In<K>, { timeoutMs, op }: RunOptions): Promise<Out<K>> {
+    async run<K extends TaskName>(task: K, payload: In<K>, { timeoutMs, op, owner }: RunOptions): Promise<Out<K>> {
       if (closed) throw new Refusal('occupied', 'the mill is shut down', { op, retryAfterS: 5 })
       if (queueSize() >= maxQueue && running >= threads) {
         rejectedFull++
@@ -97,6 +106,13 @@ export function createMill({ threads, maxQueue, nice = 10 }: MillOptions): Mill 
       }
       const scope = taskScope.getStore()
       if (scope?.signal.aborted) throw new TaskCancelled(false)
+      const counted = scope || owner === null ? null : owner
+      const held = counted === null ? 0 : byOwner.get(counted) ?? 0
+      if (counted !== null && perOwner !== undefined && held >= perOwner) {
+        throw new Refusal('occupied', `this client already has ${perOwner} tasks in the mill (JOBS_PER_CLIENT, its share of the queue); ` +
+          'wait for one to end', { op, retryAfterS: 2, hints: { limit: 'JOBS_PER_CLIENT', value: perOwner } })
+      }
+      if (counted !== null) byOwner.set(counted, held + 1)
       lastTaskId = lastTaskId >= 0x7fffffff ? 1 : lastTaskId + 1
       const message: TaskMessage = { id: lastTaskId, task, payload, timeoutMs, control: createControl() }
       const hardStop = armHardStop(slots.startedAt, message.id, timeoutMs)
@@ -118,6 +134,11 @@ export function createMill({ threads, maxQueue, nice = 10 }: MillOptions): Mill 
         watch?.stop()
         hardStop.disarm()
         running--
+        if (counted !== null) {
+          const left = byOwner.get(counted)! - 1
+          if (left === 0) byOwner.delete(counted)
+          else byOwner.set(counted, left)
+        }
       }
     },
     isSaturated: () => running >= threads && queueSize() >= maxQueue,

@@ -16,7 +16,7 @@ const snapshot = (over: Partial<ProgressSnapshot>): ProgressSnapshot =>
 describe('a split across the mill', () => {
   it('runs one task per payload on the idle workers and answers in payload order', async () => {
     mill = createMill({ threads: 2, maxQueue: 4 })
-    const results = await runSplit(mill, 'mill.spin', [{ ms: 150 }, { ms: 60 }], { timeoutMs: 5000 })
+    const results = await runSplit(mill, 'mill.spin', [{ ms: 150 }, { ms: 60 }], { timeoutMs: 5000, owner: null })
     expect(results.map((r) => r.stopped_by_deadline)).toEqual([false, false])
     expect(results[0]!.spun_ms).toBeGreaterThanOrEqual(150)
     expect(results[1]!.spun_ms).toBeGreaterThanOrEqual(60)
@@ -25,11 +25,11 @@ describe('a split across the mill', () => {
 
   it('counts the workers no task holds or waits for: started ones as warm, the rest the pool may start as cold', async () => {
     mill = createMill({ threads: 3, maxQueue: 4 })
-    await mill.run('mill.spin', { ms: 1 }, { timeoutMs: 5000 })
+    await mill.run('mill.spin', { ms: 1 }, { timeoutMs: 5000, owner: null })
     expect(idleWorkers(mill)).toEqual({ warm: 1, cold: 2 })
-    const busy = [mill.run('mill.spin', { ms: 100 }, { timeoutMs: 5000 })]
+    const busy = [mill.run('mill.spin', { ms: 100 }, { timeoutMs: 5000, owner: null })]
     expect(idleWorkers(mill)).toEqual({ warm: 0, cold: 2 })
-    busy.push(mill.run('mill.spin', { ms: 100 }, { timeoutMs: 5000 }), mill.run('mill.spin', { ms: 100 }, { timeoutMs: 5000 }))
+    busy.push(mill.run('mill.spin', { ms: 100 }, { timeoutMs: 5000, owner: null }), mill.run('mill.spin', { ms: 100 }, { timeoutMs: 5000, owner: null }))
     expect(idleWorkers(mill)).toEqual({ warm: 0, cold: 0 })
     await Promise.all(busy)
     // the queued tasks started workers of their own (piscina hands a queued task to the worker it starts for it)
@@ -42,7 +42,7 @@ describe('a split across the mill', () => {
     const seen: ProgressSnapshot[] = []
     const signal = new AbortController().signal
     await taskScope.run({ signal, onProgress: (s) => seen.push(s) }, () =>
-      runSplit(mill!, 'mill.spin', [{ ms: 300 }, { ms: 400 }], { timeoutMs: 5000 }))
+      runSplit(mill!, 'mill.spin', [{ ms: 300 }, { ms: 400 }], { timeoutMs: 5000, owner: null }))
     const last = seen.at(-1)!
     expect(last.total).toBe(700)
     expect(last.phase).toBe('searching')
@@ -54,7 +54,7 @@ describe('a split across the mill', () => {
     mill = createMill({ threads: 2, maxQueue: 4 })
     const controller = new AbortController()
     const split = taskScope.run({ signal: controller.signal, onProgress: () => {} }, () =>
-      runSplit(mill!, 'mill.spin', [{ ms: 30_000 }, { ms: 30_000 }], { timeoutMs: 60_000 }))
+      runSplit(mill!, 'mill.spin', [{ ms: 30_000 }, { ms: 30_000 }], { timeoutMs: 60_000, owner: null }))
     setTimeout(() => controller.abort(), 100)
     await expect(split).rejects.toBeInstanceOf(TaskCancelled)
     expect(mill.stats().running).toBe(0)

@@ -6,9 +6,11 @@ import fp from 'fastify-plugin'
 import type { FastifyInstance, FastifyRequest } from 'fastify'
 import type { Credential } from '../access/auth.js'
 import { listedAction } from '../access/doors.js'
+import { addressedByOwnName } from '../access/host-names.js'
 import { ADMIN_PRINCIPAL, anonymousPrincipal, createPolicy, grantPrincipal, INTERNAL_PRINCIPAL, type Action, type Policy, type Principal } from '../access/policy.js'
 import { isInternal } from '../admin/internal.js'
 import { clientKey } from './local-limiter.js'
+import { Refusal } from '../refusal.js'
 
 /** A route's door: an action of the policy. */
 export type RouteAccess = Action
@@ -72,6 +74,12 @@ export default fp(
         req.principal = INTERNAL_PRINCIPAL
         return done()
       }
+      // An open host grants every scope to every request: only to requests addressed to it by a name no other party
+      // can point at it (a DNS-rebinding page would get all of them).
+      if (auth.open && !addressedByOwnName(req.headers.host, app.config)) {
+        req.principal = principalOf(null, req.ip)
+        return done(foreignName())
+      }
       const authorization = req.headers.authorization
       if (!authorization) {
         req.principal = principalOf(null, req.ip)
@@ -95,3 +103,10 @@ export default fp(
 
 /** The principal of a request (set by the onRequest hook; a request refused before it is anonymous). */
 export const principalOfRequest = (req: FastifyRequest): Principal => req.principal ?? principalOf(null, req.ip)
+
+function foreignName(): Refusal {
+  // The Host itself is not echoed: it is whatever the client wrote.
+  return new Refusal('forbidden', 'this host has no ADMIN_TOKEN, so it grants every scope to every request, and answers only requests ' +
+    'addressed to it by an address, localhost, HOST or PUBLIC_URL; the Host of this request names something else (as a ' +
+    'DNS-rebinding page would): set PUBLIC_URL to the name clients use, or set ADMIN_TOKEN')
+}

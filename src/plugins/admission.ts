@@ -3,6 +3,7 @@ import fp from 'fastify-plugin'
 import underPressure from '@fastify/under-pressure'
 import type { FastifyInstance } from 'fastify'
 import { Refusal } from '../refusal.js'
+import type { Principal } from '../access/policy.js'
 
 export type Occupancy = 'live-bound' | 'shedding' | 'draining'
 
@@ -10,8 +11,13 @@ export interface Admission {
   state(): Occupancy
   /** Why the state is not live-bound, or null. */
   reason(): string | null
-  /** Refuses a heavy operation with `occupied` unless the host is live-bound. */
-  admitHeavy(op: string): void
+  /**
+   * Admits work in the mill for a principal: the access policy's compute.heavy first (every way into the mill asks it,
+   * whatever action its door named), then `occupied` unless the host is live-bound.
+   */
+  admitHeavy(op: string, principal: Principal): void
+  /** The refusal admitHeavy would throw, or null: for work that is skipped rather than refused (an exact search on `auto`). */
+  heavyRefusal(op: string, principal: Principal): Refusal | null
   eventLoopDelayMs(): number
   eventLoopUtilization(): number
   /** Forces a state for tests of the refusal paths; null returns to measurement. */
@@ -73,18 +79,23 @@ export default fp(
       if (draining) return 'draining'
       return reason() === null ? 'live-bound' : 'shedding'
     }
+    // The policy is the host's (the access plugin registers after this one); read when heavy work is asked for.
+    const heavyRefusal = (op: string, principal: Principal): Refusal | null => {
+      const denied = refusalOf(() => app.policy.authorize(principal, 'compute.heavy', undefined, op))
+      if (denied) return denied
+      const current = state()
+      if (current === 'live-bound') return null
+      return new Refusal('occupied', `the host is ${current}: ${reason()}`, { op, retryAfterS: current === 'draining' ? 30 : 2 })
+    }
 
     app.decorate('admission', {
       state,
       reason,
-      admitHeavy(op: string) {
-        const current = state()
-        if (current === 'live-bound') return
-        throw new Refusal('occupied', `the host is ${current}: ${reason()}`, {
-          op,
-          retryAfterS: current === 'draining' ? 30 : 2,
-        })
+      admitHeavy(op: string, principal: Principal) {
+        const refusal = heavyRefusal(op, principal)
+        if (refusal) throw refusal
       },
+      heavyRefusal,
       eventLoopDelayMs: eventLoopDelay,
       eventLoopUtilization: () => app.memoryUsage().eventLoopUtilized,
       override(next: Occupancy | null) {
@@ -97,3 +108,14 @@ export default fp(
   },
   { name: 'ncm-admission', fastify: '5.x', dependencies: ['ncm-mill'] },
 )
+
+/** The refusal a check throws, or null when it passes. */
+function refusalOf(check: () => void): Refusal | null {
+  try {
+    check()
+    return null
+  } catch (err) {
+    if (err instanceof Refusal) return err
+    throw err
+  }
+}

@@ -96,7 +96,7 @@ export function hostDocumentBuilder(app: FastifyInstance): {
     return doc as object
   })
   const json = once(async () => Buffer.from(JSON.stringify(await object())))
-  const yaml = once(async () => Buffer.from(await app.mill.run('docs.yaml', await object(), { timeoutMs: YAML_BUDGET_MS, op: 'docs' })))
+  const yaml = once(async () => Buffer.from(await app.mill.run('docs.yaml', await object(), { timeoutMs: YAML_BUDGET_MS, op: 'docs', owner: null })))
 
   return { transform, collect: (route) => void routes.push(route), documents: { object, json, yaml } }
 }

@@ -89,8 +89,14 @@ export interface TradingOperationDefinition<
   /**
    * Runs as a job (POST only): `check` makes every refusal the job would make before its heavy work, so a bad input
    * is refused before a job exists. The job's input is the handler's input; the route adds the job budget note to the description.
+   * `measuresNow`: the answer says what this engine answers now (a replay), so an identical earlier job is never shared.
    */
-  heavy?: { check(input: InputOf<P, Q, H, B>, call: TradingCall): Promise<void> }
+  heavy?: { check(input: InputOf<P, Q, H, B>, call: TradingCall): Promise<void>; measuresNow?: true }
+  /**
+   * Answers from work in the mill while its request waits (no job): heavy work besides its door's action, asked by the
+   * admission as the work starts (a run's Monte Carlo bands).
+   */
+  mill?: true
   /** An answer that grows with the stored data: written a part per loop turn, with a large-answer slot. */
   largeAnswer?: boolean
   /** Reads that cost a few ms of synchronous work each: each request waits for a loop turn of its own. */
@@ -128,7 +134,8 @@ export interface TradingOperation {
   readonly responses?: Record<number, z.ZodType>
   readonly produces?: { type: string; description: string }
   readonly alternates?: readonly Alternate<any>[]
-  readonly heavy?: { check(input: any, call: TradingCall): Promise<void> }
+  readonly heavy?: { check(input: any, call: TradingCall): Promise<void>; measuresNow?: true }
+  readonly mill?: true
   readonly largeAnswer?: boolean
   readonly ownTurn?: boolean
   readonly deprecated?: boolean
@@ -143,6 +150,12 @@ export interface TradingOperation {
 
 /** The action of the access policy a trading operation is (its route's door, its MCP tool's, its command's). */
 export const accessOf = (op: Pick<TradingOperation, 'action' | 'heavy'>): Action => op.action ?? (op.heavy ? 'compute.heavy' : 'host.read')
+
+/** Every action a call of the operation is: its door's, and compute.heavy when it works in the mill (asked by the admission). */
+export function actionsOfTrading(op: Pick<TradingOperation, 'action' | 'heavy' | 'mill'>): Action[] {
+  const door = accessOf(op)
+  return (op.heavy || op.mill) && door !== 'compute.heavy' ? [door, 'compute.heavy'] : [door]
+}
 
 export function defineTradingOperation<
   P extends AnyObject | undefined = undefined, Q extends AnyObject | undefined = undefined,

@@ -130,7 +130,7 @@ function routeOperation(
       const call = callOf(req)
       if (op.heavy) {
         await op.heavy.check(input, call)
-        app.admission.admitHeavy(op.name)
+        app.admission.admitHeavy(op.name, req.principal)
         const submitted = await submitOrWait(app.jobs, req, reply, { op: op.name, surface: 'trading', input })
         return submitted.async ? reply.send(submitted.view) : submitted.result
       }
@@ -154,6 +154,8 @@ function routeOperation(
 
 /** The handler's input: header members it declares, the query, the body (a text body under `textBody`), the path. */
 function inputOf(op: TradingOperation, req: FastifyRequest, jobMaxMs: number): Record<string, unknown> {
+  // Heavy routes attach their validation error so a job's body may raise timeout_ms; one without a body raises nothing.
+  if (op.heavy && !op.body && req.validationError) throw req.validationError
   const body: unknown = op.heavy && op.body ? inputForPath(req, op.body, jobMaxMs) : req.body
   const headers: Record<string, unknown> = {}
   for (const name of Object.keys(op.headers?.shape ?? {})) {

@@ -3,6 +3,7 @@
 import type { Clock } from '../clock.js'
 import type { Mill } from '../mill/pool.js'
 import type { Admission } from '../plugins/admission.js'
+import { INTERNAL_PRINCIPAL, type Principal } from '../access/policy.js'
 import type { Store } from '../store/index.js'
 import type { Bars } from '../engines/trading/types.js'
 import type { CsvOptions } from '../engines/trading/index.js'
@@ -42,8 +43,10 @@ export function createTradingService({ store, mill, admission, clock, barsCacheB
     repo,
     bars: createBarsCache(repo, barsCacheBytes),
     runs: storesNothing,
-    heavy: createHeavyRunner(mill, admission),
-    heavySplit: createSplitRunner(mill, admission),
+    // Research runs as jobs (their submission was authorized) and as the writes that carry it (an import's parse, the
+    // full cycle's search, authorized as dataset.write and ledger.write): the host's own heavy work.
+    heavy: createHeavyRunner(mill, admission, INTERNAL_PRINCIPAL),
+    heavySplit: createSplitRunner(mill, admission, INTERNAL_PRINCIPAL),
     clock,
   }
   return {
@@ -52,9 +55,9 @@ export function createTradingService({ store, mill, admission, clock, barsCacheB
     strategyParams: strategyParamsOf,
     /** Parses an imported CSV in the mill (heavy: admitted like the research operations). */
     parseCsv: async (text: string, options: CsvOptions) => (await deps.heavy('trading.datasets.import', 'trading.csv', { text, ...options }, undefined)).result,
-    /** Monte Carlo bands of a run's trades, in the mill. */
-    tradeBands: async (payload: TradeBandsPayload, timeoutMs: number | undefined) =>
-      (await deps.heavy('trading.runs.monte-carlo', 'trading.tradeBands', payload, timeoutMs)).result,
+    /** Monte Carlo bands of a run's trades, in the mill: heavy work of the principal that asks. */
+    tradeBands: async (payload: TradeBandsPayload, timeoutMs: number | undefined, principal: Principal) =>
+      (await createHeavyRunner(mill, admission, principal)('trading.runs.monte-carlo', 'trading.tradeBands', payload, timeoutMs)).result,
     /** A dataset's bars (immutable once stored, so served from a bounded cache). */
     bars: (dataset: DatasetRow): Promise<Bars> => deps.bars.get(dataset, null),
     /** The research operations, their runs stored as `owner`'s (Principal.owner: the job's or the request's principal). */

@@ -18,7 +18,7 @@ import { actionsOf } from '../../src/caller/operation.js'
 import { pinRepository } from '../../src/access/pins.js'
 import { resourceAction } from '../../src/mcp/resources.js'
 import { tradingRegistry } from '../../src/trading/registry.js'
-import { accessOf } from '../../src/trading/operation.js'
+import { actionsOfTrading } from '../../src/trading/operation.js'
 
 const ADMIN_TOKEN = 'doors-admin-token-0123456789'
 const STRANGER = 'grant:someone-else'
@@ -153,6 +153,8 @@ describe('the door × principal table (ADMIN_TOKEN set)', () => {
 
   it('every route of the route table', async () => {
     const operations = new Map(app.registry.operations.map((op) => [`${op.method} /api/v1${op.path}`, op]))
+    // A trading route is its door's action, and compute.heavy besides when it works in the mill (the admission asks).
+    const tradingOps = new Map(tradingRegistry.map((op) => [`${op.method} ${op.url}`, op]))
     const routes = app.routeTable.filter((r) => r.method !== 'OPTIONS')
     expect(routes.length).toBeGreaterThan(90)
     for (const route of routes) {
@@ -162,7 +164,9 @@ describe('the door × principal table (ADMIN_TOKEN set)', () => {
       for (const input of inputs) {
         const access = app.routeAccess.get(`${route.method} ${route.url}`)!
         // The /admin page's shell is public; its panel (partial=1) is the data behind the door.
-        const actions: Action[] = route.url === '/admin' ? ['admin.read'] : op ? actionsOf(op, input) : [access]
+        const trading = tradingOps.get(`${route.method} ${route.url}`)
+        const actions: Action[] = route.url === '/admin' ? ['admin.read'] : op ? actionsOf(op, input) : trading ? actionsOfTrading(trading) : [access]
+        if (trading) expect(access, `${route.method} ${route.url}`).toBe(actionsOfTrading(trading)[0])
         if (op) expect(access, `${route.method} ${route.url}`).toBe(actionsOf(op, input)[0])
         for (const w of triedBy(actions)) {
           const url = urlOf(route.url, ids) + (route.url === '/admin' ? '?partial=1' : '')
@@ -209,7 +213,7 @@ describe('the door × principal table (ADMIN_TOKEN set)', () => {
       for (const input of op?.inputAction ? op.examples : [{}]) {
         const trading = tradingRegistry.find((t) => t.mcp?.name === name)
         expect(op ?? trading, `tool ${name} is a registry's`).toBeDefined()
-        const actions: Action[] = op ? actionsOf(op, input) : [accessOf(trading!)]
+        const actions: Action[] = op ? actionsOf(op, input) : actionsOfTrading(trading!)
         // A tool about a run is tried on the stranger's.
         const owned = !op && ownedKind(actions[0]!) !== null
         for (const w of triedBy(actions)) {

@@ -6,6 +6,8 @@ import { monitorHealth, postRaw } from './monitor.js'
 
 const ADMIN_TOKEN = 'hardening-admin-token-0123456789'
 const host = listeningTestApp({ env: { ADMIN_TOKEN, RUN_BATCH_MAX_WEIGHT: '200000' } })
+/** A patch that grows past the inline size is worked in the mill: heavy work, so these ask with the admin credential. */
+const heavy = { authorization: `Bearer ${ADMIN_TOKEN}` }
 
 /** A patch of `n` operations each copying the whole document into a new member: the document doubles n times. */
 const doublingPatch = (n: number) => Array.from({ length: n }, (_, i) => ({ op: 'copy', from: '', path: `/c${i}` }))
@@ -16,7 +18,7 @@ describe('amplifying inputs are refused over_limit, counted as they grow', () =>
     expect(body.length).toBeLessThan(1500)
     const monitor = monitorHealth(host.base)
     const answers = []
-    for (let i = 0; i < 3; i++) answers.push(await postRaw(host.base, '/api/v1/diff', body))
+    for (let i = 0; i < 3; i++) answers.push(await postRaw(host.base, '/api/v1/diff', body, 'application/json', heavy))
     const health = await monitor.stop()
     console.log(`30-copy /diff ×3: ${health.summary}`)
     for (const res of answers) {
@@ -29,7 +31,7 @@ describe('amplifying inputs are refused over_limit, counted as they grow', () =>
 
   it('a patch that grows past the inline size but within the budget is applied in the mill and verified', async () => {
     const a = { pad: 'p'.repeat(40_000) }
-    const res = await postRaw(host.base, '/api/v1/diff', JSON.stringify({ a, patch: doublingPatch(4), mode: 'json' }))
+    const res = await postRaw(host.base, '/api/v1/diff', JSON.stringify({ a, patch: doublingPatch(4), mode: 'json' }), 'application/json', heavy)
     expect(res.status).toBe(200)
     expect(res.body.data.verified).toBe(true)
     expect(JSON.stringify(res.body.data.result).length).toBeGreaterThan(16 * 40_000)

@@ -46,8 +46,10 @@ export function monitorHealth(base: string, gapMs = 5): HealthMonitor {
 }
 
 /** POSTs a raw body over the socket; answers the status and the parsed JSON body. */
-export async function postRaw(base: string, path: string, body: string, type = 'application/json'): Promise<{ status: number; body: any }> {
-  const res = await request(`${base}${path}`, { method: 'POST', headers: { 'content-type': type }, body })
+export async function postRaw(
+  base: string, path: string, body: string, type = 'application/json', headers: Record<string, string> = {},
+): Promise<{ status: number; body: any }> {
+  const res = await request(`${base}${path}`, { method: 'POST', headers: { 'content-type': type, ...headers }, body })
   const text = await res.body.text()
   let parsed: unknown = text
   try {

@@ -30,7 +30,7 @@ const ask = (app: FastifyInstance, maximize: string, timeout_ms = ++budgets) =>
 
 describe('POST /api/v10/trading/max-edge-signal on several workers', () => {
   it('does not wait for a worker to start for a grid this small: one grid task on the started worker', async () => {
-    await two.mill.run('mill.spin', { ms: 1 }, { timeoutMs: 30_000 })
+    await two.mill.run('mill.spin', { ms: 1 }, { timeoutMs: 30_000, owner: null })
     const before = two.mill.stats().completed
     expect(two.mill.agents()).toHaveLength(1)
     expect((await ask(two, 'sharpe_ratio')).statusCode).toBe(200)
@@ -38,7 +38,7 @@ describe('POST /api/v10/trading/max-edge-signal on several workers', () => {
     expect(two.mill.stats().completed - before).toBe(2)
     // two tasks at once: the pool starts its second worker, which the next requests find idle
     for (let i = 0; i < 10 && two.mill.agents().length < 2; i++) {
-      await Promise.all([0, 1].map(() => two.mill.run('mill.spin', { ms: 100 }, { timeoutMs: 30_000 })))
+      await Promise.all([0, 1].map(() => two.mill.run('mill.spin', { ms: 100 }, { timeoutMs: 30_000, owner: null })))
     }
     expect(two.mill.agents()).toHaveLength(2)
   })

@@ -55,3 +55,20 @@ describe('solveFormula', () => {
     expect(JSON.parse(JSON.stringify(a.assignment))).toEqual(JSON.parse('{"__proto__": true}'))
   })
 })
+
+describe('the deadline counts the watch search\'s walk, not only propagations', () => {
+  // Enumerating the models of a formula over 20,000 free variables: each model's blocking clause holds every decision,
+  // and re-deciding walks it from its start at each decision (quadratic), with one propagation a decision. Read per
+  // propagation the clock was looked at a few times per model, so over a socket a 3 s budget answered after 3.9 s and a
+  // 60 s one was stopped by the mill's hard stop, its models lost. The clock here is a counter: its deadline is a number of
+  // readings, so the test asserts that the walk makes the solver look, whatever the machine's speed.
+  it('stops an enumeration whose blocking clauses grow long at its deadline, with the models found so far', () => {
+    let readings = 0
+    const a = solveDimacs('p cnf 20000 1\n1 0\n', { maxVars: 20_000, maxClauses: 10, maxLiterals: 10 }, {
+      wantModel: false, models: 3, deadline: 200, now: () => readings++,
+    }).answer
+    expect(a).toMatchObject({ status: 'SAT', stopped_by: 'deadline', verified: true })
+    expect(a.enumeration).toMatchObject({ requested: 3, exhausted: false })
+    expect(a.enumeration!.found).toBeLessThan(3)
+  })
+})

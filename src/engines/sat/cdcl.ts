@@ -65,6 +65,8 @@ export interface SolveOutcome {
 const NO_REASON = -1
 /** propagate() stopped at the propagation budget, not at a conflict. */
 const OUT_OF_PROPAGATIONS = -2
+/** propagate() stopped because the clock check said stop (deadline or cancellation), not at a conflict. */
+const OUT_OF_TIME = -3
 /** A clause in the arena: size, meta (flags and LBD), id (its number in the proof), then its literals. */
 const HEADER = 3
 const META_LEARNT = 1
@@ -80,7 +82,10 @@ const REDUCE_INCREMENT = 100
 const TIER2_LBD = 6
 /** Share of the reducible learned clauses (the worst by LBD) deleted at each reduction. */
 const REDUCE_FRACTION = 0.75
-/** The clock is read once this much work (propagations, plus 16 per conflict) has been done since the last reading. */
+/**
+ * The clock is read once this much work has been done since the last reading: propagations, 16 per conflict, and the
+ * literals the watch search walked over (on a clause of 100,000 literals one propagation may walk them all).
+ */
 const CLOCK_WORK_INTERVAL = 20_000
 
 const toCode = (lit: number): number => (lit > 0 ? lit << 1 : (-lit << 1) | 1)
@@ -132,6 +137,10 @@ export class CdclSolver {
   private trailLim: Int32Array
   private decisionLevel = 0
   private propagationLimit = Number.POSITIVE_INFINITY
+  /** Literals the watch search has walked over: work that the propagation count does not see. */
+  private scanned = 0
+  /** Reads the clock (and cancellation), set by each solve; true means stop. */
+  private timeIsUp: (() => boolean) | null = null
 
   private readonly order: VarOrder
   private readonly polarity: Uint8Array
@@ -214,7 +223,7 @@ export class CdclSolver {
     let nextClockReading = CLOCK_WORK_INTERVAL
     const timeIsUp = (): boolean => {
       if (!watchWork) return false
-      const work = stats.propagations + 16 * stats.conflicts
+      const work = stats.propagations + 16 * stats.conflicts + this.scanned
       if (work < nextClockReading) return false
       nextClockReading = work + CLOCK_WORK_INTERVAL
       onProgress?.(stats)
@@ -222,11 +231,13 @@ export class CdclSolver {
       return watchClock && now() > deadline
     }
     const stopReason = (): StopReason => (cancelled ? 'cancelled' : 'deadline')
+    this.timeIsUp = timeIsUp
 
     for (;;) {
       const conflict = this.propagate()
       if (conflict !== NO_REASON) {
         if (conflict === OUT_OF_PROPAGATIONS) return finish('UNKNOWN', 'propagations')
+        if (conflict === OUT_OF_TIME) return finish('UNKNOWN', stopReason())
         stats.conflicts++
         if (this.decisionLevel === 0) {
           this.refuteAtLevelZero(conflict)
@@ -456,7 +467,10 @@ export class CdclSolver {
     this.trail[this.trailLen++] = lit
   }
 
-  /** Unit propagation over the watch lists; returns a conflicting clause, NO_REASON, or OUT_OF_PROPAGATIONS. */
+  /**
+   * Unit propagation over the watch lists; returns a conflicting clause, NO_REASON, OUT_OF_PROPAGATIONS, or OUT_OF_TIME
+   * when the clock check (read as the watch search's walk grows) says stop: the trail is kept, a later call goes on.
+   */
   private propagate(): number {
     const value = this.value
     const watches = this.watches
@@ -468,10 +482,19 @@ export class CdclSolver {
     let conflict = NO_REASON
     let propagated = 0
     const budget = this.propagationLimit - this.stats.propagations
+    let scanned = 0
     while (this.qhead < this.trailLen) {
       if (propagated >= budget) {
         conflict = OUT_OF_PROPAGATIONS
         break
+      }
+      if (scanned >= CLOCK_WORK_INTERVAL) {
+        this.scanned += scanned
+        scanned = 0
+        if (this.timeIsUp?.()) {
+          conflict = OUT_OF_TIME
+          break
+        }
       }
       const p = trail[this.qhead++]!
       const falseLit = p ^ 1
@@ -513,7 +536,8 @@ export class CdclSolver {
         }
         const clauseSize = arena[ref]!
         let moved = false
-        for (let k = 2; k < clauseSize; k++) {
+        let k = 2
+        for (; k < clauseSize; k++) {
           const candidate = arena[lits + k]!
           if (value[candidate] !== -1) {
             arena[lits + 1] = candidate
@@ -525,6 +549,7 @@ export class CdclSolver {
             break
           }
         }
+        scanned += k - 1
         if (moved) continue
         pool[j++] = ref
         pool[j++] = first
@@ -542,6 +567,7 @@ export class CdclSolver {
       }
     }
     this.stats.propagations += propagated
+    this.scanned += scanned
     return conflict
   }
 

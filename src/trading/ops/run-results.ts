@@ -129,13 +129,15 @@ export const runResultOperations = [
     path: '/runs/:id/monte-carlo',
     action: 'run.read',
     summary: 'Monte Carlo on a backtest\'s trades: their returns resampled with replacement, compounded from the starting cash; equity percentile bands after each number of trades',
-    description: `Reproducible by seed. Paths × trades is at most ${MONTE_CARLO_MAX_STEPS}. Runs in the mill.`,
+    // Its owner's (run.read) at the door; its work in the mill is heavy work, asked by the admission as it starts.
+    mill: true,
+    description: `Reproducible by seed. Paths × trades is at most ${MONTE_CARLO_MAX_STEPS}. Runs in the mill: heavy work (scope run:heavy where HEAVY_ACCESS=scoped).`,
     params: runParams,
     query: monteCarloQuery,
     output: monteCarloAnswer,
     mcp: { name: 'trading_run_monte_carlo', title: 'Monte Carlo bands of a stored backtest\'s trades' },
     async handler({ id, paths, seed, timeout_ms }, call) {
-      const { service } = call
+      const { service, principal } = call
       const run = await runFor(call, id)
       if (run.kind !== 'backtest') throw new Refusal('not_found', `run ${id} is a ${run.kind} run: only backtests have trades to resample`)
       const missing = resultsNotStored(run)
@@ -149,7 +151,7 @@ export const runResultOperations = [
       const closed = (await service.repo.runTradesPage(id, 0, count)).filter((t) => t.exit_bar !== null)
       if (closed.length === 0) throw new Refusal('invalid_input', `run ${id} has no closed trades to resample`)
       const startEquity = Number((JSON.parse(run.request) as { cash?: number }).cash ?? 10_000)
-      const bands = await service.tradeBands({ returns: Float64Array.from(closed, (t) => t.return_pct / 100), startEquity, paths, seed }, timeout_ms)
+      const bands = await service.tradeBands({ returns: Float64Array.from(closed, (t) => t.return_pct / 100), startEquity, paths, seed }, timeout_ms, principal)
       return {
         run_id: id, method: 'trade_bootstrap' as const, start_equity: startEquity,
         assumption: 'each trade\'s return compounds the whole equity (the default all-cash sizing); trades are drawn independently',
@@ -165,9 +167,11 @@ export const runResultOperations = [
     action: 'run.read',
     summary: 'Run a stored run again from its stored request (in the mill, nothing stored) and say whether every statistic is identical',
     description: 'Answers the statistics that differ (path, stored, now), the engine version that stored the run and the one that answered, ' +
-      'and both fingerprints (dataset content, strategy, parameters, costs, engine version, seed).',
+      'and both fingerprints (dataset content, strategy, parameters, costs, engine version, seed). Heavy work: a job like the research it repeats.',
     params: runParams,
     output: replayAnswer,
+    // The research again, so a job like the research: heavy work of its principal, counted in its share of the queue.
+    heavy: { check: async ({ id }, call) => void await runFor(call, id), measuresNow: true },
     mcp: { name: 'trading_run_replay', title: 'Replay a stored run and compare its statistics' },
     cli: { name: 'replay-run', caption: 'Run a stored run again and compare every statistic', example: { id: 1 } },
     handler: async ({ id }, call) => replayRun(call.service, await runFor(call, id)),

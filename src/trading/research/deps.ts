@@ -5,6 +5,7 @@ import { budgetOf, type Mill } from '../../mill/pool.js'
 import { idleWorkers, runSplit, type IdleWorkers } from '../../mill/split.js'
 import type { In, Out, TaskName } from '../../mill/tasks/index.js'
 import type { Admission } from '../../plugins/admission.js'
+import type { Principal } from '../../access/policy.js'
 import { Refusal } from '../../refusal.js'
 import type { BarsCache } from '../bars-cache.js'
 import type { TradingRepository } from '../repository.js'
@@ -28,13 +29,16 @@ export interface ResearchDeps {
   clock: Clock
 }
 
-/** Heavy work: refused first while the host sheds load, then run in the mill under the caller's budget. */
-export function createHeavyRunner(mill: Mill, admission: Admission): HeavyRunner {
+/**
+ * Heavy work for `principal`: admitted first (the policy's compute.heavy, and refused while the host sheds load), then
+ * run in the mill under the caller's budget.
+ */
+export function createHeavyRunner(mill: Mill, admission: Admission, principal: Principal): HeavyRunner {
   return async (op, task, payload, timeoutMs) => {
-    admission.admitHeavy(op)
+    admission.admitHeavy(op, principal)
     const started = performance.now()
     try {
-      const result = await mill.run(task, payload, { timeoutMs: budgetOf(timeoutMs), op })
+      const result = await mill.run(task, payload, { timeoutMs: budgetOf(timeoutMs), op, owner: shareOf(principal) })
       return { result, elapsedMs: performance.now() - started }
     } catch (err) {
       throw refusalOf(err, op)
@@ -46,18 +50,21 @@ export function createHeavyRunner(mill: Mill, admission: Admission): HeavyRunner
  * Admitted once, like one heavy operation; its tasks then take only the workers idle at that moment (each with the
  * caller's whole budget), so on a busy mill it is one task, as any other heavy operation.
  */
-export function createSplitRunner(mill: Mill, admission: Admission): SplitRunner {
+export function createSplitRunner(mill: Mill, admission: Admission, principal: Principal): SplitRunner {
   return async (op, task, payloadsFor, timeoutMs) => {
-    admission.admitHeavy(op)
+    admission.admitHeavy(op, principal)
     const started = performance.now()
     try {
-      const results = await runSplit(mill, task, payloadsFor(idleWorkers(mill)), { timeoutMs: budgetOf(timeoutMs), op })
+      const results = await runSplit(mill, task, payloadsFor(idleWorkers(mill)), { timeoutMs: budgetOf(timeoutMs), op, owner: shareOf(principal) })
       return { results, elapsedMs: performance.now() - started }
     } catch (err) {
       throw refusalOf(err, op)
     }
   }
 }
+
+/** Whose share of the mill's queue a principal's work counts in: none for the host's own (its jobs count as jobs). */
+const shareOf = (principal: Principal): string | null => (principal.kind === 'internal' ? null : principal.owner)
 
 /** The engine refuses impossible requests with RangeError (window longer than the data, empty grid…). */
 function refusalOf(err: unknown, op: string): unknown {

@@ -106,7 +106,7 @@ export const pin = defineOperation({
     const isJson = input.json !== undefined
     // The depth limit is checked where the canonical form is made (in the mill for a large value): finding the depth
     // walks the whole value.
-    const text = isJson ? await canonicalPinJson(input.json, PIN_LIMITS.jsonDepth, ctx.mill) : input.content!
+    const text = isJson ? await canonicalPinJson(input.json, PIN_LIMITS.jsonDepth, ctx.mill, ctx.principal.owner) : input.content!
     if (text === null) throw new Refusal('over_limit', `json is nested deeper than the limit of ${PIN_LIMITS.jsonDepth} levels`)
     const bytes = await pinBytesOf(text)
     const mediaType: PinMediaType = isJson ? 'application/json' : 'text/plain'

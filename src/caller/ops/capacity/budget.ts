@@ -139,7 +139,7 @@ export const budget = defineOperation({
       allowCut: i.truncate === 'cut',
       keep: i.keep,
     }
-    const r = await ctx.mill.run('capacity.token_budget', payload, { timeoutMs: budgetOf(i.timeout_ms), op: 'budget' })
+    const r = await ctx.mill.run('capacity.token_budget', payload, { timeoutMs: budgetOf(i.timeout_ms), op: 'budget', owner: ctx.principal.owner })
     return {
       encoding: i.encoding,
       framing,

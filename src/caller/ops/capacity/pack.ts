@@ -166,6 +166,7 @@ export const pack = defineOperation({
     )
 
     let exact: z.output<typeof output>['exact']
+    let notAdmitted: Refusal | null = null
     const small = sizes.length <= EXACT_MAX_ITEMS
     if (bestHeuristic && lb.lower_bound !== null && bestHeuristic[1].bins_used === lb.lower_bound) {
       exact = {
@@ -178,16 +179,17 @@ export const pack = defineOperation({
         status: 'skipped', optimal: false, proven_by: null, feasible: null, nodes: 0, stopped_by: null,
         reason: i.exact === 'never' ? 'exact search not requested' : `more than ${EXACT_MAX_ITEMS} items`, packing: null,
       }
-    } else if (i.exact === 'auto' && ctx.admission.state() !== 'live-bound') {
+    } else if (i.exact === 'auto' && (notAdmitted = ctx.admission.heavyRefusal('pack', ctx.principal)) !== null) {
+      // Not admitted to the mill (shed, or heavy work the principal may not ask for): the heuristics answer alone.
       exact = {
         status: 'skipped', optimal: false, proven_by: null, feasible: null, nodes: 0, stopped_by: null,
-        reason: `the host is ${ctx.admission.state()}; heavy work is shed (ask exact: "always" to be refused instead)`,
+        reason: `the exact search was not admitted: ${notAdmitted.message} (ask exact: "always" to be refused instead)`,
         packing: null,
       }
     } else {
-      ctx.admission.admitHeavy('pack')
+      ctx.admission.admitHeavy('pack', ctx.principal)
       const payload: PackExactPayload = { ...problem, maxNodes: EXACT_MAX_NODES }
-      const r = await ctx.mill.run('capacity.pack_exact', payload, { timeoutMs: budgetOf(i.timeout_ms), op: 'pack' })
+      const r = await ctx.mill.run('capacity.pack_exact', payload, { timeoutMs: budgetOf(i.timeout_ms), op: 'pack', owner: ctx.principal.owner })
       const status = r.optimal ? 'optimal' : r.feasible === false ? 'infeasible' : r.packing ? 'best_found' : 'unknown'
       exact = {
         status,

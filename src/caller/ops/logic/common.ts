@@ -227,8 +227,8 @@ export async function inlineOrMill<T>(
   inMill: (options: RunOptions) => Promise<TaskResult<T>>,
 ): Promise<{ value: T; warnings: string[] }> {
   if (small) return valueOf(work())
-  ctx.admission.admitHeavy(op)
-  return valueOf(await inMill({ timeoutMs: budgetOf(undefined), op }))
+  ctx.admission.admitHeavy(op, ctx.principal)
+  return valueOf(await inMill({ timeoutMs: budgetOf(undefined), op, owner: ctx.principal.owner }))
 }
 
 /** Exactly one of the listed fields must be present (a zod superRefine for the CNF-or-formula bodies). */

@@ -89,7 +89,7 @@ export const jsonsat = defineOperation({
   handler: async (i, ctx) => {
     const formula = parsed.get(i) ?? (await formulaSource(i.formula))
     const payload: JsonSatTaskPayload = { formula, wantModel: i.want_model, search: searchOptions(i), wantCnf: i.want_cnf, maxCnfBytes: PROOF_LIMITS.maxBytes }
-    const { value } = valueOf(await ctx.mill.run('logic.jsonsat', payload, { timeoutMs: budgetOf(i.timeout_ms), op: 'jsonsat' }))
+    const { value } = valueOf(await ctx.mill.run('logic.jsonsat', payload, { timeoutMs: budgetOf(i.timeout_ms), op: 'jsonsat', owner: ctx.principal.owner }))
     const { cnf_dimacs: cnfText, core: _core, models: _models, enumeration: _enumeration, ...rest } = value
     const stored = cnfText ? await storeText(ctx, cnfText, 'Tseitin CNF of a formula solved by /jsonsat') : null
     // The model and assignment come as the text the answer's schema writes for them: spliced in as they are.

@@ -111,7 +111,7 @@ export const sat = defineOperation({
   ],
   handler: async (i, ctx) => {
     const payload: SatTaskPayload = { dimacs: i.dimacs, wantModel: i.want_model, limits: SAT_LIMITS, search: searchOptions(i) }
-    const result = await ctx.mill.run('logic.sat', payload, { timeoutMs: budgetOf(i.timeout_ms), op: 'sat' })
+    const result = await ctx.mill.run('logic.sat', payload, { timeoutMs: budgetOf(i.timeout_ms), op: 'sat', owner: ctx.principal.owner })
     const answer = valueOf(result).value
     return { ...answer, proof: await storedProof(ctx, answer.proof, 'sat') }
   },

@@ -110,7 +110,7 @@ export const race = defineOperation({
       kernels: [...new Set(input.kernels ?? RACE_KERNELS)],
       wasm: artifact.bytes,
     }
-    const raced = await ctx.mill.run('runtime.race', payload, { timeoutMs: budgetOf(input.timeout_ms), op: 'race' })
+    const raced = await ctx.mill.run('runtime.race', payload, { timeoutMs: budgetOf(input.timeout_ms), op: 'race', owner: ctx.principal.owner })
     return {
       source: generated ? ('generated' as const) : ('input' as const),
       bytes: generated ? payload.generate!.bytes : payload.data!.byteLength,

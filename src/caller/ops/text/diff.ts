@@ -189,9 +189,9 @@ export const diff = defineOperation({
       maxResultWeight,
     }
     const inMill = async (): Promise<DiffTaskOutcome> => {
-      ctx.admission.admitHeavy('diff')
+      ctx.admission.admitHeavy('diff', ctx.principal)
       const payload = { request, maxDepth: DIFF_LIMITS.jsonDepth, ...(texts ? { texts } : {}) }
-      return ctx.mill.run('text.diff', payload, { timeoutMs: budgetOf(undefined), op: 'diff' })
+      return ctx.mill.run('text.diff', payload, { timeoutMs: budgetOf(undefined), op: 'diff', owner: ctx.principal.owner })
     }
     let outcome: DiffTaskOutcome | ReturnType<typeof runDiff>
     if (texts || requestWeight(request, DIFF_LIMITS.inline) > DIFF_LIMITS.inline) {
