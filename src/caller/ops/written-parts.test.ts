@@ -12,6 +12,7 @@ import { jsonSatWork, writtenJsonSat, type JsonSatTaskPayload } from '../../mill
 import { NO_PROGRESS } from '../../mill/progress.js'
 import { WrittenJson } from '../../written-json.js'
 import type { OperationContext } from '../operation.js'
+import { INTERNAL_PRINCIPAL } from '../../access/policy.js'
 import { diff } from './text/diff.js'
 import { jsonsat } from './logic/jsonsat.js'
 
@@ -22,6 +23,7 @@ function contextWith(run: (task: string, payload: unknown) => unknown): Operatio
   return {
     config: { diffPatchMaxWeight: 2 * 1024 * 1024 },
     admission: { admitHeavy: () => undefined },
+    principal: INTERNAL_PRINCIPAL,
     mill: { run: async (task: string, payload: unknown) => run(task, structuredClone(payload)) },
   } as unknown as OperationContext
 }
