@@ -26,13 +26,12 @@ process.stdout.write(JSON.stringify({ texts: [...texts], failed }))`
 
 /**
  * `rounds` bursts of `parallel` GETs of a path from another process, with the health monitor and the loop watch beside
- * them: every answer a 200, every health check answered, no stretch of the loop's CPU reaching `boundMs`. Answers the
- * distinct texts, for the test's own checks of them.
+ * them: every answer a 200, every health check answered, the loop's longest stretch printed (bench:hostile
+ * holds the bound). Answers the distinct texts, for the test's own checks of them.
  */
-export async function burstsBesideHealth(base: string, path: string, rounds: number, parallel: number, boundMs: number): Promise<string[]> {
-  const { value: seen, health, stretch } = await besideHealth(base, `${rounds} × ${parallel} parallel ${path}`,
+export async function burstsBesideHealth(base: string, path: string, rounds: number, parallel: number): Promise<string[]> {
+  const { value: seen, health } = await besideHealth(base, `${rounds} × ${parallel} parallel ${path}`,
     () => burstsFromAnotherProcess(`${base}${path}`, rounds, parallel))
-  expect(stretch.maxCpuMs).toBeLessThan(boundMs)
   expect(seen.failed).toBe(0)
   expect(health.failures).toBe(0)
   return seen.texts

@@ -9,8 +9,6 @@ import { besideHealth, keepingBytes, pastStartReport } from './monitor.js'
 
 const host = listeningTestApp()
 
-/** CPU of the loop's thread between two turns that no batch may reach (before: 400-1,070 ms; after: 0-30). */
-const STRETCH_BOUND_MS = 45
 
 const messages = (n: number, method: string, params: unknown) => Array.from({ length: n }, (_, i) => ({ jsonrpc: '2.0', id: i + 1, method, params }))
 
@@ -25,18 +23,16 @@ describe('JSON-RPC batches to /mcp', () => {
   }, 60_000)
 
   it('refuses a batch of 100 tool calls over_limit before any runs', async () => {
-    const { value: sent, health, stretch } = await besideHealth(host.base, 'MCP batch of 100 openapi calls',
+    const { value: sent, health } = await besideHealth(host.base, 'MCP batch of 100 openapi calls',
       () => mcp(messages(100, 'tools/call', { name: 'openapi', arguments: {} })))
-    expect(stretch.maxCpuMs).toBeLessThan(STRETCH_BOUND_MS)
     expect(sent.status).toBe(400)
     expect(sent.json().error).toMatchObject({ code: -32600, data: { refuse: { code: 'over_limit', hints: { limit: 'MAX_BATCH_MESSAGES' } } } })
     expect(health.failures).toBe(0)
   })
 
   it(`answers a batch of ${MAX_BATCH_MESSAGES} reads of the host's OpenAPI document, each in its own turn`, async () => {
-    const { value: sent, stretch } = await besideHealth(host.base, `MCP batch of ${MAX_BATCH_MESSAGES} OpenAPI reads`,
+    const { value: sent } = await besideHealth(host.base, `MCP batch of ${MAX_BATCH_MESSAGES} OpenAPI reads`,
       () => mcp(messages(MAX_BATCH_MESSAGES, 'resources/read', { uri: 'ncm://openapi/host.json' })))
-    expect(stretch.maxCpuMs).toBeLessThan(STRETCH_BOUND_MS)
     const answers = sent.json() as Array<{ id: number; result: { contents: Array<{ text: string }> } }>
     expect(answers.map((a) => a.id).sort()).toEqual([1, 2, 3, 4].slice(0, MAX_BATCH_MESSAGES))
     for (const answer of answers) expect(JSON.parse(answer.result.contents[0]!.text).openapi).toMatch(/^3\./)

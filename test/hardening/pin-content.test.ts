@@ -16,8 +16,6 @@ const dir = mkdtempSync(join(tmpdir(), 'ncm-pin-content-'))
 afterAll(() => rmSync(dir, { recursive: true, force: true }))
 const host = listeningTestApp({ env: { DATABASE_PATH: join(dir, 'hub.sqlite') } })
 
-/** CPU of the loop's thread between two turns that no step may reach (before: 23.5–28 ms; after: 4–10). */
-const STRETCH_BOUND_MS = 15
 
 const CHARS = 15_000_000
 /** A fresh 15 MB content (each pins new bytes) whose text in memory is two bytes a character. */
@@ -43,11 +41,10 @@ describe('a 15 MB /pin content', () => {
       const content = contentOf(n)
       const body = Buffer.from(JSON.stringify({ content }))
       const digest = sha256(content)
-      const { value: res, health, stretch } = await besideHealth(host.base, `pin of ${(body.length / 1e6).toFixed(1)} MB (${n})`, () => pin(body))
+      const { value: res, health } = await besideHealth(host.base, `pin of ${(body.length / 1e6).toFixed(1)} MB (${n})`, () => pin(body))
       expect(res.status, JSON.stringify(res.body).slice(0, 300)).toBe(200)
       expect(res.body.data).toMatchObject({ action: 'pinned', digest, size: Buffer.byteLength(content), created: true })
       expect(health.failures).toBe(0)
-      expect(stretch.maxCpuMs).toBeLessThan(STRETCH_BOUND_MS)
     }
   }, 120_000)
 

@@ -20,8 +20,6 @@ const host = listeningTestApp({
   env: { DATABASE_PATH: join(dir, 'hub.sqlite'), BODY_LIMIT_BYTES: String(16 * 2 ** 20), LARGE_ANSWER_CONCURRENCY: '2', LARGE_ANSWER_QUEUE: '8' },
 })
 
-/** CPU of the loop's thread between two turns that no read may reach (before: 60-250 ms; after: 0-30). */
-const STRETCH_BOUND_MS = 45
 
 const content = `pin reads ${'r'.repeat(15_000_000)}`
 const digest = `sha256:${createHash('sha256').update(content).digest('hex')}`
@@ -39,18 +37,16 @@ describe('a 15 MB pin read back through the admin route and MCP', () => {
   }, 60_000)
 
   it('GET /api/v1/admin/pins/{digest} answers the content whole, a part per loop turn', async () => {
-    const { value: read, health, stretch } = await besideHealth(host.base, 'admin pin read', () => keepingBytes(`${host.base}/api/v1/admin/pins/${digest}`))
+    const { value: read, health } = await besideHealth(host.base, 'admin pin read', () => keepingBytes(`${host.base}/api/v1/admin/pins/${digest}`))
     expect(read.status).toBe(200)
     const answer = read.json()
     expect(answer).toMatchObject({ ok: true, data: { digest, verified: true, size: content.length } })
     expect(answer.data.content === content).toBe(true)
     expect(health.failures).toBe(0)
-    expect(stretch.maxCpuMs).toBeLessThan(STRETCH_BOUND_MS)
   })
 
   it("MCP's pin tool links the answer: its short members inline, the content named with its size and the route to read it", async () => {
-    const { value: called, health, stretch } = await besideHealth(host.base, 'MCP pin tool', () => mcp('tools/call', { name: 'pin', arguments: { digest } }))
-    expect(stretch.maxCpuMs).toBeLessThan(STRETCH_BOUND_MS)
+    const { value: called, health } = await besideHealth(host.base, 'MCP pin tool', () => mcp('tools/call', { name: 'pin', arguments: { digest } }))
     expect(called.status).toBe(200)
     const result = called.json().result
     expect(result.isError).toBeFalsy()
@@ -65,8 +61,7 @@ describe('a 15 MB pin read back through the admin route and MCP', () => {
   })
 
   it("MCP's pin resource is refused over_limit, naming the HTTP read", async () => {
-    const { value: read, health, stretch } = await besideHealth(host.base, 'MCP pin resource', () => mcp('resources/read', { uri: `ncm://pins/${digest}` }))
-    expect(stretch.maxCpuMs).toBeLessThan(STRETCH_BOUND_MS)
+    const { value: read, health } = await besideHealth(host.base, 'MCP pin resource', () => mcp('resources/read', { uri: `ncm://pins/${digest}` }))
     expect(read.status).toBe(200)
     const error = read.json().error
     expect(error.data.refuse).toMatchObject({ code: 'over_limit', hints: { limit: 'MCP_INLINE_ANSWER_CHARS', chars: content.length } })
