@@ -74,6 +74,14 @@ export interface JobEvent {
   result?: unknown
 }
 
+export interface DefineOptions {
+  /**
+   * The answer is a function of the input alone (nothing measured in it): an identical submission of the same owner,
+   * without an Idempotency-Key, shares the job already queued, running or succeeded instead of storing another copy.
+   */
+  shared?: boolean
+}
+
 export interface SubmitRequest {
   op: string
   surface: JobSurface
@@ -144,7 +152,7 @@ export interface JobQueue {
   /** `local`: rows and runners in this process; `bullmq`: rows in the database, dispatch and events through Redis. */
   readonly backend: 'local' | 'bullmq'
   /** Registers how an operation is executed; every replica defines the same executors before start(). */
-  define(op: string, executor: JobExecutor): void
+  define(op: string, executor: JobExecutor, options?: DefineOptions): void
   /** Recovers jobs of an earlier process and starts running queued ones. */
   start(): Promise<void>
   /** Refused with `occupied` (Retry-After) past the queue bound, `conflict` when a key is reused with another input. */

@@ -14,6 +14,6 @@ export function defineTradingJobs(app: FastifyInstance, context: TradingContext,
     app.jobs.define(op.name, async (input, run) => write(await op.handler(input, {
       // The submission was authorized; the run acts for the host, and what it stores is the job owner's.
       ...context, host: app, credential: null, principal: jobPrincipal(run.owner), requestId: run.jobId, baseUrl: baseUrlOf(null, context.config), log: app.log.child({ job: run.jobId }),
-    })))
+    })), { shared: op.heavy.measuresNow !== true }) // a replay measures the engine now: never shared
   }
 }

@@ -51,15 +51,6 @@ const costFields = {
   allow_short: cost.allow_short.default(false).describe('short on sell signals instead of going flat'),
 }
 
-export const problemSchema = z.object({
-  type: z.string(),
-  title: z.string(),
-  status: z.number().int(),
-  detail: z.string(),
-  instance: z.string(),
-  code: z.string(),
-}).loose().describe('RFC 9457 problem details (application/problem+json)')
-
 const nullableNumber = z.number().nullable()
 
 export const statsSchema = z.object({
