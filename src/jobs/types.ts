@@ -62,6 +62,8 @@ export interface JobRecord {
   purgedAt: number | null
   /** When its run wrote its effects (a research run) in the transaction that sealed it; a cancel no longer wins. */
   sealedAt: number | null
+  /** What a succeeded run's answer stands on, such as `run:12` (src/jobs/effects.ts); null when it stands alone. */
+  effect: string | null
 }
 
 /** Published on the job's channel: every progress change and state change; a final event carries the outcome. */
@@ -80,6 +82,11 @@ export interface DefineOptions {
    * without an Idempotency-Key, shares the job already queued, running or succeeded instead of storing another copy.
    */
   shared?: boolean
+  /**
+   * Whether a shared job's effect (JobRecord.effect) still stands: a job whose answer names something since deleted
+   * is not shared, and the submission runs anew. Without it, effects always stand.
+   */
+  stands?: (effect: string, owner: string) => Promise<boolean>
 }
 
 export interface SubmitRequest {
