@@ -88,8 +88,6 @@ export const pin = defineOperation({
     }),
   ]),
   provenance: ['stored', 'computed'],
-  bodyLimit: 'large',
-  textMembers: ['json'],
   largeAnswer: true,
   refusals: ['not_found', 'conflict', 'over_limit'],
   action: 'pin.read',
