@@ -41,7 +41,7 @@ async function besideHealth(label: string, path: string, bodies: string[]) {
 describe('objects of 37k keys cost the loop no long stretch', () => {
   beforeAll(() => pastStartReport(host.app), 60_000)
 
-  it('/pin of a 37k-key object: pinned, its canonical form made in the mill', async () => {
+  it('/pin of a 37k-key object: pinned, its canonical form made in the mill from the body\'s text', async () => {
     const bodies = Array.from({ length: 6 }, (_, n) => JSON.stringify({ json: { n, ...wideObject } }))
     await postText('/api/v1/pin', JSON.stringify({ json: { n: 'warm-up', ...wideObject } }))
     const { answers, health } = await besideHealth('37k-key /pin', '/api/v1/pin', bodies)

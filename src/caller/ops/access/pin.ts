@@ -86,6 +86,7 @@ export const pin = defineOperation({
     }),
   ]),
   provenance: ['stored', 'computed'],
+  textMembers: ['json'],
   largeAnswer: true,
   refusals: ['not_found', 'conflict', 'over_limit'],
   action: 'pin.read',
