@@ -2,7 +2,7 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { z } from 'zod'
 import { Refusal, type RefusalCode } from '../refusal.js'
-import { toRefusal } from '../error-refusal.js'
+import { bodyLimitOf, toRefusal } from '../error-refusal.js'
 import { redactUrl, shortUrl } from '../redact.js'
 import { wrongMethod } from './route-table.js'
 
@@ -113,7 +113,7 @@ export function problemErrorHandler(err: unknown, req: FastifyRequest, reply: Fa
       `content type ${JSON.stringify(req.headers['content-type'] ?? '')} is not accepted here; send application/json (or text/csv to POST /api/v11/datasets)`)
   }
   if (err instanceof PlatformProblem) return send(reply, platformProblemOf(err, redactUrl(req.url)))
-  const refusal = toRefusal(err, req.id)
+  const refusal = toRefusal(err, req.id, bodyLimitOf(req))
   if (refusal.code === 'internal') req.log.error({ err, method: req.method, url: redactUrl(req.url) }, 'internal error')
   else if (!req.server.unmatchedLog.isSuppressed(req)) req.log.info({ refusal: refusal.code, reason: refusal.message }, 'refused')
   return sendProblem(reply, refusal, redactUrl(req.url))
