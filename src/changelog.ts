@@ -37,6 +37,7 @@ export const CHANGELOG: readonly ChangelogEntry[] = [
         '`/fit` no longer adds a flat 20 % of the weights; a given `overhead_percent` becomes a `declared_overhead` component. A verdict never exceeds what the card holds under the stated serving model (an 80 GB H100 fits llama-2-7b at 4,096 tokens up to batch 31).',
         '`stopped_by` of `/sat` and `/jsonsat` widens to `deadline`, `conflicts`, `decisions` and `propagations`.',
         'A full disk is refused `occupied` with a reason saying so and `retry_after_s`, never `internal`, and turns `/health` to `fail`; a transient store fault (a connection cut, a lost conflict, a busy database) is retried, and answered `occupied` with `retry_after_s` when retries run out.',
+        '`/pin`, `/run` and `/cli` take bodies up to the default 1 MiB (`BODY_LIMIT_BYTES`), as SPEC §1.5 gives 16 MiB only to `/sat`, `/jsonsat`, `/clauses`, `/quiz`, `/digest`, `/diff` and CSV import; a `payload_too_large` refusal names the route\'s limit in its reason and in `hints` (`limit`, `value`).',
       ],
       security: [
         'One access policy decides every door: HTTP routes, `/run` and `/cli` items, MCP tools and resources, job reads and event streams. MCP `resources/list` and `resources/read` of pins need `admin:read`, as over HTTP.',
