@@ -49,7 +49,7 @@ describe('/help curl lines', () => {
     expect(grant.needs).toMatch(/ADMIN_TOKEN/)
     expect(grant.curl).toContain('-H "authorization: Bearer $ADMIN_TOKEN"')
     expect(await failures(lines.filter((l) => l.needs === null && !REFUSES_BY_NATURE.has(l.op)), {})).toEqual([])
-  })
+  }, 180_000) // ~40 lines, each a shell and a curl: over a minute on a busy machine
 
   it('on a host with ADMIN_TOKEN every line answers with the variables it names set', async () => {
     const lines = await helpLines(guarded.base)
@@ -58,5 +58,5 @@ describe('/help curl lines', () => {
     expect(await failures(lines.filter((l) => !REFUSES_BY_NATURE.has(l.op)), env)).toEqual([])
     // Without the variable the guarded line is refused, so the header is what makes it answer.
     expect(await runLine(lines.find((line) => line.op === 'grant')!, {})).toEqual({ ok: false, code: 'unauthorized' })
-  })
+  }, 180_000)
 })
