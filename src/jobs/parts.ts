@@ -3,7 +3,7 @@
 import { orphanSweep } from '../store/orphan-sweep.js'
 import type { Sql } from '../store/sql.js'
 import { nextTurn } from '../store/turns.js'
-import { collectWritten, type WrittenJson } from '../written-json.js'
+import { JsonBytes } from '../json/bytes.js'
 
 export type PartKind = 'input' | 'result'
 
@@ -25,10 +25,11 @@ export async function readParts(sql: Sql, jobId: string, kind: PartKind): Promis
   return texts.length === 0 ? null : JSON.parse(texts.length === 1 ? texts[0]! : texts.join(''))
 }
 
-/** The stored text as it was written (encoded for a reply), or null when it has no parts. */
-export async function readText(sql: Sql, jobId: string, kind: PartKind): Promise<WrittenJson | null> {
-  const text = await collectWritten(storedParts(sql, jobId, kind))
-  return text.parts.length === 0 ? null : text
+/** The stored answer as the bytes a reply sends (a part encoded per statement read), or null when it has no parts. */
+export async function readBytes(sql: Sql, jobId: string, kind: PartKind): Promise<JsonBytes | null> {
+  const chunks: Buffer[] = []
+  for await (const text of storedParts(sql, jobId, kind)) chunks.push(Buffer.from(text))
+  return chunks.length === 0 ? null : new JsonBytes(chunks)
 }
 
 /** A job's stored parts in order, a statement per part with a turn between. */

@@ -7,7 +7,9 @@ import { downsample } from '../engines/trading/downsample.js'
 import { iso } from './present.js'
 import type { AccountRow, CycleRow, DatasetRow, FillRow, OrderRow, PositionRow, RunKind, RunRow } from './repository.js'
 import type { BarRow, LedgerFilter, RunListRow } from './repository-pages.js'
-import type { BacktestAnswer, BacktestBody } from './schemas.js'
+import type { BacktestBody } from './schemas.js'
+import { splicedAnswer } from '../json/serializer.js'
+import { runDetail } from './readback-schemas.js'
 import type { TradingService } from './service.js'
 import { headlineOf } from './system.js'
 import { resultsNotStored, tradeView } from './run-results.js'
@@ -88,7 +90,8 @@ export function createReadback(service: TradingService) {
       const dataset = (await repo.datasetById(row.dataset_id))!
       const stats = parseJson(row.stats)
       const earlier = await repo.earlierRunWithDigest(row.inputs_digest, row.id)
-      return {
+      const { written, ...trades } = await tradesOf(service, row, dataset, stats, opts.withTrades)
+      const answer = {
         id: row.id,
         kind: row.kind,
         dataset: { id: dataset.id, symbol: dataset.symbol, timeframe: dataset.timeframe, sha256: dataset.sha256 },
@@ -100,10 +103,12 @@ export function createReadback(service: TradingService) {
         stats,
         headline: headlineOf(row.kind, stats),
         ...equityOf(row, opts.equityPoints),
-        ...(await tradesOf(service, row, dataset, stats, opts.withTrades)),
+        ...trades,
         elapsed_ms: row.elapsed_ms,
         created_at: row.created_at,
       }
+      // Recomputed trades come written by the mill: the rest is written around them.
+      return written ? splicedAnswer(runDetail, answer, { trades: written }) : answer
     },
 
     accounts: async (query: PageQuery) => pageAnswer('accounts', await LISTS.accounts.read(query, (r) => repo.accountsPage(r.after, r.limit))),
@@ -176,15 +181,15 @@ async function tradesOf(service: TradingService, row: ReadableRun, dataset: Data
   }
   if (kept > 0 || (await service.repo.runEquityChunks(row.id, 0, 1)).length > 0) {
     const rows = await service.repo.runTradesPage(row.id, 0, kept)
-    return { trades: rows.map((t) => { const { seq: _seq, ...view } = tradeView(t); return view }), trades_note: `stored with the run; ${links}`, trades_verified: true }
+    return { trades: rows.map((t) => { const { seq: _seq, ...view } = tradeView(t); return view }), trades_note: `stored with the run; ${links}`, trades_verified: true, written: null }
   }
   const { include: _include, equity_points: _points, ...request } = JSON.parse(row.request) as BacktestBody
   // Pinned to the run's dataset by id: its symbol might name another dataset by now.
   const answer = await service.recomputeBacktest({ ...request, dataset: dataset.id, include: ['trades'] })
   const same = JSON.stringify(answer.stats) === JSON.stringify(stats)
   return {
-    // Written text standing for the trades (the run's writer splices it in as is): typed as what it stands for.
-    trades: (answer.trades ?? null) as unknown as NonNullable<BacktestAnswer['trades']> | null,
+    trades: null,
+    written: answer.trades,
     trades_note: same
       ? 'recomputed now from the stored inputs; the recomputed statistics equal the stored ones'
       : 'recomputed now from the stored inputs, but the statistics differ from the stored ones (the engine changed since): these trades belong to the recomputed statistics',

@@ -5,6 +5,8 @@ import { NO_PROGRESS } from '../progress.js'
 import { solveDimacs } from '../../engines/sat/answer.js'
 import { pigeonholeDimacs } from '../../engines/sat/pigeonhole.js'
 import { checkedAnswer } from './sat-check.js'
+import { z } from 'zod'
+import { answerSchema } from '../../json/serializer.js'
 
 const limits = { maxVars: 100, maxClauses: 100, maxLiterals: 1000 }
 const far = Date.now() + 60_000
@@ -26,9 +28,13 @@ describe('logic mill tasks', () => {
   })
 
   it('results survive a structured clone (they cross a thread boundary)', () => {
-    const payload = { formula: parseFormula({ or: [{ var: 'a' }, { var: 'b' }] }), wantModel: true }
+    const members = { model: answerSchema(z.array(z.number().int()).nullable()), assignment: answerSchema(z.record(z.string(), z.boolean()).nullable()) }
+    const payload = { formula: parseFormula({ or: [{ var: 'a' }, { var: 'b' }] }), wantModel: true, members }
     const result = logicTasks['logic.jsonsat']!(structuredClone(payload), { deadline: far, progress: NO_PROGRESS, cancelled: () => false })
     expect(structuredClone(result)).toMatchObject({ ok: true, value: { status: 'SAT', verified: true } })
+    // The model and assignment come written, as bytes of their own.
+    const value = result.ok ? result.value : null
+    expect(JSON.parse(Buffer.from(value!.assignment!).toString())).toEqual(jsonSatWork(payload, far).ok && { a: expect.any(Boolean), b: expect.any(Boolean) })
   })
 
   it('analyse clauses and check assignments from DIMACS or flat clauses', () => {

@@ -9,6 +9,7 @@ import { DimacsLimitError, DimacsSyntaxError, parseDimacs, type DimacsLimits } f
 import { FormulaLimitError, FormulaSyntaxError, parseFormula, type FlatFormula, type FormulaLimits } from '../../engines/sat/formula.js'
 import { analyzeClauses, type ClauseAnalysis, type SimplifyOptions } from '../../engines/sat/simplify.js'
 import { moving } from '../moving.js'
+import { answerBytes, type AnswerSchema } from '../../json/serializer.js'
 import { cnfAssignment, formulaAssignment, QuizInputError, quizCnf, quizFormula, type CnfAssignment, type QuizResult } from '../../engines/sat/quiz.js'
 
 /** Input problems found off the event loop travel back as data (class instances do not cross the thread boundary). */
@@ -52,15 +53,16 @@ export interface JsonSatTaskPayload {
 export type CheckedJsonSatAnswer = CheckedAnswer<JsonSatAnswer> & { cnf_dimacs: TextBlob | null }
 
 /**
- * A /jsonsat answer whose model and assignment (one entry per variable: 30k variables made 60k values) are the JSON
- * text /jsonsat's response schema writes for them: their clone back and writing held the loop 15–30 ms a stretch.
+ * A /jsonsat answer whose model and assignment (one entry per variable: 30k variables made 60k values) are written by
+ * /jsonsat's response schema for them, as bytes that move to the loop: their clone back and writing there held the
+ * loop 15–30 ms a stretch. The loop writes the rest of the answer around them (splicedAnswer).
  */
-export type WrittenJsonSatAnswer = Omit<CheckedJsonSatAnswer, 'model' | 'assignment'> & { model: string | null; assignment: string | null }
+export type WrittenJsonSatAnswer = Omit<CheckedJsonSatAnswer, 'model' | 'assignment'> & { model: Uint8Array | null; assignment: Uint8Array | null }
 
-/** The model and assignment written as JSON text (integers and booleans: JSON.stringify's text is the schema's). */
-export function writtenJsonSat(answer: CheckedJsonSatAnswer): WrittenJsonSatAnswer {
-  const { model, assignment } = answer
-  return { ...answer, model: model && JSON.stringify(model), assignment: assignment && JSON.stringify(assignment) }
+/** The schemas of /jsonsat's model and assignment. */
+export interface JsonSatMembers {
+  model: AnswerSchema
+  assignment: AnswerSchema
 }
 
 export interface ClausesTaskPayload {
@@ -186,9 +188,16 @@ export function quizFormulaWork({ formula, assignment, maxListed }: QuizFormulaT
 
 export const logicTasks = {
   'logic.sat': (payload: SatTaskPayload, context: TaskContext) => movingBlobs(satWork(payload, context.deadline, context)),
-  'logic.jsonsat': (payload: JsonSatTaskPayload, context: TaskContext): TaskResult<WrittenJsonSatAnswer> => {
+  'logic.jsonsat': ({ members, ...payload }: JsonSatTaskPayload & { members: JsonSatMembers }, context: TaskContext): TaskResult<WrittenJsonSatAnswer> => {
     const result = jsonSatWork(payload, context.deadline, context)
-    return movingBlobs(result.ok ? { ...result, value: writtenJsonSat(result.value) } : result)
+    if (!result.ok) return result
+    const { model, assignment } = result.value
+    const value = {
+      ...result.value,
+      model: model && answerBytes(members.model, model),
+      assignment: assignment && answerBytes(members.assignment, assignment),
+    }
+    return movingBlobs({ ...result, value }, [value.model?.buffer, value.assignment?.buffer])
   },
   'logic.clauses': clausesWork,
   'logic.quiz': quizWork,
@@ -196,8 +205,8 @@ export const logicTasks = {
 } satisfies TaskTable
 
 /** A proof's and a CNF's bytes move back to the loop with the answer instead of being copied. */
-function movingBlobs<T extends { proof: TextBlob | null; cnf_dimacs?: TextBlob | null }>(result: TaskResult<T>): TaskResult<T> {
+function movingBlobs<T extends { proof: TextBlob | null; cnf_dimacs?: TextBlob | null }>(result: TaskResult<T>, more: Array<ArrayBufferLike | undefined> = []): TaskResult<T> {
   if (!result.ok) return result
-  const buffers = [result.value.proof?.text.buffer, result.value.cnf_dimacs?.text.buffer].filter((b): b is ArrayBuffer => b instanceof ArrayBuffer)
+  const buffers = [result.value.proof?.text.buffer, result.value.cnf_dimacs?.text.buffer, ...more].filter((b): b is ArrayBuffer => b instanceof ArrayBuffer)
   return buffers.length > 0 ? moving(result, buffers) : result
 }
