@@ -59,6 +59,15 @@ export type CheckedJsonSatAnswer = CheckedAnswer<JsonSatAnswer> & { cnf_dimacs: 
  */
 export type WrittenJsonSatAnswer = Omit<CheckedJsonSatAnswer, 'model' | 'assignment'> & { model: Uint8Array | null; assignment: Uint8Array | null }
 
+/** A /sat answer whose model and models are written by /sat's response schema for them, as bytes that move to the loop. */
+export type WrittenSatAnswer = Omit<CheckedAnswer<SatAnswer>, 'model' | 'models'> & { model: Uint8Array | null; models: Uint8Array | null }
+
+/** The schemas of /sat's model and models. */
+export interface SatMembers {
+  model: AnswerSchema
+  models: AnswerSchema
+}
+
 /** The schemas of /jsonsat's model and assignment. */
 export interface JsonSatMembers {
   model: AnswerSchema
@@ -187,7 +196,14 @@ export function quizFormulaWork({ formula, assignment, maxListed }: QuizFormulaT
 }
 
 export const logicTasks = {
-  'logic.sat': (payload: SatTaskPayload, context: TaskContext) => movingBlobs(satWork(payload, context.deadline, context)),
+  // The model and the models enumerated (an answer near 8 MB at most) come written by /sat's schema for them.
+  'logic.sat': ({ members, ...payload }: SatTaskPayload & { members: SatMembers }, context: TaskContext): TaskResult<WrittenSatAnswer> => {
+    const result = satWork(payload, context.deadline, context)
+    if (!result.ok) return result
+    const { model, models } = result.value
+    const value = { ...result.value, model: model && answerBytes(members.model, model), models: models && answerBytes(members.models, models) }
+    return movingBlobs({ ...result, value }, [value.model?.buffer, value.models?.buffer])
+  },
   'logic.jsonsat': ({ members, ...payload }: JsonSatTaskPayload & { members: JsonSatMembers }, context: TaskContext): TaskResult<WrittenJsonSatAnswer> => {
     const result = jsonSatWork(payload, context.deadline, context)
     if (!result.ok) return result
