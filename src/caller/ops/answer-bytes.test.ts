@@ -1,4 +1,5 @@
-// Answers a mill task writes (/diff's whole answer; /jsonsat's model and assignment, spliced into the rest) are the
+// Answers a mill task writes (/diff's whole answer; /sat's model and models, /jsonsat's model and assignment, spliced
+// into the rest) are the
 // route's own serializer's text: byte for byte what fast-json-stringify writes for the same data through the route's
 // schema, on real data with the characters JSON escapes.
 import { describe, expect, it } from 'vitest'
@@ -6,13 +7,14 @@ import { serializerOf } from '../../json/serializer.js'
 import { JsonBytes } from '../../json/bytes.js'
 import { runDiff, type DiffRequest } from '../../engines/diff/run.js'
 import { diffTask } from '../../mill/tasks/text.js'
-import { jsonSatWork, logicTasks } from '../../mill/tasks/logic.js'
+import { jsonSatWork, logicTasks, satWork } from '../../mill/tasks/logic.js'
 import { NO_PROGRESS } from '../../mill/progress.js'
 import { JsonText } from '../../body-parse/text-members.js'
 import type { OperationContext } from '../operation.js'
 import { INTERNAL_PRINCIPAL } from '../../access/policy.js'
 import { diff } from './text/diff.js'
 import { jsonsat } from './logic/jsonsat.js'
+import { sat } from './logic/sat.js'
 
 /** What the handler needs of its context, with a mill that runs the task here on a structured clone of its payload. */
 function contextWith(run: (task: string, payload: unknown) => unknown): OperationContext {
@@ -98,5 +100,22 @@ describe('/jsonsat model and assignment written in the mill', () => {
     const { cnf } = plain as { cnf: object }
     expect(untimed(textOf(answer))).toBe(untimed(serialize({ ...(plain as object), cnf: { ...cnf, sha256: null, url: null } })))
     expect(JSON.parse(textOf(answer))).toMatchObject({ status: 'UNSAT', model: null, assignment: null })
+  })
+})
+
+describe('/sat model and models written in the mill', () => {
+  const context = { deadline: Date.now() + 60_000, progress: NO_PROGRESS, cancelled: () => false }
+  // 3,000 variables, each clause leaving many models.
+  const dimacs = `p cnf 3000 1500\n${Array.from({ length: 1500 }, (_, i) => `${i + 1} -${i + 1501} 0`).join('\n')}\n`
+
+  it.each([[undefined], [5]])('models %s: the answer\'s bytes are fast-json-stringify\'s for the same solve', async (models) => {
+    let plain: unknown
+    const ctx = contextWith((_task, payload) => {
+      plain = (satWork(payload as never, context.deadline, context) as { value: unknown }).value
+      return logicTasks['logic.sat'](payload as never, context)
+    })
+    const answer = await sat.handler({ dimacs, want_model: true, proof: 'none', ...(models ? { models } : {}) } as never, ctx)
+    expect(untimed(textOf(answer))).toBe(untimed(serializerOf(sat.output)(plain)))
+    expect(JSON.parse(textOf(answer)).model).toHaveLength(3000)
   })
 })
