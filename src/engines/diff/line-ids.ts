@@ -16,8 +16,8 @@ export interface InternedLines {
 
 type Encoding = 'utf8' | 'utf16le'
 
-const isWellFormed = (text: string): boolean =>
-  (String.prototype as unknown as { isWellFormed: (this: string) => boolean }).isWellFormed.call(text)
+// String.prototype.isWellFormed is in Node 20 but not yet in the ES2023 library the project compiles against.
+const isWellFormed = (text: string): boolean => (text as string & { isWellFormed(): boolean }).isWellFormed()
 
 /** Open addressing, laid out for few cache misses: one slot holds [hash, id + 1]; one id holds [start, end, side, line]. */
 interface Table {
