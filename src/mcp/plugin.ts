@@ -159,7 +159,7 @@ export default async function mcpPlugin(app: FastifyInstance, opts: McpPluginOpt
     let releaseStream: (() => void) | null = null
     if (typeof sessionId === 'string') {
       session = sessions.get(sessionId)
-      // Another principal's session id is as unknown as a closed one: its stream and cancellations are not theirs.
+      // Another principal's session id is treated as a closed one: its stream and cancellations are not theirs.
       if (!session || session.owner !== owner) return rpcError(reply, 404, -32001, 'unknown or closed MCP session: initialize again')
       sessions.touch(sessionId, clock.now())
       // The standalone stream (GET) stays open as long as the client likes: it takes one of the principal's stream slots.
