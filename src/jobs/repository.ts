@@ -138,7 +138,7 @@ export function createJobRepository(sql: Sql): JobRepository {
     )
     if (!row || (row.state !== 'queued' && row.state !== 'running')) return false
     if (row.leftover) await deleteParts(sql, id, 'result')
-    await writeParts(sql, id, 'result', result instanceof JsonBytes ? result.texts() : jsonParts(result), now)
+    await writeParts(sql, id, 'result', result instanceof JsonBytes ? result.chunks : jsonParts(result), now)
     return true
   }
   const one = async (text: string, params: Record<string, unknown> | unknown[]): Promise<JobRecord | null> => {

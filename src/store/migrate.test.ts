@@ -41,6 +41,7 @@ describe('migration files', () => {
       ['0030-run-results.sql', 'fea449d6982567bb'],
       ['0070-run-owners.sql', 'fafcc2b22015cf6e'],
       ['0071-run-results-whole.sql', '6a15b2d7c5c9f1d2'],
+      ['0072-job-part-bytes.sql', 'eb0090ab4a85c8a1'],
     ])
   })
 })
