@@ -100,6 +100,8 @@ export interface TradingOperationDefinition<
   mill?: true
   /** An answer that grows with the stored data: it takes a large-answer slot while it is held and sent. */
   largeAnswer?: boolean
+  /** Reads that cost a few ms of synchronous work each: each request waits for a loop turn of its own. */
+  ownTurn?: boolean
   deprecated?: boolean
   /** Inputs that succeed on a host with the synthetic seed: the explorer starts from them (test/openapi-examples.test.ts runs each). */
   examples?: readonly Record<string, unknown>[]
@@ -137,6 +139,7 @@ export interface TradingOperation {
   readonly heavy?: { check(input: any, call: TradingCall): Promise<void>; measuresNow?: true }
   readonly mill?: true
   readonly largeAnswer?: boolean
+  readonly ownTurn?: boolean
   readonly deprecated?: boolean
   readonly examples?: readonly Record<string, unknown>[]
   readonly refusals?: readonly RefusalCode[]

@@ -4,6 +4,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import type { Readable } from 'node:stream'
 import { z } from 'zod'
 import { readBody } from '../plugins/json-body.js'
+import { ownTurn } from '../store/turns.js'
 import { inputForPath, jobBudgetNote, JUDGE_BY_PATH } from '../jobs/budget.js'
 import { submitOrWait } from '../jobs/submit.js'
 import { jobViewSchema } from '../jobs/types.js'
@@ -122,6 +123,7 @@ function routeOperation(
       },
     },
     handler: async (req: FastifyRequest, reply: FastifyReply) => {
+      if (op.ownTurn) await ownTurn()
       const alternate = op.alternates?.length ? chosenAlternate(op, req, offered) : null
       const input = inputOf(op, req, config.jobMaxMs)
       const call = callOf(req)

@@ -67,7 +67,8 @@ export const datasetOperations = [
     params: datasetParams,
     query: datasetListQuery,
     output: datasetDetail,
-    // A page of bars is held until it is sent: reads at once take large-answer slots.
+    // A 500-bar page costs ~1.5 ms of synchronous reads and ~1 ms of JSON: each read waits for a turn of its own.
+    ownTurn: true,
     largeAnswer: true,
     handler: ({ ref, ...query }, { readback }) => readback.dataset(ref, query),
   }),

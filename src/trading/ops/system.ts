@@ -101,6 +101,8 @@ export const systemOperations = [
     path: '/db/stats',
     summary: 'Per-table row counts, the backend (SQLite or PostgreSQL) and its version; SQLite: pages, file and WAL size, journal mode; PostgreSQL: database and per-table sizes',
     output: dbStatsAnswer,
+    // ~1 ms of synchronous pragmas and counts per answer, more as the database grows.
+    ownTurn: true,
     handler: (_input, { system }) => system.dbStats(),
   }),
   defineTradingOperation({
