@@ -6,7 +6,7 @@ import { okEnvelope, refusalEnvelope } from '../envelope.js'
 import { pageAnswer, pagedList, pageQueryFields, pageSchema, type PageQuery } from '../paging.js'
 import { SCOPES } from './tokens.js'
 import { grantRepository, type GrantListing } from './grants.js'
-import { writtenBy } from '../json/serializer.js'
+import { splicedAnswer, stringBytes } from '../json/serializer.js'
 import { PIN_DIGEST, PIN_MEDIA_TYPES, pinRepository, readPin, type PinRecord } from './pins.js'
 
 const PREFIX = '/api/v1/admin'
@@ -79,5 +79,9 @@ export default async function accessApi(app: FastifyInstance) {
       params: z.object({ digest: z.string().regex(PIN_DIGEST, 'must be "sha256:" followed by 64 lowercase hex digits') }),
       response: responses(pinRead),
     },
-  }, async (req) => writtenBy(pinRead, await readPin(pins, (req.params as { digest: string }).digest)))
+  }, async (req) => {
+    // The content may be megabytes (a pin stored before bodies were capped): escaped a slice per turn, spliced in.
+    const { content, ...pin } = await readPin(pins, (req.params as { digest: string }).digest)
+    return splicedAnswer(pinRead, { ...pin, content: '' }, { content: await stringBytes(content) })
+  })
 }

@@ -4,6 +4,8 @@ import { randomUUID } from 'node:crypto'
 import fastJson from 'fast-json-stringify'
 import { z } from 'zod'
 import { JsonBytes } from './bytes.js'
+import { pairSafeEnd } from '../engines/digest/base64.js'
+import { nextTurn } from '../store/turns.js'
 
 export type Serialize = (data: unknown) => string
 
@@ -69,7 +71,7 @@ const splicers = new WeakMap<z.ZodType, Map<string, Serialize>>()
  * written here through the answer's schema, with those members as marks that their bytes then replace. The object's
  * schema is compiled once per set of such members, with each of them declared a string, so every member keeps its place.
  */
-export function splicedAnswer<T extends object>(schema: z.ZodType, value: T, written: Record<string, Uint8Array | null | undefined>): JsonBytes {
+export function splicedAnswer<T extends object>(schema: z.ZodType, value: T, written: Record<string, Uint8Array | JsonBytes | null | undefined>): JsonBytes {
   const names = Object.keys(written).filter((name) => written[name] != null).sort()
   let forSchema = splicers.get(schema)
   if (!forSchema) splicers.set(schema, (forSchema = new Map()))
@@ -91,10 +93,30 @@ export function splicedAnswer<T extends object>(schema: z.ZodType, value: T, wri
   const chunks: Uint8Array[] = []
   let from = 0
   for (const { at, bytes, length } of found) {
-    chunks.push(Buffer.from(text.slice(from, at)), bytes)
+    chunks.push(Buffer.from(text.slice(from, at)), ...(bytes instanceof JsonBytes ? bytes.chunks : [bytes]))
     from = at + length
   }
   chunks.push(Buffer.from(text.slice(from)))
+  return new JsonBytes(chunks)
+}
+
+/** Characters of a long string escaped at a time: a millisecond or two. */
+const STRING_SLICE = 256 * 1024
+
+/**
+ * A long string's JSON text (what the serializer writes for it: JSON.stringify's escapes) as bytes, escaped and
+ * encoded a slice per loop turn, never between the halves of a surrogate pair: a string already on the loop (a pin
+ * stored before bodies were capped) that one serializer call would hold the loop with for tens of milliseconds.
+ */
+export async function stringBytes(text: string): Promise<JsonBytes> {
+  const chunks: Buffer[] = [Buffer.from('"')]
+  for (let at = 0; at < text.length; ) {
+    if (at > 0) await nextTurn()
+    const end = pairSafeEnd(text, at, STRING_SLICE)
+    chunks.push(Buffer.from(JSON.stringify(text.slice(at, end)).slice(1, -1)))
+    at = end
+  }
+  chunks.push(Buffer.from('"'))
   return new JsonBytes(chunks)
 }
 
