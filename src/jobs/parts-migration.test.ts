@@ -31,10 +31,10 @@ describe.each(TEST_BACKENDS)('migration 0007 on %s', (dialect) => {
   })
 })
 
-describe.each(TEST_BACKENDS)('migration 0072 on %s', (dialect) => {
+describe.each(TEST_BACKENDS)('migration 0073 on %s', (dialect) => {
   it("keeps each job's input and answer, their text now stored as its UTF-8 bytes", async () => {
     const answer = '{"text":"é😀 \\u2028 \\"q\\""}'
-    const sql = await acrossMigration(dialect, '0072', async (old) => {
+    const sql = await acrossMigration(dialect, '0073', async (old) => {
       await old.run(`INSERT INTO jobs (id, op, surface, owner, state, input_digest, created_at, finished_at)
         VALUES ('done', 'sat', 'caller', 'o', 'succeeded', 'd', 1000, 2000)`)
       const part = 'INSERT INTO job_parts (job_id, kind, seq, created_at, text) VALUES (?, ?, ?, 1000, ?)'

@@ -1,4 +1,4 @@
-// A job's input or answer as rows of job_parts (migrations 0007, 0072): its bytes in parts, one short statement per
+// A job's input or answer as rows of job_parts (migrations 0007, 0073): its bytes in parts, one short statement per
 // part with a loop turn between (src/store/byte-parts.ts), so a 14 MB text never holds the event loop in one statement.
 import { orphanSweep } from '../store/orphan-sweep.js'
 import type { Sql } from '../store/sql.js'

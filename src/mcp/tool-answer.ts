@@ -8,7 +8,7 @@ import { jsonWeight } from '../engines/diff/json-patch.js'
 import { jsonParts, TURN_TEXT_CHARS } from '../json-writer.js'
 import { JsonBytes } from '../json/bytes.js'
 import { nextTurn } from '../store/turns.js'
-import { PLAIN, renderData } from '../cli/render.js'
+import { PLAIN, renderData } from '../render/render.js'
 import { answerMembers } from './answer-members.js'
 
 /** The most characters of JSON text an answer is inlined with (content and structuredContent each). */

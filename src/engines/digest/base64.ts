@@ -54,6 +54,9 @@ export function pairSafeEnd(text: string, at: number, maxChars: number): number 
   return end < text.length && end - 1 > at && last >= 0xd800 && last <= 0xdbff ? end - 1 : end
 }
 
+/** Whether `text` has no lone surrogate, i.e. UTF-8 can store it (String.prototype.isWellFormed is past ES2023's lib). */
+export const isWellFormed = (text: string): boolean => (text as string & { isWellFormed(): boolean }).isWellFormed()
+
 /** The UTF-8 bytes of `text`, encoded `chunkChars` (about 1 Mi) characters at a time, never splitting a surrogate pair. */
 export function* utf8Chunks(text: string, chunkChars: number = CHUNK_CHARS): Generator<Buffer> {
   for (let i = 0; i < text.length; ) {

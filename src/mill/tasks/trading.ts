@@ -9,6 +9,7 @@ import { tradeBands } from '../../engines/trading/trade-bands.js'
 import { searchOverfitting } from '../../engines/trading/overfitting.js'
 import { equityChunks, monthlyReturns, tradeBlock } from '../../engines/trading/run-series.js'
 import { answerBytes, type AnswerSchema } from '../../json/serializer.js'
+import { INLINE_TRADES_MAX } from '../../engines/trading/answer-caps.js'
 
 interface EngineRun {
   bars: Bars
@@ -21,7 +22,7 @@ interface EngineRun {
 export interface BacktestShown {
   /** The answer's equity curve, at most this many points; null: not asked. */
   equityPoints: number | null
-  /** The answer's trades. */
+  /** The answer's trades (the first INLINE_TRADES_MAX). */
   trades: boolean
   /** The stored run's curve, at most this many points; null: the run keeps none. */
   storedEquityPoints: number | null
@@ -108,7 +109,8 @@ export const tradingTasks = {
       stats,
       annualization,
       equity: points && answerBytes(members.equity, { points, total_points: total, downsampled: points.length < total }),
-      trades: wanted.trades ? answerBytes(members.trades, trades.map(tradeView)) : null,
+      trades: wanted.trades ? answerBytes(members.trades, trades.slice(0, INLINE_TRADES_MAX).map(tradeView)) : null,
+      tradesTotal: trades.length,
       storedEquity: wanted.storedEquityPoints === null ? null : downsample(bars.ts, equity, wanted.storedEquityPoints),
       kept: wanted.keep ? { trades: tradeBlock(trades), equity: equityChunks(bars.ts, equity), monthly: monthlyReturns(bars.ts, equity) } : null,
     }

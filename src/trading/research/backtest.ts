@@ -9,6 +9,8 @@ import { backtestAnswer, type BacktestAnswer, type BacktestBody } from '../schem
 import type { ResearchDeps } from './deps.js'
 import { briefOf, needBars, optionsOf, rangeOf, settingsOf, strategyParamsOf } from './inputs.js'
 import { STORED_EQUITY_POINTS } from './limits.js'
+import { EQUITY_MAX_POINTS, INLINE_TRADES_MAX } from '../../engines/trading/answer-caps.js'
+import { tradesCursorAfter } from '../run-results.js'
 
 /** The answer but its trades and curve, which come written by the mill (their schemas' text, as bytes). */
 interface BacktestComputed<Run> {
@@ -26,9 +28,9 @@ export async function backtest(deps: ResearchDeps, body: BacktestBody): Promise<
 }
 
 /** The same computation without storing a run (a stored run's trades read back): its statistics and written trades. */
-export async function recomputeBacktest(deps: ResearchDeps, body: BacktestBody): Promise<{ stats: BacktestAnswer['stats']; trades: Uint8Array | null }> {
+export async function recomputeBacktest(deps: ResearchDeps, body: BacktestBody): Promise<Pick<BacktestAnswer, 'stats' | 'trades_total'> & { trades: Uint8Array | null }> {
   const { answer, written } = await runBacktest(deps, body, false)
-  return { stats: answer.stats, trades: written.trades }
+  return { stats: answer.stats, trades_total: answer.trades_total, trades: written.trades }
 }
 
 async function runBacktest(deps: ResearchDeps, body: BacktestBody, persist: true): Promise<BacktestComputed<StoredRunRef>>
@@ -46,7 +48,7 @@ async function runBacktest(deps: ResearchDeps, body: BacktestBody, persist: bool
     // The curve and the trades are written in the mill; the loop only passes their bytes on.
     members,
     shown: {
-      equityPoints: withEquity ? body.equity_points ?? total : null,
+      equityPoints: withEquity ? body.equity_points ?? EQUITY_MAX_POINTS : null,
       trades: body.include.includes('trades'),
       // A stored run keeps a downsampled curve for the command center, and every trade and point to be paged.
       storedEquityPoints: persist ? STORED_EQUITY_POINTS : null,
@@ -68,6 +70,12 @@ async function runBacktest(deps: ResearchDeps, body: BacktestBody, persist: bool
     results: result.kept,
     elapsedMs,
   })
+  const shownTrades = Math.min(result.tradesTotal, INLINE_TRADES_MAX)
+  // The trades after those shown are paged from the stored run.
+  const tradePages = result.trades && {
+    trades_total: result.tradesTotal,
+    trades_next_cursor: run && shownTrades < result.tradesTotal ? tradesCursorAfter(shownTrades) : null,
+  }
   const answer = {
     run,
     dataset: { ...briefOf(dataset), bars: total, from: iso(first), to: iso(last) },
@@ -75,6 +83,7 @@ async function runBacktest(deps: ResearchDeps, body: BacktestBody, persist: bool
     params,
     settings,
     stats,
+    ...(tradePages ?? {}),
   }
   return { answer, written: { trades: result.trades, equity: result.equity } }
 }

@@ -1,4 +1,4 @@
--- PostgreSQL translation of sqlite/0072-job-part-bytes.sql.
+-- PostgreSQL translation of sqlite/0073-job-part-bytes.sql.
 -- Job inputs and answers stored as bytes, as pin content is (0008): an answer arrives as the UTF-8 bytes the mill
 -- wrote and is sent as they are, never decoded into text to be stored nor encoded again to be sent.
 ALTER TABLE job_parts ADD COLUMN content bytea;
