@@ -10,6 +10,7 @@ import { NO_PROGRESS } from '../mill/progress.js'
 import { answerSchema, serializerOf, splicedAnswer } from '../json/serializer.js'
 import { finite, iso, statsView } from './present.js'
 import { backtestAnswer } from './schemas.js'
+import { INLINE_TRADES_MAX } from '../engines/trading/answer-caps.js'
 
 const tradesSchema = backtestAnswer.shape.trades.unwrap()
 const equitySchema = backtestAnswer.shape.equity.unwrap()
@@ -55,7 +56,9 @@ describe('the backtest answer\'s parts written in the mill equal the route seria
       expect(trades.length).toBeGreaterThan(5)
       for (const maxPoints of [bars.ts.length, 600, 2]) {
         const result = backtestInMill(bars, strategy, params, options, maxPoints)
-        expect(text(result.trades)).toBe(serializerOf(tradesSchema)(trades.map(tradeView)))
+        // The answer inlines the first trades; the rest are paged from the stored run.
+        expect(text(result.trades)).toBe(serializerOf(tradesSchema)(trades.slice(0, INLINE_TRADES_MAX).map(tradeView)))
+        expect(result.tradesTotal).toBe(trades.length)
         const kept = downsampleIndices(equity, maxPoints)
         const points = Array.from(kept, (i) => [bars.ts[i]!, equity[i]!])
         const total = bars.ts.length
@@ -90,7 +93,7 @@ describe('the backtest answer\'s parts written in the mill equal the route seria
     const spliced = splicedAnswer(backtestAnswer, answer, { trades: result.trades, equity: result.equity })
     const kept = downsampleIndices(equity, 300)
     const points = Array.from(kept, (i) => [bars.ts[i]!, equity[i]!])
-    const whole = { ...answer, trades: trades.map(tradeView), equity: { points, total_points: bars.ts.length, downsampled: true } }
+    const whole = { ...answer, trades: trades.slice(0, INLINE_TRADES_MAX).map(tradeView), equity: { points, total_points: bars.ts.length, downsampled: true } }
     expect(spliced.text()).toBe(serializerOf(backtestAnswer)(whole))
     // Without the optional members, nothing is spliced and nothing is left of them.
     expect(splicedAnswer(backtestAnswer, answer, { trades: null, equity: null }).text()).toBe(serializerOf(backtestAnswer)(answer))
