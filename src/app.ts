@@ -2,7 +2,6 @@
 import { randomUUID } from 'node:crypto'
 import Fastify, { type FastifyInstance } from 'fastify'
 import fp from 'fastify-plugin'
-import type { ZodTypeProvider } from 'fastify-type-provider-zod'
 import { lenientQueryValidatorCompiler } from './plugins/validator.js'
 import { clientErrorHandler } from './plugins/client-errors.js'
 import { UnmatchedRequestLog, type UnmatchedLogOptions } from './plugins/unmatched-log.js'
@@ -111,7 +110,7 @@ export async function buildApp(opts: BuildOptions): Promise<FastifyInstance> {
     // Malformed URLs never reach routing or hooks; this answers them in the surface's format and counts them.
     frameworkErrors: frameworkErrorHandler,
     clientErrorHandler,
-  }).withTypeProvider<ZodTypeProvider>()
+  })
   app.setValidatorCompiler(lenientQueryValidatorCompiler)
   app.setSerializerCompiler(zodSerializerCompiler)
 
@@ -171,7 +170,7 @@ export async function buildApp(opts: BuildOptions): Promise<FastifyInstance> {
   await app.register(tradingPlugin, { seed: opts.tradingSeed ?? 'full', context: trading })
   await app.register(mcpPlugin, { trading })
   await app.register(adminPlugin)
-  return app as unknown as FastifyInstance
+  return app
 }
 
 /**

@@ -3,7 +3,7 @@ import { z } from 'zod'
 import { HUB_VERSION, NCM_VERSION } from './version.js'
 import { refusalSchema, type RefusalBody } from './refusal.js'
 import type { Occupancy } from './plugins/admission.js'
-import { WrittenJson } from './written-json.js'
+import { JsonBytes } from './json/bytes.js'
 
 export const SURFACE = 'marketing-caller'
 /** Where the caller contract is served: everything under it answers in the envelope. */
@@ -51,9 +51,9 @@ export class RefusalPayload {
 
 /**
  * The envelope around an answer already written: the text the envelope's serializer writes (members in the schema's
- * order, `data` last), with the answer's parts spliced in as they are.
+ * order, `data` last), with the answer's bytes between its head and its closing brace, as they are.
  */
-function writtenEnvelope(data: WrittenJson, occupancy: Occupancy): WrittenJson {
+function writtenEnvelope(data: JsonBytes, occupancy: Occupancy): JsonBytes {
   const head = JSON.stringify(envelopeOf(true, occupancy, null, null))
   return data.between(head.slice(0, -'null}'.length), '}')
 }
@@ -73,8 +73,8 @@ function envelopeOf(ok: boolean, occupancy: Occupancy, refuse: RefusalBody | nul
   }
 }
 
-export function envelope(payload: unknown, occupancy: Occupancy): Envelope | WrittenJson {
-  if (payload instanceof WrittenJson) return writtenEnvelope(payload, occupancy)
+export function envelope(payload: unknown, occupancy: Occupancy): Envelope | JsonBytes {
+  if (payload instanceof JsonBytes) return writtenEnvelope(payload, occupancy)
   return payload instanceof RefusalPayload
     ? envelopeOf(false, occupancy, payload.body, null)
     : envelopeOf(true, occupancy, null, payload ?? null)

@@ -92,9 +92,10 @@ export function pagedList<T>(name: string, key: readonly KeyType[], keyOf: (row:
 }
 
 /** The answer of a paged list: `{ <name>: rows, limit, next_cursor }` (the shape pageSchema describes). */
-export function pageAnswer<K extends string, T, U = T>(name: K, page: Page<T>, view?: (row: T) => U) {
-  const rows = view ? page.rows.map(view) : (page.rows as unknown as U[])
-  return { [name]: rows, limit: page.limit, next_cursor: page.next_cursor } as { [P in K]: U[] } & Omit<Page<T>, 'rows'>
+export function pageAnswer<K extends string, T>(name: K, page: Page<T>): { [P in K]: T[] } & Omit<Page<T>, 'rows'>
+export function pageAnswer<K extends string, T, U>(name: K, page: Page<T>, view: (row: T) => U): { [P in K]: U[] } & Omit<Page<T>, 'rows'>
+export function pageAnswer<T>(name: string, page: Page<T>, view?: (row: T) => unknown) {
+  return { [name]: view ? page.rows.map(view) : page.rows, limit: page.limit, next_cursor: page.next_cursor }
 }
 
 export function encodeCursor(list: string, position: Position): string {

@@ -11,6 +11,8 @@ import { loadConfig } from '../../src/config.js'
 import { generateSyntheticBars, inSampleGrid, simulate, SYNTHETIC_PRESETS, walkForward } from '../../src/engines/trading/index.js'
 import { cancelFlag, createControl, progressSink } from '../../src/mill/progress.js'
 import { satWork } from '../../src/mill/tasks/logic.js'
+import { answerSchema } from '../../src/json/serializer.js'
+import { sat } from '../../src/caller/ops/logic/sat.js'
 import { REPO_ROOT } from '../../src/version.js'
 import { median } from './lib.js'
 
@@ -35,10 +37,11 @@ await app.ready()
 const PER_ROUND = Number(process.env.BENCH_CALLS ?? 60)
 const body = { dimacs: SAT_DIMACS }
 const limits = { maxVars: 200_000, maxClauses: 2_000_000, maxLiterals: 20_000_000 }
+const members = { model: answerSchema(sat.output.shape.model), models: answerSchema(sat.output.shape.models) }
 
 const paths = {
   bare: async () => {
-    await app.mill.run('logic.sat', { dimacs: SAT_DIMACS, wantModel: true, limits }, { timeoutMs: 10_000, op: 'sat', owner: null })
+    await app.mill.run('logic.sat', { dimacs: SAT_DIMACS, wantModel: true, limits, members }, { timeoutMs: 10_000, op: 'sat', owner: null })
   },
   sync: async () => {
     const res = await app.inject({ method: 'POST', url: '/api/v1/sat', payload: body })

@@ -6,7 +6,7 @@ import { okEnvelope, refusalEnvelope } from '../envelope.js'
 import { pageAnswer, pagedList, pageQueryFields, pageSchema, type PageQuery } from '../paging.js'
 import { SCOPES } from './tokens.js'
 import { grantRepository, type GrantListing } from './grants.js'
-import { writtenAs } from '../json-writer.js'
+import { splicedAnswer, stringBytes } from '../json/serializer.js'
 import { PIN_DIGEST, PIN_MEDIA_TYPES, pinRepository, readPin, type PinRecord } from './pins.js'
 
 const PREFIX = '/api/v1/admin'
@@ -79,6 +79,9 @@ export default async function accessApi(app: FastifyInstance) {
       params: z.object({ digest: z.string().regex(PIN_DIGEST, 'must be "sha256:" followed by 64 lowercase hex digits') }),
       response: responses(pinRead),
     },
-    // A 15 MB pin's content, serialised in one call, held the loop 60-80 ms: written a part per loop turn.
-  }, async (req) => writtenAs(pinRead, await readPin(pins, (req.params as { digest: string }).digest)))
+  }, async (req) => {
+    // The content may be megabytes (a pin stored before bodies were capped): escaped a slice per turn, spliced in.
+    const { content, ...pin } = await readPin(pins, (req.params as { digest: string }).digest)
+    return splicedAnswer(pinRead, { ...pin, content: '' }, { content: await stringBytes(content) })
+  })
 }

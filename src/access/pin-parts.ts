@@ -5,6 +5,7 @@ import { StringDecoder } from 'node:string_decoder'
 import { utf8Chunks } from '../engines/digest/base64.js'
 import type { Sql } from '../store/sql.js'
 import { nextTurn } from '../store/turns.js'
+import { readByteParts, writeByteParts, type PartsOf } from '../store/byte-parts.js'
 
 /** Characters per part: at most 768 KiB of UTF-8, a few milliseconds to encode, hash and INSERT. */
 export const PIN_PART_CHARS = 256 * 1024
@@ -32,36 +33,28 @@ export async function pinBytesOf(text: string, partChars: number = PIN_PART_CHAR
   return { parts, size, digest: 'sha256:' + hash.digest('hex') }
 }
 
+const stored = (digest: string): PartsOf => ({ table: 'pin_parts', key: { digest } })
+
 /**
  * Writes a pin's parts in order, a turn between statements. A part already there (a put of the same content at the
  * same time, or one cut short before its row) holds the same bytes, so it stays, written again at `now`: the orphan
  * sweep (pin-orphans.ts) leaves parts younger than an hour alone.
  */
 export async function writePinParts(sql: Sql, digest: string, parts: readonly Buffer[], now: number): Promise<void> {
-  for (let seq = 0; seq < parts.length; seq++) {
-    if (seq > 0) await nextTurn()
-    await sql.run(
-      `INSERT INTO pin_parts (digest, seq, created_at, content) VALUES (?, ?, ?, ?)
-       ON CONFLICT (digest, seq) DO UPDATE SET created_at = excluded.created_at`,
-      [digest, seq, now, parts[seq]],
-    )
-  }
+  await writeByteParts(sql, stored(digest), parts, now, true)
 }
 
 /** A pin's stored bytes as UTF-8 text and their SHA-256 as they are now; a statement per part with a turn between. */
 export async function readPinParts(sql: Sql, digest: string): Promise<{ text: string; actualDigest: string }> {
-  const row = await sql.get<{ last: number | string | null }>('SELECT MAX(seq) AS last FROM pin_parts WHERE digest = ?', [digest])
-  const last = row?.last == null ? -1 : Number(row.last)
   const hash = createHash('sha256')
   // A part may end inside a character (a part migrated or changed behind the store's back): the decoder carries it over.
   const decoder = new StringDecoder('utf8')
   const texts: string[] = []
-  for (let seq = 0; seq <= last; seq++) {
-    if (seq > 0) await nextTurn()
-    const part = await sql.get<{ content: Buffer }>('SELECT content FROM pin_parts WHERE digest = ? AND seq = ?', [digest, seq])
+  // A part missing is left out: the digest of what is there tells.
+  for await (const part of readByteParts(sql, stored(digest))) {
     if (!part) continue
-    hash.update(part.content)
-    texts.push(decoder.write(part.content))
+    hash.update(part)
+    texts.push(decoder.write(part))
   }
   texts.push(decoder.end())
   return { text: texts.join(''), actualDigest: 'sha256:' + hash.digest('hex') }

@@ -3,7 +3,7 @@ import { Readable } from 'node:stream'
 import { afterAll, describe, expect, it } from 'vitest'
 import { createBodyReader } from './reader.js'
 import type { BodyFormat } from './formats.js'
-import { WrittenJson } from '../written-json.js'
+import { JsonText } from './text-members.js'
 
 const onLoop = createBodyReader({ offLoopBytes: Number.POSITIVE_INFINITY })
 const offLoop = createBodyReader({ offLoopBytes: 0 })
@@ -107,8 +107,8 @@ describe('members a route takes as text', () => {
   it('cross back from the thread as their JSON text when wide; small ones, strings and unnamed members as values', async () => {
     const body = { json: wide, formula: { var: 'x' }, label: 'l', other: wide }
     const there = (await outcome(offLoop, JSON.stringify(body), format)).value as Record<string, unknown>
-    expect(there.json).toBeInstanceOf(WrittenJson)
-    expect((there.json as WrittenJson).text()).toBe(JSON.stringify(wide))
+    expect(there.json).toBeInstanceOf(JsonText)
+    expect((there.json as JsonText).text).toBe(JSON.stringify(wide))
     expect(there.formula).toEqual({ var: 'x' })
     expect(there.other).toEqual(wide)
     expect(there.label).toBe('l')

@@ -1,7 +1,16 @@
 // Wide members of a body kept as their JSON text across the thread boundary. The structured clone of a 37k-key object
 // back from the body thread held the loop 15–50 ms in one stretch; a string crosses as one copy. The operations that
-// name such members (`textMembers`) take them as WrittenJson and hand the text to the mill, which parses it there.
-import { WrittenJson } from '../written-json.js'
+// name such members (`textMembers`) take them as JsonText and hand the text to the mill, which parses it there.
+
+/** A body member's JSON text, not parsed on the loop: the mill parses it where the work runs. */
+export class JsonText {
+  constructor(readonly text: string) {}
+
+  /** The value, parsed: only where the text is known to be small. */
+  value(): unknown {
+    return JSON.parse(this.text)
+  }
+}
 
 /** A member shorter than this as text is cloned as a value: its clone costs less than a trip through text. */
 export const TEXT_MEMBER_MIN_CHARS = 16 * 1024
@@ -26,9 +35,9 @@ export function takeTextMembers(body: unknown, members: readonly string[]): Reco
   return texts
 }
 
-/** On the loop: the members taken out put back as their written text. */
+/** On the loop: the members taken out put back as their text. */
 export function putTextMembers(body: unknown, texts: Record<string, string>): unknown {
   const record = body as Record<string, unknown>
-  for (const [name, text] of Object.entries(texts)) record[name] = new WrittenJson([text])
+  for (const [name, text] of Object.entries(texts)) record[name] = new JsonText(text)
   return record
 }

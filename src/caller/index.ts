@@ -15,7 +15,7 @@ import { submitOrWait } from '../jobs/submit.js'
 import { inputForPath, jobBudgetNote, JUDGE_BY_PATH } from '../jobs/budget.js'
 import { jobViewSchema } from '../jobs/types.js'
 import { answerWriter } from '../jobs/view.js'
-import { asData, WrittenJson } from '../written-json.js'
+import { JsonBytes } from '../json/bytes.js'
 import { actionOf, operationContext, type AnyOperation, type OperationContext, type RequestPart } from './operation.js'
 
 declare module 'fastify' {
@@ -88,8 +88,6 @@ function routeOperation(
   config: Config,
   contextOf: (req: FastifyRequest) => OperationContext,
 ) {
-  // The same writer a job's answer goes through (heavy answers arrive written already).
-  const writeAnswer = op.largeAnswer ? answerWriter(op.output) : null
   app.route({
     method: op.method,
     url: op.path,
@@ -144,9 +142,9 @@ function routeOperation(
         : await runParsed(op, op.method === 'GET' ? req.query : req.body, contextOf(req))
       if (reply.statusCode === 202) return data
       if (op.render && !wantsJson(req)) {
-        return reply.type(op.render.contentType).send(op.render.body(asData(data)))
+        return reply.type(op.render.contentType).send(op.render.body(data instanceof JsonBytes ? data.value() : data))
       }
-      return writeAnswer && !(data instanceof WrittenJson) ? writeAnswer(data) : data
+      return data
     },
   })
 }

@@ -10,6 +10,7 @@ import type { Action, Policy, Principal } from '../access/policy.js'
 import type { Refusal, RefusalCode } from '../refusal.js'
 import type { CallerCounters } from './counters.js'
 import type { Clock } from '../clock.js'
+import type { JsonBytes } from '../json/bytes.js'
 
 export const LOBES = ['discovery', 'logic', 'capacity', 'text', 'access', 'orchestration', 'runtime'] as const
 export type Lobe = (typeof LOBES)[number]
@@ -71,7 +72,7 @@ export interface OperationDefinition<I extends z.ZodType, O extends z.ZodType> {
    */
   largeAnswer?: boolean
   /**
-   * Top-level body members the handler takes as WrittenJson when they are wide and the body was parsed in the body
+   * Top-level body members the handler takes as JsonText when they are wide and the body was parsed in the body
    * thread: their text crosses to the loop as one string (a wide object's clone cost 15–50 ms) and goes on to the mill
    * as it is. Their schemas must accept any value (z.unknown), and the handler must take plain values too (/run, /cli).
    */
@@ -109,8 +110,11 @@ export interface OperationDefinition<I extends z.ZodType, O extends z.ZodType> {
   downloads?: Record<string, { caption: string; url: (data: z.output<O>) => string | null }>
   /** Alternative non-JSON rendering of the data, chosen when the client does not ask for JSON. */
   render?: { contentType: string; body: (data: z.output<O>) => string }
-  handler: (input: z.output<I>, ctx: OperationContext) => z.output<O> | Promise<z.output<O>>
+  /** The answer, or its text as the output schema writes it (src/json/serializer.ts) where it was computed (the mill). */
+  handler: (input: z.output<I>, ctx: OperationContext) => Answer<O> | Promise<Answer<O>>
 }
+
+export type Answer<O extends z.ZodType> = z.output<O> | JsonBytes
 
 export interface Operation<I extends z.ZodType = z.ZodType, O extends z.ZodType = z.ZodType>
   extends Required<Pick<OperationDefinition<I, O>, 'heavy' | 'stability' | 'bodyLimit'>>,

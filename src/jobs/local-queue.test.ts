@@ -1,11 +1,13 @@
 // The in-process queue hands a job run in this process the input value it was submitted with; a job recovered after a
 // restart reads its input back from the stored parts.
-import { asData } from '../written-json.js'
+import { JsonBytes } from '../json/bytes.js'
 import { afterAll, describe, expect, it } from 'vitest'
 import { systemClock } from '../clock.js'
 import { TEST_BACKENDS, testStores } from '../store/test-backends.js'
 import type { Store } from '../store/index.js'
 import { createLocalJobQueue } from './local-queue.js'
+
+const asData = (answer: unknown): unknown => (answer instanceof JsonBytes ? answer.value() : answer)
 
 const stores = testStores()
 afterAll(() => stores.cleanup())

@@ -30,3 +30,25 @@ describe.each(TEST_BACKENDS)('migration 0007 on %s', (dialect) => {
     await expect(sql.get('SELECT result FROM jobs')).rejects.toThrow(/result/)
   })
 })
+
+describe.each(TEST_BACKENDS)('migration 0073 on %s', (dialect) => {
+  it("keeps each job's input and answer, their text now stored as its UTF-8 bytes", async () => {
+    const answer = '{"text":"é😀 \\u2028 \\"q\\""}'
+    const sql = await acrossMigration(dialect, '0073', async (old) => {
+      await old.run(`INSERT INTO jobs (id, op, surface, owner, state, input_digest, created_at, finished_at)
+        VALUES ('done', 'sat', 'caller', 'o', 'succeeded', 'd', 1000, 2000)`)
+      const part = 'INSERT INTO job_parts (job_id, kind, seq, created_at, text) VALUES (?, ?, ?, 1000, ?)'
+      await old.run(part, ['done', 'input', 0, '{"dimacs":"p cnf 1 1\\n'])
+      await old.run(part, ['done', 'input', 1, '1 0\\n"}'])
+      // A part cut inside a surrogate pair's characters is not possible in text: cut between characters.
+      await old.run(part, ['done', 'result', 0, answer.slice(0, 12)])
+      await old.run(part, ['done', 'result', 1, answer.slice(12)])
+    }, cleanups)
+    const repo = createJobRepository(sql)
+    expect(await repo.input('done')).toEqual({ dimacs: 'p cnf 1 1\n1 0\n' })
+    const result = await repo.result('done')
+    expect(result?.text()).toBe(answer)
+    expect(Buffer.concat(result!.chunks)).toEqual(Buffer.from(answer))
+    await expect(sql.get('SELECT text FROM job_parts')).rejects.toThrow(/text/)
+  })
+})

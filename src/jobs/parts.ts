@@ -1,51 +1,48 @@
-// A job's input or answer as rows of job_parts (migration 0007): one short statement per part with a loop turn
-// between, so a 14 MB text never holds the event loop for one long INSERT, UPDATE or SELECT.
+// A job's input or answer as rows of job_parts (migrations 0007, 0073): its bytes in parts, one short statement per
+// part with a loop turn between (src/store/byte-parts.ts), so a 14 MB text never holds the event loop in one statement.
 import { orphanSweep } from '../store/orphan-sweep.js'
 import type { Sql } from '../store/sql.js'
-import { nextTurn } from '../store/turns.js'
-import { collectWritten, type WrittenJson } from '../written-json.js'
+import { deleteByteParts, PART_BYTES, readByteParts, writeByteParts, type PartsOf } from '../store/byte-parts.js'
+import { JsonBytes } from '../json/bytes.js'
 
 export type PartKind = 'input' | 'result'
 
 export { ORPHAN_AFTER_MS } from '../store/orphan-sweep.js'
 
-/** Writes a text's parts in order as they come (jsonParts, or parts in hand), a turn between statements (one part: one INSERT, no turn). */
-export async function writeParts(sql: Sql, jobId: string, kind: PartKind, parts: Iterable<string> | AsyncIterable<string>, now: number): Promise<void> {
-  let seq = 0
+const partsOf = (jobId: string, kind: PartKind): PartsOf => ({ table: 'job_parts', key: { job_id: jobId, kind } })
+
+/** Writes parts in order as they come (an input's JSON text, an answer's bytes), a turn between statements. */
+export async function writeParts(sql: Sql, jobId: string, kind: PartKind, parts: Iterable<Uint8Array | string> | AsyncIterable<Uint8Array | string>, now: number): Promise<void> {
+  await writeByteParts(sql, partsOf(jobId, kind), encoded(parts), now)
+}
+
+async function* encoded(parts: Iterable<Uint8Array | string> | AsyncIterable<Uint8Array | string>): AsyncGenerator<Uint8Array> {
   for await (const part of parts) {
-    if (seq > 0) await nextTurn()
-    await sql.run('INSERT INTO job_parts (job_id, kind, seq, created_at, text) VALUES (?, ?, ?, ?, ?)', [jobId, kind, seq++, now, part])
+    if (typeof part !== 'string') yield* cut(part)
+    else yield Buffer.from(part)
   }
+}
+
+/** An answer's bytes (one buffer of megabytes from the mill) as parts of at most PART_BYTES, without a copy. */
+function* cut(bytes: Uint8Array): Generator<Uint8Array> {
+  for (let at = 0; at < bytes.byteLength || at === 0; at += PART_BYTES) yield bytes.subarray(at, at + PART_BYTES)
 }
 
 /** The stored text parsed, or null when it has no parts (an input, which a run needs as data). */
 export async function readParts(sql: Sql, jobId: string, kind: PartKind): Promise<unknown> {
-  const texts: string[] = []
-  for await (const text of storedParts(sql, jobId, kind)) texts.push(text)
-  return texts.length === 0 ? null : JSON.parse(texts.length === 1 ? texts[0]! : texts.join(''))
+  const bytes = await readBytes(sql, jobId, kind)
+  return bytes === null ? null : JSON.parse([...bytes.texts()].join(''))
 }
 
-/** The stored text as it was written (encoded for a reply), or null when it has no parts. */
-export async function readText(sql: Sql, jobId: string, kind: PartKind): Promise<WrittenJson | null> {
-  const text = await collectWritten(storedParts(sql, jobId, kind))
-  return text.parts.length === 0 ? null : text
-}
-
-/** A job's stored parts in order, a statement per part with a turn between. */
-async function* storedParts(sql: Sql, jobId: string, kind: PartKind): AsyncGenerator<string> {
-  const first = await sql.get<{ text: string; last: number | string }>(
-    `SELECT text, (SELECT MAX(seq) FROM job_parts WHERE job_id = @id AND kind = @kind) AS last
-     FROM job_parts WHERE job_id = @id AND kind = @kind AND seq = 0`,
-    { id: jobId, kind },
-  )
-  if (!first) return
-  yield first.text
-  for (let seq = 1; seq <= Number(first.last); seq++) {
-    await nextTurn()
-    const row = await sql.get<{ text: string }>('SELECT text FROM job_parts WHERE job_id = ? AND kind = ? AND seq = ?', [jobId, kind, seq])
-    if (!row) throw new Error(`job ${jobId}: ${kind} part ${seq} is missing`)
-    yield row.text
+/** The stored answer as the bytes a reply sends, or null when it has no parts (none yet, or part 0 removed first). */
+export async function readBytes(sql: Sql, jobId: string, kind: PartKind): Promise<JsonBytes | null> {
+  const chunks: Buffer[] = []
+  for await (const part of readByteParts(sql, partsOf(jobId, kind))) {
+    if (part === null && chunks.length === 0) return null
+    if (part === null) throw new Error(`job ${jobId}: a ${kind} part is missing`)
+    chunks.push(part)
   }
+  return chunks.length === 0 ? null : new JsonBytes(chunks)
 }
 
 /**
@@ -53,15 +50,7 @@ async function* storedParts(sql: Sql, jobId: string, kind: PartKind): AsyncGener
  * cut short leaves no text that reads as whole, and the purge's orphan sweep takes the rest.
  */
 export async function deleteParts(sql: Sql, jobId: string, kind?: PartKind): Promise<void> {
-  const kinds = kind ? [kind] : (['input', 'result'] as const)
-  for (const k of kinds) {
-    const row = await sql.get<{ last: number | string | null }>('SELECT MAX(seq) AS last FROM job_parts WHERE job_id = ? AND kind = ?', [jobId, k])
-    if (row?.last == null) continue
-    for (let seq = 0; seq <= Number(row.last); seq++) {
-      if (seq > 0) await nextTurn()
-      await sql.run('DELETE FROM job_parts WHERE job_id = ? AND kind = ? AND seq = ?', [jobId, k, seq])
-    }
-  }
+  for (const k of kind ? [kind] : (['input', 'result'] as const)) await deleteByteParts(sql, partsOf(jobId, k))
 }
 
 /**

@@ -81,7 +81,7 @@ describe.each(TEST_BACKENDS)('job repository on %s', (backend) => {
     await repo.insert(job('b'))
     // A finish that died between its parts and its UPDATE: three stale parts of another answer.
     for (const seq of [0, 1, 2]) {
-      await sql.run("INSERT INTO job_parts (job_id, kind, seq, created_at, text) VALUES ('b', 'result', ?, 1, ?)", [seq, seq === 0 ? '[' : '0]'])
+      await sql.run("INSERT INTO job_parts (job_id, kind, seq, created_at, content) VALUES ('b', 'result', ?, 1, ?)", [seq, Buffer.from(seq === 0 ? '[' : '0]')])
     }
     await repo.finish('a', 'cancelled', { refuse: { code: 'conflict', reason: 'x', http_status: 409 }, progress, now: 3_000 })
     expect(await repo.finish('a', 'succeeded', { result: { late: true }, progress, now: 3_001 })).toBeNull()
@@ -97,7 +97,7 @@ describe.each(TEST_BACKENDS)('job repository on %s', (backend) => {
     await repo.insert({ ...job('a'), inputParts: ['[1,', '2]'] })
     await repo.finish('a', 'succeeded', { result: [3], progress, now: 5_000 })
     // A crash between the parts and the row: parts of a job that never was.
-    await sql.run("INSERT INTO job_parts (job_id, kind, seq, created_at, text) VALUES ('ghost', 'input', 0, 5000, '1')")
+    await sql.run("INSERT INTO job_parts (job_id, kind, seq, created_at, content) VALUES ('ghost', 'input', 0, 5000, ?)", [Buffer.from('1')])
     expect(await repo.purge(5_000 + 60_000, 60_000)).toBe(1)
     expect(await partCount(sql, 'a', 'input') + await partCount(sql, 'a', 'result')).toBe(0)
     expect(await repo.input('a')).toBeNull()
@@ -112,7 +112,7 @@ describe.each(TEST_BACKENDS)('job repository on %s', (backend) => {
     const repo = createJobRepository(sql)
     await repo.insert(job('live-m'))
     for (let i = 0; i < 300; i++) {
-      await sql.run("INSERT INTO job_parts (job_id, kind, seq, created_at, text) VALUES (?, 'input', 0, 0, '1')", [`ghost-${String(i).padStart(3, '0')}`])
+      await sql.run("INSERT INTO job_parts (job_id, kind, seq, created_at, content) VALUES (?, 'input', 0, 0, ?)", [`ghost-${String(i).padStart(3, '0')}`, Buffer.from('1')])
     }
     const left = async () => Number((await sql.get<{ count: number | string }>('SELECT COUNT(*) AS count FROM job_parts'))!.count)
     await repo.purge(ORPHAN_AFTER_MS, 60_000)

@@ -7,8 +7,8 @@ import { keysetPages } from '../store/keyset.js'
 import type { Sql } from '../store/sql.js'
 import { nextTurn } from '../store/turns.js'
 import { jsonParts } from '../json-writer.js'
-import { createOrphanSweep, deleteParts, readParts, readText, writeParts } from './parts.js'
-import { WrittenJson } from '../written-json.js'
+import { createOrphanSweep, deleteParts, readBytes, readParts, writeParts } from './parts.js'
+import { JsonBytes } from '../json/bytes.js'
 import type { JobProgress, JobRecord, JobState, JobSurface } from './types.js'
 
 interface JobRow {
@@ -92,8 +92,8 @@ export interface JobRepository {
    * longer running (a cancel won), and the caller rolls its effects back.
    */
   seal(tx: Sql, id: string, now: number): Promise<boolean>
-  /** The stored answer of a succeeded job as its text (null before, or once purged): sent as it is, never parsed. */
-  result(id: string): Promise<WrittenJson | null>
+  /** The stored answer of a succeeded job as its bytes (null before, or once purged): sent as it is, never parsed. */
+  result(id: string): Promise<JsonBytes | null>
   /** The stored input (null once purged): for a run whose submission was not made in this process, or a restart. */
   input(id: string): Promise<unknown>
   /** queued → running (one more attempt); the running job, or null when it was no longer queued (cancelled meanwhile). */
@@ -141,7 +141,7 @@ export function createJobRepository(sql: Sql): JobRepository {
     )
     if (!row || (row.state !== 'queued' && row.state !== 'running')) return false
     if (row.leftover) await deleteParts(sql, id, 'result')
-    await writeParts(sql, id, 'result', result instanceof WrittenJson ? result.parts : jsonParts(result), now)
+    await writeParts(sql, id, 'result', result instanceof JsonBytes ? result.chunks : jsonParts(result), now)
     return true
   }
   const one = async (text: string, params: Record<string, unknown> | unknown[]): Promise<JobRecord | null> => {
@@ -186,7 +186,7 @@ export function createJobRepository(sql: Sql): JobRepository {
     async seal(tx, id, now) {
       return (await tx.run("UPDATE jobs SET sealed_at = ? WHERE id = ? AND state = 'running'", [now, id])).changes === 1
     },
-    result: (id) => readText(sql, id, 'result'),
+    result: (id) => readBytes(sql, id, 'result'),
     input: (id) => readParts(sql, id, 'input'),
     start: (id, now) => one(
       `UPDATE jobs SET state = 'running', attempts = attempts + 1, started_at = ?, progress = NULL

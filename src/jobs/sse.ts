@@ -3,7 +3,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify'
 import { isFinal, type JobEvent, type JobQueue, type JobRecord, type JobView } from './types.js'
 import type { StreamSlots } from './stream-slots.js'
 import { jobView } from './view.js'
-import { WrittenJson } from '../written-json.js'
+import { JsonBytes } from '../json/bytes.js'
 
 /**
  * A job's events as Server-Sent Events: progress, then one final event with the result or refusal. A reconnect after the
@@ -33,13 +33,13 @@ export async function streamJobEvents(
     if (!ended) raw.write(`id: ${id}\nevent: ${type}\ndata: ${JSON.stringify(data)}\n\n`)
   }
   /**
-   * The final event around a written answer: its text goes out as it is, a part a write (its encoded bytes when it has
-   * them), never joined or encoded whole; JSON text has no raw line breaks, so it stays one data line.
+   * The final event around a written answer: its bytes go out as they are, a chunk a write, never joined; JSON text
+   * has no raw line breaks, so it stays one data line.
    */
-  const writeAnswer = (job: JobView, answer: WrittenJson) => {
+  const writeAnswer = (job: JobView, answer: JsonBytes) => {
     if (ended) return
     raw.write(`id: final\nevent: succeeded\ndata: {"job":${JSON.stringify(job)},"result":`)
-    for (const part of answer.bytes ?? answer.parts) raw.write(part)
+    for (const chunk of answer.chunks) raw.write(chunk)
     raw.write('}\n\n')
   }
   const end = () => {
@@ -54,7 +54,7 @@ export async function streamJobEvents(
     const view = jobView(record)
     if (record.state === 'succeeded') {
       const answer = result !== undefined ? result : await jobs.outcome(record.id).then((o) => (o.kind === 'succeeded' ? o.result : null))
-      if (answer instanceof WrittenJson) writeAnswer(view, answer)
+      if (answer instanceof JsonBytes) writeAnswer(view, answer)
       else write('final', 'succeeded', { job: view, result: answer })
     } else {
       write('final', record.state, { job: view, refuse: record.refuse })

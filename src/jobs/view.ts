@@ -1,9 +1,8 @@
 // How a job is shown (the resource of GET …/jobs/{id}) and how an answer is stored so its later read equals the sync answer.
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import type { z } from 'zod'
-import { shapeOf } from '../answer-shape.js'
-import { writeInTurns } from '../json-writer.js'
-import type { WrittenJson } from '../written-json.js'
+import type { JsonBytes } from '../json/bytes.js'
+import { writtenBy } from '../json/serializer.js'
 import type { JobRecord, JobSurface, JobView } from './types.js'
 
 export const SURFACE_PREFIX: Record<JobSurface, string> = { caller: '/api/v1', trading: '/api/v11' }
@@ -30,13 +29,12 @@ export function jobView(job: JobRecord): JobView {
 }
 
 /**
- * The answer as the sync route would send it: written through the same response schema (unknown keys dropped, only
- * declared fields kept) a part per loop turn, then stored, sent and streamed as that text, so GET …/result sends
- * exactly the bytes the sync call did and no megabyte answer is serialised in one stretch of the loop.
+ * The answer as the sync route sends it, then stored, sent and streamed as those bytes, so GET …/result sends exactly
+ * the bytes the sync call did: a large answer comes written where it was computed (the mill), a small one is written
+ * here by the route's own serializer.
  */
-export function answerWriter(schema: z.ZodType): (value: unknown) => Promise<WrittenJson> {
-  const shape = shapeOf(schema)
-  return (value) => writeInTurns(value, shape)
+export function answerWriter(schema: z.ZodType): (value: unknown) => JsonBytes {
+  return (value) => writtenBy(schema, value)
 }
 
 /** RFC 7240: `Prefer: respond-async` (among other preferences, any case). */

@@ -1,11 +1,10 @@
 import { describe, expect, it } from 'vitest'
-import { WrittenJson } from '../written-json.js'
 import { answerMembers } from './answer-members.js'
 
 const limits = { memberChars: 20, keptChars: 80, listed: 2 }
 
 /** The text cut into parts of `size` characters (anywhere, as parts of a long string may be). */
-const cutInto = (text: string, size: number) => new WrittenJson(Array.from({ length: Math.ceil(text.length / size) }, (_, i) => text.slice(i * size, (i + 1) * size)))
+const cutInto = (text: string, size: number) => Array.from({ length: Math.ceil(text.length / size) }, (_, i) => text.slice(i * size, (i + 1) * size))
 
 describe('answerMembers', () => {
   const value = {

@@ -1,7 +1,6 @@
 // The top-level members of an answer's JSON text, read a part per loop turn without parsing the whole: the short
 // members as values, the long ones by name and size. A tool answer too large to inline over MCP keeps these.
 import { nextTurn } from '../store/turns.js'
-import type { WrittenJson } from '../written-json.js'
 
 export interface AnswerMembers {
   /** Members whose text is at most `memberChars`, parsed, while they fit `keptChars` in all. */
@@ -26,7 +25,7 @@ const IN_STRING = /["\\]/g
  * Walks the text's characters by regular-expression jumps (a 15 MB string is one search), a part per turn. A root
  * that is not an object has no members: everything is omitted under the name "".
  */
-export async function answerMembers(written: WrittenJson, limits: MemberLimits): Promise<AnswerMembers> {
+export async function answerMembers(parts: readonly string[], limits: MemberLimits): Promise<AnswerMembers> {
   const out: AnswerMembers = { kept: {}, omitted: [], omittedMore: 0 }
   let keptChars = 0
   let depth = 0
@@ -61,7 +60,9 @@ export async function answerMembers(written: WrittenJson, limits: MemberLimits):
   // A key too long to keep its text is still named, cut.
   let memberKey = ''
 
-  for (const part of written.parts) {
+  let all = 0
+  for (const part of parts) {
+    all += part.length
     let i = 0
     if (skipEscaped && part.length > 0) {
       skipEscaped = false
@@ -133,6 +134,6 @@ export async function answerMembers(written: WrittenJson, limits: MemberLimits):
     if (open) append(part.slice(from))
     await nextTurn()
   }
-  if (rootIsObject === false) out.omitted.push({ member: '', chars: written.length })
+  if (rootIsObject === false) out.omitted.push({ member: '', chars: all })
   return out
 }

@@ -18,7 +18,6 @@ import { setRawSecurityHeaders } from '../plugins/limits.js'
 import type { RequestBinding, ToolIndex } from './server.js'
 import { mcpTools, selectTools, type McpTool } from './tools.js'
 import { requestedToolsets, TOOLSETS, TOOLSETS_HEADER, type Toolset } from './toolsets.js'
-import { ownTurn } from './one-per-turn.js'
 import { createSessionBook, type OwnedSession } from './sessions.js'
 import { originMayUseMcp } from './origin.js'
 
@@ -160,7 +159,7 @@ export default async function mcpPlugin(app: FastifyInstance, opts: McpPluginOpt
     let releaseStream: (() => void) | null = null
     if (typeof sessionId === 'string') {
       session = sessions.get(sessionId)
-      // Another principal's session id is as unknown as a closed one: its stream and cancellations are not theirs.
+      // Another principal's session id is treated as a closed one: its stream and cancellations are not theirs.
       if (!session || session.owner !== owner) return rpcError(reply, 404, -32001, 'unknown or closed MCP session: initialize again')
       sessions.touch(sessionId, clock.now())
       // The standalone stream (GET) stays open as long as the client likes: it takes one of the principal's stream slots.
@@ -178,10 +177,7 @@ export default async function mcpPlugin(app: FastifyInstance, opts: McpPluginOpt
       await server.connect(transport)
       session = { transport, server, owner, lastSeen: clock.now() }
     } else if (req.method === 'POST') {
-      // No session: a one-shot server answers this message alone, as plain JSON (a curl line, a simple agent). Each
-      // starts in a turn of its own: the messages of one poll of the sockets otherwise built their servers and parsed
-      // their messages back to back (30 tools/list at once: ~35 ms of the loop in one stretch).
-      await ownTurn()
+      // No session: a one-shot server answers this message alone, as plain JSON (a curl line, a simple agent).
       const server = newServer(sdk, toolsets)
       const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true })
       await server.connect(transport)

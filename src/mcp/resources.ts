@@ -7,7 +7,7 @@ import type { OperationContext } from '../caller/operation.js'
 import type { Action } from '../access/policy.js'
 import { datasetView } from '../trading/datasets.js'
 import { MCP_INLINE_ANSWER_CHARS } from './tool-answer.js'
-import { WrittenJson } from '../written-json.js'
+import { JsonBytes } from '../json/bytes.js'
 import type { TradingService } from '../trading/service.js'
 
 export const RESOURCE_SCHEME = 'ncm'
@@ -86,7 +86,7 @@ const DOCUMENTS: ReadonlyArray<ResourceEntry & { read(ctx: OperationContext): Pr
 ]
 
 /** A value's JSON text: a written answer's own, else serialised. */
-const textOf = (value: unknown): string => (value instanceof WrittenJson ? value.text() : JSON.stringify(value))
+const textOf = (value: unknown): string => (value instanceof JsonBytes ? value.text() : JSON.stringify(value))
 
 async function runNamed(ctx: OperationContext, name: string): Promise<unknown> {
   const op = ctx.registry.byName(name)

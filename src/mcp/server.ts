@@ -23,7 +23,6 @@ import { toolAnswer } from './tool-answer.js'
 import { TOOLSETS_PARAM } from './toolsets.js'
 
 const MCP_TOOLSETS_HINT = `/mcp?${TOOLSETS_PARAM}=`
-import { ownTurn } from './one-per-turn.js'
 
 /** What the HTTP request that carried a message gives its handler (credential, logger, request id, body size). */
 export interface RequestBinding {
@@ -110,7 +109,6 @@ export function createMcpServer(deps: McpServerDeps): Server {
     }
     const { context, bodyBytes } = deps.bindingOf(extra)
     counters.requests++
-    await ownTurn()
     let release: (() => void) | null = null
     try {
       // 50 calls reading a 15 MB pin at once held 2.5 GB of RSS: as its route, such a call waits for a slot.
@@ -160,7 +158,6 @@ export function createMcpServer(deps: McpServerDeps): Server {
   server.setRequestHandler(ListResourceTemplatesRequestSchema, () => ({ resourceTemplates: [...RESOURCE_TEMPLATES] }))
   server.setRequestHandler(ReadResourceRequestSchema, async (request, extra) => {
     const { context } = deps.bindingOf(extra)
-    await ownTurn()
     let release: (() => void) | null = null
     try {
       if (request.params.uri.startsWith(PIN_URI_PREFIX)) release = await deps.largeAnswers.acquire()

@@ -6,7 +6,8 @@
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js'
 import { jsonWeight } from '../engines/diff/json-patch.js'
 import { jsonParts, TURN_TEXT_CHARS } from '../json-writer.js'
-import { WrittenJson } from '../written-json.js'
+import { JsonBytes } from '../json/bytes.js'
+import { nextTurn } from '../store/turns.js'
 import { PLAIN, renderData } from '../render/render.js'
 import { answerMembers } from './answer-members.js'
 
@@ -31,33 +32,42 @@ const asObject = (data: unknown): Record<string, unknown> =>
   data !== null && typeof data === 'object' && !Array.isArray(data) ? (data as Record<string, unknown>) : { value: data }
 
 /**
- * The answer's text when it may be over the inline size: a written answer as it is, a value over the size (counted
- * by a walk that stops there) written a part per turn; null when the value is small enough to inline as it is.
+ * The answer's text in parts when it may be over the inline size: a written answer's bytes decoded a part per turn, a
+ * value over the size (counted by a walk that stops there) written a part per turn; null when the value is small
+ * enough to inline as it is.
  */
-async function largeText(data: unknown): Promise<WrittenJson | null> {
-  if (data instanceof WrittenJson) return data
-  if (jsonWeight(data, MCP_INLINE_ANSWER_CHARS) <= MCP_INLINE_ANSWER_CHARS) return null
-  // Parts only: the text is scanned, never sent, so it is not encoded (15 MB more per call).
+async function largeText(data: unknown): Promise<string[] | null> {
   const parts: string[] = []
+  if (data instanceof JsonBytes) {
+    for (const part of data.texts()) {
+      if (parts.length > 0) await nextTurn()
+      parts.push(part)
+    }
+    return parts
+  }
+  if (jsonWeight(data, MCP_INLINE_ANSWER_CHARS) <= MCP_INLINE_ANSWER_CHARS) return null
   for await (const part of jsonParts(data, TURN_TEXT_CHARS)) parts.push(part)
-  return new WrittenJson(parts)
+  return parts
 }
+
+const charsOf = (parts: readonly string[]): number => parts.reduce((n, part) => n + part.length, 0)
 
 /** The tool's CallToolResult: the answer inline when small, else linked. */
 export async function toolAnswer(
   data: unknown, link: AnswerLink, render: (data: unknown) => string, meta?: Record<string, unknown>,
 ): Promise<CallToolResult> {
   const written = await largeText(data)
+  const chars = written === null ? 0 : charsOf(written)
   const extra = meta ? { _meta: meta } : {}
-  if (written === null || written.length <= MCP_INLINE_ANSWER_CHARS) {
-    const value = written === null ? data : written.value()
+  if (written === null || chars <= MCP_INLINE_ANSWER_CHARS) {
+    const value = written === null ? data : JSON.parse(written.join(''))
     return { content: [{ type: 'text', text: render(value) }], structuredContent: asObject(value), ...extra }
   }
   const members = await answerMembers(written, { memberChars: KEPT_MEMBER_CHARS, keptChars: KEPT_CHARS, listed: LISTED_OMITTED })
   const read = link.resultUrl ? `GET ${link.resultUrl}` : `${link.route} with the same arguments`
   const structured = {
     inlined: false,
-    answer_chars: written.length,
+    answer_chars: chars,
     max_inline_chars: MCP_INLINE_ANSWER_CHARS,
     result_url: link.resultUrl,
     route: link.route,
@@ -66,7 +76,7 @@ export async function toolAnswer(
     omitted_more: members.omittedMore,
   }
   const left = members.omitted.map((m) => `${m.member || '(the whole answer)'} (${m.chars} characters)`).join(', ')
-  const text = `The answer is ${written.length} characters of JSON, over the ${MCP_INLINE_ANSWER_CHARS} an MCP answer inlines. ` +
+  const text = `The answer is ${chars} characters of JSON, over the ${MCP_INLINE_ANSWER_CHARS} an MCP answer inlines. ` +
     `Read it whole with ${read}. Left out here: ${left}${members.omittedMore ? ` and ${members.omittedMore} more members` : ''}.` +
     (Object.keys(members.kept).length > 0 ? `\n\n${renderData(members.kept, PLAIN)}` : '')
   return { content: [{ type: 'text', text }], structuredContent: structured, ...extra }

@@ -43,7 +43,7 @@ export default fp(
     const { auth, clock } = app
     app.decorate('policy', createPolicy({ open: auth.open, heavy: app.config.heavyAccess }))
     app.decorateRequest('credential', null)
-    app.decorateRequest('principal', null as unknown as Principal)
+    app.decorateRequest<Principal | null>('principal', null)
     const routeAccess = new Map<string, RouteAccess>()
     app.decorate('routeAccess', routeAccess)
 

@@ -2,7 +2,8 @@
 import fastJson from 'fast-json-stringify'
 import { describe, expect, it } from 'vitest'
 import { z } from 'zod'
-import { nullableInPlace, zodSerializerCompiler } from './serializer.js'
+import { zodSerializerCompiler } from './serializer.js'
+import { nullableInPlace } from '../json/serializer.js'
 
 const schema = z.object({
   model: z.array(z.number().int()).nullable(),

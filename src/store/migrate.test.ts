@@ -43,6 +43,7 @@ describe('migration files', () => {
       ['0070-run-owners.sql', 'fafcc2b22015cf6e'],
       ['0071-run-results-whole.sql', '6a15b2d7c5c9f1d2'],
       ['0072-run-ids.sql', 'b6d7d8ef5d5ae0c9'],
+      ['0073-job-part-bytes.sql', 'eb0090ab4a85c8a1'],
     ])
   })
 })

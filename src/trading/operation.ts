@@ -6,6 +6,7 @@ import type { Credential } from '../access/auth.js'
 import type { Action, Principal } from '../access/policy.js'
 import type { RefusalCode } from '../refusal.js'
 import type { TradingContext } from './context.js'
+import type { JsonBytes } from '../json/bytes.js'
 
 /** The platform's API versions and its root (/health, /command-center); each is one prefix with its own hooks. */
 export const TRADING_GROUPS = {
@@ -97,7 +98,7 @@ export interface TradingOperationDefinition<
    * admission as the work starts (a run's Monte Carlo bands).
    */
   mill?: true
-  /** An answer that grows with the stored data: written a part per loop turn, with a large-answer slot. */
+  /** An answer that grows with the stored data: it takes a large-answer slot while it is held and sent. */
   largeAnswer?: boolean
   /** Reads that cost a few ms of synchronous work each: each request waits for a loop turn of its own. */
   ownTurn?: boolean
@@ -110,7 +111,8 @@ export interface TradingOperationDefinition<
   mcp?: { name: string; title: string }
   /** Exposed as an `ncm` command under this name, with a one-line caption and an example input for its help. */
   cli?: { name: string; caption: string; example: Record<string, unknown> }
-  handler(input: InputOf<P, Q, H, B>, call: TradingCall): Promise<z.output<O> | Answer> | z.output<O> | Answer
+  /** The answer, its bytes as the output schema writes them (written where it was computed), or a non-JSON Answer. */
+  handler(input: InputOf<P, Q, H, B>, call: TradingCall): Promise<z.output<O> | JsonBytes | Answer> | z.output<O> | JsonBytes | Answer
 }
 
 export interface TradingOperation {

@@ -8,7 +8,9 @@ import { INLINE_TRADES_MAX } from '../engines/trading/answer-caps.js'
 import { iso } from './present.js'
 import type { AccountRow, CycleRow, DatasetRow, FillRow, OrderRow, PositionRow, RunKind, RunRow } from './repository.js'
 import type { BarRow, LedgerFilter, RunListRow } from './repository-pages.js'
-import type { BacktestAnswer, BacktestBody } from './schemas.js'
+import type { BacktestBody } from './schemas.js'
+import { splicedAnswer } from '../json/serializer.js'
+import { runDetail } from './readback-schemas.js'
 import type { TradingService } from './service.js'
 import { headlineOf } from './system.js'
 import { resultsNotStored, tradeView } from './run-results.js'
@@ -89,7 +91,8 @@ export function createReadback(service: TradingService) {
       const dataset = (await repo.datasetById(row.dataset_id))!
       const stats = parseJson(row.stats)
       const earlier = await repo.earlierRunWithDigest(row.inputs_digest, row.id)
-      return {
+      const { written, ...trades } = await tradesOf(service, row, dataset, stats, opts.withTrades)
+      const answer = {
         id: row.id,
         kind: row.kind,
         dataset: { id: dataset.id, symbol: dataset.symbol, timeframe: dataset.timeframe, sha256: dataset.sha256 },
@@ -101,10 +104,12 @@ export function createReadback(service: TradingService) {
         stats,
         headline: headlineOf(row.kind, stats),
         ...equityOf(row, opts.equityPoints),
-        ...(await tradesOf(service, row, dataset, stats, opts.withTrades)),
+        ...trades,
         elapsed_ms: row.elapsed_ms,
         created_at: row.created_at,
       }
+      // Recomputed trades come written by the mill: the rest is written around them.
+      return written ? splicedAnswer(runDetail, answer, { trades: written }) : answer
     },
 
     accounts: async (query: PageQuery) => pageAnswer('accounts', await LISTS.accounts.read(query, (r) => repo.accountsPage(r.after, r.limit))),
@@ -178,7 +183,7 @@ async function tradesOf(service: TradingService, row: ReadableRun, dataset: Data
   if (kept > 0 || (await service.repo.runEquityChunks(row.id, 0, 1)).length > 0) {
     const rows = await service.repo.runTradesPage(row.id, 0, Math.min(kept, INLINE_TRADES_MAX))
     const shown = rows.length < kept ? `the first ${rows.length} of ${kept} trades stored with the run` : 'stored with the run'
-    return { trades: rows.map((t) => { const { seq: _seq, ...view } = tradeView(t); return view }), trades_note: `${shown}; ${links}`, trades_verified: true }
+    return { trades: rows.map((t) => { const { seq: _seq, ...view } = tradeView(t); return view }), trades_note: `${shown}; ${links}`, trades_verified: true, written: null }
   }
   const { include: _include, equity_points: _points, ...request } = JSON.parse(row.request) as BacktestBody
   // Pinned to the run's dataset by id: its symbol might name another dataset by now.
@@ -187,8 +192,8 @@ async function tradesOf(service: TradingService, row: ReadableRun, dataset: Data
   const total = answer.trades_total ?? 0
   const first = total > INLINE_TRADES_MAX ? `the first ${INLINE_TRADES_MAX} of ${total} trades ` : ''
   return {
-    // Written text standing for the trades (the run's writer splices it in as is): typed as what it stands for.
-    trades: (answer.trades ?? null) as unknown as NonNullable<BacktestAnswer['trades']> | null,
+    trades: null,
+    written: answer.trades,
     trades_note: same
       ? `${first}recomputed now from the stored inputs; the recomputed statistics equal the stored ones`
       : `${first}recomputed now from the stored inputs, but the statistics differ from the stored ones (the engine changed since): these trades belong to the recomputed statistics`,

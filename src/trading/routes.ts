@@ -5,7 +5,6 @@ import type { Readable } from 'node:stream'
 import { z } from 'zod'
 import { readBody } from '../plugins/json-body.js'
 import { ownTurn } from '../store/turns.js'
-import { writtenAs } from '../json-writer.js'
 import { inputForPath, jobBudgetNote, JUDGE_BY_PATH } from '../jobs/budget.js'
 import { submitOrWait } from '../jobs/submit.js'
 import { jobViewSchema } from '../jobs/types.js'
@@ -148,7 +147,7 @@ function routeOperation(
         return reply.send(data.body)
       }
       if (op.produces) return reply.type(op.produces.type).send(data)
-      return op.largeAnswer ? writtenAs(op.output, data) : data
+      return data
     },
   })
 }

@@ -3,7 +3,8 @@
 // socket, with a health monitor and the loop's CPU beside it.
 // The loop built the curve as tuples and the trades as views with ISO times, took back the result as thousands of
 // objects and cloned 12 MB of bars to the mill, each in one stretch that grew with the bars; now the mill writes the
-// curve and the trades as JSON text in bytes that move to the loop, taken a part per turn, and reads shared bars.
+// curve and the trades with the answer schema's serializer into bytes that move to the loop, sent and stored as they
+// are, and reads shared bars.
 import { beforeAll, describe, expect, it } from 'vitest'
 import { request, type Dispatcher } from 'undici'
 import { generateSyntheticBars, SYNTHETIC_PRESETS } from '../../src/engines/trading/index.js'
@@ -18,8 +19,7 @@ const host = listeningTestApp({ env: { TRUST_PROXY: 'true' } })
 
 /**
  * CPU of the loop's thread between two turns that no step may reach, from the request to the stored answer (a job,
- * submitted with respond-async and polled) and for a synchronous request (its reply sends the written answer as a
- * stream of encoded parts, the answer writer's part). With the answer writer in, before: 90–130 ms for the whole curve
+ * submitted with respond-async and polled) and for a synchronous request (its reply sends the answer's bytes). With the answer writer in, before: 90–130 ms for the whole curve
  * and 27k trades, 40–50 ms for 100k points, either way; after: 10 ms (the /proc clock's tick), 20 now and then.
  * Before the answer writer, 630 ms.
  */

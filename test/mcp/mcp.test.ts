@@ -1,6 +1,6 @@
 // /mcp through the SDK's own client over a real socket: tools are exactly the registry's operations plus the trading
 // tools; light and heavy calls, a resource, refusals as tool errors, the same bearer scopes as the API.
-import { asData } from '../../src/written-json.js'
+import { JsonBytes } from '../../src/json/bytes.js'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { FastifyInstance } from 'fastify'
 import { Client } from '@modelcontextprotocol/sdk/client/index.js'
@@ -11,6 +11,8 @@ import { registry } from '../../src/caller/registry.js'
 import { mcpTools, selectTools, TRADING_TOOLS } from '../../src/mcp/tools.js'
 import { DEFAULT_TOOLSETS } from '../../src/mcp/toolsets.js'
 import { pigeonholeDimacs } from '../../src/engines/sat/pigeonhole.js'
+
+const asData = (answer: unknown): unknown => (answer instanceof JsonBytes ? answer.value() : answer)
 
 const ADMIN_TOKEN = 'mcp-test-admin-token-0123456789'
 const SIMULATE = { dataset: 'SYN-DAILY', strategy: 'sma_cross', params: { fast: 10, slow: 30 }, horizon: 252, method: 'bootstrap', seed: 7 }

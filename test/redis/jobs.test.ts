@@ -3,7 +3,7 @@
 // waited on from another, cancelled from a replica that does not run it, and an Idempotency-Key holds across them;
 // a submission while Redis is away is kept and runs once it is back.
 // The multi-process proof with SIGKILL is replicas.test.ts.
-import { asData } from '../../src/written-json.js'
+import { JsonBytes } from '../../src/json/bytes.js'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -15,6 +15,8 @@ import { buildTestApp, json } from '../helper.js'
 import { readEvents, type SseEvent } from '../sse.js'
 import { redisForTests, testPrefix, until } from './helper.js'
 import { relayTo } from './relay.js'
+
+const asData = (answer: unknown): unknown => (answer instanceof JsonBytes ? answer.value() : answer)
 
 const redis = await redisForTests()
 

@@ -55,8 +55,7 @@ export function pairSafeEnd(text: string, at: number, maxChars: number): number 
 }
 
 /** Whether `text` has no lone surrogate, i.e. UTF-8 can store it (String.prototype.isWellFormed is past ES2023's lib). */
-export const isWellFormed = (text: string): boolean =>
-  (String.prototype as unknown as { isWellFormed: (this: string) => boolean }).isWellFormed.call(text)
+export const isWellFormed = (text: string): boolean => (text as string & { isWellFormed(): boolean }).isWellFormed()
 
 /** The UTF-8 bytes of `text`, encoded `chunkChars` (about 1 Mi) characters at a time, never splitting a surrogate pair. */
 export function* utf8Chunks(text: string, chunkChars: number = CHUNK_CHARS): Generator<Buffer> {

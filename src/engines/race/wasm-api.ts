@@ -9,7 +9,8 @@ export interface WasmMemory {
 export interface WasmApi {
   validate(bytes: Uint8Array): boolean
   Module: new (bytes: Uint8Array) => object
-  Instance: new (module: object, imports: Record<string, unknown>) => { exports: Record<string, unknown> }
+  /** `E`: the exports the module is known to have (the caller's own module). */
+  Instance: new <E = Record<string, unknown>>(module: object, imports: Record<string, unknown>) => { exports: E }
 }
 
 /** The runtime's WebAssembly object, or undefined where there is none. */

@@ -23,8 +23,7 @@ const align16 = (n: number) => (n + 15) & ~15
 export function loadWasmKernels(wasm: Uint8Array, bytes: Uint8Array, x: Float64Array, y: Float64Array): WasmKernels {
   const api = wasmApi()
   if (!api) throw new Error('this runtime has no WebAssembly')
-  const instance = new api.Instance(new api.Module(wasm), {})
-  const k = instance.exports as unknown as KernelExports
+  const k = new api.Instance<KernelExports>(new api.Module(wasm), {}).exports
   const xAt = align16(DATA_AT + bytes.length)
   const yAt = align16(xAt + x.byteLength)
   const end = yAt + y.byteLength

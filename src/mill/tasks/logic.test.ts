@@ -5,9 +5,14 @@ import { NO_PROGRESS } from '../progress.js'
 import { solveDimacs } from '../../engines/sat/answer.js'
 import { pigeonholeDimacs } from '../../engines/sat/pigeonhole.js'
 import { checkedAnswer } from './sat-check.js'
+import { z } from 'zod'
+import { answerSchema } from '../../json/serializer.js'
 
 const limits = { maxVars: 100, maxClauses: 100, maxLiterals: 1000 }
 const far = Date.now() + 60_000
+const model = answerSchema(z.array(z.number().int()).nullable())
+const members = { model, assignment: answerSchema(z.record(z.string(), z.boolean()).nullable()) }
+const satMembers = { model, models: answerSchema(z.array(z.array(z.number().int())).nullable()) }
 
 describe('logic mill tasks', () => {
   it('solve DIMACS and hand input problems back as plain refusals with line and column', () => {
@@ -26,9 +31,12 @@ describe('logic mill tasks', () => {
   })
 
   it('results survive a structured clone (they cross a thread boundary)', () => {
-    const payload = { formula: parseFormula({ or: [{ var: 'a' }, { var: 'b' }] }), wantModel: true }
+    const payload = { formula: parseFormula({ or: [{ var: 'a' }, { var: 'b' }] }), wantModel: true, members }
     const result = logicTasks['logic.jsonsat']!(structuredClone(payload), { deadline: far, progress: NO_PROGRESS, cancelled: () => false })
     expect(structuredClone(result)).toMatchObject({ ok: true, value: { status: 'SAT', verified: true } })
+    // The model and assignment come written, as bytes of their own.
+    const value = result.ok ? result.value : null
+    expect(JSON.parse(Buffer.from(value!.assignment!).toString())).toEqual(jsonSatWork(payload, far).ok && { a: expect.any(Boolean), b: expect.any(Boolean) })
   })
 
   it('analyse clauses and check assignments from DIMACS or flat clauses', () => {
@@ -54,10 +62,14 @@ describe('logic mill tasks', () => {
   })
 
   it('move the bytes of a proof back with the answer instead of copying them', () => {
-    const payload = { dimacs: 'p cnf 1 2\n1 0\n-1 0\n', wantModel: false, limits, search: { proof: { format: 'drat' as const, maxBytes: 1024 } } }
+    const payload = { dimacs: 'p cnf 1 2\n1 0\n-1 0\n', wantModel: false, limits, search: { proof: { format: 'drat' as const, maxBytes: 1024 } }, members: satMembers }
     const result = logicTasks['logic.sat']!(payload, { deadline: far, progress: NO_PROGRESS, cancelled: () => false })
     expect(result).toMatchObject({ ok: true, value: { verified: true, proof: { format: 'drat', steps: 1 } } })
     expect(Object.getOwnPropertySymbols(result)).toHaveLength(1)
+    // A model comes written, in bytes of its own that move too.
+    const sat = logicTasks['logic.sat']!({ ...payload, dimacs: 'p cnf 2 1\n1 -2 0\n', wantModel: true, search: {} }, { deadline: far, progress: NO_PROGRESS, cancelled: () => false })
+    expect(sat.ok && Buffer.from(sat.value.model!).toString()).toMatch(/^\[-?1,-?2\]$/)
+    expect(sat.ok && sat.value.models).toBeNull()
   })
 
   it('keep the CNF of /jsonsat as DIMACS only up to its byte limit, saying when it is not kept', () => {

@@ -9,6 +9,7 @@ import { DimacsLimitError, DimacsSyntaxError, parseDimacs, type DimacsLimits } f
 import { FormulaLimitError, FormulaSyntaxError, parseFormula, type FlatFormula, type FormulaLimits } from '../../engines/sat/formula.js'
 import { analyzeClauses, type ClauseAnalysis, type SimplifyOptions } from '../../engines/sat/simplify.js'
 import { moving } from '../moving.js'
+import { answerBytes, type AnswerSchema } from '../../json/serializer.js'
 import { cnfAssignment, formulaAssignment, QuizInputError, quizCnf, quizFormula, type CnfAssignment, type QuizResult } from '../../engines/sat/quiz.js'
 
 /** Input problems found off the event loop travel back as data (class instances do not cross the thread boundary). */
@@ -52,15 +53,25 @@ export interface JsonSatTaskPayload {
 export type CheckedJsonSatAnswer = CheckedAnswer<JsonSatAnswer> & { cnf_dimacs: TextBlob | null }
 
 /**
- * A /jsonsat answer whose model and assignment (one entry per variable: 30k variables made 60k values) are the JSON
- * text /jsonsat's response schema writes for them: their clone back and writing held the loop 15–30 ms a stretch.
+ * A /jsonsat answer whose model and assignment (one entry per variable: 30k variables made 60k values) are written by
+ * /jsonsat's response schema for them, as bytes that move to the loop: their clone back and writing there held the
+ * loop 15–30 ms a stretch. The loop writes the rest of the answer around them (splicedAnswer).
  */
-export type WrittenJsonSatAnswer = Omit<CheckedJsonSatAnswer, 'model' | 'assignment'> & { model: string | null; assignment: string | null }
+export type WrittenJsonSatAnswer = Omit<CheckedJsonSatAnswer, 'model' | 'assignment'> & { model: Uint8Array | null; assignment: Uint8Array | null }
 
-/** The model and assignment written as JSON text (integers and booleans: JSON.stringify's text is the schema's). */
-export function writtenJsonSat(answer: CheckedJsonSatAnswer): WrittenJsonSatAnswer {
-  const { model, assignment } = answer
-  return { ...answer, model: model && JSON.stringify(model), assignment: assignment && JSON.stringify(assignment) }
+/** A /sat answer whose model and models are written by /sat's response schema for them, as bytes that move to the loop. */
+export type WrittenSatAnswer = Omit<CheckedAnswer<SatAnswer>, 'model' | 'models'> & { model: Uint8Array | null; models: Uint8Array | null }
+
+/** The schemas of /sat's model and models. */
+export interface SatMembers {
+  model: AnswerSchema
+  models: AnswerSchema
+}
+
+/** The schemas of /jsonsat's model and assignment. */
+export interface JsonSatMembers {
+  model: AnswerSchema
+  assignment: AnswerSchema
 }
 
 export interface ClausesTaskPayload {
@@ -185,10 +196,24 @@ export function quizFormulaWork({ formula, assignment, maxListed }: QuizFormulaT
 }
 
 export const logicTasks = {
-  'logic.sat': (payload: SatTaskPayload, context: TaskContext) => movingBlobs(satWork(payload, context.deadline, context)),
-  'logic.jsonsat': (payload: JsonSatTaskPayload, context: TaskContext): TaskResult<WrittenJsonSatAnswer> => {
+  // The model and the models enumerated (an answer near 8 MB at most) come written by /sat's schema for them.
+  'logic.sat': ({ members, ...payload }: SatTaskPayload & { members: SatMembers }, context: TaskContext): TaskResult<WrittenSatAnswer> => {
+    const result = satWork(payload, context.deadline, context)
+    if (!result.ok) return result
+    const { model, models } = result.value
+    const value = { ...result.value, model: model && answerBytes(members.model, model), models: models && answerBytes(members.models, models) }
+    return movingBlobs({ ...result, value }, [value.model?.buffer, value.models?.buffer])
+  },
+  'logic.jsonsat': ({ members, ...payload }: JsonSatTaskPayload & { members: JsonSatMembers }, context: TaskContext): TaskResult<WrittenJsonSatAnswer> => {
     const result = jsonSatWork(payload, context.deadline, context)
-    return movingBlobs(result.ok ? { ...result, value: writtenJsonSat(result.value) } : result)
+    if (!result.ok) return result
+    const { model, assignment } = result.value
+    const value = {
+      ...result.value,
+      model: model && answerBytes(members.model, model),
+      assignment: assignment && answerBytes(members.assignment, assignment),
+    }
+    return movingBlobs({ ...result, value }, [value.model?.buffer, value.assignment?.buffer])
   },
   'logic.clauses': clausesWork,
   'logic.quiz': quizWork,
@@ -196,8 +221,8 @@ export const logicTasks = {
 } satisfies TaskTable
 
 /** A proof's and a CNF's bytes move back to the loop with the answer instead of being copied. */
-function movingBlobs<T extends { proof: TextBlob | null; cnf_dimacs?: TextBlob | null }>(result: TaskResult<T>): TaskResult<T> {
+function movingBlobs<T extends { proof: TextBlob | null; cnf_dimacs?: TextBlob | null }>(result: TaskResult<T>, more: Array<ArrayBufferLike | undefined> = []): TaskResult<T> {
   if (!result.ok) return result
-  const buffers = [result.value.proof?.text.buffer, result.value.cnf_dimacs?.text.buffer].filter((b): b is ArrayBuffer => b instanceof ArrayBuffer)
+  const buffers = [result.value.proof?.text.buffer, result.value.cnf_dimacs?.text.buffer, ...more].filter((b): b is ArrayBuffer => b instanceof ArrayBuffer)
   return buffers.length > 0 ? moving(result, buffers) : result
 }

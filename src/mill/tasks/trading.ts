@@ -3,12 +3,12 @@ import type { TaskContext, TaskTable } from '../types.js'
 import { csvOutcome, gridPairCount, inSampleGrid, runBacktest, simulate, walkForward } from '../../engines/trading/index.js'
 import type { GridSlice, SimulateSpec, SmaGrid, WalkForwardSpec } from '../../engines/trading/index.js'
 import { downsample, downsampleIndices } from '../../engines/trading/downsample.js'
-import type { BacktestOptions, Bars, Stats, StrategyName } from '../../engines/trading/types.js'
+import type { BacktestOptions, Bars, Stats, StrategyName, Trade } from '../../engines/trading/types.js'
 import { moving } from '../moving.js'
 import { tradeBands } from '../../engines/trading/trade-bands.js'
 import { searchOverfitting } from '../../engines/trading/overfitting.js'
 import { equityChunks, monthlyReturns, tradeBlock } from '../../engines/trading/run-series.js'
-import { pointsBytes, tradesBytes } from './trading-text.js'
+import { answerBytes, type AnswerSchema } from '../../json/serializer.js'
 import { INLINE_TRADES_MAX } from '../../engines/trading/answer-caps.js'
 
 interface EngineRun {
@@ -32,6 +32,29 @@ export interface BacktestShown {
 
 export interface BacktestPayload extends EngineRun {
   shown: BacktestShown
+  /** The schemas of the answer's `trades` and `equity`, which are written here. */
+  members: { trades: AnswerSchema; equity: AnswerSchema }
+}
+
+/** A figure as the answer shows it: non-finite is null. */
+const shown = (x: number | null): number | null => (x !== null && Number.isFinite(x) ? x : null)
+const isoOf = (ms: number): string => new Date(ms).toISOString()
+
+/** A trade as the answer shows it (src/trading/schemas.ts `tradeSchema`): ISO times, finite figures or null. */
+function tradeView(t: Trade) {
+  return {
+    size: shown(t.size),
+    entry_bar: t.entryBar,
+    exit_bar: t.exitBar,
+    entry_time: isoOf(t.entryTime),
+    exit_time: t.exitTime === null ? null : isoOf(t.exitTime),
+    entry_price: shown(t.entryPrice),
+    exit_price: shown(t.exitPrice),
+    pnl: shown(t.pnl),
+    return_pct: shown(t.returnPct * 100),
+    commissions: shown(t.commissions),
+    open: t.exitBar === null,
+  }
 }
 
 export interface SimulatePayload extends EngineRun {
@@ -73,23 +96,25 @@ export const tradingTasks = {
   // Parsing a 250k-row CSV held the event loop 2 s; the bars come back as typed arrays (a copy of 48 bytes a bar).
   'trading.csv': ({ text, maxRows }: { text: string; maxRows?: number }) => csvOutcome(text, maxRows === undefined ? {} : { maxRows }),
   // One backtest is linear in the bars (milliseconds even for 100k bars): progress is reported at its start and end.
-  // The curve and the trades come back as JSON text in bytes that move to the loop, not as arrays the loop builds.
-  'trading.backtest': ({ bars, strategy, params, options, shown }: BacktestPayload, { progress }: TaskContext) => {
+  // The curve and the trades come back written by the answer's schema, in bytes that move to the loop.
+  'trading.backtest': ({ bars, strategy, params, options, shown: wanted, members }: BacktestPayload, { progress }: TaskContext) => {
     progress.phase('backtesting')
     progress.advance(0, bars.close.length)
     const { stats, trades, equity, annualization } = runBacktest(bars, strategy, params, options)
     progress.advance(bars.close.length, bars.close.length)
-    const kept = shown.equityPoints === null ? null : downsampleIndices(equity, shown.equityPoints)
+    const total = bars.ts.length
+    const kept = wanted.equityPoints === null ? null : downsampleIndices(equity, wanted.equityPoints)
+    const points = kept && Array.from(kept, (i) => [bars.ts[i]!, equity[i]!])
     const answer = {
       stats,
       annualization,
-      equity: kept && { text: pointsBytes(bars.ts, equity, kept), points: kept.length },
-      trades: shown.trades ? tradesBytes(trades.slice(0, INLINE_TRADES_MAX)) : null,
+      equity: points && answerBytes(members.equity, { points, total_points: total, downsampled: points.length < total }),
+      trades: wanted.trades ? answerBytes(members.trades, trades.slice(0, INLINE_TRADES_MAX).map(tradeView)) : null,
       tradesTotal: trades.length,
-      storedEquity: shown.storedEquityPoints === null ? null : downsample(bars.ts, equity, shown.storedEquityPoints),
-      kept: shown.keep ? { trades: tradeBlock(trades), equity: equityChunks(bars.ts, equity), monthly: monthlyReturns(bars.ts, equity) } : null,
+      storedEquity: wanted.storedEquityPoints === null ? null : downsample(bars.ts, equity, wanted.storedEquityPoints),
+      kept: wanted.keep ? { trades: tradeBlock(trades), equity: equityChunks(bars.ts, equity), monthly: monthlyReturns(bars.ts, equity) } : null,
     }
-    return moving(answer, [answer.equity?.text.buffer, answer.trades?.buffer, answer.kept?.trades.buffer].filter((b) => b !== undefined) as ArrayBuffer[])
+    return moving(answer, [answer.equity?.buffer, answer.trades?.buffer, answer.kept?.trades.buffer].filter((b) => b !== undefined) as ArrayBuffer[])
   },
   'trading.simulate': ({ bars, strategy, params, options, spec }: SimulatePayload, { deadline, progress, cancelled }: TaskContext) => {
     progress.phase('simulating')

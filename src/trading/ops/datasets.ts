@@ -67,8 +67,7 @@ export const datasetOperations = [
     params: datasetParams,
     query: datasetListQuery,
     output: datasetDetail,
-    // A 500-bar page costs ~1.5 ms of synchronous reads and ~1 ms of JSON: each read waits for a turn of its own and
-    // the answer is written a part per turn.
+    // A 500-bar page costs ~1.5 ms of synchronous reads and ~1 ms of JSON: each read waits for a turn of its own.
     ownTurn: true,
     largeAnswer: true,
     handler: ({ ref, ...query }, { readback }) => readback.dataset(ref, query),

@@ -4,7 +4,8 @@ import { defineOperation, noInput } from '../../operation.js'
 import { CALLER_PREFIX } from '../../../envelope.js'
 import { HUB_VERSION, NCM_VERSION } from '../../../version.js'
 import { LOBES } from '../../operation.js'
-import { writtenAs } from '../../../json-writer.js'
+import { writtenBy } from '../../../json/serializer.js'
+import type { JsonBytes } from '../../../json/bytes.js'
 import { nextTurn } from '../../../store/turns.js'
 
 type PathItem = Record<string, { summary?: string; [key: string]: unknown }>
@@ -38,7 +39,7 @@ export const openapi = defineOperation({
     let written = CUTS.get(hostDoc)
     if (!written) {
       const paths = ctx.registry.operations.map((op) => op.path)
-      CUTS.set(hostDoc, (written = callerDocument(hostDoc, paths).then((doc) => writtenAs(openapiOutput, doc))))
+      CUTS.set(hostDoc, (written = callerDocument(hostDoc, paths).then((doc) => writtenBy(openapiOutput, doc))))
       // a failed cut is not kept: the next call tries again
       written.catch(() => CUTS.delete(hostDoc))
     }
@@ -48,7 +49,7 @@ export const openapi = defineOperation({
 
 type HostDoc = { paths?: Record<string, PathItem>; components?: Record<string, unknown>; security?: Array<Record<string, string[]>> }
 /** Per host document, its caller cut written as the route sends it (its answer's text, sent as is every time after). */
-const CUTS = new WeakMap<HostDoc, Promise<z.output<typeof openapiOutput>>>()
+const CUTS = new WeakMap<HostDoc, Promise<JsonBytes>>()
 
 /** Loop CPU spent cloning paths before the next turn. */
 const SLICE_MS = 8

@@ -6,6 +6,8 @@ import { turnsDuring } from '../../../store/test-turns.js'
 import { flatFormula, FORMULA_LIMITS, INLINE_MAX_NODES, valueOf } from './common.js'
 import { TURN_TEXT_CHARS } from '../../../json-writer.js'
 import { formulaSource, formulaText, hasAtMostValues } from './formula-source.js'
+import { answerSchema } from '../../../json/serializer.js'
+import { jsonsat } from './jsonsat.js'
 
 const context = { deadline: Date.now() + 60_000, progress: NO_PROGRESS, cancelled: () => false }
 const wide = (n: number, from = 0) => Array.from({ length: n }, (_, i) => ({ var: `v${from + i}` }))
@@ -24,7 +26,8 @@ const refusalOf = (fn: () => unknown): RefusalBody => {
   throw new Error('not refused')
 }
 /** Both mill tasks that take a formula, given it as it crosses to a worker (a structured clone of the payload). */
-const jsonSatInMill = (formula: FormulaSource) => logicTasks['logic.jsonsat'](structuredClone({ formula, wantModel: true }), context)
+const members = { model: answerSchema(jsonsat.output.shape.model), assignment: answerSchema(jsonsat.output.shape.assignment) }
+const jsonSatInMill = (formula: FormulaSource) => logicTasks['logic.jsonsat'](structuredClone({ formula, wantModel: true, members }), context)
 const quizInMill = (formula: FormulaSource) => quizFormulaWork(structuredClone({ formula, assignment: { x: true, v1: false }, maxListed: 5 }))
 
 describe('hasAtMostValues', () => {

@@ -1,9 +1,9 @@
 // Which JSON formulas the event loop parses itself: a parse costs ~1 µs a node, so only those of a bounded size; a
 // larger one goes to the mill as JSON text (the worker parses it) and costs the loop only its text, a part a turn, or
-// nothing when the body thread sent it as text already (a wide body member: WrittenJson).
+// nothing when the body thread sent it as text already (a wide body member: JsonText).
 import { jsonTextInTurns } from '../../../json-writer.js'
 import type { FormulaSource } from '../../../mill/tasks/logic.js'
-import { WrittenJson } from '../../../written-json.js'
+import { JsonText } from '../../../body-parse/text-members.js'
 import { flatFormula, FORMULA_LIMITS, INLINE_MAX_NODES } from './common.js'
 
 /**
@@ -31,14 +31,14 @@ export function hasAtMostValues(value: unknown, max: number): boolean {
 }
 
 /** A formula sent as text is large by construction (over 16 Ki characters): it is parsed where it is solved. */
-export const isSmallFormula = (value: unknown): boolean => !(value instanceof WrittenJson) && hasAtMostValues(value, INLINE_MAX_NODES)
+export const isSmallFormula = (value: unknown): boolean => !(value instanceof JsonText) && hasAtMostValues(value, INLINE_MAX_NODES)
 
 /**
  * A formula as text for the mill, where the same parse as flatFormula's refuses it with the same invalid_input or
  * over_limit (the task's refusal travels back as data).
  */
 export async function formulaText(value: unknown, root = 'formula'): Promise<FormulaSource> {
-  const json = value instanceof WrittenJson ? value.text() : await jsonTextInTurns(value)
+  const json = value instanceof JsonText ? value.text : await jsonTextInTurns(value)
   return { json, limits: FORMULA_LIMITS, root }
 }
 

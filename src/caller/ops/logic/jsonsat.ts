@@ -7,7 +7,7 @@ import type { FlatFormula } from '../../../engines/sat/formula.js'
 import { flatFormula, FORMULA_LIMITS, formulaInput, PROOF_LIMITS, satFields, searchFields, searchOptions, timeoutMs, valueOf } from './common.js'
 import { storedProof, storeText } from './stored-text.js'
 import { formulaSource, isSmallFormula } from './formula-source.js'
-import { WrittenJson } from '../../../written-json.js'
+import { answerSchema, splicedAnswer } from '../../../json/serializer.js'
 
 const input = z
   .object({
@@ -35,8 +35,6 @@ const output = z.object({
     url: z.string().nullable().describe('With want_cnf or a proof: GET it (a path on this host) for the CNF as DIMACS text; else null'),
   }),
 })
-
-const written = (text: string | null): WrittenJson | null => (text === null ? null : new WrittenJson([text]))
 
 // A small formula is parsed (iteratively: any depth) while limits are checked, and the handler reuses that parse.
 const parsed = new WeakMap<object, FlatFormula>()
@@ -89,17 +87,18 @@ export const jsonsat = defineOperation({
   handler: async (i, ctx) => {
     const formula = parsed.get(i) ?? (await formulaSource(i.formula))
     const payload: JsonSatTaskPayload = { formula, wantModel: i.want_model, search: searchOptions(i), wantCnf: i.want_cnf, maxCnfBytes: PROOF_LIMITS.maxBytes }
-    const { value } = valueOf(await ctx.mill.run('logic.jsonsat', payload, { timeoutMs: budgetOf(i.timeout_ms), op: 'jsonsat', owner: ctx.principal.owner }))
-    const { cnf_dimacs: cnfText, core: _core, models: _models, enumeration: _enumeration, ...rest } = value
+    const members = { model: answerSchema(output.shape.model), assignment: answerSchema(output.shape.assignment) }
+    const { value } = valueOf(await ctx.mill.run('logic.jsonsat', { ...payload, members }, { timeoutMs: budgetOf(i.timeout_ms), op: 'jsonsat', owner: ctx.principal.owner }))
+    const { cnf_dimacs: cnfText, core: _core, models: _models, enumeration: _enumeration, model, assignment, ...rest } = value
     const stored = cnfText ? await storeText(ctx, cnfText, 'Tseitin CNF of a formula solved by /jsonsat') : null
-    // The model and assignment come as the text the answer's schema writes for them: spliced in as they are.
+    // The model and assignment come written by the answer's schema for them: spliced in as they are.
     const answer = {
       ...rest,
       proof: await storedProof(ctx, rest.proof, 'jsonsat'),
       cnf: { ...rest.cnf, sha256: stored?.sha256 ?? null, url: stored?.url ?? null },
-      model: written(value.model),
-      assignment: written(value.assignment),
+      model: null,
+      assignment: null,
     }
-    return answer as unknown as z.output<typeof output>
+    return splicedAnswer(output, answer, { model, assignment })
   },
 })

@@ -8,6 +8,7 @@ import { peekDimacsHeader } from '../../../engines/sat/dimacs.js'
 import { Refusal } from '../../../refusal.js'
 import { checkDimacsHeader, dimacsText, limitRefusal, PROOF_LIMITS, SAT_LIMITS, satFields, searchFields, searchOptions, timeoutMs, valueOf } from './common.js'
 import { storedProof } from './stored-text.js'
+import { answerSchema, splicedAnswer } from '../../../json/serializer.js'
 
 /** Enumeration is bounded in models and in the literals of the models returned (an answer near 8 MB at most). */
 export const ENUMERATION_LIMITS = { maxModels: 1000, maxModelLiterals: 1_000_000 }
@@ -111,8 +112,10 @@ export const sat = defineOperation({
   ],
   handler: async (i, ctx) => {
     const payload: SatTaskPayload = { dimacs: i.dimacs, wantModel: i.want_model, limits: SAT_LIMITS, search: searchOptions(i) }
-    const result = await ctx.mill.run('logic.sat', payload, { timeoutMs: budgetOf(i.timeout_ms), op: 'sat', owner: ctx.principal.owner })
-    const answer = valueOf(result).value
-    return { ...answer, proof: await storedProof(ctx, answer.proof, 'sat') }
+    const members = { model: answerSchema(output.shape.model), models: answerSchema(output.shape.models) }
+    const result = await ctx.mill.run('logic.sat', { ...payload, members }, { timeoutMs: budgetOf(i.timeout_ms), op: 'sat', owner: ctx.principal.owner })
+    const { model, models, ...answer } = valueOf(result).value
+    // The model and models come written by the answer's schema for them: spliced in as they are.
+    return splicedAnswer(output, { ...answer, model: null, models: null, proof: await storedProof(ctx, answer.proof, 'sat') }, { model, models })
   },
 })

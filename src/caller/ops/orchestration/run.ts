@@ -8,7 +8,7 @@ import { jsonWeight } from '../../../engines/diff/json-patch.js'
 import type { AnyOperation } from '../../operation.js'
 import type { Mill } from '../../../mill/pool.js'
 import { nextTurn } from '../../../store/turns.js'
-import { WrittenJson } from '../../../written-json.js'
+import { JsonBytes } from '../../../json/bytes.js'
 
 export const MAX_BATCH = 64
 /** Jobs of one batch that may enter the mill (heavy operations, and light ones whose input sends them there). */
@@ -78,7 +78,9 @@ export async function dispatch(op: string, input: unknown, ctx: OperationContext
     if (NOT_DISPATCHABLE.has(target.name)) {
       throw new Refusal('invalid_input', `${target.name} cannot be dispatched through /run or /cli`)
     }
-    const data = await runOperation(target, input ?? {}, ctx)
+    const answer = await runOperation(target, input ?? {}, ctx)
+    // An answer the mill wrote becomes a value of the batch's answer, which one serializer writes whole.
+    const data = answer instanceof JsonBytes ? answer.value() : answer
     return { index, op: target.name, ok: true, data, refuse: null, ms: elapsed(start) }
   } catch (err) {
     if (!(err instanceof Refusal)) throw err
@@ -150,8 +152,7 @@ export const run = defineOperation({
     /** What the batch produces is counted as each job answers; past the budget, answers become over_limit refusals. */
     const charged = (result: z.infer<typeof itemResult>): z.infer<typeof itemResult> => {
       if (!result.ok) return result
-      // A written answer weighs its characters (walked, its encoded bytes would count one node each).
-      weight += result.data instanceof WrittenJson ? result.data.length : jsonWeight(result.data, maxWeight - weight + 1)
+      weight += jsonWeight(result.data, maxWeight - weight + 1)
       if (weight <= maxWeight) return result
       const refusal = new Refusal('over_limit', `the batch's answers weigh more than ${maxWeight} (nodes × 8 + characters; RUN_BATCH_MAX_WEIGHT)`, {
         op: result.op, hints: { limit: 'RUN_BATCH_MAX_WEIGHT', value: maxWeight },

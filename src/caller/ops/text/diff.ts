@@ -7,7 +7,9 @@ import type { JsonPatchOperation } from '../../../engines/diff/json-patch.js'
 import { JsonPointerError, parsePointer } from '../../../engines/diff/json-pointer.js'
 import { requestWeight, runDiff, type DiffRequest } from '../../../engines/diff/run.js'
 import type { DiffTaskOutcome } from '../../../mill/tasks/text.js'
-import { WrittenJson } from '../../../written-json.js'
+import { JsonBytes } from '../../../json/bytes.js'
+import { answerSchema } from '../../../json/serializer.js'
+import { JsonText } from '../../../body-parse/text-members.js'
 import { countTokens } from '../../../engines/diff/tokenize.js'
 import { jsonDepth } from '../../../engines/digest/canonical-json.js'
 
@@ -81,16 +83,13 @@ const input = z
   })
 
 const kindOf = (v: unknown) =>
-  v === null ? 'null' : Array.isArray(v) || (v instanceof WrittenJson && v.parts[0]?.startsWith('[')) ? 'array' : typeof v
-
-type WrittenOutcome = Extract<DiffTaskOutcome, { ok: true }>
-const isWritten = (outcome: { ok: true; report: { hunks: unknown } }): outcome is WrittenOutcome => typeof outcome.report.hunks === 'string'
+  v === null ? 'null' : Array.isArray(v) || (v instanceof JsonText && v.text.startsWith('[')) ? 'array' : typeof v
 
 /** json-mode sides that came as their JSON text (wide body members): parsed and depth-checked in the mill. */
 function sidesAsText(input: { a: unknown; b?: unknown }): { a?: string; b?: string } | null {
   const texts: { a?: string; b?: string } = {}
-  if (input.a instanceof WrittenJson) texts.a = input.a.text()
-  if (input.b instanceof WrittenJson) texts.b = input.b.text()
+  if (input.a instanceof JsonText) texts.a = input.a.text
+  if (input.b instanceof JsonText) texts.b = input.b.text
   return texts.a === undefined && texts.b === undefined ? null : texts
 }
 
@@ -123,9 +122,6 @@ const output = z.object({
   result: z.unknown().optional().describe('json mode with patch: a with the patch applied'),
 })
 
-/** The answer; from the mill its hunks, patch and result are WrittenJson, which the answer's writer splices as they are. */
-type DiffAnswer = z.output<typeof output>
-
 export const diff = defineOperation({
   name: 'diff',
   method: 'POST',
@@ -151,7 +147,7 @@ export const diff = defineOperation({
     if (input.mode === 'json') {
       for (const [name, value] of [['a', input.a], ['b', input.b], ['patch', input.patch]] as const) {
         // A side sent as text is depth-checked where it is parsed (the mill), with the same refusal.
-        if (value !== undefined && !(value instanceof WrittenJson) && jsonDepth(value, DIFF_LIMITS.jsonDepth) > DIFF_LIMITS.jsonDepth) {
+        if (value !== undefined && !(value instanceof JsonText) && jsonDepth(value, DIFF_LIMITS.jsonDepth) > DIFF_LIMITS.jsonDepth) {
           throw new Refusal('over_limit', `${name} is nested deeper than the limit of ${DIFF_LIMITS.jsonDepth} levels`)
         }
       }
@@ -190,7 +186,7 @@ export const diff = defineOperation({
     }
     const inMill = async (): Promise<DiffTaskOutcome> => {
       ctx.admission.admitHeavy('diff', ctx.principal)
-      const payload = { request, maxDepth: DIFF_LIMITS.jsonDepth, ...(texts ? { texts } : {}) }
+      const payload = { request, maxDepth: DIFF_LIMITS.jsonDepth, answer: answerSchema(output), ...(texts ? { texts } : {}) }
       return ctx.mill.run('text.diff', payload, { timeoutMs: budgetOf(undefined), op: 'diff', owner: ctx.principal.owner })
     }
     let outcome: DiffTaskOutcome | ReturnType<typeof runDiff>
@@ -218,17 +214,8 @@ export const diff = defineOperation({
         issues: [{ path: `patch[${index}]`, message }],
       })
     }
-    // From the mill, the wide parts come as the JSON text the answer's schema writes: spliced in as they are.
-    if (isWritten(outcome)) {
-      const { hunks, patch, ...rest } = outcome.report
-      const written = {
-        ...rest,
-        hunks: new WrittenJson([hunks]),
-        ...(patch !== undefined ? { patch: new WrittenJson([patch]) } : {}),
-        ...(outcome.result !== undefined ? { result: new WrittenJson([outcome.result]) } : {}),
-      }
-      return written as unknown as DiffAnswer
-    }
+    // From the mill, the answer comes written by its schema: sent as those bytes.
+    if ('answer' in outcome) return new JsonBytes([outcome.answer])
     return { ...outcome.report, ...('result' in outcome ? { result: outcome.result } : {}) }
   },
 })

@@ -1,0 +1,63 @@
+// An answer's JSON text as UTF-8 bytes, written where it was computed (a mill worker, the route's serializer) and then
+// stored, sent and streamed as they are: the loop never writes or parses a large answer again.
+import { StringDecoder } from 'node:string_decoder'
+import { Readable } from 'node:stream'
+
+/** Bytes decoded at a time by `texts()`: a fraction of a millisecond. */
+export const TEXT_PART_BYTES = 256 * 1024
+
+/** A view of bytes that moved here from a worker, as a Buffer without a copy. */
+export const bufferOf = (bytes: Uint8Array): Buffer =>
+  Buffer.isBuffer(bytes) ? bytes : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength)
+
+export class JsonBytes {
+  readonly chunks: readonly Buffer[]
+
+  /** The chunks joined are one JSON value's text; no chunk is copied. */
+  constructor(chunks: readonly Uint8Array[]) {
+    this.chunks = chunks.map(bufferOf)
+  }
+
+  static of(text: string): JsonBytes {
+    return new JsonBytes([Buffer.from(text)])
+  }
+
+  get byteLength(): number {
+    let n = 0
+    for (const chunk of this.chunks) n += chunk.byteLength
+    return n
+  }
+
+  /** The same text with other text before and after it (an envelope around an answer). */
+  between(before: string, after: string): JsonBytes {
+    return new JsonBytes([Buffer.from(before), ...this.chunks, Buffer.from(after)])
+  }
+
+  /** What a reply sends: the one chunk, or the chunks as a stream (the same buffers for every reply, never joined). */
+  payload(): Buffer | Readable {
+    return this.chunks.length === 1 ? this.chunks[0]! : Readable.from(this.chunks, { objectMode: false })
+  }
+
+  /** The text in parts of at most `partBytes` bytes each (a character cut between parts is carried over), for a reader that turns the loop between parts. */
+  *texts(partBytes: number = TEXT_PART_BYTES): Generator<string> {
+    const decoder = new StringDecoder('utf8')
+    for (const chunk of this.chunks) {
+      for (let at = 0; at < chunk.byteLength; at += partBytes) {
+        const text = decoder.write(chunk.subarray(at, at + partBytes))
+        if (text !== '') yield text
+      }
+    }
+    const rest = decoder.end()
+    if (rest !== '') yield rest
+  }
+
+  /** The whole text: for readers of a small answer only (MCP inlines at most 256 KiB), never the HTTP path. */
+  text(): string {
+    return this.chunks.length === 1 ? this.chunks[0]!.toString() : Buffer.concat(this.chunks).toString()
+  }
+
+  /** The value, parsed: for the same few readers. */
+  value(): unknown {
+    return JSON.parse(this.text())
+  }
+}
