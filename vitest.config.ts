@@ -14,6 +14,8 @@ export default defineConfig({
     sequence: { sequencer: LaneSequencer },
     // The fuzz test compares RSS before and after its run: it needs a real GC between.
     execArgv: ['--expose-gc'],
+    // Hosts the tests spawn as processes inherit it: a large answer written on their event loop fails too.
+    env: { LOOP_TRIPWIRE: 'throw' },
     testTimeout: 60_000,
     hookTimeout: 60_000,
   },

@@ -112,7 +112,7 @@ export async function buildApp(opts: BuildOptions): Promise<FastifyInstance> {
     clientErrorHandler,
   })
   app.setValidatorCompiler(lenientQueryValidatorCompiler)
-  app.setSerializerCompiler(zodSerializerCompiler)
+  app.setSerializerCompiler(zodSerializerCompiler({ tripwire: config.loopTripwire }))
 
   const store = opts.store ?? await openStore(storeOptionsOf(config))
   const mill = opts.mill ?? createMill({ threads: config.millThreads, maxQueue: config.millQueue, nice: config.millNice, perOwner: config.jobsPerClient })

@@ -64,6 +64,7 @@ const envSchema = z.object({
   CSV_MAX_ROWS: intFrom(1, 100_000_000).default(250_000),
   SSE_STREAMS_PER_CLIENT: intFrom(1, 10_000).default(8),
   HEAVY_ACCESS: z.enum(['scoped', 'open']).default('scoped'),
+  LOOP_TRIPWIRE: z.enum(['off', 'throw']).default('off'),
   JOBS_PER_CLIENT: intFrom(1, 100_000).optional(),
   JOB_RETENTION_MAX_JOBS: intFrom(0, 100_000_000).default(10_000),
   MCP_SESSIONS_PER_CLIENT: intFrom(1, 10_000).default(16),
@@ -158,6 +159,12 @@ export interface Config {
    * `open` (anyone; rate limit and per-client shares still apply). Without ADMIN_TOKEN the host is open either way.
    */
   readonly heavyAccess: 'scoped' | 'open'
+  /**
+   * `throw`: an answer of more than LOOP_VALUE_MAX_BYTES of JSON written on the event loop throws instead of being sent
+   * (the tests run with it, so a route that writes a large answer on the loop fails CI; such answers are written in the
+   * mill). `off` in production.
+   */
+  readonly loopTripwire: 'off' | 'throw'
   /**
    * Unfinished jobs (queued or running) one principal may have at once: its share of the queue beside the global
    * bound (MILL_QUEUE). Default: a quarter of MILL_QUEUE, at least 2.
@@ -266,6 +273,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
     csvMaxRows: e.CSV_MAX_ROWS,
     sseStreamsPerClient: e.SSE_STREAMS_PER_CLIENT,
     heavyAccess: e.HEAVY_ACCESS,
+    loopTripwire: e.LOOP_TRIPWIRE,
     jobsPerClient: e.JOBS_PER_CLIENT ?? Math.max(2, Math.ceil(e.MILL_QUEUE / 4)),
     mcpSessionsPerClient: e.MCP_SESSIONS_PER_CLIENT,
     jobRetentionMaxJobs: e.JOB_RETENTION_MAX_JOBS,
@@ -356,6 +364,7 @@ export function redactedConfig(config: Config): Record<string, unknown> {
     CSV_MAX_ROWS: config.csvMaxRows,
     SSE_STREAMS_PER_CLIENT: config.sseStreamsPerClient,
     HEAVY_ACCESS: config.heavyAccess,
+    LOOP_TRIPWIRE: config.loopTripwire,
     JOBS_PER_CLIENT: config.jobsPerClient,
     MCP_SESSIONS_PER_CLIENT: config.mcpSessionsPerClient,
     JOB_RETENTION_MAX_JOBS: config.jobRetentionMaxJobs,

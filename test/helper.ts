@@ -19,6 +19,8 @@ export const TEST_ENV: Record<string, string> = {
   // The test machine is shared and loaded: event-loop delay alone must not flip tests into shedding.
   // Tests of shedding force it with app.admission.override().
   MAX_EVENT_LOOP_DELAY_MS: '60000',
+  // A route that writes a large answer on the event loop fails (src/plugins/serializer.ts).
+  LOOP_TRIPWIRE: 'throw',
 }
 
 export function testConfig(env: Record<string, string> = {}): Config {

@@ -2,7 +2,8 @@
 import fastJson from 'fast-json-stringify'
 import { describe, expect, it } from 'vitest'
 import { z } from 'zod'
-import { zodSerializerCompiler } from './serializer.js'
+import { LOOP_VALUE_MAX_BYTES, zodSerializerCompiler } from './serializer.js'
+import { JsonBytes } from '../json/bytes.js'
 import { nullableInPlace } from '../json/serializer.js'
 
 const schema = z.object({
@@ -13,7 +14,7 @@ const schema = z.object({
   items: z.array(z.object({ v: z.number().int().nullable() })),
 })
 
-const serialize = zodSerializerCompiler({ schema, method: 'POST', url: '/x', httpStatus: '200' }) as (data: unknown) => string
+const serialize = zodSerializerCompiler()({ schema, method: 'POST', url: '/x', httpStatus: '200' }) as (data: unknown) => string
 const viaAnyOf = fastJson(z.toJSONSchema(schema, { target: 'draft-7', io: 'output' }) as Parameters<typeof fastJson>[0])
 
 const values = [
@@ -39,5 +40,25 @@ describe('response serializer', () => {
     expect(rewritten.properties.a).toEqual({ type: 'array', items: { type: 'integer' }, nullable: true })
     expect(rewritten.properties.b).toEqual({ anyOf: [{ type: 'string' }, { type: 'integer' }] })
     expect(rewritten.properties.c).toEqual({ type: 'object', nullable: true, properties: { d: { type: 'number', nullable: true } } })
+  })
+})
+
+describe('the loop tripwire (LOOP_TRIPWIRE=throw)', () => {
+  const armed = zodSerializerCompiler({ tripwire: 'throw' })({ schema, method: 'POST', url: '/wide', httpStatus: '200' }) as (data: unknown) => unknown
+  const withModel = (n: number) => ({ ...values[1], model: Array.from({ length: n }, (_, i) => i) })
+  const length = (n: number) => serialize(withModel(n)).length
+
+  it('lets an answer of at most LOOP_VALUE_MAX_BYTES of JSON through, and throws past it, naming the route', () => {
+    let n = 1
+    while (length(n * 2) <= LOOP_VALUE_MAX_BYTES) n *= 2
+    expect(armed(withModel(n))).toBe(serialize(withModel(n)))
+    expect(() => armed(withModel(n * 4))).toThrow(/loop tripwire: \/wide wrote \d+ characters of JSON on the event loop/)
+  })
+
+  it('sends an answer written in the mill (JsonBytes) whatever its size, and is off unless asked', () => {
+    const big = serialize(withModel(50_000))
+    expect(big.length).toBeGreaterThan(LOOP_VALUE_MAX_BYTES)
+    expect(Buffer.from(armed(JsonBytes.of(big)) as Buffer).toString()).toBe(big)
+    expect(serialize(withModel(50_000))).toBe(big)
   })
 })

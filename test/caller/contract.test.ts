@@ -8,7 +8,7 @@ import { fullPath } from '../../src/caller/projections.js'
 import { buildTestApp, json } from '../helper.js'
 import { zodSerializerCompiler } from '../../src/plugins/serializer.js'
 
-const serializerOf = (schema: z.ZodType) => zodSerializerCompiler({ schema, method: 'POST', url: '', httpStatus: '200' }) as (data: unknown) => string
+const serializerOf = (schema: z.ZodType) => zodSerializerCompiler()({ schema, method: 'POST', url: '', httpStatus: '200' }) as (data: unknown) => string
 
 // Examples run as the admin, so operations that need a credential (grant, pin writes) are exercised too.
 const ADMIN_TOKEN = 'contract-test-admin-token'
