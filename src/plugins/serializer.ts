@@ -30,8 +30,11 @@ export function zodSerializerCompiler(options: SerializerOptions = {}): FastifyS
       if (data instanceof JsonBytes) return data.payload()
       const text = (serialize ??= serializerOf(schema))(data)
       if (armed && text.length > LOOP_VALUE_MAX_BYTES) {
-        throw new Error(`loop tripwire: ${url ?? 'a route'} wrote ${text.length} characters of JSON on the event loop, over ` +
-          `${LOOP_VALUE_MAX_BYTES}: write this answer in the mill (src/json/serializer.ts answerSchema)`)
+        const message = `loop tripwire: ${url ?? 'a route'} wrote ${text.length} characters of JSON on the event loop, over ` +
+          `${LOOP_VALUE_MAX_BYTES}: write this answer in the mill (src/json/serializer.ts answerSchema)`
+        // Said on stderr too: the tests' hosts log nothing, and their 500 names only the request id.
+        process.stderr.write(`${message}\n`)
+        throw new Error(message)
       }
       return text
     }
