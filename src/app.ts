@@ -24,8 +24,7 @@ import corsPlugin from './plugins/cors.js'
 import docsPlugin from './plugins/docs.js'
 import probesPlugin from './plugins/probes.js'
 import jsonBodyPlugin from './plugins/json-body.js'
-import largeBodiesPlugin from './plugins/large-bodies.js'
-import largeAnswersPlugin from './plugins/large-answers.js'
+import memoryAdmissionPlugin from './plugins/memory-admission.js'
 import callerPlugin, { CALLER_PREFIX } from './caller/index.js'
 import authPlugin from './plugins/auth.js'
 import accessPlugin from './plugins/access.js'
@@ -149,8 +148,13 @@ export async function buildApp(opts: BuildOptions): Promise<FastifyInstance> {
   await app.register(limitsPlugin, { rateLimitPerMin: config.rateLimitPerMin, exempt: isInternal, redis: app.redis })
   // After the rate limit (a flood of bad bearers is counted before a grant is looked up), before any route.
   await app.register(accessPlugin)
-  await app.register(largeBodiesPlugin, { smallBodyBytes: config.bodyLimitBytes, concurrency: config.largeBodyConcurrency })
-  await app.register(largeAnswersPlugin, { concurrency: config.largeAnswerConcurrency, queue: config.largeAnswerQueue })
+  await app.register(memoryAdmissionPlugin, {
+    smallBodyBytes: config.bodyLimitBytes,
+    largeBytes: config.largeBodyLimitBytes,
+    totalBytes: config.memoryAdmissionBytes,
+    perClientBytes: config.memoryPerClientBytes,
+    slowClientMs: config.slowClientMs,
+  })
   await app.register(corsPlugin, { origins: config.corsOrigins })
   await app.register(metricsPlugin, { memoryBudgetBytes: config.memoryBudgetBytes })
   await app.register(docsPlugin)
