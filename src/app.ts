@@ -130,6 +130,7 @@ export async function buildApp(opts: BuildOptions): Promise<FastifyInstance> {
     maxDepth: config.jsonMaxDepth,
     maxValues: config.jsonMaxValues,
     nice: config.millNice,
+    deadlineMs: config.slowClientMs,
     textMembers: (req) => registry.byName(req.routeOptions.config.operation ?? '')?.textMembers,
   })
   await app.register(storePlugin, { store })

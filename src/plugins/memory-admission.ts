@@ -168,6 +168,11 @@ export default fp(
       }
       done()
     })
+    // A body refused as too slow is still arriving: the connection closes after the answer instead of reading it on.
+    app.addHook('onSend', (_req, reply, payload, done) => {
+      if (reply.statusCode === 408) reply.header('connection', 'close')
+      done(null, payload)
+    })
     app.addHook('onResponse', (req: HoldingRequest, _reply, done) => {
       req[BODY_RELEASE]?.()
       done()
