@@ -168,9 +168,11 @@ export default fp(
       }
       done()
     })
-    // A body refused as too slow is still arriving: the connection closes after the answer instead of reading it on.
     app.addHook('onSend', (_req, reply, payload, done) => {
+      // A body refused as too slow is still arriving: the connection closes after the answer instead of reading it on.
       if (reply.statusCode === 408) reply.header('connection', 'close')
+      // A streamed answer (a large answer's parts, a CSV download) waits on its client: one that stops reading is cut.
+      else if (typeof (payload as { pipe?: unknown } | null)?.pipe === 'function') memory.watch(reply.raw)
       done(null, payload)
     })
     app.addHook('onResponse', (req: HoldingRequest, _reply, done) => {
