@@ -38,7 +38,7 @@ export interface McpServerDeps {
   /** Heavy tools run as jobs here, like their routes. */
   jobs: JobQueue
   counters: CallerCounters
-  /** The host's large-answer slots: a tool whose answer grows with its input, or a pin read, holds one while it runs. */
+  /** The host's memory admission: a tool whose answer grows with its input, or a pin read, holds a reservation while it runs. */
   memory: Pick<MemoryAdmission, 'reserveAnswer'>
   /** The binding of the HTTP request a JSON-RPC message came in (the plugin puts it in the transport's authInfo). */
   bindingOf(extra: { authInfo?: { extra?: Record<string, unknown> } }): RequestBinding

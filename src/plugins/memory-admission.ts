@@ -25,8 +25,8 @@ export interface MemoryAdmissionOptions {
 export interface MemoryAdmission {
   /** Reserves bytes for owner, or throws `occupied` with Retry-After; answers the release (idempotent). */
   reserve(owner: string, bytes: number, what: 'body' | 'answer'): () => void
-  /** A large answer's reservation: the largest input's bytes (an answer that grows with its input grows to that). */
-  reserveAnswer(owner: string): () => void
+  /** A large answer's reservation: the largest input's bytes (an answer that grows with its input grows to that), or the bytes given. */
+  reserveAnswer(owner: string, bytes?: number): () => void
   /** Ends res when its client takes nothing for SLOW_CLIENT_MS while bytes wait to go out; stops at its close. */
   watch(res: ServerResponse): void
   /** Bytes reserved now, in total or by one owner. */
@@ -44,6 +44,8 @@ declare module 'fastify' {
   interface FastifyContextConfig {
     /** The route's answer grows with its input (a pin's content, a patch, a listing): it reserves memory first. */
     largeAnswer?: boolean
+    /** What a large answer of this route reserves when it is bounded below LARGE_BODY_LIMIT_BYTES (a page). */
+    answerBytes?: number
   }
 }
 
@@ -133,7 +135,7 @@ export function createMemoryAdmission(opts: Omit<MemoryAdmissionOptions, 'smallB
 
   return {
     reserve,
-    reserveAnswer: (owner) => reserve(owner, opts.largeBytes, 'answer'),
+    reserveAnswer: (owner, bytes = opts.largeBytes) => reserve(owner, bytes, 'answer'),
     watch,
     held: (owner) => (owner === undefined ? total : byOwner.get(owner) ?? 0),
     refused: () => refused,
@@ -182,7 +184,7 @@ export default fp(
     const holdAnswer = (req: FastifyRequest, reply: FastifyReply, done: (err?: Error) => void) => {
       let release: () => void
       try {
-        release = memory.reserveAnswer(req.principal.owner)
+        release = memory.reserveAnswer(req.principal.owner, req.routeOptions.config.answerBytes)
       } catch (err) {
         return done(err as Refusal)
       }

@@ -97,8 +97,10 @@ export interface TradingOperationDefinition<
    * admission as the work starts (a run's Monte Carlo bands).
    */
   mill?: true
-  /** An answer that grows with the stored data: written a part per loop turn, with a large-answer slot. */
+  /** An answer that grows with the stored data: written a part per loop turn, its memory reserved first (the memory admission). */
   largeAnswer?: boolean
+  /** What such an answer reserves when a page bounds it (default LARGE_BODY_LIMIT_BYTES). */
+  answerBytes?: number
   /** Reads that cost a few ms of synchronous work each: each request waits for a loop turn of its own. */
   ownTurn?: boolean
   deprecated?: boolean
@@ -137,6 +139,7 @@ export interface TradingOperation {
   readonly heavy?: { check(input: any, call: TradingCall): Promise<void>; measuresNow?: true }
   readonly mill?: true
   readonly largeAnswer?: boolean
+  readonly answerBytes?: number
   readonly ownTurn?: boolean
   readonly deprecated?: boolean
   readonly examples?: readonly Record<string, unknown>[]

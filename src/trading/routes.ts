@@ -100,7 +100,7 @@ function routeOperation(
     ...(op.heavy ? JUDGE_BY_PATH : {}),
     config: {
       operation: op.name,
-      ...(op.largeAnswer ? { largeAnswer: true } : {}),
+      ...(op.largeAnswer ? { largeAnswer: true, answerBytes: op.answerBytes } : {}),
       ...(op.examples ? { examples: op.examples } : {}),
       ...(guarded || op.refusals ? { refusals: [...(guarded ? SCOPE_REFUSALS : []), ...(op.refusals ?? [])] } : {}),
       // The door: asked by the host's access plugin before a body of up to LARGE_BODY_LIMIT_BYTES is read.

@@ -71,6 +71,8 @@ export const datasetOperations = [
     // the answer is written a part per turn.
     ownTurn: true,
     largeAnswer: true,
+    // At most PAGE_LIMIT_MAX (500) bars and the dataset's rows: ~120 KB, so 30 pages at once fit one client's share.
+    answerBytes: 2 ** 20,
     handler: ({ ref, ...query }, { readback }) => readback.dataset(ref, query),
   }),
   defineTradingOperation({
