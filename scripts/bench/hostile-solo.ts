@@ -39,6 +39,8 @@ const dir = mkdtempSync(join(tmpdir(), 'bench-hostile-'))
 const { child, info } = await spawnServer<{ port: number; pid: number }>('scripts/bench/serve-app.ts', {
   RATE_LIMIT_PER_MIN: '0', BODY_LIMIT_BYTES: '16777216', DATABASE_PATH: join(dir, 'hub.sqlite'), VERIFY_CACHE_MS: '0',
   BARS_CACHE_BYTES: String(8 * 2 ** 20),
+  // Within a stretch: the holding inputs are ended by the host while health is probed.
+  SLOW_CLIENT_MS: '2000',
 })
 const base = `http://127.0.0.1:${info.port}`
 await prepareHostile(base)

@@ -324,7 +324,7 @@ export async function finishedLargeJob(base: string): Promise<string> {
 export function holdingInputs(jobId: string): HoldingInput[] {
   return [
     {
-      name: 'events of a large answer x100, never read',
+      name: 'events x100 of a large answer, unread',
       async open(base) {
         const sockets: Socket[] = []
         for (let i = 0; i < 100; i++) {
@@ -337,7 +337,7 @@ export function holdingInputs(jobId: string): HoldingInput[] {
       },
     },
     {
-      name: 'digest bodies x8, a byte every 100 ms',
+      name: 'digest x8, a body byte per 100 ms',
       async open(base) {
         const sockets = await Promise.all(Array.from({ length: 8 }, () => rawSocket(base)))
         for (const socket of sockets) {
