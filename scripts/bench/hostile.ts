@@ -287,18 +287,25 @@ async function rawSocket(base: string): Promise<Socket> {
   return socket
 }
 
+/** The first bytes each socket read, kept as they arrive (a socket the host has closed may be reset before we look). */
+const heads = new WeakMap<Socket, string>()
+function keepHead(socket: Socket) {
+  heads.set(socket, '')
+  socket.on('data', (chunk: Buffer) => { const head = heads.get(socket)!; if (head.length < 64) heads.set(socket, head + chunk.toString('latin1')) })
+}
+
 /** Each socket's status line (what it holds so far), then closed by us. */
 async function statusesOf(sockets: Socket[]): Promise<Record<string, number>> {
   const tally: Record<string, number> = {}
   await Promise.all(sockets.map((socket) => new Promise<void>((resolve) => {
-    let head = ''
+    if (!heads.has(socket)) keepHead(socket)
     const done = () => {
+      const head = heads.get(socket)!
       const status = /^HTTP\/1\.1 (\d{3})/.exec(head)?.[1] ?? 'open'
       tally[status] = (tally[status] ?? 0) + 1
       socket.destroy()
       resolve()
     }
-    socket.on('data', (chunk: Buffer) => { if (head.length < 64) head += chunk.toString('latin1') })
     socket.resume()
     // What the kernel holds arrives at once; a socket still open after that is one the host holds.
     setTimeout(done, 200)
@@ -341,9 +348,11 @@ export function holdingInputs(jobId: string): HoldingInput[] {
       async open(base) {
         const sockets = await Promise.all(Array.from({ length: 8 }, () => rawSocket(base)))
         for (const socket of sockets) {
+          keepHead(socket)
           socket.write(`POST /api/v1/digest HTTP/1.1\r\nhost: 127.0.0.1\r\ncontent-type: application/json\r\ncontent-length: 15000000\r\n\r\n{"content":"`)
         }
-        const drip = setInterval(() => { for (const socket of sockets) if (!socket.destroyed) socket.write('x') }, 100)
+        // Dripped until the host answers (a write after its close would reset the socket and lose the answer).
+        const drip = setInterval(() => { for (const socket of sockets) if (!socket.destroyed && heads.get(socket) === '') socket.write('x') }, 100)
         return { close: async () => { clearInterval(drip); return statusesOf(sockets) } }
       },
     },
