@@ -49,10 +49,13 @@ declare module 'fastify' {
   }
 }
 
-/** The bytes a request's body reserves: its declared length, or the most it may be when streamed; 0 for a small one. */
+/**
+ * The bytes a request's body reserves: its declared length, or the most it may be when streamed; 0 for a small one.
+ * Never more than the largest body limit: a longer one is refused 413 by its parser after a few bytes, not held.
+ */
 function bodyBytes(req: FastifyRequest, smallBodyBytes: number, largeBytes: number): number {
   const length = req.headers['content-length']
-  if (length !== undefined) return Number(length) > smallBodyBytes ? Number(length) : 0
+  if (length !== undefined) return Number(length) > smallBodyBytes ? Math.min(Number(length), largeBytes) : 0
   return req.headers['transfer-encoding'] !== undefined ? largeBytes : 0 // a streamed body of unknown length may be anything
 }
 
