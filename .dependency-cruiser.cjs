@@ -40,6 +40,20 @@ module.exports = {
       to: { path: '^src/(caller|trading|admin)/', pathNot: '^src/$1/' },
     },
     {
+      name: 'shared-rooms-never-import-a-surface',
+      severity: 'error',
+      comment: 'What the doors share (access, jobs, mill, store, plugins, renderers, the HTTP vocabulary) serves every surface; a surface it imported would make it that surface\'s. A surface tells a shared room what it needs when it registers (a job\'s DefineOptions, an operation\'s action).',
+      from: { path: '^src/(?!(caller|trading|admin|mcp|cli)/)', pathNot: ['^src/(app|server)\\.ts$', '\\.test\\.ts$'] },
+      to: { path: '^src/(caller|trading|admin|mcp|cli)/' },
+    },
+    {
+      name: 'mcp-does-not-import-the-cli',
+      severity: 'error',
+      comment: 'MCP and the CLI are two clients\' views of the same answers: what both render lives below them (src/render/).',
+      from: { path: '^src/mcp/' },
+      to: { path: '^src/cli/' },
+    },
+    {
       name: 'analysers-are-self-contained-so-they-run-without-the-host',
       severity: 'error',
       comment: 'The dependency analysers read files and interpreters only; they can be run and tested on any tree.',

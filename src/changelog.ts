@@ -15,7 +15,7 @@ export const CHANGELOG: readonly ChangelogEntry[] = [
   {
     version: '1.1.0',
     date: '2026-11-27',
-    summary: 'Checked UNSAT proofs, hard search budgets, assumptions with cores and model enumeration; capacity figures that follow each model\'s own config and the hardware\'s real usable bytes; examples and documented refusals in the OpenAPI document.',
+    summary: 'Checked UNSAT proofs, hard search budgets, assumptions with cores and model enumeration; capacity figures that follow each model\'s own config and the hardware\'s real usable bytes; examples and documented refusals in the OpenAPI document; one access policy for every door, with owners for jobs and keys and per-client shares.',
     changes: {
       added: [
         '`/sat`: `proof` (`drat`, `lrat` or `none`). An UNSAT answer carries `proof` `{ format, steps, bytes, sha256, url }` and is `verified: true` only when the service\'s own independent checker accepted the proof (`checker` names it; `verification.reason` says why not otherwise).',
@@ -36,6 +36,16 @@ export const CHANGELOG: readonly ChangelogEntry[] = [
         '`/peft` on Mixtral counts LoRA as PEFT 0.21 does on transformers 5\'s fused experts (179.8 M trainable for all-linear r=8); the transformers 4 layout is `follows.transformers: "4.x"`.',
         '`/fit` no longer adds a flat 20 % of the weights; a given `overhead_percent` becomes a `declared_overhead` component. A verdict never exceeds what the card holds under the stated serving model (an 80 GB H100 fits llama-2-7b at 4,096 tokens up to batch 31).',
         '`stopped_by` of `/sat` and `/jsonsat` widens to `deadline`, `conflicts`, `decisions` and `propagations`.',
+        'A full disk is refused `occupied` with a reason saying so and `retry_after_s`, never `internal`, and turns `/health` to `fail`; a transient store fault (a connection cut, a lost conflict, a busy database) is retried, and answered `occupied` with `retry_after_s` when retries run out.',
+        '`/pin`, `/run` and `/cli` take bodies up to the default 1 MiB (`BODY_LIMIT_BYTES`), as SPEC §1.5 gives 16 MiB only to `/sat`, `/jsonsat`, `/clauses`, `/quiz`, `/digest`, `/diff` and CSV import; a `payload_too_large` refusal names the route\'s limit in its reason and in `hints` (`limit`, `value`).',
+      ],
+      security: [
+        'One access policy decides every door: HTTP routes, `/run` and `/cli` items, MCP tools and resources, job reads and event streams. MCP `resources/list` and `resources/read` of pins need `admin:read`, as over HTTP.',
+        'Jobs and `Idempotency-Key`s belong to the principal that made them: the same key from another principal names its own job, and another principal\'s job, result, events and cancel answer `not_found`.',
+        'Work that runs in the mill needs `run:heavy` on a host with credentials (`HEAVY_ACCESS=scoped`, the default).',
+        'Per-client shares of the job queue (`JOBS_PER_CLIENT`), the mill, event streams (job events and MCP streams together) and MCP sessions; past a share the refusal is early and typed, with `retry_after_s` where waiting helps. The MCP body limit counts the bytes read, chunked bodies included.',
+        'A NUL character (U+0000) in a path parameter, query, cursor or body member is refused `invalid_input` before it reaches the store, on SQLite and PostgreSQL alike.',
+        'A host with no `ADMIN_TOKEN` answers only requests addressed to it by an address, `localhost`, `HOST` or `PUBLIC_URL` (`forbidden` otherwise: DNS rebinding).',
       ],
     },
   },

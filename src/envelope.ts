@@ -6,6 +6,8 @@ import type { Occupancy } from './plugins/admission.js'
 import { WrittenJson } from './written-json.js'
 
 export const SURFACE = 'marketing-caller'
+/** Where the caller contract is served: everything under it answers in the envelope. */
+export const CALLER_PREFIX = '/api/v1'
 
 export const occupancySchema = z.enum(['live-bound', 'shedding', 'draining'])
 

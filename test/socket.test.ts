@@ -32,7 +32,7 @@ describe('over a real socket', () => {
       body: JSON.stringify({ op: 'surface', input: { pad: 'x'.repeat(64 * 1024 * 1024 / 4) } }),
     })
     const body = (await res.body.json()) as { refuse: { code: string } }
-    // /run takes large bodies (16 MiB by default): 16 MiB of padding is over it.
+    // /run takes the default body limit (1 MiB): 16 MiB of padding is over it.
     expect(res.statusCode).toBe(413)
     expect(body.refuse.code).toBe('payload_too_large')
   })

@@ -5,6 +5,7 @@ import { createHash } from 'node:crypto'
 import { connect, type Socket } from 'node:net'
 import { request } from 'undici'
 import { rssMiB } from './lib.js'
+import { EQUITY_MAX_POINTS } from '../../src/engines/trading/answer-caps.js'
 
 interface Signal {
   stopping: boolean
@@ -188,9 +189,9 @@ export function hostileRequests(): HostileRequest[] {
       body: JSON.stringify({ dimacs: 'p cnf 100000 1000000\n' + Array.from({ length: 1_000_000 }, (_, i) => `${(i % 100_000) + 1} 0`).join('\n'), max_listed: 10_000 }) },
     { name: 'quiz: formula of 29,990 vars, accepted', method: 'POST', path: '/api/v1/quiz',
       body: JSON.stringify({ formula: { and: manyVars(29_990) }, assignment: {}, max_listed: 10_000 }) },
-    { name: 'backtest: 100k equity points, accepted', method: 'POST', path: '/api/v11/trading/backtest', soloOnly: true,
-      body: JSON.stringify({ dataset: HOSTILE_DATASETS[1], strategy: 'sma_cross', params: { fast: 5, slow: 20 }, include: ['equity'], equity_points: 100_000 }) },
-    { name: 'backtest: 250k-bar equity, accepted', method: 'POST', path: '/api/v11/trading/backtest', soloOnly: true,
+    { name: `backtest: ${EQUITY_MAX_POINTS} equity points (the cap), accepted`, method: 'POST', path: '/api/v11/trading/backtest', soloOnly: true,
+      body: JSON.stringify({ dataset: HOSTILE_DATASETS[1], strategy: 'sma_cross', params: { fast: 5, slow: 20 }, include: ['equity'], equity_points: EQUITY_MAX_POINTS }) },
+    { name: 'backtest: 250k-bar equity and trades (capped), accepted', method: 'POST', path: '/api/v11/trading/backtest', soloOnly: true,
       body: JSON.stringify({ dataset: HOSTILE_DATASETS[1], strategy: 'sma_cross', params: { fast: 5, slow: 20 }, include: ['equity', 'trades'] }) },
     // Large answers through the other doors: the admin read of a pin, MCP (whose SDK writes a message at once), /run.
     { name: 'admin: read a 15 MB pin back, accepted', method: 'GET', path: `/api/v1/admin/pins/${firstPinDigest}`, soloOnly: true },

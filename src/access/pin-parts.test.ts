@@ -4,7 +4,6 @@ import { createHash } from 'node:crypto'
 import { afterAll, describe, expect, it } from 'vitest'
 import { TEST_BACKENDS, testStores } from '../store/test-backends.js'
 import { turnsDuring } from '../store/test-turns.js'
-import { LongText, textParts } from '../long-text.js'
 import { pinBytesOf, readPinParts, writePinParts } from './pin-parts.js'
 
 const stores = testStores()
@@ -24,12 +23,6 @@ describe('pinBytesOf', () => {
     // A part that split a surrogate pair would not decode to well-formed text on its own.
     expect(parts.map((p) => p.toString('utf8')).join('')).toBe(TEXT)
     expect(parts.length).toBeGreaterThan(4)
-  })
-
-  it('stores a text arriving in parts (a LongText) in the same parts as the same text whole', async () => {
-    const long = new LongText([...textParts(TEXT, 4)], true, 4)
-    expect(await pinBytesOf(long, 4)).toEqual(await pinBytesOf(TEXT, 4))
-    await expect(pinBytesOf(long, 5)).rejects.toThrow(/cut at 4 characters/)
   })
 
   it('makes one empty part of the empty text', async () => {

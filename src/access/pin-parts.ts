@@ -2,15 +2,12 @@
 // turn between parts, so a 15 MB pin never holds the event loop for one long INSERT, SELECT, hash or decode.
 import { createHash } from 'node:crypto'
 import { StringDecoder } from 'node:string_decoder'
-import { partsOf, TEXT_PART_CHARS, type LongText } from '../long-text.js'
+import { utf8Chunks } from '../engines/digest/base64.js'
 import type { Sql } from '../store/sql.js'
 import { nextTurn } from '../store/turns.js'
 
-/**
- * Characters per part: at most 768 KiB of UTF-8, a few milliseconds to encode, hash and INSERT. A long text's own
- * parts (long-text.ts): a text arriving whole and one arriving in parts are stored in the same parts.
- */
-export const PIN_PART_CHARS = TEXT_PART_CHARS
+/** Characters per part: at most 768 KiB of UTF-8, a few milliseconds to encode, hash and INSERT. */
+export const PIN_PART_CHARS = 256 * 1024
 
 /** A text ready to store: its UTF-8 bytes in parts, their count and their SHA-256. */
 export interface PinBytes {
@@ -19,14 +16,13 @@ export interface PinBytes {
   digest: string
 }
 
-/** Encodes and hashes a text (whole or in parts) a part at a time, a turn between parts; a cut never splits a surrogate pair. */
-export async function pinBytesOf(text: string | LongText, partChars: number = PIN_PART_CHARS): Promise<PinBytes> {
+/** Encodes and hashes a text a part at a time, a turn between parts; a cut never splits a surrogate pair. */
+export async function pinBytesOf(text: string, partChars: number = PIN_PART_CHARS): Promise<PinBytes> {
   const hash = createHash('sha256')
   const parts: Buffer[] = []
   let size = 0
-  for (const chars of partsOf(text, partChars)) {
+  for (const part of utf8Chunks(text, partChars)) {
     if (parts.length > 0) await nextTurn()
-    const part = Buffer.from(chars, 'utf8')
     hash.update(part)
     parts.push(part)
     size += part.byteLength

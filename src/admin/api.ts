@@ -1,7 +1,7 @@
 // The admin JSON routes under /api/v1/admin (registered inside the caller plugin, so they are enveloped like the rest).
 import type { FastifyInstance } from 'fastify'
 import { z } from 'zod'
-import { isSmokeRequest } from './internal.js'
+import { isSmokeRequest } from '../access/internal.js'
 import { commandPostSchema, readinessReportSchema, truthSummarySchema } from './schemas.js'
 import { okEnvelope, refusalEnvelope } from '../envelope.js'
 

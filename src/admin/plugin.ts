@@ -4,7 +4,7 @@
 import { renderJobMetrics } from '../jobs/metrics.js'
 import type { FastifyInstance, FastifyRequest } from 'fastify'
 import { HUB_VERSION, NCM_VERSION } from '../version.js'
-import { isSmokeRequest } from './internal.js'
+import { isSmokeRequest } from '../access/internal.js'
 import { renderAdminPage, renderPanel, type Loaded, type PanelData } from './page.js'
 
 export default async function adminPlugin(app: FastifyInstance) {

@@ -1,7 +1,7 @@
 // Boot smoke checks: each contract admin route requested in-process (app.inject), with status code and time.
 import { setImmediate as nextTurn } from 'node:timers/promises'
 import type { FastifyInstance } from 'fastify'
-import { internalHeaders } from './internal.js'
+import { internalHeaders } from '../access/internal.js'
 import type { SmokeCheck } from './schemas.js'
 
 export const SMOKE_ALGORITHM = 'boot-smoke-inject/1'

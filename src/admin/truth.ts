@@ -2,7 +2,7 @@
 // count of envelopes ever emitted without the contract flags.
 import { setImmediate as nextTurn } from 'node:timers/promises'
 import type { FastifyInstance } from 'fastify'
-import { internalHeaders } from './internal.js'
+import { internalHeaders } from '../access/internal.js'
 import type { TruthSummary, TruthTestResult } from './schemas.js'
 import { KNOWN_ANSWER_CASES, type KnownAnswerCase } from './truth-cases.js'
 

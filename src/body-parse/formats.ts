@@ -4,24 +4,21 @@
 import secureJsonParse from 'secure-json-parse'
 import { parseJsonShaped } from '../json-text.js'
 import { Refusal, type RefusalCode, type RefusalOptions } from '../refusal.js'
-import type { LongMembers } from './long-members.js'
 
 export type BodyFormat =
-  // textMembers: top-level members that cross back from the body thread as JSON text when wide (text-members.ts);
-  // longTextKeys: string members the route takes as a LongText (long-text-input.ts), sent back in parts
-  | { kind: 'json'; maxDepth: number; maxValues: number; textMembers?: readonly string[]; longTextKeys?: readonly string[] }
+  // textMembers: top-level members that cross back from the body thread as JSON text when wide (text-members.ts)
+  | { kind: 'json'; maxDepth: number; maxValues: number; textMembers?: readonly string[] }
   | { kind: 'csv' }
-  // a text/plain body that is one member of the operation's input (e.g. /sat's dimacs); longTextKeys as for JSON
-  | { kind: 'text'; member: string; longTextKeys?: readonly string[] }
+  // a text/plain body that is one member of the operation's input (e.g. /sat's dimacs)
+  | { kind: 'text'; member: string }
 
 /**
  * A body's outcome as it crosses the thread: a value, a refusal, or one of Fastify's own JSON body errors. `depth` is
  * a JSON value's nesting; `json` is a checked JSON text sent in place of a value too deep to cross by structured clone;
- * `texts` are wide members taken out of `value` to cross as their JSON text; `long` names the string members that
- * follow in parts.
+ * `texts` are wide members taken out of `value` to cross as their JSON text.
  */
 export type BodyOutcome =
-  | { ok: true; value: unknown; depth?: number; texts?: Record<string, string>; long?: LongMembers }
+  | { ok: true; value: unknown; depth?: number; texts?: Record<string, string> }
   | { ok: true; json: string }
   | { ok: false; refusal: { code: RefusalCode; reason: string; options: RefusalOptions } }
   | { ok: false; fastify: 'FST_ERR_CTP_EMPTY_JSON_BODY' | 'FST_ERR_CTP_INVALID_JSON_BODY' }

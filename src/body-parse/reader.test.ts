@@ -3,7 +3,6 @@ import { Readable } from 'node:stream'
 import { afterAll, describe, expect, it } from 'vitest'
 import { createBodyReader } from './reader.js'
 import type { BodyFormat } from './formats.js'
-import { LongText, TEXT_PART_CHARS } from '../long-text.js'
 import { WrittenJson } from '../written-json.js'
 
 const onLoop = createBodyReader({ offLoopBytes: Number.POSITIVE_INFINITY })
@@ -63,28 +62,6 @@ describe('body reader', () => {
     expect(reader.memory()).toEqual({ threads: 0, heap_bytes: 0 })
     expect((await outcome(reader, '{"again":"over ten bytes"}')).value).toEqual({ again: 'over ten bytes' })
     await reader.close()
-  })
-})
-
-describe('long text members', () => {
-  it('come back in parts for the keys the route takes as a LongText, and whole for any other', async () => {
-    const text = 'ab😀é\n'.repeat(120_000) // 720k characters: 3 parts, cut between characters
-    const format: BodyFormat = { ...json, longTextKeys: ['text', 'lone', 'short', 'absent'] }
-    const body = JSON.stringify({ text, other: text, lone: `${'x'.repeat(TEXT_PART_CHARS)}\ud800`, short: 'short' })
-    const { value, error } = await outcome(offLoop, body, format, 1 << 23)
-    expect(error).toBeUndefined()
-    const got = value as Record<string, unknown>
-    expect(Object.keys(got)).toEqual(['text', 'other', 'lone', 'short'])
-    expect(got.text).toBeInstanceOf(LongText)
-    const long = got.text as LongText
-    expect(long.parts.length).toBe(3)
-    expect(long.parts.join('') === text).toBe(true)
-    expect(long.wellFormed).toBe(true)
-    expect(got.other === text).toBe(true)
-    expect((got.lone as LongText).wellFormed).toBe(false)
-    expect(got.short).toBe('short')
-    // On the loop (a small body) nothing is cut.
-    expect((await outcome(onLoop, body, format, 1 << 23)).value).toEqual(JSON.parse(body))
   })
 })
 

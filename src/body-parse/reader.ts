@@ -12,7 +12,6 @@ import type { Readable } from 'node:stream'
 import { errorCodes } from 'fastify'
 import { Refusal } from '../refusal.js'
 import { parseBody, type BodyFormat, type BodyOutcome } from './formats.js'
-import { receiveLongMembers } from './long-members.js'
 import type { FromThread, ThreadData, ToThread } from './thread.js'
 import { putTextMembers } from './text-members.js'
 
@@ -104,10 +103,9 @@ function collect(payload: Readable, contentLength: number, limit: number, deadli
   })
 }
 
-async function outcomeValue(outcome: BodyOutcome): Promise<unknown> {
+function outcomeValue(outcome: BodyOutcome): unknown {
   if (outcome.ok) {
     if ('json' in outcome) return JSON.parse(outcome.json)
-    if (outcome.long) await receiveLongMembers(outcome.value as Record<string, unknown>, outcome.long)
     return outcome.texts ? putTextMembers(outcome.value, outcome.texts) : outcome.value
   }
   if ('fastify' in outcome) throw new errorCodes[outcome.fastify]()

@@ -4,7 +4,6 @@ import { getPriority, setPriority } from 'node:os'
 import { getHeapStatistics } from 'node:v8'
 import { parentPort, workerData } from 'node:worker_threads'
 import { parseBody, textOf, type BodyFormat, type BodyOutcome } from './formats.js'
-import { sendLongMembers } from './long-members.js'
 import { takeTextMembers } from './text-members.js'
 
 /** The deepest value sent back by structured clone (1,800 levels still arrive; 2,000 do not). */
@@ -57,22 +56,15 @@ parentPort!.on('message', (message: ToThread) => {
       // The receiving side's deserializer recurses: from about 2,000 levels the loop's thread gets a messageerror
       // (stack overflow) and never the value. A deep value goes back as its checked text, for JSON.parse there.
       if ('depth' in outcome && outcome.depth! > CLONE_MAX_DEPTH) outcome = { ok: true, json: textOf(bytes) }
-      else if ('value' in outcome && message.end.kind !== 'csv') {
-        if (message.end.kind === 'json' && message.end.textMembers) {
-          const texts = takeTextMembers(outcome.value, message.end.textMembers)
-          if (texts) outcome.texts = texts
-        }
-        if (message.end.longTextKeys?.length) {
-          const long = sendLongMembers(outcome.value, message.end.longTextKeys)
-          if (long) outcome.long = long
-        }
+      else if ('value' in outcome && message.end.kind === 'json' && message.end.textMembers) {
+        const texts = takeTextMembers(outcome.value, message.end.textMembers)
+        if (texts) outcome.texts = texts
       }
     } catch (err) {
       // Not a rule of ours: the parse itself failed (e.g. out of memory); the request answers 500 and the thread lives.
       outcome = { ok: false, refusal: { code: 'internal', reason: `the body could not be parsed: ${(err as Error).message}`, options: {} } }
     }
-    const transfer = 'long' in outcome && outcome.long ? [outcome.long.port] : []
-    parentPort!.postMessage({ id: message.id, outcome, heapBytes: getHeapStatistics().total_heap_size } satisfies FromThread, transfer)
+    parentPort!.postMessage({ id: message.id, outcome, heapBytes: getHeapStatistics().total_heap_size } satisfies FromThread)
   } else {
     pending.delete(message.id)
   }

@@ -1,13 +1,13 @@
 // The caller error handler: every error under /api/v1 becomes one refusal envelope (SPEC §1.2).
 import type { FastifyReply, FastifyRequest } from 'fastify'
-import { toRefusal } from '../error-refusal.js'
+import { bodyLimitOf, toRefusal } from '../error-refusal.js'
 import { RefusalPayload } from '../envelope.js'
 import type { CallerCounters } from './counters.js'
 import { redactUrl } from '../redact.js'
 
 export function createCallerErrorHandler(counters: CallerCounters) {
   return function callerErrorHandler(err: unknown, req: FastifyRequest, reply: FastifyReply) {
-    const refusal = toRefusal(err, req.id)
+    const refusal = toRefusal(err, req.id, bodyLimitOf(req))
     counters.refused(refusal.code)
     if (refusal.code === 'internal') {
       req.log.error({ err, method: req.method, url: redactUrl(req.url) }, 'internal error')

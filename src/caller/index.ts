@@ -5,7 +5,7 @@ import { Refusal, type RefusalCode } from '../refusal.js'
 import { baseUrlOf } from '../base-url.js'
 import { wrongMethod } from '../plugins/route-table.js'
 import { shortUrl } from '../redact.js'
-import { envelope, okEnvelope, refusalEnvelope } from '../envelope.js'
+import { CALLER_PREFIX, envelope, okEnvelope, refusalEnvelope } from '../envelope.js'
 import { createCallerErrorHandler } from './errors.js'
 import { acceptTextBodies } from './text-body.js'
 import { admitBeforeInput, admitParsed, runParsed, runHandler } from './gate.js'
@@ -30,8 +30,6 @@ export interface CallerPluginOptions {
   /** Plugins that live under /api/v1 and share its envelope and error handler (e.g. the admin JSON routes). */
   children?: Array<{ plugin: FastifyPluginAsync<any>; prefix: string; options?: Record<string, unknown> }>
 }
-
-export const CALLER_PREFIX = '/api/v1'
 
 export default async function callerPlugin(app: FastifyInstance, opts: CallerPluginOptions) {
   const { config, registry, callerCounters: counters } = app
@@ -67,7 +65,9 @@ export default async function callerPlugin(app: FastifyInstance, opts: CallerPlu
     const write = answerWriter(op.output)
     app.jobs.define(op.name, async (input, run) =>
       // The submission was authorized; the run acts for the host.
-      write(await runHandler(op, input, contextFor({ credential: null, principal: INTERNAL_PRINCIPAL, requestId: run.jobId, log: app.log.child({ job: run.jobId }), baseUrl: baseUrlOf(null, config) }))))
+      write(await runHandler(op, input, contextFor({ credential: null, principal: INTERNAL_PRINCIPAL, requestId: run.jobId, log: app.log.child({ job: run.jobId }), baseUrl: baseUrlOf(null, config) }))),
+      // Identical submissions share one job where nothing measured is in the answer.
+      { shared: !op.provenance.includes('measured') })
   }
 
   acceptTextBodies(app, (name) => registry.byName(name))

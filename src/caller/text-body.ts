@@ -4,7 +4,6 @@ import type { FastifyInstance, FastifyRequest } from 'fastify'
 import type { Readable } from 'node:stream'
 import { errorCodes } from 'fastify'
 import { readBody } from '../plugins/json-body.js'
-import { longTextKeys } from '../long-text-input.js'
 import { Refusal } from '../refusal.js'
 import type { AnyOperation } from './operation.js'
 
@@ -33,8 +32,7 @@ export function acceptTextBodies(app: FastifyInstance, byName: (name: string) =>
   app.addContentTypeParser('text/plain', async (req: FastifyRequest, payload: Readable) => {
     const member = byName(req.routeOptions.config.operation ?? '')?.textBody
     if (!member) throw new errorCodes.FST_ERR_CTP_INVALID_MEDIA_TYPE(req.headers['content-type'])
-    const long = longTextKeys(req.routeOptions.schema?.body).filter((key) => key === member)
-    const body = (await readBody(app.bodyReader, req, payload, { kind: 'text', member, longTextKeys: long })) as Record<string, unknown>
+    const body = (await readBody(app.bodyReader, req, payload, { kind: 'text', member })) as Record<string, unknown>
     return textBodyInput(req.query as Record<string, string | string[]>, member, body)
   })
 }

@@ -15,7 +15,7 @@ import { isRefusal } from '../refusal.js'
 import type { Registry } from '../caller/operation.js'
 import { LOBES } from '../caller/operation.js'
 import { byLobe } from '../caller/projections.js'
-import { PLAIN, renderData, renderProblem, renderRefusal, renderTable, styleFor, type RefusalView, type RenderOptions } from './render.js'
+import { PLAIN, renderData, renderProblem, renderRefusal, renderTable, styleFor, type RefusalView, type RenderOptions } from '../render/render.js'
 import { completionCommands, completionScript, SHELLS, type GlobalFlags, type Shell } from './completion.js'
 import { TRADING_COMMANDS, tradingCommandRegistry } from './trading-commands.js'
 

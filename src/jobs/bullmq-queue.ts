@@ -16,7 +16,7 @@ import { cancelledRefusal } from './outcomes.js'
 import { createPurger, failWaiters, interruptedTwice, outcomeOf, settledFromRow, storedStats, storeSubmission } from './queue-core.js'
 import { createJobRepository } from './repository.js'
 import { retryTransient } from '../store/faults.js'
-import { isFinal, type JobListQuery, type JobProgress, type JobQueue, type JobRecord, type SettledJob } from './types.js'
+import { isFinal, type JobListQuery, type JobProgress, type JobQueue, type JobRecord, type SettledJob, type DefineOptions } from './types.js'
 
 /** The in-process queue's options (concurrency: this replica's runs; maxQueued: the shared queue's bound) and Redis. */
 export interface BullQueueOptions extends Omit<LocalQueueOptions, 'channel'> {
@@ -72,6 +72,8 @@ export function createBullJobQueue(opts: BullQueueOptions): JobQueue {
     }, HAND_BACK_DELAY_MS).unref()
   }
   const { executors, active, flags } = runner
+  /** How ops' identical submissions share one job (DefineOptions). */
+  const sharedOps = new Map<string, DefineOptions>()
   const purger = createPurger(repo, clock, retentionMs, log, opts.maxJobs)
   const list = pagedList<{ n: number; job: JobRecord }>('jobs', ['integer'], (row) => [row.n])
   // Queue and worker share one connection; BullMQ opens the worker's blocking reader itself.
@@ -177,8 +179,9 @@ export function createBullJobQueue(opts: BullQueueOptions): JobQueue {
   return {
     backend: 'bullmq',
 
-    define(op, executor) {
+    define(op, executor, options) {
       executors.set(op, executor)
+      if (options?.shared) sharedOps.set(op, options)
     },
 
     async start() {
@@ -198,7 +201,7 @@ export function createBullJobQueue(opts: BullQueueOptions): JobQueue {
     async submit(request) {
       if (flags.closing) throw new Refusal('occupied', 'the host is shutting down', { op: request.op, retryAfterS: 5 })
       if (!executors.has(request.op)) throw new Refusal('not_found', `${request.op} does not run as a job`, { op: request.op })
-      const { job, created } = await storeSubmission(repo, request, clock, opts, async () => {
+      const { job, created } = await storeSubmission(repo, request, clock, { ...opts, shared: (op) => sharedOps.get(op) }, async () => {
         const waiting = await within(queue.getWaitingCount(), DISPATCH_WAIT_MS, 0).catch(() => 0)
         if (waiting >= maxQueued) {
           throw new Refusal('occupied', `the job queue is full (${maxQueued} waiting jobs)`, { op: request.op, retryAfterS: runner.durations.retryAfterS(waiting, concurrency) })

@@ -8,6 +8,8 @@ export interface JobEffects {
   jobId: string
   /** Seals the job in `tx`; throws (so `tx` rolls back) when the job is no longer running: a cancel won. */
   seal(tx: Sql): Promise<void>
+  /** Records what the run stored or names (such as `run:12`), kept with the job when it ends. */
+  note(effect: string): void
 }
 
 const running = new AsyncLocalStorage<JobEffects>()
@@ -21,4 +23,12 @@ export const withJobEffects = <T>(effects: JobEffects, fn: () => Promise<T>): Pr
  */
 export async function sealRunningJob(tx: Sql): Promise<void> {
   await running.getStore()?.seal(tx)
+}
+
+/**
+ * Names the effect the current job's answer stands on (the run it stored, or an earlier identical run it names): an
+ * identical submission shares this job only while the effect stands (DefineOptions.stands). Outside a job: nothing.
+ */
+export function noteRunningJobEffect(effect: string): void {
+  running.getStore()?.note(effect)
 }

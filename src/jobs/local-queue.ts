@@ -12,7 +12,7 @@ import { createLocalRunner, type LocalRunner } from './local-runner.js'
 import { cancelledRefusal } from './outcomes.js'
 import { createPurger, failWaiters, interruptedTwice, outcomeOf, settledFromRow, storedStats, storeSubmission } from './queue-core.js'
 import { createJobRepository, type JobRepository } from './repository.js'
-import { isFinal, type JobListQuery, type JobOutcome, type JobQueue, type JobRecord, type JobStats, type SettledJob, type SubmitAnswer, type SubmitRequest } from './types.js'
+import { isFinal, type JobListQuery, type JobOutcome, type JobQueue, type JobRecord, type JobStats, type SettledJob, type SubmitAnswer, type SubmitRequest, type DefineOptions } from './types.js'
 
 export { DURATION_BUCKETS_MS } from './durations.js'
 export { progressOf, refusalFrom } from './outcomes.js'
@@ -28,8 +28,6 @@ export interface LocalQueueOptions {
   perOwner?: number
   /** Finished jobs kept (JOB_RETENTION_MAX_JOBS; 0: no count limit), beside the age limit. */
   maxJobs?: number
-  /** Ops whose identical submissions share one job (queue-core.ts SubmissionRules). */
-  shared?: (op: string) => boolean
   retentionMs: number
   /** JOB_MAX_MS: a run is stopped past it and fails with `timeout`. */
   maxRunMs: number
@@ -58,6 +56,8 @@ export function createLocalJobQueue(opts: LocalQueueOptions): LocalJobQueue {
     }, HAND_BACK_DELAY_MS).unref(),
   })
   const { executors, waiting, active, waiters, flags, withLive, finish, pump } = runner
+  /** How ops' identical submissions share one job (DefineOptions). */
+  const sharedOps = new Map<string, DefineOptions>()
   const list = pagedList<{ n: number; job: JobRecord }>('jobs', ['integer'], (row) => [row.n])
   const purger = createPurger(repo, clock, retentionMs, log, opts.maxJobs)
   const { maybePurge } = purger
@@ -66,8 +66,9 @@ export function createLocalJobQueue(opts: LocalQueueOptions): LocalJobQueue {
     backend: 'local',
     channel,
 
-    define(op, executor) {
+    define(op, executor, options) {
       executors.set(op, executor)
+      if (options?.shared) sharedOps.set(op, options)
     },
 
     async start() {
@@ -82,7 +83,7 @@ export function createLocalJobQueue(opts: LocalQueueOptions): LocalJobQueue {
     async submit(request: SubmitRequest): Promise<SubmitAnswer> {
       if (flags.closing) throw new Refusal('occupied', 'the host is shutting down', { op: request.op, retryAfterS: 5 })
       if (!executors.has(request.op)) throw new Refusal('not_found', `${request.op} does not run as a job`, { op: request.op })
-      const { job, created } = await storeSubmission(repo, request, clock, opts, () => {
+      const { job, created } = await storeSubmission(repo, request, clock, { ...opts, shared: (op) => sharedOps.get(op) }, () => {
         if (waiting.length >= maxQueued && active.size >= concurrency) {
           throw new Refusal('occupied', `the job queue is full (${maxQueued} waiting jobs)`, { op: request.op, retryAfterS: runner.durations.retryAfterS(waiting.length, concurrency) })
         }

@@ -40,11 +40,13 @@ export interface ActiveRun {
   timedOut: boolean
   /** Its effects were written and the job sealed: it ends succeeded, a cancel can no longer win. */
   sealed: boolean
+  /** What its answer stands on (src/jobs/effects.ts noteRunningJobEffect). */
+  effect?: string
   done: Promise<void>
 }
 
 type FinalState = 'succeeded' | 'failed' | 'cancelled'
-interface FinalOutcome { result?: unknown; error?: unknown; refuse?: RefusalBody }
+interface FinalOutcome { result?: unknown; error?: unknown; refuse?: RefusalBody; effect?: string }
 
 export type LocalRunner = ReturnType<typeof createLocalRunner>
 
@@ -101,7 +103,7 @@ export function createLocalRunner(opts: LocalRunnerOptions) {
         if (row && row.state === state && row.finishedAt === now) return row
       }
       try {
-        return await repo.finish(job.id, state, { result: outcome.result, refuse: outcome.refuse ?? null, progress, now })
+        return await repo.finish(job.id, state, { result: outcome.result, refuse: outcome.refuse ?? null, effect: outcome.effect ?? null, progress, now })
       } catch (err) {
         faulted = true
         throw err
@@ -189,6 +191,9 @@ export function createLocalRunner(opts: LocalRunnerOptions) {
         if (!(await repo.seal(tx, running.id, clock.now()))) throw new TaskCancelled(false)
         entry.sealed = true
       },
+      note: (effect: string) => {
+        entry.effect = effect
+      },
     }
     try {
       const executor = executors.get(running.op)
@@ -203,7 +208,7 @@ export function createLocalRunner(opts: LocalRunnerOptions) {
             withJobEffects(effects, () => executor(input, { jobId: running.id, owner: running.owner, signal: controller.signal, maxMs: maxRunMs })))
           // A sealed job's effects are stored: it ends with its answer, whatever came after.
           if (controller.signal.aborted && !entry.sealed) throw new TaskCancelled(false)
-          ending = ['succeeded', { result }]
+          ending = ['succeeded', entry.effect === undefined ? { result } : { result, effect: entry.effect }]
         } catch (err) {
           if (flags.abandoned) return
           if (storeFaultOf(err) !== 'transient' || controller.signal.aborted) {

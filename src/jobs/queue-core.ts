@@ -7,7 +7,7 @@ import { Refusal, type RefusalBody } from '../refusal.js'
 import { jsonParts } from '../json-writer.js'
 import { refusalFrom } from './outcomes.js'
 import type { JobRepository } from './repository.js'
-import { JOB_STATES, type JobOutcome, type JobRecord, type JobState, type JobStats, type SettledJob, type SubmitAnswer, type SubmitRequest } from './types.js'
+import { JOB_STATES, type JobOutcome, type JobRecord, type JobState, type JobStats, type SettledJob, type SubmitAnswer, type SubmitRequest, type DefineOptions } from './types.js'
 
 /** How a queue takes submissions: the owner's share, and which ops give identical inputs the same answer. */
 export interface SubmissionRules {
@@ -18,7 +18,7 @@ export interface SubmissionRules {
    * owner, without an Idempotency-Key, shares the job already queued, running or succeeded (and its stored answer)
    * instead of storing another copy.
    */
-  shared?: (op: string) => boolean
+  shared?: (op: string) => DefineOptions | undefined
 }
 
 /**
@@ -43,7 +43,7 @@ export async function storeSubmission(
   const key = request.idempotencyKey ?? null
   const existing = key !== null
     ? await sameKeyJob(repo, request, key, inputDigest)
-    : rules.shared?.(request.op) ? await repo.sameInput(request.surface, request.owner, inputDigest) : null
+    : await sharedJob(repo, request, inputDigest, rules.shared?.(request.op))
   if (existing) return { job: existing, created: false }
   if (perOwner !== undefined && (await repo.unfinishedOf(request.owner)) >= perOwner) {
     throw new Refusal('occupied', `this client already has ${perOwner} unfinished jobs (JOBS_PER_CLIENT, its share of the queue); ` +
@@ -57,6 +57,14 @@ export async function storeSubmission(
   const winner = key === null ? null : await sameKeyJob(repo, request, key, inputDigest)
   if (!winner) throw new Error(`job ${id} was not stored`)
   return { job: winner, created: false }
+}
+
+/** The identical job of the same owner a submission shares (DefineOptions), while what its answer stands on stands. */
+async function sharedJob(repo: JobRepository, request: SubmitRequest, inputDigest: string, options: DefineOptions | undefined): Promise<JobRecord | null> {
+  if (!options?.shared) return null
+  const job = await repo.sameInput(request.surface, request.owner, inputDigest)
+  if (job?.effect && options.stands && !(await options.stands(job.effect, job.owner))) return null
+  return job
 }
 
 /** The job an Idempotency-Key already names among its owner's, or null; the same key with another op or input is refused. */

@@ -28,6 +28,7 @@ interface JobRow {
   finished_at: number | null
   purged_at: number | null
   sealed_at: number | null
+  effect: string | null
 }
 
 export const QUEUED_PROGRESS: JobProgress = { fraction: null, phase: 'queued', done: null, total: null, eta_s: null, counters: {} }
@@ -45,7 +46,7 @@ export function idPrefixRange(prefix: string): { from: string; to: string } {
 }
 
 // A row is read on every poll and watch of a job; its input and answer (megabytes, maybe) are parts, read apart.
-const COLUMNS = 'n, id, op, surface, owner, state, input_digest, idempotency_key, attempts, progress, refuse, created_at, started_at, finished_at, purged_at, sealed_at'
+const COLUMNS = 'n, id, op, surface, owner, state, input_digest, idempotency_key, attempts, progress, refuse, created_at, started_at, finished_at, purged_at, sealed_at, effect'
 
 export interface NewJob {
   id: string
@@ -62,6 +63,8 @@ export interface NewJob {
 export interface JobFinal {
   result?: unknown
   refuse?: RefusalBody | null
+  /** What a succeeded run's answer stands on (JobRecord.effect). */
+  effect?: string | null
   progress: JobProgress
   now: number
 }
@@ -194,7 +197,7 @@ export function createJobRepository(sql: Sql): JobRepository {
       const answered = fields.result !== undefined
       if (answered && !(await answerWritten(id, fields.result, fields.now))) return null
       const final = await one(
-        `UPDATE jobs SET state = @state, refuse = @refuse, progress = @progress, finished_at = @finished_at
+        `UPDATE jobs SET state = @state, refuse = @refuse, progress = @progress, finished_at = @finished_at, effect = @effect
          WHERE id = @id AND state IN ('queued', 'running') AND (sealed_at IS NULL OR @state <> 'cancelled') RETURNING ${COLUMNS}`,
         {
           id,
@@ -202,6 +205,7 @@ export function createJobRepository(sql: Sql): JobRepository {
           refuse: fields.refuse ? JSON.stringify(fields.refuse) : null,
           progress: JSON.stringify(fields.progress),
           finished_at: fields.now,
+          effect: fields.effect ?? null,
         },
       )
       // Another end (a cancel) won since answerWritten looked: the answer belongs to no one.
@@ -272,6 +276,7 @@ function recordOf(row: JobRow): JobRecord {
     finishedAt: numberOrNull(row.finished_at),
     purgedAt: numberOrNull(row.purged_at),
     sealedAt: numberOrNull(row.sealed_at),
+    effect: row.effect ?? null,
   }
 }
 

@@ -62,6 +62,8 @@ export interface JobRecord {
   purgedAt: number | null
   /** When its run wrote its effects (a research run) in the transaction that sealed it; a cancel no longer wins. */
   sealedAt: number | null
+  /** What a succeeded run's answer stands on, such as `run:12` (src/jobs/effects.ts); null when it stands alone. */
+  effect: string | null
 }
 
 /** Published on the job's channel: every progress change and state change; a final event carries the outcome. */
@@ -72,6 +74,19 @@ export interface JobEvent {
   job: JobRecord
   /** With `succeeded`: the answer. */
   result?: unknown
+}
+
+export interface DefineOptions {
+  /**
+   * The answer is a function of the input alone (nothing measured in it): an identical submission of the same owner,
+   * without an Idempotency-Key, shares the job already queued, running or succeeded instead of storing another copy.
+   */
+  shared?: boolean
+  /**
+   * Whether a shared job's effect (JobRecord.effect) still stands: a job whose answer names something since deleted
+   * is not shared, and the submission runs anew. Without it, effects always stand.
+   */
+  stands?: (effect: string, owner: string) => Promise<boolean>
 }
 
 export interface SubmitRequest {
@@ -144,7 +159,7 @@ export interface JobQueue {
   /** `local`: rows and runners in this process; `bullmq`: rows in the database, dispatch and events through Redis. */
   readonly backend: 'local' | 'bullmq'
   /** Registers how an operation is executed; every replica defines the same executors before start(). */
-  define(op: string, executor: JobExecutor): void
+  define(op: string, executor: JobExecutor, options?: DefineOptions): void
   /** Recovers jobs of an earlier process and starts running queued ones. */
   start(): Promise<void>
   /** Refused with `occupied` (Retry-After) past the queue bound, `conflict` when a key is reused with another input. */

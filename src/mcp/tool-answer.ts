@@ -7,7 +7,7 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js'
 import { jsonWeight } from '../engines/diff/json-patch.js'
 import { jsonParts, TURN_TEXT_CHARS } from '../json-writer.js'
 import { WrittenJson } from '../written-json.js'
-import { PLAIN, renderData } from '../cli/render.js'
+import { PLAIN, renderData } from '../render/render.js'
 import { answerMembers } from './answer-members.js'
 
 /** The most characters of JSON text an answer is inlined with (content and structuredContent each). */

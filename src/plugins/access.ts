@@ -8,7 +8,7 @@ import type { Credential } from '../access/auth.js'
 import { listedAction } from '../access/doors.js'
 import { addressedByOwnName } from '../access/host-names.js'
 import { ADMIN_PRINCIPAL, anonymousPrincipal, createPolicy, grantPrincipal, INTERNAL_PRINCIPAL, type Action, type Policy, type Principal } from '../access/policy.js'
-import { isInternal } from '../admin/internal.js'
+import { isInternal } from '../access/internal.js'
 import { clientKey } from './local-limiter.js'
 import { Refusal } from '../refusal.js'
 

@@ -6,7 +6,7 @@ import { toRefusal } from '../error-refusal.js'
 import { envelope, RefusalPayload } from '../envelope.js'
 import { sendProblem } from './problem.js'
 import { setSecurityHeaders } from './limits.js'
-import { CALLER_PREFIX } from '../caller/index.js'
+import { CALLER_PREFIX } from '../envelope.js'
 import { shortUrl } from '../redact.js'
 
 /** Whether a request path (with its query) is the caller API's, answered with envelopes. */

@@ -9,7 +9,6 @@ import { createLocalJobQueue } from '../jobs/local-queue.js'
 import type { JobQueue } from '../jobs/types.js'
 import { createStreamSlots, type StreamSlots } from '../jobs/stream-slots.js'
 import { sharedStreamSlots } from '../redis/stream-leases.js'
-import { tradingRegistry } from '../trading/registry.js'
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -50,11 +49,6 @@ async function queueFor(app: FastifyInstance, { config, clock }: JobsPluginOptio
     maxQueued: config.millQueue,
     perOwner: config.jobsPerClient,
     maxJobs: config.jobRetentionMaxJobs,
-    // Identical submissions of one owner share one job where the answer is a function of the input alone: the trading
-    // research ops (their runs are stored once per inputs anyway) and heavy operations with nothing measured in them.
-    shared: (op: string) => op.startsWith('trading.')
-      ? tradingRegistry.find((t) => t.name === op)?.heavy?.measuresNow !== true
-      : app.registry.byName(op)?.provenance.includes('measured') === false,
     retentionMs: config.jobRetentionH * 3_600_000,
     maxRunMs: config.jobMaxMs,
     // In-flight runs finish within the shutdown grace, leaving time to close the mill, Redis and the database.

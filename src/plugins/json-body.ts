@@ -7,7 +7,6 @@ import type { Readable } from 'node:stream'
 import { createBodyReader, type BodyReader } from '../body-parse/reader.js'
 import type { BodyFormat } from '../body-parse/formats.js'
 import { nextTurn } from '../store/turns.js'
-import { longTextKeys } from '../long-text-input.js'
 
 export interface JsonBodyOptions {
   /** Deepest nesting of arrays and objects a body may have. */
@@ -67,10 +66,7 @@ export default fp(
     app.removeContentTypeParser('application/json')
     const formatFor = (req: FastifyRequest): BodyFormat => {
       const textMembers = opts.textMembers?.(req)
-      // String members the route's schema takes as a LongText come back from the thread in parts, never whole.
-      const longTexts = longTextKeys(req.routeOptions.schema?.body)
-      if (!textMembers && longTexts.length === 0) return format
-      return { ...format, ...(textMembers ? { textMembers } : {}), ...(longTexts.length > 0 ? { longTextKeys: longTexts } : {}) }
+      return textMembers ? { ...format, textMembers } : format
     }
     app.addContentTypeParser('application/json', (req: FastifyRequest, payload: Readable) => readBody(reader, req, payload, formatFor(req)))
   },

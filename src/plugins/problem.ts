@@ -1,11 +1,29 @@
 // RFC 9457 problem details: outside /api/v1 (which envelopes) every error of the host becomes one application/problem+json body.
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
+import { z } from 'zod'
 import { Refusal, type RefusalCode } from '../refusal.js'
-import { toRefusal } from '../error-refusal.js'
+import { bodyLimitOf, toRefusal } from '../error-refusal.js'
 import { redactUrl, shortUrl } from '../redact.js'
 import { wrongMethod } from './route-table.js'
 
 export const PROBLEM_CONTENT_TYPE = 'application/problem+json'
+
+export const problemSchema = z.object({
+  type: z.string(),
+  title: z.string(),
+  status: z.number().int(),
+  detail: z.string(),
+  instance: z.string(),
+  code: z.string(),
+}).loose().describe('RFC 9457 problem details (application/problem+json)')
+
+const problem = (description: string) => ({ description, content: { [PROBLEM_CONTENT_TYPE]: { schema: problemSchema } } })
+
+/** The error responses every route outside /api/v1 documents: RFC 9457 problems. */
+export const problemResponses = {
+  '4xx': problem('RFC 9457 problem: invalid input (with `errors`), unknown dataset or choice (with `valid_choices`), over a limit, conflict, rate limit'),
+  '5xx': problem('RFC 9457 problem: occupied or timed out (with Retry-After), or an internal error (detail = request id)'),
+}
 
 export interface Problem {
   type: string
@@ -96,7 +114,7 @@ export function problemErrorHandler(err: unknown, req: FastifyRequest, reply: Fa
       `content type ${JSON.stringify(req.headers['content-type'] ?? '')} is not accepted here; send application/json (or text/csv to POST /api/v11/datasets)`)
   }
   if (err instanceof PlatformProblem) return send(reply, platformProblemOf(err, redactUrl(req.url)))
-  const refusal = toRefusal(err, req.id)
+  const refusal = toRefusal(err, req.id, bodyLimitOf(req))
   if (refusal.code === 'internal') req.log.error({ err, method: req.method, url: redactUrl(req.url) }, 'internal error')
   else if (!req.server.unmatchedLog.isSuppressed(req)) req.log.info({ refusal: refusal.code, reason: refusal.message }, 'refused')
   return sendProblem(reply, refusal, redactUrl(req.url))

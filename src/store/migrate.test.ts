@@ -38,9 +38,11 @@ describe('migration files', () => {
       ['0020-job-owners.sql', '7619992f9aca3df5'],
       ['0021-dataset-ids.sql', '72db8d8490341226'],
       ['0022-job-dedupe.sql', 'e28a47ea500662b1'],
+      ['0023-job-effects.sql', '9132da1e51914b8f'],
       ['0030-run-results.sql', 'fea449d6982567bb'],
       ['0070-run-owners.sql', 'fafcc2b22015cf6e'],
       ['0071-run-results-whole.sql', '6a15b2d7c5c9f1d2'],
+      ['0072-run-ids.sql', 'b6d7d8ef5d5ae0c9'],
     ])
   })
 })

@@ -4,6 +4,7 @@ import { pageAnswer, pagedList, type PagedList, type PageQuery, type Position } 
 import { Refusal } from '../refusal.js'
 import { datasetView, resolveDataset } from './datasets.js'
 import { downsample } from '../engines/trading/downsample.js'
+import { INLINE_TRADES_MAX } from '../engines/trading/answer-caps.js'
 import { iso } from './present.js'
 import type { AccountRow, CycleRow, DatasetRow, FillRow, OrderRow, PositionRow, RunKind, RunRow } from './repository.js'
 import type { BarRow, LedgerFilter, RunListRow } from './repository-pages.js'
@@ -171,23 +172,26 @@ async function tradesOf(service: TradingService, row: ReadableRun, dataset: Data
   if (!wanted) {
     return { trades: null, trades_note: missing ? `${missing.note}; ?include=trades recomputes them from its inputs`
       : kept > 0 || (await service.repo.runEquityChunks(row.id, 0, 1)).length > 0
-        ? `${kept} trades are stored with the run: ?include=trades inlines them; ${links}`
+        ? `${kept} trades are stored with the run: ?include=trades inlines the first ${INLINE_TRADES_MAX}; ${links}`
         : 'this run was stored before runs kept their trades; ?include=trades recomputes them from its inputs' }
   }
   if (kept > 0 || (await service.repo.runEquityChunks(row.id, 0, 1)).length > 0) {
-    const rows = await service.repo.runTradesPage(row.id, 0, kept)
-    return { trades: rows.map((t) => { const { seq: _seq, ...view } = tradeView(t); return view }), trades_note: `stored with the run; ${links}`, trades_verified: true }
+    const rows = await service.repo.runTradesPage(row.id, 0, Math.min(kept, INLINE_TRADES_MAX))
+    const shown = rows.length < kept ? `the first ${rows.length} of ${kept} trades stored with the run` : 'stored with the run'
+    return { trades: rows.map((t) => { const { seq: _seq, ...view } = tradeView(t); return view }), trades_note: `${shown}; ${links}`, trades_verified: true }
   }
   const { include: _include, equity_points: _points, ...request } = JSON.parse(row.request) as BacktestBody
   // Pinned to the run's dataset by id: its symbol might name another dataset by now.
   const answer = await service.recomputeBacktest({ ...request, dataset: dataset.id, include: ['trades'] })
   const same = JSON.stringify(answer.stats) === JSON.stringify(stats)
+  const total = answer.trades_total ?? 0
+  const first = total > INLINE_TRADES_MAX ? `the first ${INLINE_TRADES_MAX} of ${total} trades ` : ''
   return {
     // Written text standing for the trades (the run's writer splices it in as is): typed as what it stands for.
     trades: (answer.trades ?? null) as unknown as NonNullable<BacktestAnswer['trades']> | null,
     trades_note: same
-      ? 'recomputed now from the stored inputs; the recomputed statistics equal the stored ones'
-      : 'recomputed now from the stored inputs, but the statistics differ from the stored ones (the engine changed since): these trades belong to the recomputed statistics',
+      ? `${first}recomputed now from the stored inputs; the recomputed statistics equal the stored ones`
+      : `${first}recomputed now from the stored inputs, but the statistics differ from the stored ones (the engine changed since): these trades belong to the recomputed statistics`,
     trades_verified: same,
   }
 }

@@ -61,10 +61,13 @@ export function createRunTables(sql: Sql) {
   }
 
   return {
+    // Ids are never reused (a client holding a run's URL must never read another run): PostgreSQL's identity never
+    // goes back; SQLite would give the newest id again after a delete, so it takes the next of the highest ever given
+    // (run_ids, migration 0072).
     insertRun: async (run: NewRun): Promise<number> => idOf(await sql.get<{ id: number }>(
-      `INSERT INTO runs (kind, dataset_id, strategy, params, request, inputs_digest, stats, equity, elapsed_ms, created_at, fingerprint, engine_version, summary,
+      `INSERT INTO runs (${sql.dialect === 'sqlite' ? 'id, ' : ''}kind, dataset_id, strategy, params, request, inputs_digest, stats, equity, elapsed_ms, created_at, fingerprint, engine_version, summary,
          results_writer, results_claimed_at)
-       VALUES (@kind, @dataset_id, @strategy, @params, @request, @inputs_digest, @stats, @equity, @elapsed_ms, @created_at, @fingerprint, @engine_version, @summary,
+       VALUES (${sql.dialect === 'sqlite' ? '(SELECT last + 1 FROM run_ids), ' : ''}@kind, @dataset_id, @strategy, @params, @request, @inputs_digest, @stats, @equity, @elapsed_ms, @created_at, @fingerprint, @engine_version, @summary,
          @results_writer, @results_claimed_at) RETURNING id`,
       run,
     )),

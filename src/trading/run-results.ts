@@ -1,7 +1,7 @@
 // A stored run's trades and equity curve read back: a page at a time as JSON (keyset cursors), or whole as CSV
 // streamed a page at a time (a 250k-point curve is never one string on the loop).
 import { Readable } from 'node:stream'
-import { pageAnswer, pagedList, type PageQuery } from '../paging.js'
+import { encodeCursor, pageAnswer, pagedList, type PageQuery } from '../paging.js'
 import { Refusal } from '../refusal.js'
 import { decodeEquityChunk, EQUITY_CHUNK_POINTS, TRADE_COLUMNS } from '../engines/trading/run-series.js'
 import { iso } from './present.js'
@@ -19,6 +19,9 @@ interface EquityPoint {
 
 const tradeList = pagedList<RunTradeRow>('run_trades', ['integer'], (t) => [t.seq])
 const equityList = pagedList<EquityPoint>('run_equity', ['integer'], (p) => [p.i])
+
+/** The cursor of the run's trades after the first `shown` (seq is 1-based): a backtest answer's trades_next_cursor. */
+export const tradesCursorAfter = (shown: number): string => encodeCursor(tradeList.name, [shown])
 
 /**
  * Rows written per step of a CSV download, each step in a turn of the loop of its own: a row costs the loop a few

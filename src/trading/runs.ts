@@ -2,7 +2,7 @@
 import type { Clock } from '../clock.js'
 import { ENGINE_VERSION } from '../engines/trading/index.js'
 import { digestOf } from './checksum.js'
-import { sealRunningJob } from '../jobs/effects.js'
+import { noteRunningJobEffect, sealRunningJob } from '../jobs/effects.js'
 import { Refusal } from '../refusal.js'
 import { iso } from './present.js'
 import type { DatasetRow, RunKind, TradingRepository } from './repository.js'
@@ -57,6 +57,10 @@ export interface RunRecorderOptions {
 
 export const DEFAULT_RESULTS_LEASE_MS = 60_000
 
+/** A job's effect naming a stored run (src/jobs/effects.ts), and the run an effect names (null: not a run's). */
+export const runEffect = (id: number): string => `run:${id}`
+export const runOfEffect = (effect: string): number | null => (/^run:(\d+)$/.exec(effect) ? Number(effect.slice(4)) : null)
+
 /** The recorder of runs stored for `owner` (Principal.owner): `recorder.for(owner)`. */
 export function createRunRecorder(repo: TradingRepository, clock: Clock, options: RunRecorderOptions = {}) {
   const retention = options.retention ?? { maxRuns: 0, maxAgeDays: 0 }
@@ -81,9 +85,14 @@ export function createRunRecorder(repo: TradingRepository, clock: Clock, options
       const standing = resultsStanding(state, clock.now(), leaseMs)
       return standing === 'missing' || standing === 'abandoned'
     }
+    // A job's answer names this run: an identical submission shares the job only while the run stands (runEffect).
+    const named = (ref: StoredRunRef): StoredRunRef => {
+      noteRunningJobEffect(runEffect(ref.id))
+      return ref
+    }
     // A repeat that adds nothing is answered without a transaction (runs are never changed but for what they lacked).
     const seen = await repo.firstRunWithDigest(digest, owner)
-    if (seen && seen.owned && (!equity || seen.has_equity) && !writesResults(seen.results)) return repeatOf(seen)
+    if (seen && seen.owned && (!equity || seen.has_equity) && !writesResults(seen.results)) return named(repeatOf(seen))
     const writer = newResultsWriter()
     const { ref, claimed } = await repo.transaction(async (tx) => {
       // Run as a job, the run is that job's effect: written only if the job is still running, and sealing it (a
@@ -130,7 +139,7 @@ export function createRunRecorder(repo: TradingRepository, clock: Clock, options
       return { ref: stored, claimed: claim }
     })
     if (claimed) await writeRunResults(repo, clock, ref.id, writer, toWrite, leaseMs)
-    return ref
+    return named(ref)
   }
 
   return {

@@ -2,6 +2,7 @@
 import { z } from 'zod'
 import { DEFAULT_TIMEOUT_MS, MAX_TIMEOUT_MS } from '../mill/pool.js'
 import { STRATEGY_NAMES } from '../engines/trading/index.js'
+import { EQUITY_MAX_POINTS, INLINE_TRADES_MAX } from '../engines/trading/answer-caps.js'
 import type { StrategyName } from '../engines/trading/types.js'
 import { MAX_CONFIGS } from './research/limits.js'
 import { scaleOutSchema } from '../plugins/scale-out.js'
@@ -50,15 +51,6 @@ const costFields = {
   slippage_bps: cost.slippage_bps.optional().describe('extra adverse slippage in basis points'),
   allow_short: cost.allow_short.default(false).describe('short on sell signals instead of going flat'),
 }
-
-export const problemSchema = z.object({
-  type: z.string(),
-  title: z.string(),
-  status: z.number().int(),
-  detail: z.string(),
-  instance: z.string(),
-  code: z.string(),
-}).loose().describe('RFC 9457 problem details (application/problem+json)')
 
 const nullableNumber = z.number().nullable()
 
@@ -183,8 +175,8 @@ export const backtestBody = z.object({
   to: timeBound.optional(),
   periods_per_year: periodsPerYear,
   include: z.array(z.enum(['trades', 'equity'])).max(2).default([]),
-  equity_points: z.number().int().min(2).max(100_000).optional()
-    .describe('downsample the equity curve to at most this many points (each bucket keeps its low and its high)'),
+  equity_points: z.number().int().min(2).max(EQUITY_MAX_POINTS).optional()
+    .describe(`downsample the equity curve to at most this many points (default and most: ${EQUITY_MAX_POINTS}; each bucket keeps its low and its high); every bar: GET /api/v11/runs/{id}/equity`),
   timeout_ms: timeoutMs,
 }).strict()
 export type BacktestBody = z.infer<typeof backtestBody>
@@ -204,7 +196,8 @@ export const tradeSchema = z.object({
 })
 
 const equitySeries = z.object({
-  points: z.array(z.tuple([z.number(), z.number()])).describe('[epoch ms, equity] pairs'),
+  points: z.array(z.tuple([z.number(), z.number()]))
+    .describe(`[epoch ms, equity] pairs: at most equity_points, ${EQUITY_MAX_POINTS} by default (downsampled; every bar: GET /api/v11/runs/{id}/equity, paged or text/csv)`),
   total_points: z.number().int(),
   downsampled: z.boolean(),
 })
@@ -235,7 +228,11 @@ export const backtestAnswer = z.object({
     periods_per_year: z.number().optional(),
   }),
   stats: statsSchema,
-  trades: z.array(tradeSchema).optional(),
+  trades: z.array(tradeSchema).optional()
+    .describe(`include trades: the first ${INLINE_TRADES_MAX} trades at most; the rest are paged at GET /api/v11/runs/{id}/trades`),
+  trades_total: z.number().int().optional().describe('include trades: how many trades the run has'),
+  trades_next_cursor: z.string().nullable().optional()
+    .describe('include trades: pass as ?cursor= to GET /api/v11/runs/{run.id}/trades for the trades after those inline; null when they are all inline'),
   equity: equitySeries.optional(),
 })
 

@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { FastifyInstance } from 'fastify'
 import { buildTestApp, json } from '../helper.js'
 import { hashToken } from '../../src/access/tokens.js'
-import { INTERNAL_HEADER, SMOKE_HEADER } from '../../src/admin/internal.js'
+import { INTERNAL_HEADER, SMOKE_HEADER } from '../../src/access/internal.js'
 
 const ADMIN_TOKEN = 'admin-token-for-tests-0123456789'
 const JSON_ROUTES = ['/api/v1/admin/truth/summary', '/api/v1/admin/command-post/summary', '/api/v1/admin/go-live/overview']

@@ -3,7 +3,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { FastifyInstance } from 'fastify'
 import { buildTestApp, expectRefusal, json } from '../helper.js'
-import { internalHeaders } from '../../src/admin/internal.js'
+import { internalHeaders } from '../../src/access/internal.js'
 import { ADMIN_ROUTES, runSmokeChecks } from '../../src/admin/smoke.js'
 import { readinessReportSchema } from '../../src/admin/schemas.js'
 

@@ -1,11 +1,13 @@
-// Issue #13: a small anonymous backtest request whose answer is large — the whole equity curve and every trade of a
-// 250k-bar dataset, or 100k equity points — over a real socket, with a health monitor and the loop's CPU beside it.
+// Issue #13: a small anonymous backtest request whose answer is as large as it gets — the curve of a 250k-bar dataset
+// at its cap (EQUITY_MAX_POINTS) and the first INLINE_TRADES_MAX of its 27k trades (issue #30 item 4) — over a real
+// socket, with a health monitor and the loop's CPU beside it.
 // The loop built the curve as tuples and the trades as views with ISO times, took back the result as thousands of
 // objects and cloned 12 MB of bars to the mill, each in one stretch that grew with the bars; now the mill writes the
 // curve and the trades as JSON text in bytes that move to the loop, taken a part per turn, and reads shared bars.
 import { beforeAll, describe, expect, it } from 'vitest'
 import { request, type Dispatcher } from 'undici'
 import { generateSyntheticBars, SYNTHETIC_PRESETS } from '../../src/engines/trading/index.js'
+import { EQUITY_MAX_POINTS, INLINE_TRADES_MAX } from '../../src/engines/trading/answer-caps.js'
 import { listeningTestApp } from '../helper.js'
 import { storeDataset } from './large-dataset.js'
 import { besideHealth, pastStartReport } from './monitor.js'
@@ -75,25 +77,26 @@ describe('a backtest with a large answer keeps the loop turning', () => {
     expect((await backtest({ ...MANY_TRADES, include: ['equity', 'trades'], equity_points: 1000 })).status).toBe(200)
   }, 120_000)
 
-  it('the whole 250k-bar curve and every trade', async () => {
+  it('the 250k-bar curve at its cap and the first trades, the rest paged', async () => {
     for (let round = 0; round < 2; round++) {
-      const answer = await answerBesideHealth(`whole curve and trades (${round + 1})`, { ...MANY_TRADES, cash: 1e6 + round, include: ['equity', 'trades'] })
+      const answer = await answerBesideHealth(`capped curve and trades (${round + 1})`, { ...MANY_TRADES, cash: 1e6 + round, include: ['equity', 'trades'] })
       expect(answer.dataset.bars).toBe(BARS)
-      expect(answer.equity.points).toHaveLength(BARS)
-      expect(answer.equity).toMatchObject({ total_points: BARS, downsampled: false })
-      expect(answer.equity.points[BARS - 1]).toEqual([LONG.ts[BARS - 1], answer.stats.equity_final])
-      expect(answer.trades.length).toBeGreaterThan(20_000)
-      expect(answer.trades.filter((t: { open: boolean }) => !t.open)).toHaveLength(answer.stats.trades)
+      expect(answer.equity.points.length).toBeLessThanOrEqual(EQUITY_MAX_POINTS)
+      expect(answer.equity).toMatchObject({ total_points: BARS, downsampled: true })
+      expect(answer.equity.points.at(-1)).toEqual([LONG.ts[BARS - 1], answer.stats.equity_final])
+      expect(answer.trades).toHaveLength(INLINE_TRADES_MAX)
+      expect(answer.trades_total).toBeGreaterThan(20_000)
+      expect(answer.trades_next_cursor).toEqual(expect.any(String))
       expect(answer.trades[0].entry_time).toBe(new Date(LONG.ts[answer.trades[0].entry_bar]!).toISOString())
     }
   }, 120_000)
 
-  it('100k equity points', async () => {
+  it('equity points at the cap', async () => {
     for (let round = 0; round < 2; round++) {
-      const answer = await answerBesideHealth(`100k equity points (${round + 1})`, { ...MANY_TRADES, cash: 2e6 + round, include: ['equity'], equity_points: 100_000 })
+      const answer = await answerBesideHealth(`${EQUITY_MAX_POINTS} equity points (${round + 1})`, { ...MANY_TRADES, cash: 2e6 + round, include: ['equity'], equity_points: EQUITY_MAX_POINTS })
       // A bucket keeps its low and its high: one point where the curve is flat (out of the market).
-      expect(answer.equity.points.length).toBeLessThanOrEqual(100_000)
-      expect(answer.equity.points.length).toBeGreaterThan(50_000)
+      expect(answer.equity.points.length).toBeLessThanOrEqual(EQUITY_MAX_POINTS)
+      expect(answer.equity.points.length).toBeGreaterThan(EQUITY_MAX_POINTS / 2)
       expect(answer.equity.points[0]).toEqual([LONG.ts[0], 2e6 + round])
       expect(answer.equity).toMatchObject({ total_points: BARS, downsampled: true })
       expect(answer.trades).toBeUndefined()

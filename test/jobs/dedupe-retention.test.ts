@@ -31,6 +31,27 @@ describe('job dedupe and retention (item 11)', () => {
     expect(await count('SELECT count(*) AS n FROM jobs') - before).toBe(2)
   })
 
+  it('shares a job only while the run its answer names stands: after DELETE of that run the same backtest runs again', async () => {
+    const input = { ...BACKTEST, params: { fast: 7, slow: 31 } }
+    const first = await post('/api/v11/trading/backtest', input)
+    expect(first.status).toBe(200)
+    const runId = first.json.run.id
+    const jobsBefore = await count('SELECT count(*) AS n FROM jobs')
+    expect((await post('/api/v11/trading/backtest', input)).json.run.id).toBe(runId) // shared while it stands
+    expect(await count('SELECT count(*) AS n FROM jobs')).toBe(jobsBefore)
+    const deleted = await request(`${host.base}/api/v11/runs/${runId}`, { method: 'DELETE' })
+    expect(deleted.statusCode).toBe(200)
+    await deleted.body.dump()
+    const again = await post('/api/v11/trading/backtest', input)
+    expect(again.status).toBe(200)
+    expect(await count('SELECT count(*) AS n FROM jobs')).toBe(jobsBefore + 1)
+    expect(again.json.run).toMatchObject({ stored: true, same_inputs_as_run: null })
+    expect(again.json.run.id).toBeGreaterThan(runId) // run ids are never reused (migration 0072)
+    const read = await request(`${host.base}/api/v11/runs/${again.json.run.id}`)
+    expect(read.statusCode).toBe(200)
+    await read.body.dump()
+  })
+
   it('keeps the inputs and answers of the newest JOB_RETENTION_MAX_JOBS jobs only, and the readiness report says so', async () => {
     for (let fast = 2; fast < 14; fast++) {
       expect((await post('/api/v11/trading/backtest', { ...BACKTEST, params: { fast, slow: 30 } })).status).toBe(200)

@@ -87,7 +87,7 @@ describe.skipIf(unmountable !== null)('a full DATA_DIR (item 6)', () => {
     fill(filler)
 
     const refused = [
-      await call(base, 'POST', '/api/v1/pin', { content: 'y'.repeat(2 * 1024 * 1024) }),
+      await call(base, 'POST', '/api/v1/pin', { content: 'y'.repeat(1000 * 1024) }),
       await call(base, 'POST', '/api/v11/datasets', { symbol: 'FULL', timeframe: '1d', csv: bigCsv(20_000) }),
       await call(base, 'POST', '/api/v1/sat', { dimacs: `c ${'z'.repeat(512 * 1024)}\np cnf 1 1\n1 0\n` }, { prefer: 'respond-async' }),
     ]

@@ -1,5 +1,6 @@
 // Interns the lines of two texts as integer ids without cutting them into strings: each text is encoded once,
 // every line is hashed in place, an open-addressing table maps hashes to ids, and bytes are compared to confirm.
+import { isWellFormed } from '../digest/base64.js'
 
 /** The lines of a text by index, each with its "\n"; a line becomes a string only when asked for. */
 export interface LineList {
@@ -15,9 +16,6 @@ export interface InternedLines {
 }
 
 type Encoding = 'utf8' | 'utf16le'
-
-const isWellFormed = (text: string): boolean =>
-  (String.prototype as unknown as { isWellFormed: (this: string) => boolean }).isWellFormed.call(text)
 
 /** Open addressing, laid out for few cache misses: one slot holds [hash, id + 1]; one id holds [start, end, side, line]. */
 interface Table {

@@ -54,6 +54,10 @@ export function pairSafeEnd(text: string, at: number, maxChars: number): number 
   return end < text.length && end - 1 > at && last >= 0xd800 && last <= 0xdbff ? end - 1 : end
 }
 
+/** Whether `text` has no lone surrogate, i.e. UTF-8 can store it (String.prototype.isWellFormed is past ES2023's lib). */
+export const isWellFormed = (text: string): boolean =>
+  (String.prototype as unknown as { isWellFormed: (this: string) => boolean }).isWellFormed.call(text)
+
 /** The UTF-8 bytes of `text`, encoded `chunkChars` (about 1 Mi) characters at a time, never splitting a surrogate pair. */
 export function* utf8Chunks(text: string, chunkChars: number = CHUNK_CHARS): Generator<Buffer> {
   for (let i = 0; i < text.length; ) {

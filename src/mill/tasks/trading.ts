@@ -9,6 +9,7 @@ import { tradeBands } from '../../engines/trading/trade-bands.js'
 import { searchOverfitting } from '../../engines/trading/overfitting.js'
 import { equityChunks, monthlyReturns, tradeBlock } from '../../engines/trading/run-series.js'
 import { pointsBytes, tradesBytes } from './trading-text.js'
+import { INLINE_TRADES_MAX } from '../../engines/trading/answer-caps.js'
 
 interface EngineRun {
   bars: Bars
@@ -21,7 +22,7 @@ interface EngineRun {
 export interface BacktestShown {
   /** The answer's equity curve, at most this many points; null: not asked. */
   equityPoints: number | null
-  /** The answer's trades. */
+  /** The answer's trades (the first INLINE_TRADES_MAX). */
   trades: boolean
   /** The stored run's curve, at most this many points; null: the run keeps none. */
   storedEquityPoints: number | null
@@ -83,7 +84,8 @@ export const tradingTasks = {
       stats,
       annualization,
       equity: kept && { text: pointsBytes(bars.ts, equity, kept), points: kept.length },
-      trades: shown.trades ? tradesBytes(trades) : null,
+      trades: shown.trades ? tradesBytes(trades.slice(0, INLINE_TRADES_MAX)) : null,
+      tradesTotal: trades.length,
       storedEquity: shown.storedEquityPoints === null ? null : downsample(bars.ts, equity, shown.storedEquityPoints),
       kept: shown.keep ? { trades: tradeBlock(trades), equity: equityChunks(bars.ts, equity), monthly: monthlyReturns(bars.ts, equity) } : null,
     }

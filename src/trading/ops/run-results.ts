@@ -90,7 +90,7 @@ export const runResultOperations = [
     summary: 'Give up your ownership of a stored run; it goes with its trades, curve and trials when no owner is left (the admin credential deletes it outright); needs scope trading:write',
     description: 'A run is stored once per inputs, and every principal that stored it owns it: deleting takes the caller\'s ownership away ' +
       '(`removed: false` while others still own it). Signals the run emitted stay, unlinked from it. A later request with the same inputs stores ' +
-      'the run again, except one answered from the same principal\'s identical earlier job while that job is kept (JOB_RETENTION_H): it names the run as it was.',
+      'the run again, under a new id (ids are never reused): an identical earlier job is shared only while the run it names is still the caller\'s.',
     params: runParams,
     output: runDeleted,
     mcp: { name: 'trading_run_delete', title: 'Delete a stored run' },

@@ -3,6 +3,7 @@ import { defineTradingOperation } from '../operation.js'
 import { runDetail, runListQuery, runPage, runParams, runQuery } from '../readback-schemas.js'
 import { PAGING } from './paging-note.js'
 import { listedRunOwner, runFor } from '../run-access.js'
+import { INLINE_TRADES_MAX } from '../../engines/trading/answer-caps.js'
 
 export const runOperations = [
   defineTradingOperation({
@@ -25,7 +26,8 @@ export const runOperations = [
     path: '/runs/:id',
     action: 'run.read',
     summary: 'One stored run: its inputs, statistics, equity curve (as stored, downsampled) and, on request, its trades',
-    description: 'Trades are not stored: `?include=trades` recomputes them from the stored inputs (a backtest in the mill) and says ' +
+    description: `\`?include=trades\` inlines the first ${INLINE_TRADES_MAX} trades stored with the run (GET /api/v11/runs/{id}/trades pages them ` +
+      'all); for a run stored before runs kept their trades it recomputes them from the stored inputs (a backtest in the mill) and says ' +
       'whether the recomputed statistics equal the stored ones. A run stored without an equity curve answers `equity: null` with the reason.',
     params: runParams,
     query: runQuery,

@@ -9,6 +9,8 @@ import type { BacktestAnswer, BacktestBody } from '../schemas.js'
 import type { ResearchDeps } from './deps.js'
 import { briefOf, needBars, optionsOf, rangeOf, settingsOf, strategyParamsOf } from './inputs.js'
 import { STORED_EQUITY_POINTS } from './limits.js'
+import { EQUITY_MAX_POINTS, INLINE_TRADES_MAX } from '../../engines/trading/answer-caps.js'
+import { tradesCursorAfter } from '../run-results.js'
 
 /** The answer, its trades and curve points already written as JSON text (the answer's writer splices them in). */
 export type BacktestWritten = Omit<BacktestAnswer, 'trades' | 'equity'> & {
@@ -42,7 +44,7 @@ async function runBacktest(deps: ResearchDeps, body: BacktestBody, persist: bool
     bars, strategy: body.strategy, params, options: optionsOf(body),
     // The curve and the trades are written in the mill; the loop only passes their text on.
     shown: {
-      equityPoints: withEquity ? body.equity_points ?? total : null,
+      equityPoints: withEquity ? body.equity_points ?? EQUITY_MAX_POINTS : null,
       trades: body.include.includes('trades'),
       // A stored run keeps a downsampled curve for the command center, and every trade and point to be paged.
       storedEquityPoints: persist ? STORED_EQUITY_POINTS : null,
@@ -65,6 +67,12 @@ async function runBacktest(deps: ResearchDeps, body: BacktestBody, persist: bool
     elapsedMs,
   })
   const trades = result.trades && await writtenFromAscii(result.trades)
+  const shownTrades = Math.min(result.tradesTotal, INLINE_TRADES_MAX)
+  // The trades after those shown are paged from the stored run.
+  const tradePages = trades && {
+    trades_total: result.tradesTotal,
+    trades_next_cursor: run && shownTrades < result.tradesTotal ? tradesCursorAfter(shownTrades) : null,
+  }
   const equity = result.equity && { points: await writtenFromAscii(result.equity.text), total_points: total, downsampled: result.equity.points < total }
   return {
     run,
@@ -73,7 +81,7 @@ async function runBacktest(deps: ResearchDeps, body: BacktestBody, persist: bool
     params,
     settings,
     stats,
-    ...(trades ? { trades } : {}),
+    ...(trades ? { trades, ...tradePages } : {}),
     ...(equity ? { equity } : {}),
   }
 }

@@ -5,8 +5,7 @@ import { Refusal } from '../../../refusal.js'
 import { PIN_DIGEST, pinRepository, readPin, type PinMediaType } from '../../../access/pins.js'
 import { pinBytesOf } from '../../../access/pin-parts.js'
 import { canonicalPinJson } from '../../../access/pin-json.js'
-import { isWellFormed } from '../../../long-text.js'
-import { textInput } from '../../../long-text-input.js'
+import { isWellFormed } from '../../../engines/digest/base64.js'
 
 export const PIN_LIMITS = {
   /** Nesting depth of a pinned JSON value. */
@@ -17,8 +16,7 @@ const CANONICAL = 'RFC 8785 JSON Canonicalization Scheme (sorted keys, no whites
 
 const input = z
   .object({
-    // A long text arrives in parts (a LongText) and is encoded and hashed a part a turn, never joined.
-    content: textInput('Text to pin, stored as its UTF-8 bytes (media type text/plain)').optional(),
+    content: z.string().optional().describe('Text to pin, stored as its UTF-8 bytes (media type text/plain)'),
     json: z.unknown().optional().describe(`A JSON value to pin, stored in its ${CANONICAL} form (application/json)`),
     label: z.string().min(1).max(200).optional().describe('A note kept with a new pin (the first pin of some content keeps its label)'),
     digest: z.string().optional().describe('"sha256:<64 hex digits>": read a pin instead of writing one'),
@@ -88,7 +86,6 @@ export const pin = defineOperation({
     }),
   ]),
   provenance: ['stored', 'computed'],
-  bodyLimit: 'large',
   textMembers: ['json'],
   largeAnswer: true,
   refusals: ['not_found', 'conflict', 'over_limit'],

@@ -2,7 +2,7 @@
 import { z } from 'zod'
 import { LOBES, defineOperation, noInput } from '../../operation.js'
 import { byLobe, fullPath, inputJsonSchema } from '../../projections.js'
-import { CALLER_PREFIX } from '../../index.js'
+import { CALLER_PREFIX } from '../../../envelope.js'
 import { SURFACE } from '../../../envelope.js'
 import { HUB_VERSION, NCM_VERSION } from '../../../version.js'
 

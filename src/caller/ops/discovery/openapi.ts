@@ -1,7 +1,7 @@
 // GET /openapi.json: the caller API's own OpenAPI 3.0.3 document, cut from the host document the routes generate.
 import { z } from 'zod'
 import { defineOperation, noInput } from '../../operation.js'
-import { CALLER_PREFIX } from '../../index.js'
+import { CALLER_PREFIX } from '../../../envelope.js'
 import { HUB_VERSION, NCM_VERSION } from '../../../version.js'
 import { LOBES } from '../../operation.js'
 import { writtenAs } from '../../../json-writer.js'

@@ -16,12 +16,11 @@ export const cli = defineOperation({
     "--json '{...}' for a whole body; values typed by the operation's input schema. @file values are refused over HTTP. " +
     'An unknown operation is refused with the closest names.',
   input: z.union([
-    z.object({ line: z.string().min(1).max(16 * 1024 * 1024) }).strict(),
+    z.object({ line: z.string().min(1) }).strict(),
     z.object({ argv: z.array(z.string()).min(1).max(10_000) }).strict(),
   ]),
   output: runOutput.extend({ parsed: z.object({ op: z.string(), input: z.record(z.string(), z.unknown()) }) }),
   provenance: ['computed', 'measured', 'stored'],
-  bodyLimit: 'large',
   largeAnswer: true,
   refusals: DISPATCHED_REFUSALS,
   examples: [{ line: 'captions' }, { argv: ['surface'] }],

@@ -119,7 +119,6 @@ export const run = defineOperation({
   ]),
   output: runOutput,
   provenance: ['computed', 'measured', 'stored'],
-  bodyLimit: 'large',
   largeAnswer: true,
   refusals: DISPATCHED_REFUSALS,
   checkLimits: (input) => {

@@ -5,7 +5,7 @@
 import { randomBytes } from 'node:crypto'
 import { Socket } from 'node:net'
 import type { FastifyRequest } from 'fastify'
-import { secretsEqual } from '../access/tokens.js'
+import { secretsEqual } from './tokens.js'
 
 const SECRET = randomBytes(32).toString('hex')
 
