@@ -1,5 +1,5 @@
 // Issue #30 item 3, the attacker's first mole, against the server as a child process over real sockets: one anonymous
-// client opens 120 event streams of a finished job whose answer is megabytes and never reads them. Before, each stream
+// client opens 150 event streams of a finished job with a large answer and never reads them. Before, each stream
 // wrote the whole answer into its socket's buffer and gave its slot back at once: 250 such streams took the host's
 // RSS from 579 MiB to 1.76 GB, kept after the sockets closed. Now a stream writes as its socket takes it, holds its
 // slot and its answer's memory reservation until it closes, and is cut once its client has taken nothing for
@@ -13,7 +13,9 @@ import { readEvents } from '../sse.js'
 import { freePort, startServer, stopServer, waitForHealth, type ServerProcess } from '../process.js'
 
 const MiB = 2 ** 20
-const STREAMS = 120
+// A backtest answer is capped now (10,000 points, 1,000 trades: ~0.6 MB), which the kernel's socket buffers mostly take
+// whole; what is bounded is what the host itself holds.
+const STREAMS = 150
 let server: ServerProcess
 let base = ''
 let jobId = ''
@@ -33,7 +35,7 @@ beforeAll(async () => {
     TRUST_PROXY: 'true', SLOW_CLIENT_MS: '1000',
   })
   await waitForHealth(`${base}/api/v1/health`, { server, timeoutMs: 120_000 })
-  // The seeded 100k-bar series, every bar's equity and every trade: an answer of megabytes.
+  // The seeded 100k-bar series with its curve and trades: the largest backtest answer (its caps).
   const submitted = await request(`${base}/api/v11/trading/backtest`, {
     method: 'POST', headers: { 'content-type': 'application/json', prefer: 'respond-async', ...as('10.0.0.1') },
     body: JSON.stringify({ dataset: SYNTHETIC_PRESETS.intraday100k.symbol, strategy: 'sma_cross', params: { fast: 2, slow: 5 }, include: ['equity', 'trades'] }),
@@ -64,18 +66,31 @@ async function neverRead(address: string): Promise<Socket> {
   return socket
 }
 
-/** Reads what a socket holds until the host closes it: the status of its answer. */
+/**
+ * Reads what a socket holds until the host closes it, or until nothing more comes for 500 ms once its answer began (a
+ * stream the host ended whole leaves the connection open for the next request): the status of its answer.
+ */
 function drained(socket: Socket): Promise<number> {
   return new Promise((resolve) => {
     let head = ''
-    socket.on('data', (chunk: Buffer) => { if (head.length < 64) head += chunk.toString('latin1') })
-    socket.once('close', () => resolve(Number(/^HTTP\/1\.1 (\d{3})/.exec(head)?.[1] ?? 0)))
+    let quiet: NodeJS.Timeout | undefined
+    const done = () => {
+      clearTimeout(quiet)
+      socket.destroy()
+      resolve(Number(/^HTTP\/1\.1 (\d{3})/.exec(head)?.[1] ?? 0))
+    }
+    socket.on('data', (chunk: Buffer) => {
+      if (head.length < 64) head += chunk.toString('latin1')
+      clearTimeout(quiet)
+      quiet = setTimeout(done, 500)
+    })
+    socket.once('close', done)
     socket.resume()
   })
 }
 
 describe('event streams a client never reads', () => {
-  it(`${STREAMS} never-read streams of a finished job with a large answer keep RSS within +300 MiB, and are all ended by the host`, async () => {
+  it(`${STREAMS} never-read streams of a finished job with a large answer keep RSS within +300 MiB, and each is answered`, async () => {
     const pid = server.child.pid!
     const before = rssOf(pid)
     let peak = before
@@ -90,7 +105,7 @@ describe('event streams a client never reads', () => {
     for (const status of statuses) tally[status] = (tally[status] ?? 0) + 1
     console.log(`${STREAMS} never-read streams of a ${(answerBytes / MiB).toFixed(1)} MiB answer: statuses ${JSON.stringify(tally)}; ` +
       `host RSS ${(before / MiB).toFixed(0)} → peak ${(peak / MiB).toFixed(0)} MiB`)
-    expect(answerBytes).toBeGreaterThan(2 * MiB)
+    expect(answerBytes).toBeGreaterThan(MiB / 2)
     // Streams opened (200) until the client's share, the rest refused: over its streams (422) or its memory (503).
     expect(Object.keys(tally).map(Number).every((s) => [200, 422, 503].includes(s))).toBe(true)
     expect(tally[200]).toBeGreaterThan(0)
@@ -104,7 +119,7 @@ describe('event streams a client never reads', () => {
     const { events } = await readEvents(res.body)
     const final = events.at(-1)!
     expect(final).toMatchObject({ id: 'final', event: 'succeeded' })
-    expect(final.data.result.trades.length).toBeGreaterThan(1000)
+    expect(final.data.result.trades.length).toBeGreaterThan(0)
     const statuses = await Promise.all(hostile.map(drained))
     expect(statuses.filter((s) => s === 200).length).toBeGreaterThan(0)
   }, 60_000)
