@@ -23,8 +23,7 @@ import corsPlugin from './plugins/cors.js'
 import docsPlugin from './plugins/docs.js'
 import probesPlugin from './plugins/probes.js'
 import jsonBodyPlugin from './plugins/json-body.js'
-import largeBodiesPlugin from './plugins/large-bodies.js'
-import largeAnswersPlugin from './plugins/large-answers.js'
+import memoryAdmissionPlugin from './plugins/memory-admission.js'
 import callerPlugin from './caller/index.js'
 import { CALLER_PREFIX } from './envelope.js'
 import authPlugin from './plugins/auth.js'
@@ -131,6 +130,7 @@ export async function buildApp(opts: BuildOptions): Promise<FastifyInstance> {
     maxDepth: config.jsonMaxDepth,
     maxValues: config.jsonMaxValues,
     nice: config.millNice,
+    deadlineMs: config.slowClientMs,
     textMembers: (req) => registry.byName(req.routeOptions.config.operation ?? '')?.textMembers,
   })
   await app.register(storePlugin, { store })
@@ -149,8 +149,13 @@ export async function buildApp(opts: BuildOptions): Promise<FastifyInstance> {
   await app.register(limitsPlugin, { rateLimitPerMin: config.rateLimitPerMin, exempt: isInternal, redis: app.redis })
   // After the rate limit (a flood of bad bearers is counted before a grant is looked up), before any route.
   await app.register(accessPlugin)
-  await app.register(largeBodiesPlugin, { smallBodyBytes: config.bodyLimitBytes, concurrency: config.largeBodyConcurrency })
-  await app.register(largeAnswersPlugin, { concurrency: config.largeAnswerConcurrency, queue: config.largeAnswerQueue })
+  await app.register(memoryAdmissionPlugin, {
+    smallBodyBytes: config.bodyLimitBytes,
+    largeBytes: config.largeBodyLimitBytes,
+    totalBytes: config.memoryAdmissionBytes,
+    perClientBytes: config.memoryPerClientBytes,
+    slowClientMs: config.slowClientMs,
+  })
   await app.register(corsPlugin, { origins: config.corsOrigins })
   await app.register(metricsPlugin, { memoryBudgetBytes: config.memoryBudgetBytes })
   await app.register(docsPlugin)

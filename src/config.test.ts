@@ -16,6 +16,15 @@ describe('loadConfig', () => {
     expect(Object.isFrozen(c)).toBe(true)
   })
 
+  it('sizes the memory admission from the older concurrency keys unless MEMORY_ADMISSION_BYTES is given', () => {
+    const MiB = 2 ** 20
+    expect(loadConfig({})).toMatchObject({ memoryAdmissionBytes: 192 * MiB, memoryPerClientBytes: 64 * MiB, slowClientMs: 30_000 })
+    expect(loadConfig({ LARGE_BODY_CONCURRENCY: '1', LARGE_ANSWER_CONCURRENCY: '1' })).toMatchObject({ memoryAdmissionBytes: 32 * MiB, memoryPerClientBytes: 16 * MiB })
+    expect(loadConfig({ MEMORY_ADMISSION_BYTES: String(300 * MiB), LARGE_BODY_CONCURRENCY: '1' })).toMatchObject({ memoryAdmissionBytes: 300 * MiB, memoryPerClientBytes: 100 * MiB })
+    // A client's share is never more than the total.
+    expect(loadConfig({ MEMORY_ADMISSION_BYTES: String(8 * MiB), MEMORY_PER_CLIENT_BYTES: String(9 * MiB) }).memoryPerClientBytes).toBe(8 * MiB)
+  })
+
   it('accepts aliases, records them, and lets the canonical name win', () => {
     const c = loadConfig({ NCM_PORT: '9001', NCM_HOST: '0.0.0.0', DATABASE_PATH: ':memory:' })
     expect(c.port).toBe(9001)

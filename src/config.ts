@@ -57,9 +57,12 @@ const envSchema = z.object({
   DIFF_PATCH_MAX_WEIGHT: intFrom(1024, 1024 * MiB).default(2 * MiB),
   RUN_BATCH_MAX_WEIGHT: intFrom(1024, 1024 * MiB).default(16 * MiB),
   VERIFY_CACHE_MS: intFrom(0, 86_400_000).default(30_000),
+  // The memory admission's total; unset, it is (LARGE_BODY_CONCURRENCY + LARGE_ANSWER_CONCURRENCY) × LARGE_BODY_LIMIT_BYTES.
+  MEMORY_ADMISSION_BYTES: intFrom(1024, 1024 * 1024 * MiB).optional(),
+  MEMORY_PER_CLIENT_BYTES: intFrom(1024, 1024 * 1024 * MiB).optional(),
   LARGE_BODY_CONCURRENCY: intFrom(1, 10_000).default(4),
   LARGE_ANSWER_CONCURRENCY: intFrom(1, 10_000).default(8),
-  LARGE_ANSWER_QUEUE: intFrom(0, 100_000).default(256),
+  SLOW_CLIENT_MS: intFrom(100, 3_600_000).default(30_000),
   BARS_CACHE_BYTES: intFrom(0, 64 * 1024 * MiB).default(256 * MiB),
   CSV_MAX_ROWS: intFrom(1, 100_000_000).default(250_000),
   SSE_STREAMS_PER_CLIENT: intFrom(1, 10_000).default(8),
@@ -143,11 +146,15 @@ export interface Config {
   readonly runBatchMaxWeight: number
   /** GET /api/v11/system/verify answers a run younger than this again instead of re-reading the database. */
   readonly verifyCacheMs: number
-  /** Bodies over BODY_LIMIT_BYTES the host reads and answers at once; more are refused `occupied` before being read. */
-  readonly largeBodyConcurrency: number
-  /** Answers that grow with their input written and sent at once; the next wait in line (largeAnswerQueue), then `occupied`. */
-  readonly largeAnswerConcurrency: number
-  readonly largeAnswerQueue: number
+  /**
+   * Bytes large bodies (their length) and answers that grow with their input (LARGE_BODY_LIMIT_BYTES each) may hold
+   * reserved at once, all clients together; past it a request is refused `occupied` before its body is read.
+   */
+  readonly memoryAdmissionBytes: number
+  /** The same, one client (Principal.owner): default a third of the total, at least one large reservation. */
+  readonly memoryPerClientBytes: number
+  /** A response whose client takes nothing for this long is ended; a body not received within it is refused 408. */
+  readonly slowClientMs: number
   /** Bytes of dataset bars the trading service keeps in memory (least recently used out). */
   readonly barsCacheBytes: number
   /** Rows a CSV import over HTTP may have; counted before parsing (the ncm CLI's import is not bounded by it). */
@@ -231,6 +238,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
       throw new ConfigError(`invalid configuration:\n  CORS_ORIGINS: ${JSON.stringify(origin)} is not an origin as a browser sends it (scheme://host[:port] in lower case, no default port, no path)`)
     }
   }
+  const memoryAdmissionBytes = e.MEMORY_ADMISSION_BYTES ?? (e.LARGE_BODY_CONCURRENCY + e.LARGE_ANSWER_CONCURRENCY) * e.LARGE_BODY_LIMIT_BYTES
   return Object.freeze({
     publicUrl: publicUrlOf(e.PUBLIC_URL),
     host: e.HOST,
@@ -266,9 +274,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
     diffPatchMaxWeight: e.DIFF_PATCH_MAX_WEIGHT,
     runBatchMaxWeight: e.RUN_BATCH_MAX_WEIGHT,
     verifyCacheMs: e.VERIFY_CACHE_MS,
-    largeBodyConcurrency: e.LARGE_BODY_CONCURRENCY,
-    largeAnswerConcurrency: e.LARGE_ANSWER_CONCURRENCY,
-    largeAnswerQueue: e.LARGE_ANSWER_QUEUE,
+    memoryAdmissionBytes,
+    memoryPerClientBytes: Math.min(memoryAdmissionBytes, e.MEMORY_PER_CLIENT_BYTES ?? Math.max(e.LARGE_BODY_LIMIT_BYTES, Math.floor(memoryAdmissionBytes / 3))),
+    slowClientMs: e.SLOW_CLIENT_MS,
     barsCacheBytes: e.BARS_CACHE_BYTES,
     csvMaxRows: e.CSV_MAX_ROWS,
     sseStreamsPerClient: e.SSE_STREAMS_PER_CLIENT,
@@ -357,9 +365,9 @@ export function redactedConfig(config: Config): Record<string, unknown> {
     DIFF_PATCH_MAX_WEIGHT: config.diffPatchMaxWeight,
     RUN_BATCH_MAX_WEIGHT: config.runBatchMaxWeight,
     VERIFY_CACHE_MS: config.verifyCacheMs,
-    LARGE_BODY_CONCURRENCY: config.largeBodyConcurrency,
-    LARGE_ANSWER_CONCURRENCY: config.largeAnswerConcurrency,
-    LARGE_ANSWER_QUEUE: config.largeAnswerQueue,
+    MEMORY_ADMISSION_BYTES: config.memoryAdmissionBytes,
+    MEMORY_PER_CLIENT_BYTES: config.memoryPerClientBytes,
+    SLOW_CLIENT_MS: config.slowClientMs,
     BARS_CACHE_BYTES: config.barsCacheBytes,
     CSV_MAX_ROWS: config.csvMaxRows,
     SSE_STREAMS_PER_CLIENT: config.sseStreamsPerClient,

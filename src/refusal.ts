@@ -7,6 +7,7 @@ export const REFUSAL_STATUS = {
   forbidden: 403,
   not_found: 404,
   method_not_allowed: 405,
+  request_timeout: 408,
   conflict: 409,
   payload_too_large: 413,
   headers_too_large: 431,

@@ -5,8 +5,8 @@
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { hostileRequests, prepareHostile, sendHostile, type HostileRequest } from './hostile.js'
-import { spawnServer, stop } from './lib.js'
+import { finishedLargeJob, holdingInputs, hostileRequests, prepareHostile, sendHostile, type HostileRequest } from './hostile.js'
+import { rssMiB, spawnServer, stop } from './lib.js'
 import { probeHealth, quantile, type Signal } from './saturate.js'
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5)
@@ -39,6 +39,8 @@ const dir = mkdtempSync(join(tmpdir(), 'bench-hostile-'))
 const { child, info } = await spawnServer<{ port: number; pid: number }>('scripts/bench/serve-app.ts', {
   RATE_LIMIT_PER_MIN: '0', BODY_LIMIT_BYTES: '16777216', DATABASE_PATH: join(dir, 'hub.sqlite'), VERIFY_CACHE_MS: '0',
   BARS_CACHE_BYTES: String(8 * 2 ** 20),
+  // Within a stretch: the holding inputs are ended by the host while health is probed.
+  SLOW_CLIENT_MS: '2000',
 })
 const base = `http://127.0.0.1:${info.port}`
 await prepareHostile(base)
@@ -58,6 +60,28 @@ try {
       attack.name.padEnd(38) + fmt(quantile(calmSorted, 0.99)) + '  ' + fmt(quantile(hostileSorted, 0.5)) +
         fmt(p99) + fmt(hostileSorted.at(-1) ?? NaN) + JSON.stringify(hostile.statuses) +
         (hostile.failures ? `  health failures ${hostile.failures}` : ''),
+    )
+  }
+  // Inputs that hold instead of send (issue #30 item 3): one client's sockets left open for the stretch, never reading
+  // their answers or sending a body a byte at a time; the host's RSS beside each (SLOW_CLIENT_MS ends them).
+  const holding = holdingInputs(await finishedLargeJob(base)).filter((h) => !ONLY || ONLY.split(',').some((part) => h.name.includes(part)))
+  for (const input of holding) {
+    const calm = await stretch(base)
+    const rssBefore = rssMiB(info.pid) ?? NaN
+    const held = await input.open(base)
+    let rssPeak = rssBefore
+    const sampler = setInterval(() => { rssPeak = Math.max(rssPeak, rssMiB(info.pid) ?? 0) }, 50)
+    const hostile = await stretch(base)
+    clearInterval(sampler)
+    const statuses = await held.close()
+    const hostileSorted = ascending(hostile.latencies)
+    const p99 = quantile(hostileSorted, 0.99)
+    worst = Math.max(worst, p99)
+    const fmt = (ms: number) => `${ms.toFixed(1)} ms`.padEnd(9)
+    console.log(
+      input.name.padEnd(38) + fmt(quantile(ascending(calm.latencies), 0.99)) + '  ' + fmt(quantile(hostileSorted, 0.5)) +
+        fmt(p99) + fmt(hostileSorted.at(-1) ?? NaN) + JSON.stringify(statuses) +
+        `  RSS ${rssBefore.toFixed(0)} → peak ${rssPeak.toFixed(0)} MiB` + (hostile.failures ? `  health failures ${hostile.failures}` : ''),
     )
   }
 } finally {

@@ -2,6 +2,7 @@
 // sending the worst inputs of items 1–3 in a loop, and the 150 × 15.5 MB /digest burst of item 11. Every answer is
 // tallied by status and refusal code.
 import { createHash } from 'node:crypto'
+import { connect, type Socket } from 'node:net'
 import { request } from 'undici'
 import { rssMiB } from './lib.js'
 import { EQUITY_MAX_POINTS } from '../../src/engines/trading/answer-caps.js'
@@ -267,4 +268,94 @@ export async function digestBurst(base: string, pid: number, count: number, sett
   await new Promise((r) => setTimeout(r, settleMs))
   clearInterval(sampler)
   return { before, peak, atEnd, settled: rssMiB(pid), seconds, outcomes }
+}
+
+/**
+ * Inputs that hold rather than send (issue #30 item 3): sockets one client opens and leaves, never reading the answers or
+ * sending a body a byte at a time. `open` starts them; `close` reads what each got (the status line, or `open` when the
+ * host has not answered or ended it) and closes them.
+ */
+export interface HoldingInput {
+  name: string
+  open(base: string): Promise<{ close(): Promise<Record<string, number>> }>
+}
+
+async function rawSocket(base: string): Promise<Socket> {
+  const { hostname, port } = new URL(base)
+  const socket = connect(Number(port), hostname)
+  await new Promise((r) => socket.once('connect', r))
+  socket.on('error', () => undefined)
+  return socket
+}
+
+/** The first bytes each socket read, kept as they arrive (a socket the host has closed may be reset before we look). */
+const heads = new WeakMap<Socket, string>()
+function keepHead(socket: Socket) {
+  heads.set(socket, '')
+  socket.on('data', (chunk: Buffer) => { const head = heads.get(socket)!; if (head.length < 64) heads.set(socket, head + chunk.toString('latin1')) })
+}
+
+/** Each socket's status line (what it holds so far), then closed by us. */
+async function statusesOf(sockets: Socket[]): Promise<Record<string, number>> {
+  const tally: Record<string, number> = {}
+  await Promise.all(sockets.map((socket) => new Promise<void>((resolve) => {
+    if (!heads.has(socket)) keepHead(socket)
+    const done = () => {
+      const head = heads.get(socket)!
+      const status = /^HTTP\/1\.1 (\d{3})/.exec(head)?.[1] ?? 'open'
+      tally[status] = (tally[status] ?? 0) + 1
+      socket.destroy()
+      resolve()
+    }
+    socket.resume()
+    // What the kernel holds arrives at once; a socket still open after that is one the host holds.
+    setTimeout(done, 200)
+  })))
+  return tally
+}
+
+/** A finished backtest job whose answer is megabytes (250k bars: every bar's equity, every trade): its id. */
+export async function finishedLargeJob(base: string): Promise<string> {
+  const res = await request(`${base}/api/v11/trading/backtest`, {
+    method: 'POST', headers: { ...json, prefer: 'respond-async' },
+    body: JSON.stringify({ dataset: HOSTILE_DATASETS[1], strategy: 'sma_cross', params: { fast: 2, slow: 5 }, include: ['equity', 'trades'] }),
+  })
+  const { id } = (await res.body.json()) as { id: string }
+  for (;;) {
+    const state = ((await (await request(`${base}/api/v11/jobs/${id}`)).body.json()) as { state: string }).state
+    if (state === 'succeeded') return id
+    if (state !== 'queued' && state !== 'running') throw new Error(`the large job ended ${state}`)
+    await new Promise((r) => setTimeout(r, 100))
+  }
+}
+
+export function holdingInputs(jobId: string): HoldingInput[] {
+  return [
+    {
+      name: 'events x100 of a large answer, unread',
+      async open(base) {
+        const sockets: Socket[] = []
+        for (let i = 0; i < 100; i++) {
+          const socket = await rawSocket(base)
+          socket.pause()
+          socket.write(`GET /api/v11/jobs/${jobId}/events HTTP/1.1\r\nhost: 127.0.0.1\r\nconnection: close\r\n\r\n`)
+          sockets.push(socket)
+        }
+        return { close: () => statusesOf(sockets) }
+      },
+    },
+    {
+      name: 'digest x8, a body byte per 100 ms',
+      async open(base) {
+        const sockets = await Promise.all(Array.from({ length: 8 }, () => rawSocket(base)))
+        for (const socket of sockets) {
+          keepHead(socket)
+          socket.write(`POST /api/v1/digest HTTP/1.1\r\nhost: 127.0.0.1\r\ncontent-type: application/json\r\ncontent-length: 15000000\r\n\r\n{"content":"`)
+        }
+        // Dripped until the host answers (a write after its close would reset the socket and lose the answer).
+        const drip = setInterval(() => { for (const socket of sockets) if (!socket.destroyed && heads.get(socket) === '') socket.write('x') }, 100)
+        return { close: async () => { clearInterval(drip); return statusesOf(sockets) } }
+      },
+    },
+  ]
 }

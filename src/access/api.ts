@@ -71,7 +71,7 @@ export default async function accessApi(app: FastifyInstance) {
 
   const pinRead = z.object({ ...pinMeta, verified: z.literal(true), content: z.string(), json: z.unknown().optional() })
   app.get('/pins/:digest', {
-    // As POST /api/v1/pin's read: the content is held until it is sent, so reads at once take large-answer slots.
+    // As POST /api/v1/pin's read: the content is held until it is sent, so reads at once reserve memory (the memory admission).
     config: { largeAnswer: true },
     schema: {
       tags: ['admin'], summary: `${PREFIX}/pins/{digest}`,

@@ -1,5 +1,6 @@
 // What a request body becomes, the same on the event loop (small bodies) and in the body thread (large ones): JSON under
-// the host's rules (json-text.ts, Fastify's prototype-poisoning protection), or CSV text with its rows counted.
+// the host's rules (json-text.ts, Fastify's prototype-poisoning protection), or CSV text (its rows are counted by the
+// CSV parser, engines/trading/csv.ts, which reads them: one count, whatever the line ends).
 import secureJsonParse from 'secure-json-parse'
 import { parseJsonShaped } from '../json-text.js'
 import { Refusal, type RefusalCode, type RefusalOptions } from '../refusal.js'
@@ -7,7 +8,7 @@ import { Refusal, type RefusalCode, type RefusalOptions } from '../refusal.js'
 export type BodyFormat =
   // textMembers: top-level members that cross back from the body thread as JSON text when wide (text-members.ts)
   | { kind: 'json'; maxDepth: number; maxValues: number; textMembers?: readonly string[] }
-  | { kind: 'csv'; maxRows: number }
+  | { kind: 'csv' }
   // a text/plain body that is one member of the operation's input (e.g. /sat's dimacs)
   | { kind: 'text'; member: string }
 
@@ -41,10 +42,7 @@ export const textOf = (bytes: Uint8Array): string => Buffer.from(bytes.buffer, b
 export function parseBody(bytes: Uint8Array, format: BodyFormat): BodyOutcome {
   try {
     const text = textOf(bytes)
-    if (format.kind === 'csv') {
-      refuseOverRows(text, format.maxRows)
-      return { ok: true, value: text }
-    }
+    if (format.kind === 'csv') return { ok: true, value: text }
     if (format.kind === 'text') return { ok: true, value: { [format.member]: text } }
     if (text.length === 0) return { ok: false, fastify: 'FST_ERR_CTP_EMPTY_JSON_BODY' }
     const { value, shape } = parseJsonShaped(text, format.maxDepth, secureParse, format.maxValues)
@@ -53,17 +51,5 @@ export function parseBody(bytes: Uint8Array, format: BodyFormat): BodyOutcome {
     if (err instanceof InvalidJson) return { ok: false, fastify: 'FST_ERR_CTP_INVALID_JSON_BODY' }
     if (err instanceof Refusal) return { ok: false, refusal: { code: err.code, reason: err.message, options: err.options } }
     throw err
-  }
-}
-
-/** An import over CSV_MAX_ROWS is refused before any parsing: rows are counted by line ends alone. */
-export function refuseOverRows(csv: string, maxRows: number): void {
-  let lines = 0
-  for (let at = csv.indexOf('\n'); at !== -1; at = csv.indexOf('\n', at + 1)) {
-    if (++lines > maxRows + 1) {
-      throw new Refusal('over_limit', `the CSV has more than ${maxRows} rows (CSV_MAX_ROWS); import larger files with the ncm CLI`, {
-        hints: { limit: 'CSV_MAX_ROWS', value: maxRows },
-      })
-    }
   }
 }

@@ -35,8 +35,7 @@ const cases: Array<[string, string, BodyFormat?, number?, number?]> = [
   ['a number that overflows', '{"n":1e400}'],
   ['a body over the limit', JSON.stringify({ a: 'x'.repeat(100) }), json, 50],
   ['a body shorter than its content-length', '{"a":1}', json, 1 << 20, 99],
-  ['a CSV within its rows', 'Date,Open\n1,2\n3,4\n', { kind: 'csv', maxRows: 2 }],
-  ['a CSV over its rows', 'Date,Open\n1,2\n3,4\n5,6\n7,8\n', { kind: 'csv', maxRows: 2 }],
+  ['a CSV as its text', 'Date,Open\n1,2\n3,4\n', { kind: 'csv' }],
 ]
 
 describe('body reader', () => {

@@ -29,6 +29,8 @@ export interface BodyReaderOptions {
   offLoopBytes?: number
   /** Niceness of the body thread (0 = as the event loop); default 10, as the mill's workers. */
   nice?: number
+  /** A body not received whole this long after its reading began is refused request_timeout (SLOW_CLIENT_MS). */
+  deadlineMs?: number
 }
 
 export interface BodyReader {
@@ -50,11 +52,20 @@ interface BodySink {
   abandon(): void
 }
 
-/** Reads a body as Fastify's raw-body reader does: limit, declared length, stream errors as 400. */
-function collect(payload: Readable, contentLength: number, limit: number, sink: BodySink): Promise<BodyOutcome> {
+/** The refusal of a body that trickles: it would hold its memory reservation and its socket for as long as it likes. */
+export function bodyTimeout(deadlineMs: number, received: number): Refusal {
+  return new Refusal('request_timeout', `the body did not arrive within ${deadlineMs} ms (${received} bytes received); send it at once`, {
+    hints: { limit: 'SLOW_CLIENT_MS', value: deadlineMs },
+  })
+}
+
+/** Reads a body as Fastify's raw-body reader does: limit, declared length, stream errors as 400; and a deadline. */
+function collect(payload: Readable, contentLength: number, limit: number, deadlineMs: number, sink: BodySink): Promise<BodyOutcome> {
   return new Promise<BodyOutcome>((resolve, reject) => {
     let received = 0
+    const deadline = setTimeout(() => fail(bodyTimeout(deadlineMs, received)), deadlineMs)
     const stop = () => {
+      clearTimeout(deadline)
       payload.removeListener('data', onData)
       payload.removeListener('end', onEnd)
       payload.removeListener('error', onEnd)
@@ -104,6 +115,7 @@ function outcomeValue(outcome: BodyOutcome): unknown {
 export function createBodyReader(options: BodyReaderOptions = {}): BodyReader {
   const offLoopBytes = options.offLoopBytes ?? OFF_LOOP_BODY_BYTES
   const workerData: ThreadData = { nice: options.nice ?? 10 }
+  const deadlineMs = options.deadlineMs ?? 30_000
   const offLoopFor = (contentLength: number) => Number.isNaN(contentLength) || contentLength > offLoopBytes
   const fromSource = extname(fileURLToPath(import.meta.url)) === '.ts'
   let worker: Worker | null = null
@@ -210,7 +222,7 @@ export function createBodyReader(options: BodyReaderOptions = {}): BodyReader {
   return {
     async read(payload, contentLength, limit, format) {
       if (contentLength > limit) throw new errorCodes.FST_ERR_CTP_BODY_TOO_LARGE()
-      return outcomeValue(await collect(payload, contentLength, limit, offLoopFor(contentLength) ? threadSink(format) : loopSink(format)))
+      return outcomeValue(await collect(payload, contentLength, limit, deadlineMs, offLoopFor(contentLength) ? threadSink(format) : loopSink(format)))
     },
     offLoopFor,
     offLoop: () => offLoop,

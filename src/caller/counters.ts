@@ -15,6 +15,7 @@ export type OnionLayer = (typeof ONION_LAYERS)[number]
 /** The layer that refuses each code. */
 export const LAYER_OF_REFUSAL: Record<RefusalCode, OnionLayer> = {
   payload_too_large: 'limits',
+  request_timeout: 'limits',
   headers_too_large: 'limits',
   rate_limited: 'rate_limit',
   invalid_input: 'validation',

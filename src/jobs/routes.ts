@@ -113,7 +113,7 @@ export default async function jobRoutes(app: FastifyInstance, opts: JobRoutesOpt
         'a reconnect answers 204 (EventSource stops). Comment lines keep idle proxies open.',
       params: idParams,
     },
-  }, async (req, reply) => streamJobEvents(jobs, app.jobStreams, heartbeatMs, req, reply, await found(req)))
+  }, async (req, reply) => streamJobEvents(jobs, app.jobStreams, app.memory, heartbeatMs, req, reply, await found(req)))
 }
 
 function purgedRefusal(job: JobRecord): Refusal {

@@ -99,7 +99,7 @@ export default async function mcpPlugin(app: FastifyInstance, opts: McpPluginOpt
     trading,
     counters,
     jobs: app.jobs,
-    largeAnswers: app.largeAnswers,
+    memory: app.memory,
     bindingOf: (extra) => {
       const binding = extra.authInfo?.extra?.[BINDING] as RequestBinding | undefined
       if (!binding) throw new Error('an MCP message arrived without its HTTP request')

@@ -111,7 +111,7 @@ function datasetRef(part: string): string {
   }
   return ref
 }
-/** A pin's URI starts so (its read holds the content: it takes a large-answer slot). */
+/** A pin's URI starts so (its read holds the content: it reserves memory first). */
 export const PIN_URI_PREFIX = `${RESOURCE_SCHEME}://pins/`
 const pinUri = (digest: string) => `${PIN_URI_PREFIX}${digest}`
 

@@ -13,7 +13,7 @@ import { Refusal } from '../refusal.js'
 import type { TradingContext } from '../trading/context.js'
 import { HUB_VERSION, NCM_VERSION } from '../version.js'
 import { listResources, PIN_URI_PREFIX, readResource, RESOURCE_TEMPLATES } from './resources.js'
-import type { LargeAnswers } from '../plugins/large-answers.js'
+import type { MemoryAdmission } from '../plugins/memory-admission.js'
 import type { McpTool } from './tools.js'
 import { runAsJob } from './job-runner.js'
 import type { JobQueue } from '../jobs/types.js'
@@ -37,8 +37,8 @@ export interface McpServerDeps {
   /** Heavy tools run as jobs here, like their routes. */
   jobs: JobQueue
   counters: CallerCounters
-  /** The host's large-answer slots: a tool whose answer grows with its input, or a pin read, holds one while it runs. */
-  largeAnswers: Pick<LargeAnswers, 'acquire'>
+  /** The host's memory admission: a tool whose answer grows with its input, or a pin read, holds a reservation while it runs. */
+  memory: Pick<MemoryAdmission, 'reserveAnswer'>
   /** The binding of the HTTP request a JSON-RPC message came in (the plugin puts it in the transport's authInfo). */
   bindingOf(extra: { authInfo?: { extra?: Record<string, unknown> } }): RequestBinding
 }
@@ -111,8 +111,8 @@ export function createMcpServer(deps: McpServerDeps): Server {
     counters.requests++
     let release: (() => void) | null = null
     try {
-      // 50 calls reading a 15 MB pin at once held 2.5 GB of RSS: as its route, such a call waits for a slot.
-      if (tool.largeAnswer) release = await deps.largeAnswers.acquire()
+      // 50 calls reading a 15 MB pin at once held 2.5 GB of RSS: as its route, such a call reserves memory first.
+      if (tool.largeAnswer) release = deps.memory.reserveAnswer(context.principal.owner)
       // The same body limits as the routes: a tool whose route takes the default limit refuses a larger message.
       if (tool.bodyLimit === 'default' && bodyBytes > config.bodyLimitBytes) {
         throw new Refusal('payload_too_large', `the message is ${bodyBytes} bytes; ${tool.name} takes at most ${config.bodyLimitBytes} (BODY_LIMIT_BYTES)`)
@@ -160,7 +160,7 @@ export function createMcpServer(deps: McpServerDeps): Server {
     const { context } = deps.bindingOf(extra)
     let release: (() => void) | null = null
     try {
-      if (request.params.uri.startsWith(PIN_URI_PREFIX)) release = await deps.largeAnswers.acquire()
+      if (request.params.uri.startsWith(PIN_URI_PREFIX)) release = deps.memory.reserveAnswer(context.principal.owner)
       return { contents: [await readResource(request.params.uri, { ctx: context, trading: trading.service })] }
     } catch (err) {
       const refusal = toRefusal(err, context.requestId)

@@ -34,7 +34,7 @@ export interface McpTool {
   /** Heavy tools run as this job (progress and cancellation come from it); the others run in the request. */
   job?: ToolJob
   run(input: unknown, ctx: ToolContext): Promise<unknown>
-  /** Its answer grows with its input (its route is marked largeAnswer, or it is a job): a call takes a large-answer slot. */
+  /** Its answer grows with its input (its route is marked largeAnswer, or it is a job): a call reserves memory first, as its route. */
   largeAnswer: boolean
   /** Its HTTP route (path from the host's root): a linked answer names it, for the whole answer over HTTP. */
   route: { method: 'GET' | 'POST' | 'DELETE'; path: string }

@@ -17,6 +17,8 @@ export interface JsonBodyOptions {
   offLoopBytes?: number
   /** Niceness of the body thread (MILL_NICE: it yields to the loop as the mill's workers do). */
   nice?: number
+  /** A body not received whole within this long is refused request_timeout, 408 (SLOW_CLIENT_MS). */
+  deadlineMs?: number
   /** The route's top-level members that come back from the body thread as JSON text when wide (body-parse/text-members.ts). */
   textMembers?: (req: FastifyRequest) => readonly string[] | undefined
 }
@@ -55,7 +57,7 @@ function turnAfterLargeBody(req: FastifyRequest, _reply: FastifyReply, done: Hoo
 
 export default fp(
   async function jsonBodyPlugin(app: FastifyInstance, opts: JsonBodyOptions) {
-    const reader = createBodyReader({ offLoopBytes: opts.offLoopBytes, nice: opts.nice })
+    const reader = createBodyReader({ offLoopBytes: opts.offLoopBytes, nice: opts.nice, deadlineMs: opts.deadlineMs })
     const format: BodyFormat = { kind: 'json', maxDepth: opts.maxDepth, maxValues: opts.maxValues }
     app.decorate('bodyReader', reader)
     app.decorateRequest('bodyOffLoop', false)

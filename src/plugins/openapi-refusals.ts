@@ -41,6 +41,7 @@ const WHAT: Record<RefusalCode, string> = {
   conflict: 'the input contradicts stored state (an Idempotency-Key reused with another body, a pin that changed)',
   payload_too_large: 'the body is over the route\'s limit (BODY_LIMIT_BYTES or LARGE_BODY_LIMIT_BYTES)',
   headers_too_large: 'the request headers are too large',
+  request_timeout: 'the body did not arrive within SLOW_CLIENT_MS',
   over_limit: 'the input is over a declared limit (the hints name it and its value)',
   rate_limited: 'over RATE_LIMIT_PER_MIN (Retry-After says when to come back)',
   internal: 'an internal error (the request id is in the answer and the log)',

@@ -55,6 +55,7 @@ const TITLES: Record<RefusalCode, string> = {
   forbidden: 'Forbidden',
   not_found: 'Not found',
   method_not_allowed: 'Method not allowed',
+  request_timeout: 'Request timeout',
   conflict: 'Conflict',
   payload_too_large: 'Payload too large',
   headers_too_large: 'Request header fields too large',

@@ -98,8 +98,10 @@ export interface TradingOperationDefinition<
    * admission as the work starts (a run's Monte Carlo bands).
    */
   mill?: true
-  /** An answer that grows with the stored data: it takes a large-answer slot while it is held and sent. */
+  /** An answer that grows with the stored data: its memory is reserved first (the memory admission) while it is held and sent. */
   largeAnswer?: boolean
+  /** What such an answer reserves when a page bounds it (default LARGE_BODY_LIMIT_BYTES). */
+  answerBytes?: number
   /** Reads that cost a few ms of synchronous work each: each request waits for a loop turn of its own. */
   ownTurn?: boolean
   deprecated?: boolean
@@ -139,6 +141,7 @@ export interface TradingOperation {
   readonly heavy?: { check(input: any, call: TradingCall): Promise<void>; measuresNow?: true }
   readonly mill?: true
   readonly largeAnswer?: boolean
+  readonly answerBytes?: number
   readonly ownTurn?: boolean
   readonly deprecated?: boolean
   readonly examples?: readonly Record<string, unknown>[]

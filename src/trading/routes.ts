@@ -39,18 +39,19 @@ export default async function tradingRoutes(app: FastifyInstance, { context, ope
   for (const group of Object.keys(TRADING_GROUPS) as TradingGroup[]) {
     const ops = operations.filter((op) => op.group === group)
     await app.register(async (scope) => {
-      setUpGroup(scope, group, context)
+      setUpGroup(scope, group)
       for (const op of ops) routeOperation(scope, op, context, callOf)
     }, { prefix: TRADING_GROUPS[group].prefix })
   }
 }
 
-function setUpGroup(app: FastifyInstance, group: TradingGroup, { config }: TradingContext) {
+function setUpGroup(app: FastifyInstance, group: TradingGroup) {
   if (group === 'root') return
   app.setNotFoundHandler(tradingNotFound)
   if (group === 'v11') {
-    // CSV bodies arrive as one string, read (and over 1 MiB decoded and their rows counted) by the host's body reader.
-    const csvFormat = { kind: 'csv', maxRows: config.csvMaxRows } as const
+    // CSV bodies arrive as one string, read (over 64 KiB decoded off the loop) by the host's body reader; the CSV parser
+    // counts their rows against CSV_MAX_ROWS as it reads them (engines/trading/csv.ts).
+    const csvFormat = { kind: 'csv' } as const
     app.addContentTypeParser('text/csv', (req: FastifyRequest, payload: Readable) => readBody(app.bodyReader, req, payload, csvFormat))
     // What `curl -d` sends without a content type: refused with the way to send a file as it is.
     app.addContentTypeParser('application/x-www-form-urlencoded', async () => {
@@ -99,7 +100,7 @@ function routeOperation(
     ...(op.heavy ? JUDGE_BY_PATH : {}),
     config: {
       operation: op.name,
-      ...(op.largeAnswer ? { largeAnswer: true } : {}),
+      ...(op.largeAnswer ? { largeAnswer: true, answerBytes: op.answerBytes } : {}),
       ...(op.examples ? { examples: op.examples } : {}),
       ...(guarded || op.refusals ? { refusals: [...(guarded ? SCOPE_REFUSALS : []), ...(op.refusals ?? [])] } : {}),
       // The door: asked by the host's access plugin before a body of up to LARGE_BODY_LIMIT_BYTES is read.

@@ -1,8 +1,8 @@
 // Issue #13: a dataset's 500-bar page asked for by many connections at once, over a real socket with health and the
 // loop watched. Each answer read its bars and serialised ~60 KB of JSON in one go, ~2 ms; the answers of one poll of the
 // sockets ran back to back, so a burst of 30 held the loop's CPU 50-70 ms. The page is now written through its schema
-// a part per turn, and the route takes a large-answer slot (src/plugins/large-answers.ts), so at most
-// LARGE_ANSWER_CONCURRENCY reads start in one turn.
+// a part per turn, and each read reserves 1 MiB of the memory admission (src/plugins/memory-admission.ts): a page is
+// bounded, so a burst of 30 from one client fits its share.
 import { beforeAll, describe, expect, it } from 'vitest'
 import { listeningTestApp } from '../helper.js'
 import { burstsBesideHealth } from './bursts.js'

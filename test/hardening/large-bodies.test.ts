@@ -1,5 +1,5 @@
-// Issue #13 item 11, over a real socket: concurrent large bodies are bounded (LARGE_BODY_CONCURRENCY), the rest refused
-// `occupied` with Retry-After before their body is read; the ones admitted hash correctly as streams. The RSS of a
+// Issue #13 item 11, over a real socket: concurrent large bodies are bounded by the memory admission (their declared
+// bytes against MEMORY_ADMISSION_BYTES), the rest refused `occupied` with Retry-After before their body is read; the ones admitted hash correctly as streams. The RSS of a
 // 150 × 15.5 MB burst against the compiled server is measured by `npm run bench:load` (hostile phase), not here.
 import { createHash } from 'node:crypto'
 import { connect } from 'node:net'
@@ -9,7 +9,8 @@ import { request } from 'undici'
 import { listeningTestApp } from '../helper.js'
 import { monitorHealth } from './monitor.js'
 
-const host = listeningTestApp({ env: { LARGE_BODY_CONCURRENCY: '2' } })
+// Room for two 3 MB bodies at once.
+const host = listeningTestApp({ env: { MEMORY_ADMISSION_BYTES: '7000000' } })
 
 /** A JSON digest body of `content` sent in two halves: the second only once `release` resolves. */
 function heldBody(content: string, release: Promise<void>) {
@@ -24,7 +25,7 @@ function heldBody(content: string, release: Promise<void>) {
 }
 
 describe('large bodies', () => {
-  it('while LARGE_BODY_CONCURRENCY bodies are being read, the next is refused occupied with Retry-After, unread', async () => {
+  it('while the admitted bodies are being read, the next is refused occupied with Retry-After, unread', async () => {
     const content = 'x'.repeat(3_000_000)
     const expected = createHash('sha256').update(content).digest('hex')
     let release!: () => void
@@ -34,7 +35,7 @@ describe('large bodies', () => {
         method: 'POST', headers: { 'content-type': 'application/json', 'content-length': String(body.length) }, body: body.stream,
       }).then(async (res) => ({ status: res.statusCode, retryAfter: res.headers['retry-after'], body: (await res.body.json()) as any }))
     const held = [post(heldBody(content, released)), post(heldBody(content, released))]
-    while (host.app.largeBodies.inFlight() < 2) await new Promise((r) => setTimeout(r, 10))
+    while (host.app.memory.held() < 6_000_000) await new Promise((r) => setTimeout(r, 10))
     const third = await post(heldBody(content, Promise.resolve()))
     expect(third.status).toBe(503)
     expect(third.body.refuse.code).toBe('occupied')
@@ -44,7 +45,7 @@ describe('large bodies', () => {
       expect(res.status).toBe(200)
       expect(res.body.data.digests.sha256.hex).toBe(expected)
     }
-    expect(host.app.largeBodies.inFlight()).toBe(0)
+    expect(host.app.memory.held()).toBe(0)
   })
 
   it('a burst of 12 is answered: digests hashed as streams are right, refusals are occupied with Retry-After, every slot is given back', async () => {
@@ -74,7 +75,7 @@ describe('large bodies', () => {
       expect(a.body.refuse.code).toBe('occupied')
       expect(a.retryAfter).toBe('1')
     }
-    expect(host.app.largeBodies.inFlight()).toBe(0) // every slot given back
+    expect(host.app.memory.held()).toBe(0) // every slot given back
     expect(health.failures).toBe(0)
   })
 
@@ -84,9 +85,9 @@ describe('large bodies', () => {
     await new Promise((r) => socket.once('connect', r))
     socket.write(`POST /api/v1/digest HTTP/1.1\r\nhost: ${hostname}\r\ncontent-type: application/json\r\ncontent-length: 3000000\r\n\r\n{"content":"`)
     socket.write('x'.repeat(100_000))
-    while (host.app.largeBodies.inFlight() < 1) await new Promise((r) => setTimeout(r, 10))
+    while (host.app.memory.held() < 3_000_000) await new Promise((r) => setTimeout(r, 10))
     socket.destroy()
-    for (let i = 0; i < 200 && host.app.largeBodies.inFlight() > 0; i++) await new Promise((r) => setTimeout(r, 10))
-    expect(host.app.largeBodies.inFlight()).toBe(0)
+    for (let i = 0; i < 200 && host.app.memory.held() > 0; i++) await new Promise((r) => setTimeout(r, 10))
+    expect(host.app.memory.held()).toBe(0)
   })
 })

@@ -70,6 +70,8 @@ export const datasetOperations = [
     // A 500-bar page costs ~1.5 ms of synchronous reads and ~1 ms of JSON: each read waits for a turn of its own.
     ownTurn: true,
     largeAnswer: true,
+    // At most PAGE_LIMIT_MAX (500) bars and the dataset's rows: ~120 KB, so 30 pages at once fit one client's share.
+    answerBytes: 2 ** 20,
     handler: ({ ref, ...query }, { readback }) => readback.dataset(ref, query),
   }),
   defineTradingOperation({

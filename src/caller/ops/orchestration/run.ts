@@ -101,7 +101,7 @@ export function rethrowSingle(result: z.infer<typeof itemResult>): void {
 }
 
 /** A single operation's refusal is the answer's: any refusal an operation gives (not the transport's own). */
-export const DISPATCHED_REFUSALS: readonly RefusalCode[] = REFUSAL_CODES.filter((code) => code !== 'method_not_allowed' && code !== 'headers_too_large')
+export const DISPATCHED_REFUSALS: readonly RefusalCode[] = REFUSAL_CODES.filter((code) => code !== 'method_not_allowed' && code !== 'headers_too_large' && code !== 'request_timeout')
 
 export const run = defineOperation({
   name: 'run',
