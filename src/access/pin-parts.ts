@@ -4,7 +4,7 @@ import { createHash } from 'node:crypto'
 import { StringDecoder } from 'node:string_decoder'
 import { utf8Chunks } from '../engines/digest/base64.js'
 import type { Sql } from '../store/sql.js'
-import { nextTurn } from '../store/turns.js'
+import { inTurns } from '../store/turns.js'
 import { readByteParts, writeByteParts, type PartsOf } from '../store/byte-parts.js'
 
 /** Characters per part: at most 768 KiB of UTF-8, a few milliseconds to encode, hash and INSERT. */
@@ -22,8 +22,7 @@ export async function pinBytesOf(text: string, partChars: number = PIN_PART_CHAR
   const hash = createHash('sha256')
   const parts: Buffer[] = []
   let size = 0
-  for (const part of utf8Chunks(text, partChars)) {
-    if (parts.length > 0) await nextTurn()
+  for await (const part of inTurns(utf8Chunks(text, partChars))) {
     hash.update(part)
     parts.push(part)
     size += part.byteLength
