@@ -6,7 +6,7 @@
 import type { FastifyInstance, RouteOptions } from 'fastify'
 import type { SwaggerTransform } from '@fastify/swagger'
 import { jsonSchemaTransform } from 'fastify-type-provider-zod'
-import { inTurns } from '../store/turns.js'
+import { nextTurn } from '../store/turns.js'
 import { placeRequestExamples, withRequestExamples } from './openapi-examples.js'
 import { documentRefusals, routeKey } from './openapi-refusals.js'
 
@@ -26,6 +26,8 @@ export interface HostDocuments {
   yaml(): Promise<Buffer>
 }
 
+/** Loop CPU spent converting route schemas before the next turn: well under the health probe's 50 ms. */
+const SLICE_MS = 8
 /** Encoding the YAML takes ~0.3 s in a worker; the budget only stops a worker that went wrong. */
 const YAML_BUDGET_MS = 30_000
 /** All jsonSchemaTransform reads of the document being built: which OpenAPI version to target. */
@@ -65,12 +67,18 @@ export function hostDocumentBuilder(app: FastifyInstance): {
   }
 
   async function convertAhead(): Promise<void> {
-    // a route with a transform of its own does not use this one
-    const pending = routes.filter((route) => route.config?.swaggerTransform === undefined && !ahead.has(route))
-    for await (const route of inTurns(pending)) {
+    let sliceStart = performance.now()
+    for (const route of routes) {
+      // a route with a transform of its own does not use this one
+      if (route.config?.swaggerTransform !== undefined || ahead.has(route)) continue
       const converted = jsonSchemaTransform({ schema: route.schema as TransformInput['schema'], url: route.url, route, openapiObject: TARGET })
       ahead.set(route, withRequestExamples(converted, route))
+      if (performance.now() - sliceStart >= SLICE_MS) {
+        await nextTurn()
+        sliceStart = performance.now()
+      }
     }
+    await nextTurn()
   }
 
   const object = once(async () => {
