@@ -5,7 +5,7 @@
 // every part is valid text on its own and the parts joined are the whole. Answers are written by their schema's
 // serializer (src/json/serializer.ts), never here.
 import { pairSafeEnd } from './engines/digest/base64.js'
-import { nextTurn } from './store/turns.js'
+import { inTurns } from './store/turns.js'
 
 /** A stored part's most characters: ~2.5 ms to INSERT on SQLite, so a 14 MB input is 56 short statements. */
 export const PART_CHARS = 256 * 1024
@@ -135,11 +135,10 @@ export async function jsonTextInTurns(value: unknown, maxChars: number = TURN_TE
 }
 
 /** The JSON text in parts of at most PART_CHARS, with a loop turn between parts (none for a one-part text). */
-export async function* jsonParts(value: unknown, maxChars: number = PART_CHARS): AsyncGenerator<string> {
+export const jsonParts = (value: unknown, maxChars: number = PART_CHARS): AsyncGenerator<string> => inTurns(partsOf(value, maxChars))
+
+function* partsOf(value: unknown, maxChars: number): Generator<string> {
   const writer = createJsonWriter(value)
-  for (;;) {
-    yield writer.next(maxChars)
-    if (writer.done) return
-    await nextTurn()
-  }
+  do yield writer.next(maxChars)
+  while (!writer.done)
 }

@@ -19,10 +19,10 @@ describe.each(TEST_BACKENDS)('pin orphan sweep on %s', (backend) => {
   it('removes the parts of a pin whose row never came once they are an hour old, and keeps pinned ones', async () => {
     const { sql } = await stores.open(backend)
     const repo = pinRepository(sql)
-    const kept = await pinBytesOf('pinned, row and all', 4)
+    const kept = pinBytesOf('pinned, row and all', 4)
     await repo.put(kept, 'text/plain', null, 1_000)
     // A crash between the parts and the row: parts of a pin that never was.
-    const ghost = await pinBytesOf('parts without a row', 4)
+    const ghost = pinBytesOf('parts without a row', 4)
     await writePinParts(sql, ghost.digest, ghost.parts, 1_000)
 
     expect(await repo.sweepOrphans(1_000 + ORPHAN_AFTER_MS - 1)).toBe(0) // younger than an hour: its row may be on the way
@@ -36,7 +36,7 @@ describe.each(TEST_BACKENDS)('pin orphan sweep on %s', (backend) => {
   it('keeps old parts that a put of the same content writes again, and the pin reads whole', async () => {
     const { sql } = await stores.open(backend)
     const repo = pinRepository(sql)
-    const bytes = await pinBytesOf('cut short once, pinned again later', 4)
+    const bytes = pinBytesOf('cut short once, pinned again later', 4)
     await writePinParts(sql, bytes.digest, bytes.parts.slice(0, 2), 0) // the first try died after two parts
     const later = 10 * ORPHAN_AFTER_MS
     // The second try has written its parts again (at its own time) but not yet its row when the sweep comes.

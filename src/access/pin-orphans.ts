@@ -2,7 +2,7 @@
 // hour old, found by the store's bounded orphan sweep (store/orphan-sweep.ts) and deleted a part a statement.
 import { ORPHAN_AFTER_MS, orphanSweep } from '../store/orphan-sweep.js'
 import type { Sql } from '../store/sql.js'
-import { nextTurn } from '../store/turns.js'
+import { inTurns, upTo } from '../store/turns.js'
 
 interface PinPartRow {
   digest: string
@@ -27,8 +27,7 @@ export function createPinOrphanSweep(sql: Sql): (now: number) => Promise<number>
     let removed = 0
     for (const digest of await orphansAmong(now)) {
       const row = await sql.get<{ last: number | string | null }>('SELECT MAX(seq) AS last FROM pin_parts WHERE digest = ?', [digest])
-      for (let seq = 0; row?.last != null && seq <= Number(row.last); seq++) {
-        await nextTurn()
+      for await (const seq of inTurns(upTo(row?.last == null ? 0 : Number(row.last) + 1))) {
         const { changes } = await sql.run(
           `DELETE FROM pin_parts WHERE digest = @digest AND seq = @seq AND created_at <= @before
            AND NOT EXISTS (SELECT 1 FROM pins WHERE digest = @digest)`,

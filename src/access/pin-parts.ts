@@ -1,10 +1,10 @@
-// A pin's content as rows of pin_parts (migrations 0008, 0009): encoded, hashed, written and read a part at a time with a loop
-// turn between parts, so a 15 MB pin never holds the event loop for one long INSERT, SELECT, hash or decode.
+// A pin's content as rows of pin_parts (migrations 0008, 0009): written and read a part at a time with a loop turn
+// between parts, so a pin stored before bodies were capped (megabytes) never holds the event loop for one long INSERT,
+// SELECT or decode.
 import { createHash } from 'node:crypto'
 import { StringDecoder } from 'node:string_decoder'
 import { utf8Chunks } from '../engines/digest/base64.js'
 import type { Sql } from '../store/sql.js'
-import { nextTurn } from '../store/turns.js'
 import { readByteParts, writeByteParts, type PartsOf } from '../store/byte-parts.js'
 
 /** Characters per part: at most 768 KiB of UTF-8, a few milliseconds to encode, hash and INSERT. */
@@ -17,13 +17,12 @@ export interface PinBytes {
   digest: string
 }
 
-/** Encodes and hashes a text a part at a time, a turn between parts; a cut never splits a surrogate pair. */
-export async function pinBytesOf(text: string, partChars: number = PIN_PART_CHARS): Promise<PinBytes> {
+/** Encodes and hashes a text (a /pin body's: at most the default body limit) a part at a time; a cut never splits a surrogate pair. */
+export function pinBytesOf(text: string, partChars: number = PIN_PART_CHARS): PinBytes {
   const hash = createHash('sha256')
   const parts: Buffer[] = []
   let size = 0
   for (const part of utf8Chunks(text, partChars)) {
-    if (parts.length > 0) await nextTurn()
     hash.update(part)
     parts.push(part)
     size += part.byteLength

@@ -42,7 +42,7 @@ describe.each(TEST_BACKENDS)('access repositories on %s', (backend) => {
     const { sql } = await stores.open(backend)
     const pins = pinRepository(sql)
     const text = 'pinned once\n'
-    const bytes = await pinBytesOf(text)
+    const bytes = pinBytesOf(text)
     const puts = await Promise.all([1, 2, 3].map((i) => pins.put(bytes, 'text/plain', `label ${i}`, T0 + i)))
     expect(puts.filter((p) => p.created)).toHaveLength(1)
     const winner = puts.find((p) => p.created)!.record
@@ -55,7 +55,7 @@ describe.each(TEST_BACKENDS)('access repositories on %s', (backend) => {
     expect(read?.actualDigest).toBe(winner.digest)
     expect(await pins.get(digestOf('never'))).toBeNull()
 
-    const later = await pins.put(await pinBytesOf('{"a":1}'), 'application/json', null, T0 + 10)
+    const later = await pins.put(pinBytesOf('{"a":1}'), 'application/json', null, T0 + 10)
     expect(await pins.count()).toBe(2)
     expect((await pins.latest(5)).map((p) => p.digest)).toEqual([later.record.digest, winner.digest])
     expect((await pins.page(null, 1)).map((p) => p.digest)).toEqual([later.record.digest, winner.digest])

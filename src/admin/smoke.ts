@@ -1,7 +1,7 @@
 // Boot smoke checks: each contract admin route requested in-process (app.inject), with status code and time.
-import { setImmediate as nextTurn } from 'node:timers/promises'
 import type { FastifyInstance } from 'fastify'
 import { internalHeaders } from '../access/internal.js'
+import { inTurns } from '../store/turns.js'
 import type { SmokeCheck } from './schemas.js'
 
 export const SMOKE_ALGORITHM = 'boot-smoke-inject/1'
@@ -22,9 +22,8 @@ export type { SmokeCheck } from './schemas.js'
  */
 export async function runSmokeChecks(app: FastifyInstance, routes: readonly string[] = ADMIN_ROUTES): Promise<SmokeCheck[]> {
   const checks: SmokeCheck[] = []
-  for (const path of routes) {
-    // One turn of the event loop per check: injected requests never wait for I/O, so clients would wait for all of them.
-    await nextTurn()
+  // One turn of the event loop per check: injected requests never wait for I/O, so clients would wait for all of them.
+  for await (const path of inTurns(routes)) {
     const started = performance.now()
     try {
       const res = await app.inject({ method: 'GET', url: path, headers: internalHeaders({ smoke: true }) })

@@ -1,8 +1,8 @@
 // The truth summary: known-answer tests run through the real routes (app.inject), per-operation provenance, and the
 // count of envelopes ever emitted without the contract flags.
-import { setImmediate as nextTurn } from 'node:timers/promises'
 import type { FastifyInstance } from 'fastify'
 import { internalHeaders } from '../access/internal.js'
+import { inTurns } from '../store/turns.js'
 import type { TruthSummary, TruthTestResult } from './schemas.js'
 import { KNOWN_ANSWER_CASES, type KnownAnswerCase } from './truth-cases.js'
 
@@ -60,10 +60,9 @@ export function createTruthRunner(app: FastifyInstance, options: TruthOptions): 
     const tests: TruthTestResult[] = []
     const sandbox = options.sandbox ? await options.sandbox() : null
     try {
-      for (const c of cases) {
-        // Injected requests never wait for I/O: without this turn the whole run (each case compiling its route's
-        // serializer on first use) would hold the event loop, seconds on a loaded machine, while clients wait.
-        await nextTurn()
+      // Injected requests never wait for I/O: without a turn between cases the whole run (each case compiling its
+      // route's serializer on first use) would hold the event loop while clients wait.
+      for await (const c of inTurns(cases)) {
         let result = await runCase(sandbox?.host ?? app, c, options)
         // Occupied is a moment, not an answer (a stall of the loop, e.g. the self-test host compiling a route on first
         // use): once the host is live-bound again, the case runs once more.

@@ -5,7 +5,7 @@
 import type { RefusalBody } from '../refusal.js'
 import { keysetPages } from '../store/keyset.js'
 import type { Sql } from '../store/sql.js'
-import { nextTurn } from '../store/turns.js'
+import { inTurns } from '../store/turns.js'
 import { jsonParts } from '../json-writer.js'
 import { createOrphanSweep, deleteParts, readBytes, readParts, writeParts } from './parts.js'
 import { JsonBytes } from '../json/bytes.js'
@@ -239,10 +239,7 @@ export function createJobRepository(sql: Sql): JobRepository {
       // Tombstones (id, op, times) stay so a purged job can say it was purged; they go after ten retention periods.
       await sql.run('DELETE FROM jobs WHERE purged_at IS NOT NULL AND finished_at <= ?', [now - 10 * retentionMs])
       const orphans = await sweepOrphans(now)
-      for (const id of [...purged.map((row) => row.id), ...orphans]) {
-        await deleteParts(sql, id)
-        await nextTurn()
-      }
+      for await (const id of inTurns([...purged.map((row) => row.id), ...orphans])) await deleteParts(sql, id)
       return purged.length
     },
     async countByState() {

@@ -5,7 +5,7 @@ import fastJson from 'fast-json-stringify'
 import { z } from 'zod'
 import { JsonBytes } from './bytes.js'
 import { pairSafeEnd } from '../engines/digest/base64.js'
-import { nextTurn } from '../store/turns.js'
+import { inTurns } from '../store/turns.js'
 
 export type Serialize = (data: unknown) => string
 
@@ -110,14 +110,13 @@ const STRING_SLICE = 256 * 1024
  */
 export async function stringBytes(text: string): Promise<JsonBytes> {
   const chunks: Buffer[] = [Buffer.from('"')]
-  for (let at = 0; at < text.length; ) {
-    if (at > 0) await nextTurn()
-    const end = pairSafeEnd(text, at, STRING_SLICE)
-    chunks.push(Buffer.from(JSON.stringify(text.slice(at, end)).slice(1, -1)))
-    at = end
-  }
+  for await (const slice of inTurns(pairSafeSlices(text))) chunks.push(Buffer.from(JSON.stringify(slice).slice(1, -1)))
   chunks.push(Buffer.from('"'))
   return new JsonBytes(chunks)
+}
+
+function* pairSafeSlices(text: string): Generator<string> {
+  for (let at = 0, end = 0; at < text.length; at = end) yield text.slice(at, (end = pairSafeEnd(text, at, STRING_SLICE)))
 }
 
 type Node = Record<string, unknown>

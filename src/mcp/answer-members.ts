@@ -1,6 +1,6 @@
 // The top-level members of an answer's JSON text, read a part per loop turn without parsing the whole: the short
 // members as values, the long ones by name and size. A tool answer too large to inline over MCP keeps these.
-import { nextTurn } from '../store/turns.js'
+import { inTurns } from '../store/turns.js'
 
 export interface AnswerMembers {
   /** Members whose text is at most `memberChars`, parsed, while they fit `keptChars` in all. */
@@ -61,7 +61,7 @@ export async function answerMembers(parts: readonly string[], limits: MemberLimi
   let memberKey = ''
 
   let all = 0
-  for (const part of parts) {
+  for await (const part of inTurns(parts)) {
     all += part.length
     let i = 0
     if (skipEscaped && part.length > 0) {
@@ -132,7 +132,6 @@ export async function answerMembers(parts: readonly string[], limits: MemberLimi
       }
     }
     if (open) append(part.slice(from))
-    await nextTurn()
   }
   if (rootIsObject === false) out.omitted.push({ member: '', chars: all })
   return out

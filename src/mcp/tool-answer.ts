@@ -7,7 +7,7 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js'
 import { jsonWeight } from '../engines/diff/json-patch.js'
 import { jsonParts, TURN_TEXT_CHARS } from '../json-writer.js'
 import { JsonBytes } from '../json/bytes.js'
-import { nextTurn } from '../store/turns.js'
+import { inTurns } from '../store/turns.js'
 import { PLAIN, renderData } from '../render/render.js'
 import { answerMembers } from './answer-members.js'
 
@@ -39,10 +39,7 @@ const asObject = (data: unknown): Record<string, unknown> =>
 async function largeText(data: unknown): Promise<string[] | null> {
   const parts: string[] = []
   if (data instanceof JsonBytes) {
-    for (const part of data.texts()) {
-      if (parts.length > 0) await nextTurn()
-      parts.push(part)
-    }
+    for await (const part of inTurns(data.texts())) parts.push(part)
     return parts
   }
   if (jsonWeight(data, MCP_INLINE_ANSWER_CHARS) <= MCP_INLINE_ANSWER_CHARS) return null

@@ -2,7 +2,7 @@
 // answer (job_parts) and a pin's content (pin_parts) alike, so megabytes never hold the loop in one long INSERT,
 // SELECT or DELETE.
 import type { Sql } from './sql.js'
-import { nextTurn } from './turns.js'
+import { inTurns, upTo } from './turns.js'
 
 /** Bytes of a part: a few milliseconds to INSERT on SQLite. */
 export const PART_BYTES = 256 * 1024
@@ -26,8 +26,7 @@ export async function writeByteParts(
   const conflict = keep ? ` ON CONFLICT (${columns.join(', ')}, seq) DO UPDATE SET created_at = excluded.created_at` : ''
   const text = `INSERT INTO ${of.table} (${columns.join(', ')}, seq, created_at, content) VALUES (${columns.map(() => '?').join(', ')}, ?, ?, ?)${conflict}`
   let seq = 0
-  for await (const part of parts) {
-    if (seq > 0) await nextTurn()
+  for await (const part of inTurns(parts)) {
     await sql.run(text, [...Object.values(of.key), seq++, now, part])
   }
 }
@@ -44,8 +43,7 @@ async function lastPart(sql: Sql, of: PartsOf): Promise<number> {
  */
 export async function* readByteParts(sql: Sql, of: PartsOf): AsyncGenerator<Buffer | null> {
   const last = await lastPart(sql, of)
-  for (let seq = 0; seq <= last; seq++) {
-    await nextTurn()
+  for await (const seq of inTurns(upTo(last + 1))) {
     const part = await sql.get<{ content: Buffer }>(`SELECT content FROM ${of.table} WHERE ${whereOf(of)} AND seq = ?`, [...Object.values(of.key), seq])
     yield part ? part.content : null
   }
@@ -57,8 +55,7 @@ export async function* readByteParts(sql: Sql, of: PartsOf): AsyncGenerator<Buff
  */
 export async function deleteByteParts(sql: Sql, of: PartsOf): Promise<void> {
   const last = await lastPart(sql, of)
-  for (let seq = 0; seq <= last; seq++) {
-    if (seq > 0) await nextTurn()
+  for await (const seq of inTurns(upTo(last + 1))) {
     await sql.run(`DELETE FROM ${of.table} WHERE ${whereOf(of)} AND seq = ?`, [...Object.values(of.key), seq])
   }
 }

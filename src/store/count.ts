@@ -3,7 +3,7 @@
 // table is counted a slice of its key order at a time (COUNT_STEP rows, a few ms), with a loop turn between slices.
 // PostgreSQL counts on its own server, off the loop: one count(*).
 import type { Sql } from './sql.js'
-import { nextTurn } from './turns.js'
+import { inTurns } from './turns.js'
 import { coalesce } from '../coalesce.js'
 
 /** Rows per slice of a SQLite count: about 2 ms of the loop each on this machine. */
@@ -35,20 +35,24 @@ async function countNow(sql: Sql, table: string): Promise<number> {
   const key = await orderKey(sql, table)
   const columns = key.map(quoted).join(', ')
   const after = (edge: unknown[] | null) => (edge ? `WHERE (${columns}) > (${key.map(() => '?').join(', ')})` : '')
-  let counted = 0
-  let edge: unknown[] | null = null
-  for (;;) {
-    // The key of the slice's last row: found by walking the key's index COUNT_STEP rows from the previous edge.
-    const [next] = await sql.values(
-      `SELECT ${columns} FROM ${name} ${after(edge)} ORDER BY ${columns} LIMIT 1 OFFSET ${COUNT_STEP - 1}`, edge ?? [])
-    if (!next) {
-      const rest = await sql.get<{ n: number }>(`SELECT count(*) AS n FROM ${name} ${after(edge)}`, edge ?? [])
-      return counted + Number(rest!.n)
+  // Each slice's rows: COUNT_STEP, found by walking the key's index from the previous edge to the slice's last row,
+  // or for the last slice those left.
+  async function* slices(): AsyncGenerator<number> {
+    let edge: unknown[] | null = null
+    for (;;) {
+      const [next] = await sql.values(
+        `SELECT ${columns} FROM ${name} ${after(edge)} ORDER BY ${columns} LIMIT 1 OFFSET ${COUNT_STEP - 1}`, edge ?? [])
+      if (!next) {
+        yield Number((await sql.get<{ n: number }>(`SELECT count(*) AS n FROM ${name} ${after(edge)}`, edge ?? []))!.n)
+        return
+      }
+      yield COUNT_STEP
+      edge = next
     }
-    counted += COUNT_STEP
-    edge = next
-    await nextTurn()
   }
+  let counted = 0
+  for await (const rows of inTurns(slices())) counted += rows
+  return counted
 }
 
 /** rowid, or for a WITHOUT ROWID table its primary key's columns in key order. */

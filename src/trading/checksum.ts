@@ -2,7 +2,7 @@
 import { createHash, type Hash } from 'node:crypto'
 import { endianness } from 'node:os'
 import type { Bars } from '../engines/trading/types.js'
-import { nextTurn } from '../store/turns.js'
+import { inTurns, upTo } from '../store/turns.js'
 
 /**
  * A dataset's checksum is the SHA-256 of its bars as little-endian float64 values, six per bar in the order
@@ -53,9 +53,8 @@ const DIGEST_STEP = 32_768
 /** barsSha256 with a turn of the event loop after each step, for the bars of an import on the request's thread. */
 export async function barsSha256Stepwise(bars: Bars): Promise<string> {
   const digest = new BarsDigest()
-  for (let from = 0; from < bars.ts.length; from += DIGEST_STEP) {
+  for await (const from of inTurns(upTo(bars.ts.length, DIGEST_STEP))) {
     digest.addAll(bars, from, Math.min(from + DIGEST_STEP, bars.ts.length))
-    await nextTurn()
   }
   return digest.hex()
 }

@@ -1,6 +1,6 @@
 // The datasets and bars tables (part of the trading repository): a dataset's bars go in batches and come out as typed arrays.
 import type { Sql } from '../store/sql.js'
-import { nextTurn } from '../store/turns.js'
+import { inTurns, upTo } from '../store/turns.js'
 import type { Bars } from '../engines/trading/types.js'
 import type { DatasetRow, NewDataset } from './rows.js'
 
@@ -37,14 +37,15 @@ const n = (row: { n: number | string } | undefined): number => Number(row?.n ?? 
 
 export function createMarketTables(sql: Sql) {
   /** A dataset's bars with from ≤ ts ≤ to in time order, a page at a time, each page its own typed arrays. */
-  async function* barPages(id: number, from = Number.MIN_SAFE_INTEGER, to = Number.MAX_SAFE_INTEGER): AsyncGenerator<Bars> {
+  const barPages = (id: number, from = Number.MIN_SAFE_INTEGER, to = Number.MAX_SAFE_INTEGER): AsyncGenerator<Bars> =>
+    inTurns(pagesOf(id, from, to))
+  async function* pagesOf(id: number, from: number, to: number): AsyncGenerator<Bars> {
     let after = from
     for (;;) {
       const rows = await sql.values(BAR_PAGE, [id, after, to, BAR_READ_PAGE])
       if (rows.length) yield columnsOf(rows)
       if (rows.length < BAR_READ_PAGE) return
       after = Number(rows[rows.length - 1]![0]) + 1
-      await nextTurn()
     }
   }
 
@@ -57,7 +58,6 @@ export function createMarketTables(sql: Sql) {
       yield { from, before }
       if (!next) return
       from = before
-      await nextTurn()
     }
   }
 
@@ -108,7 +108,7 @@ export function createMarketTables(sql: Sql) {
      */
     async barsAudit(id: number) {
       const audit = { n: 0, first_ts: null as number | null, last_ts: null as number | null, violations: { n: 0, first_ts: null as number | null } }
-      for await (const { from, before } of auditWindows(id)) {
+      for await (const { from, before } of inTurns(auditWindows(id))) {
         const row = (await sql.get<{ n: number; first_ts: number | null; last_ts: number | null; bad: number | null; first_bad: number | null }>(
           AUDIT_WINDOW, [id, from, before]))!
         audit.n += n(row)
@@ -154,7 +154,7 @@ function columnsOf(rows: readonly unknown[][]): Bars {
 async function joinPages(pages: readonly Bars[]): Promise<Bars> {
   const count = pages.reduce((sum, page) => sum + page.ts.length, 0)
   const joined = {} as Bars
-  for (const column of BAR_FIELDS) {
+  for await (const column of inTurns(BAR_FIELDS)) {
     const values = new Float64Array(new SharedArrayBuffer(count * Float64Array.BYTES_PER_ELEMENT))
     let at = 0
     for (const page of pages) {
@@ -162,7 +162,6 @@ async function joinPages(pages: readonly Bars[]): Promise<Bars> {
       at += page[column].length
     }
     joined[column] = values
-    await nextTurn()
   }
   return joined
 }
@@ -177,18 +176,20 @@ const emptyBars = (count: number): Bars => ({
 async function insertBarsInBatches(sql: Sql, id: number, bars: Bars): Promise<void> {
   const count = bars.ts.length
   const batch = new Array<number>(SQLITE_BAR_BATCH * 7)
-  let i = 0
-  for (let batches = 1; i + SQLITE_BAR_BATCH <= count; i += SQLITE_BAR_BATCH, batches++) {
-    for (let j = 0; j < SQLITE_BAR_BATCH; j++) {
-      const k = i + j
-      const o = j * 7
-      batch[o] = id; batch[o + 1] = bars.ts[k]!; batch[o + 2] = bars.open[k]!; batch[o + 3] = bars.high[k]!
-      batch[o + 4] = bars.low[k]!; batch[o + 5] = bars.close[k]!; batch[o + 6] = bars.volume[k]!
+  const whole = count - (count % SQLITE_BAR_BATCH)
+  const perTurn = SQLITE_BAR_BATCH * SQLITE_BATCHES_PER_TURN
+  for await (const start of inTurns(upTo(whole, perTurn))) {
+    for (let i = start; i < Math.min(start + perTurn, whole); i += SQLITE_BAR_BATCH) {
+      for (let j = 0; j < SQLITE_BAR_BATCH; j++) {
+        const k = i + j
+        const o = j * 7
+        batch[o] = id; batch[o + 1] = bars.ts[k]!; batch[o + 2] = bars.open[k]!; batch[o + 3] = bars.high[k]!
+        batch[o + 4] = bars.low[k]!; batch[o + 5] = bars.close[k]!; batch[o + 6] = bars.volume[k]!
+      }
+      await sql.run(SQLITE_INSERT_BATCH, batch)
     }
-    await sql.run(SQLITE_INSERT_BATCH, batch)
-    if (batches % SQLITE_BATCHES_PER_TURN === 0) await nextTurn()
   }
-  for (; i < count; i++) {
+  for (let i = whole; i < count; i++) {
     await sql.run(SQLITE_INSERT_ONE, [id, bars.ts[i]!, bars.open[i]!, bars.high[i]!, bars.low[i]!, bars.close[i]!, bars.volume[i]!])
   }
 }

@@ -5,7 +5,7 @@
 import type { FastifyBaseLogger } from 'fastify'
 import type { Clock } from '../clock.js'
 import { Refusal } from '../refusal.js'
-import { nextTurn } from '../store/turns.js'
+import { inTurns } from '../store/turns.js'
 import { newResultsWriter, writeRunResults } from './run-results-writer.js'
 import { runAgain, sameStats } from './run-replay.js'
 import type { TradingService } from './service.js'
@@ -26,7 +26,7 @@ export async function sweepInterruptedResults(service: TradingService, clock: Cl
   const { repo } = service
   const leaseMs = service.runResultsLeaseMs
   const out: SweepOutcome = { rewritten: [], givenUp: [], retry: [] }
-  for (const id of await repo.abandonedRunResults(clock.now() - leaseMs, SWEEP_BATCH)) {
+  for await (const id of inTurns(await repo.abandonedRunResults(clock.now() - leaseMs, SWEEP_BATCH))) {
     const writer = newResultsWriter()
     const now = clock.now()
     if (!(await repo.transaction((tx) => tx.reclaimRunResults(id, writer, now - leaseMs, now)))) continue
@@ -54,7 +54,6 @@ export async function sweepInterruptedResults(service: TradingService, clock: Cl
     } finally {
       clearInterval(renew)
     }
-    await nextTurn()
   }
   return out
 }

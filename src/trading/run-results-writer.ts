@@ -6,7 +6,7 @@
 import { randomUUID } from 'node:crypto'
 import type { Clock } from '../clock.js'
 import { tradeRows } from '../engines/trading/run-series.js'
-import { nextTurn } from '../store/turns.js'
+import { inTurns } from '../store/turns.js'
 import type { RunResultsState } from './repository-runs.js'
 import type { TradingRepository } from './repository.js'
 import type { RunResults, TrialRow } from './rows.js'
@@ -54,15 +54,14 @@ export async function writeRunResults(
   for (let from = 0; from < trials.length; from += TRIAL_BATCH) batches.push(() => repo.insertTrialBatch(runId, from, trials.slice(from, from + TRIAL_BATCH)))
   let renewed = -Infinity
   try {
-    for (const batch of batches) {
+    // On SQLite every statement is synchronous: one transaction of them all held the loop for a 250k-bar curve.
+    for await (const batch of inTurns(batches)) {
       // Between renewals a writer taken over may still write a batch: the same rows, kept as they are.
       if (clock.now() - renewed >= leaseMs / 4) {
         if (!(await repo.renewRunResults(runId, writer, clock.now()))) return
         renewed = clock.now()
       }
       await batch()
-      // On SQLite every statement is synchronous: one transaction of them all held the loop for a 250k-bar curve.
-      await nextTurn()
     }
     await repo.finishRunResults(runId, writer)
   } catch (err) {

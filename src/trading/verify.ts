@@ -2,7 +2,7 @@
 // re-derived from its fills. The database checks differ per dialect; the rest is plain SQL on both.
 import type { Sql } from '../store/sql.js'
 import type { Store } from '../store/index.js'
-import { nextTurn } from '../store/turns.js'
+import { inTurns } from '../store/turns.js'
 import { BarsDigest } from './checksum.js'
 import type { TradingRepository } from './repository.js'
 import { applyFill, cashFlowOf, type PositionState } from './sizing.js'
@@ -22,12 +22,9 @@ const TOLERANCE = 1e-9
 
 const close = (a: number, b: number): boolean => Math.abs(a - b) <= TOLERANCE * Math.max(1, Math.abs(a), Math.abs(b))
 
-/**
- * A turn of the loop before each check, and the repository's reads of bars turn it between pages and windows: without
- * them the whole run (1.4–2.1 s with the full seed) was one stall, and a 50k-bar page 0.3–0.67 s under load.
- */
+type Planned = [name: string, subject: string | null, fn: () => Promise<Outcome>]
+
 async function timed(name: string, subject: string | null, fn: () => Promise<Outcome>): Promise<Check> {
-  await nextTurn()
   const started = performance.now()
   const { ok, detail } = await fn()
   return { name, subject, ok, detail, elapsed_ms: Math.round((performance.now() - started) * 1000) / 1000 }
@@ -37,18 +34,41 @@ async function timed(name: string, subject: string | null, fn: () => Promise<Out
 export async function verifyAll(sql: Sql, repo: TradingRepository, now: number, checkPragma?: Store['checkPragma']) {
   const pragma: Pragma = checkPragma ?? ((name) => sql.all<Record<string, unknown>>(`PRAGMA ${name}`))
   const checks: Check[] = []
-  for (const [name, check] of DATABASE_CHECKS[sql.dialect]) checks.push(await timed(name, null, () => check(sql, pragma)))
-  for (const dataset of await repo.datasets()) {
+  const accounts = await repo.accounts()
+  // A check per turn of the loop, and the repository's reads of bars turn it between pages and windows: the whole run
+  // is seconds with the full seed.
+  for await (const [name, subject, fn] of inTurns(planned(sql, pragma, repo, await repo.datasets(), accounts))) {
+    checks.push(await timed(name, subject, fn))
+  }
+  if (accounts.length === 0) {
+    checks.push({ name: 'ledger_reconciliation', subject: null, ok: true, detail: 'no paper account yet: nothing to reconcile', elapsed_ms: 0 })
+  }
+  const failed = checks.filter((c) => !c.ok).length
+  return {
+    ok: failed === 0,
+    checked_at: new Date(now).toISOString(),
+    summary: { passed: checks.length - failed, failed },
+    checks,
+  }
+}
+
+/** The checks in the order they run: the database's own, then each dataset's, then each paper account's ledger. */
+function* planned(
+  sql: Sql, pragma: Pragma, repo: TradingRepository,
+  datasets: Awaited<ReturnType<TradingRepository['datasets']>>, accounts: Awaited<ReturnType<TradingRepository['accounts']>>,
+): Generator<Planned> {
+  for (const [name, check] of DATABASE_CHECKS[sql.dialect]) yield [name, null, () => check(sql, pragma)]
+  for (const dataset of datasets) {
     const subject = `#${dataset.id} ${dataset.symbol}@${dataset.timeframe}`
-    checks.push(await timed('dataset_checksum', subject, async () => {
+    yield ['dataset_checksum', subject, async () => {
       const digest = new BarsDigest()
       for await (const page of repo.barPages(dataset.id)) digest.addAll(page)
       const actual = digest.hex()
       return actual === dataset.sha256
         ? { ok: true, detail: `sha256 ${actual} recomputed from ${dataset.rows} stored bars` }
         : { ok: false, detail: `stored sha256 ${dataset.sha256}, recomputed ${actual}` }
-    }))
-    checks.push(await timed('dataset_ohlc_sanity', subject, async () => {
+    }]
+    yield ['dataset_ohlc_sanity', subject, async () => {
       const summary = await repo.barsAudit(dataset.id)
       const bad = summary.violations
       const problems: string[] = []
@@ -60,21 +80,10 @@ export async function verifyAll(sql: Sql, repo: TradingRepository, now: number, 
       return problems.length
         ? { ok: false, detail: problems.join('; ') }
         : { ok: true, detail: `${summary.n} bars: prices positive, low ≤ open, close ≤ high, timestamps strictly increasing (primary key)` }
-    }))
-  }
-  const accounts = await repo.accounts()
-  if (accounts.length === 0) {
-    checks.push({ name: 'ledger_reconciliation', subject: null, ok: true, detail: 'no paper account yet: nothing to reconcile', elapsed_ms: 0 })
+    }]
   }
   for (const account of accounts) {
-    checks.push(await timed('ledger_reconciliation', `account ${account.id}`, () => reconcile(repo, account.id, account.initial_cash, account.cash)))
-  }
-  const failed = checks.filter((c) => !c.ok).length
-  return {
-    ok: failed === 0,
-    checked_at: new Date(now).toISOString(),
-    summary: { passed: checks.length - failed, failed },
-    checks,
+    yield ['ledger_reconciliation', `account ${account.id}`, () => reconcile(repo, account.id, account.initial_cash, account.cash)]
   }
 }
 

@@ -105,7 +105,7 @@ export const pin = defineOperation({
     // walks the whole value.
     const text = isJson ? await canonicalPinJson(input.json, PIN_LIMITS.jsonDepth, ctx.mill, ctx.principal.owner) : input.content!
     if (text === null) throw new Refusal('over_limit', `json is nested deeper than the limit of ${PIN_LIMITS.jsonDepth} levels`)
-    const bytes = await pinBytesOf(text)
+    const bytes = pinBytesOf(text)
     const mediaType: PinMediaType = isJson ? 'application/json' : 'text/plain'
     const { record, created } = await repo.put(bytes, mediaType, input.label ?? null, ctx.clock.now())
     return { action: 'pinned' as const, ...record, created, canonicalization: isJson ? CANONICAL : null }

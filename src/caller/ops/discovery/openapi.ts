@@ -6,7 +6,7 @@ import { HUB_VERSION, NCM_VERSION } from '../../../version.js'
 import { LOBES } from '../../operation.js'
 import { writtenBy } from '../../../json/serializer.js'
 import type { JsonBytes } from '../../../json/bytes.js'
-import { nextTurn } from '../../../store/turns.js'
+import { inTurns } from '../../../store/turns.js'
 
 type PathItem = Record<string, { summary?: string; [key: string]: unknown }>
 
@@ -51,22 +51,17 @@ type HostDoc = { paths?: Record<string, PathItem>; components?: Record<string, u
 /** Per host document, its caller cut written as the route sends it (its answer's text, sent as is every time after). */
 const CUTS = new WeakMap<HostDoc, Promise<JsonBytes>>()
 
-/** Loop CPU spent cloning paths before the next turn. */
-const SLICE_MS = 8
-
 /** The caller's cut of the host document: its /api/v1 operation paths, each summary the full path. */
 async function callerDocument(hostDoc: HostDoc, operationPathList: readonly string[]) {
   const operationPaths = new Set(operationPathList)
   const paths: Record<string, PathItem> = {}
-  let sliceStart = performance.now()
-  for (const [hostPath, item] of Object.entries(hostDoc.paths ?? {})) {
-    if (performance.now() - sliceStart >= SLICE_MS) {
-      await nextTurn()
-      sliceStart = performance.now()
-    }
-    if (hostPath !== CALLER_PREFIX && !hostPath.startsWith(CALLER_PREFIX + '/')) continue
-    const path = hostPath.slice(CALLER_PREFIX.length) || '/'
-    if (!operationPaths.has(path) || paths[path]) continue
+  const callerPaths = Object.entries(hostDoc.paths ?? {})
+    .filter(([hostPath]) => hostPath === CALLER_PREFIX || hostPath.startsWith(CALLER_PREFIX + '/'))
+    .map(([hostPath, item]) => [hostPath.slice(CALLER_PREFIX.length) || '/', item] as const)
+    .filter(([path]) => operationPaths.has(path))
+  // a path item cloned per turn
+  for await (const [path, item] of inTurns(callerPaths)) {
+    if (paths[path]) continue
     const copy: PathItem = structuredClone(item)
     for (const method of Object.keys(copy)) copy[method]!.summary = CALLER_PREFIX + path
     paths[path] = copy

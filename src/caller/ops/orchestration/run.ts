@@ -7,7 +7,7 @@ import { findOperation } from '../../grammar.js'
 import { jsonWeight } from '../../../engines/diff/json-patch.js'
 import type { AnyOperation } from '../../operation.js'
 import type { Mill } from '../../../mill/pool.js'
-import { nextTurn } from '../../../store/turns.js'
+import { inTurns } from '../../../store/turns.js'
 import { JsonBytes } from '../../../json/bytes.js'
 
 export const MAX_BATCH = 64
@@ -162,8 +162,7 @@ export const run = defineOperation({
     const results: Array<z.infer<typeof itemResult>> = []
     let stopped = false
     if (input.stop_on_refusal) {
-      for (const [index, j] of input.batch.entries()) {
-        if (index > 0) await nextTurn()
+      for await (const [index, j] of inTurns(input.batch.entries())) {
         const result = charged(await dispatch(j.op, j.input, jobCtx, index))
         results.push(result)
         if (!result.ok) {
@@ -175,8 +174,7 @@ export const run = defineOperation({
       // Independent jobs go out together (the mill queues the heavy ones), each light one's work in a turn of its own:
       // run back to back in one turn, 64 `openapi` jobs held the loop 350-530 ms.
       const pending: Array<Promise<z.infer<typeof itemResult>>> = []
-      for (const [index, j] of input.batch.entries()) {
-        if (index > 0) await nextTurn()
+      for await (const [index, j] of inTurns(input.batch.entries())) {
         const result = dispatch(j.op, j.input, jobCtx, index).then(charged)
         result.catch(() => undefined) // a bug's rejection is Promise.all's to throw, not unhandled while the loop turns
         pending.push(result)
