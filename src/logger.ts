@@ -1,7 +1,7 @@
 // What never reaches a log line: pino options with secrets redacted (the censoring itself lives in redact.ts).
 import type { FastifyServerOptions } from 'fastify'
 import type { Config } from './config.js'
-import { REDACTION_CENSOR, shortUrl } from './redact.js'
+import { REDACTION_CENSOR, shortUrl } from './http/redact.js'
 
 /** Paths whose values never reach a log line. */
 export const REDACTED_PATHS = [

@@ -4,7 +4,7 @@
 import { request as httpRequest } from 'node:http'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { FastifyInstance } from 'fastify'
-import { anyEnvelope } from '../src/envelope.js'
+import { anyEnvelope } from '../src/http/envelope.js'
 import { buildTestApp, expectRefusal, json, okData } from './helper.js'
 
 describe('first-hour behaviour', () => {

@@ -6,8 +6,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import fc from 'fast-check'
 import type { FastifyInstance } from 'fastify'
 import { Client } from 'undici'
-import { anyEnvelope } from '../src/envelope.js'
-import { REFUSAL_STATUS } from '../src/refusal.js'
+import { anyEnvelope } from '../src/http/envelope.js'
+import { REFUSAL_STATUS } from '../src/http/refusal.js'
 import { buildTestApp } from './helper.js'
 
 const TOTAL = Number(process.env.FUZZ_REQUESTS ?? 10_000)

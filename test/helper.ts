@@ -1,10 +1,10 @@
 // Builds the app the way tests want it: in-memory SQLite, a small mill, no logger, a fixed or injected clock.
 import { afterAll, beforeAll, expect } from 'vitest'
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify'
-import { anyEnvelope } from '../src/envelope.js'
+import { anyEnvelope } from '../src/http/envelope.js'
 import { buildApp, type BuildOptions } from '../src/app.js'
 import { loadConfig, type Config } from '../src/config.js'
-import type { Clock } from '../src/clock.js'
+import type { Clock } from '../src/sched/clock.js'
 
 export interface TestAppOptions extends Partial<Omit<BuildOptions, 'config'>> {
   /** Environment variables on top of the test defaults. */

@@ -3,7 +3,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { FastifyInstance } from 'fastify'
 import { request } from 'undici'
-import { anyEnvelope } from '../src/envelope.js'
+import { anyEnvelope } from '../src/http/envelope.js'
 import { buildApp } from '../src/app.js'
 import { testConfig } from './helper.js'
 

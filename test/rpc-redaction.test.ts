@@ -3,7 +3,7 @@
 import { beforeAll, describe, expect, it } from 'vitest'
 import { request } from 'undici'
 import { listeningTestApp } from './helper.js'
-import { REDACTION_CENSOR } from '../src/redact.js'
+import { REDACTION_CENSOR } from '../src/http/redact.js'
 
 // Port 9 (discard) on loopback refuses at once: probes fail fast, and their errors are part of what is checked.
 const SHORT_KEY = 'mySecretKey42'

@@ -11,7 +11,7 @@ import { generateSyntheticBars, runBacktest, SYNTHETIC_PRESETS } from '../../src
 import { equityChunks, monthlyReturns, tradeBlock, tradeRows, TRADE_COLUMNS } from '../../src/engines/trading/run-series.js'
 import { createTradingRepository } from '../../src/trading/repository.js'
 import { writeRunResults } from '../../src/trading/run-results-writer.js'
-import { nextTurn } from '../../src/store/turns.js'
+import { nextTurn } from '../../src/sched/turns.js'
 import { barsSha256 } from '../../src/trading/checksum.js'
 import { median } from './lib.js'
 

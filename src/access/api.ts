@@ -2,8 +2,8 @@
 // tokens or hashes, pins listed and read. With ADMIN_TOKEN set they need the admin token or a grant with admin:read.
 import type { FastifyInstance } from 'fastify'
 import { z } from 'zod'
-import { okEnvelope, refusalEnvelope } from '../envelope.js'
-import { pageAnswer, pagedList, pageQueryFields, pageSchema, type PageQuery } from '../paging.js'
+import { okEnvelope, refusalEnvelope } from '../http/envelope.js'
+import { pageAnswer, pagedList, pageQueryFields, pageSchema, type PageQuery } from '../http/paging.js'
 import { SCOPES } from './tokens.js'
 import { grantRepository, type GrantListing } from './grants.js'
 import { splicedAnswer, stringBytes } from '../json/serializer.js'

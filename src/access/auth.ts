@@ -2,7 +2,7 @@
 // Who may do what with them is the access policy's (policy.ts), never decided here.
 import type { Config } from '../config.js'
 import type { Sql } from '../store/sql.js'
-import { Refusal } from '../refusal.js'
+import { Refusal } from '../http/refusal.js'
 import { grantRepository } from './grants.js'
 import { SCOPES, hashToken, secretsEqual, type Scope } from './tokens.js'
 

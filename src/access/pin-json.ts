@@ -4,7 +4,7 @@
 // the loop; cloning a 37k-key object back from the body thread and writing it again, 15–50 ms a stretch.
 import { canonicalWithin } from '../engines/digest/canonical-json.js'
 import { budgetOf, type Mill } from '../mill/pool.js'
-import { jsonTextInTurns } from '../json-writer.js'
+import { jsonTextInTurns } from '../json/json-writer.js'
 import { JsonText } from '../body-parse/text-members.js'
 
 /** Values whose JSON text is at most this long are made canonical on the loop (a few thousand values at most). */

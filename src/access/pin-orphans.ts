@@ -2,7 +2,7 @@
 // hour old, found by the store's bounded orphan sweep (store/orphan-sweep.ts) and deleted a part a statement.
 import { ORPHAN_AFTER_MS, orphanSweep } from '../store/orphan-sweep.js'
 import type { Sql } from '../store/sql.js'
-import { inTurns, upTo } from '../store/turns.js'
+import { inTurns, upTo } from '../sched/turns.js'
 
 interface PinPartRow {
   digest: string

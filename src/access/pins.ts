@@ -1,6 +1,6 @@
 // The pins table: content-addressed, immutable texts. The digest is SHA-256 of the stored bytes and is re-checked on read;
 // the bytes live in pin_parts (pin-parts.ts), so listings never touch them.
-import { Refusal } from '../refusal.js'
+import { Refusal } from '../http/refusal.js'
 import { keysetPages } from '../store/keyset.js'
 import { perDatabase } from '../store/repository.js'
 import type { Sql } from '../store/sql.js'

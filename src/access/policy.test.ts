@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { Refusal } from '../refusal.js'
+import { Refusal } from '../http/refusal.js'
 import { ADMIN_PRINCIPAL, ACTIONS, anonymousPrincipal, createPolicy, grantPrincipal, INTERNAL_PRINCIPAL, POLICY, type Action, type Principal } from './policy.js'
 import { SCOPES } from './tokens.js'
 

@@ -1,7 +1,7 @@
 // The one authorization function of the host: every door (HTTP route, /run and /cli item, MCP tool and resource, job
 // read, cancel, events and result) names an action and asks `authorize(principal, action, resource)`. The table below
 // is the whole policy; docs/security.md states it and test/access/doors.test.ts walks every door against it.
-import { Refusal } from '../refusal.js'
+import { Refusal } from '../http/refusal.js'
 import { SCOPES, type Scope } from './tokens.js'
 
 /** Who is asking: the admin credential, a stored grant, an anonymous client, or the host's own in-process checks. */

@@ -3,7 +3,7 @@ import type { FastifyInstance } from 'fastify'
 import { z } from 'zod'
 import { isSmokeRequest } from '../access/internal.js'
 import { commandPostSchema, readinessReportSchema, truthSummarySchema } from './schemas.js'
-import { okEnvelope, refusalEnvelope } from '../envelope.js'
+import { okEnvelope, refusalEnvelope } from '../http/envelope.js'
 
 // Re-exported for tests that wait for the start-up report.
 export { START_REPORT_DELAY_MS } from './collectors.js'

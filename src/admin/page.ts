@@ -2,7 +2,7 @@
 import type { MetricsSnapshot } from '../plugins/metrics.js'
 import type { ReadinessReport, TruthSummary } from './schemas.js'
 import type { JobStats } from '../jobs/types.js'
-import { escapeHtml } from '../html.js'
+import { escapeHtml } from '../http/html.js'
 
 /** Each section's data, or why it could not be read. */
 export type Loaded<T> = { ok: true; data: T } | { ok: false; error: string }

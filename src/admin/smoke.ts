@@ -1,7 +1,7 @@
 // Boot smoke checks: each contract admin route requested in-process (app.inject), with status code and time.
 import type { FastifyInstance } from 'fastify'
 import { internalHeaders } from '../access/internal.js'
-import { inTurns } from '../store/turns.js'
+import { inTurns } from '../sched/turns.js'
 import type { SmokeCheck } from './schemas.js'
 
 export const SMOKE_ALGORITHM = 'boot-smoke-inject/1'

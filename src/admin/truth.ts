@@ -2,7 +2,7 @@
 // count of envelopes ever emitted without the contract flags.
 import type { FastifyInstance } from 'fastify'
 import { internalHeaders } from '../access/internal.js'
-import { inTurns } from '../store/turns.js'
+import { inTurns } from '../sched/turns.js'
 import type { TruthSummary, TruthTestResult } from './schemas.js'
 import { KNOWN_ANSWER_CASES, type KnownAnswerCase } from './truth-cases.js'
 

@@ -2,8 +2,8 @@
 // the host's rules (json-text.ts, Fastify's prototype-poisoning protection), or CSV text (its rows are counted by the
 // CSV parser, engines/trading/csv.ts, which reads them: one count, whatever the line ends).
 import secureJsonParse from 'secure-json-parse'
-import { parseJsonShaped } from '../json-text.js'
-import { Refusal, type RefusalCode, type RefusalOptions } from '../refusal.js'
+import { parseJsonShaped } from '../json/json-text.js'
+import { Refusal, type RefusalCode, type RefusalOptions } from '../http/refusal.js'
 
 export type BodyFormat =
   // textMembers: top-level members that cross back from the body thread as JSON text when wide (text-members.ts)

@@ -1,5 +1,5 @@
 // Live counters of the caller surface: where each request stopped in the onion, and refusals by code.
-import type { RefusalCode } from '../refusal.js'
+import type { RefusalCode } from '../http/refusal.js'
 
 export const ONION_LAYERS = [
   'transport',

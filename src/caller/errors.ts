@@ -1,9 +1,9 @@
 // The caller error handler: every error under /api/v1 becomes one refusal envelope (SPEC §1.2).
 import type { FastifyReply, FastifyRequest } from 'fastify'
-import { bodyLimitOf, toRefusal } from '../error-refusal.js'
-import { RefusalPayload } from '../envelope.js'
+import { bodyLimitOf, toRefusal } from '../http/error-refusal.js'
+import { RefusalPayload } from '../http/envelope.js'
 import type { CallerCounters } from './counters.js'
-import { redactUrl } from '../redact.js'
+import { redactUrl } from '../http/redact.js'
 
 export function createCallerErrorHandler(counters: CallerCounters) {
   return function callerErrorHandler(err: unknown, req: FastifyRequest, reply: FastifyReply) {

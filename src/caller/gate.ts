@@ -1,6 +1,6 @@
 // The refuse-first gate (SPEC §2.6): nature, credential, input, limits, admission — and only then the handler.
 import type { z } from 'zod'
-import { issuesFromZod, Refusal } from '../refusal.js'
+import { issuesFromZod, Refusal } from '../http/refusal.js'
 import { actionsOf, type AnyOperation, type OperationContext } from './operation.js'
 
 /** Checks that need no parsed input: refused by nature, then the access policy for each action this call is. */

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import { editDistance, parseArgv, refuseOverlongOperation, tokenize } from './grammar.js'
 import { registry } from './registry.js'
-import { Refusal } from '../refusal.js'
+import { Refusal } from '../http/refusal.js'
 
 describe('tokenize', () => {
   it('splits like a shell: quotes, escapes, empty quoted strings', () => {

@@ -7,9 +7,9 @@ import type { Mill } from '../mill/pool.js'
 import type { Admission } from '../plugins/admission.js'
 import type { Authenticator, Credential } from '../access/auth.js'
 import type { Action, Policy, Principal } from '../access/policy.js'
-import type { Refusal, RefusalCode } from '../refusal.js'
+import type { Refusal, RefusalCode } from '../http/refusal.js'
 import type { CallerCounters } from './counters.js'
-import type { Clock } from '../clock.js'
+import type { Clock } from '../sched/clock.js'
 import type { JsonBytes } from '../json/bytes.js'
 
 export const LOBES = ['discovery', 'logic', 'capacity', 'text', 'access', 'orchestration', 'runtime'] as const

@@ -1,7 +1,7 @@
 // Projections of operations shared by listings, docs and the CLI: JSON Schema of inputs, curl lines, grouping.
 import { POLICY, type Rule } from '../access/policy.js'
 import { z } from 'zod'
-import { CALLER_PREFIX } from '../envelope.js'
+import { CALLER_PREFIX } from '../http/envelope.js'
 import { actionsOf, LOBES, type AnyOperation, type Lobe } from './operation.js'
 
 type JsonSchema = Readonly<Record<string, unknown>>

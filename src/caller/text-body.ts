@@ -4,7 +4,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify'
 import type { Readable } from 'node:stream'
 import { errorCodes } from 'fastify'
 import { readBody } from '../plugins/json-body.js'
-import { Refusal } from '../refusal.js'
+import { Refusal } from '../http/refusal.js'
 import type { AnyOperation } from './operation.js'
 
 /** A query value as the JSON scalar it spells (`2000`, `false`, `null`), else the string itself. */

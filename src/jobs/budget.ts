@@ -4,7 +4,7 @@
 import type { FastifyRequest } from 'fastify'
 import { validatorCompiler } from 'fastify-type-provider-zod'
 import { z } from 'zod'
-import { Refusal } from '../refusal.js'
+import { Refusal } from '../http/refusal.js'
 import { prefersAsync } from './view.js'
 
 /** Route option of heavy routes: validation errors are attached to the request, then judged by inputForPath. */

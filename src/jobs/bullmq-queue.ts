@@ -5,10 +5,10 @@
 // are pure functions of their stored input; every state change is one conditional UPDATE).
 import { Queue, WaitingError, Worker, type Job } from 'bullmq'
 import { CANCEL_GRACE_MS } from '../mill/scope.js'
-import { pagedList, type Page } from '../paging.js'
+import { pagedList, type Page } from '../http/paging.js'
 import { createRedisBus } from '../redis/bus.js'
 import { openRedis, type RedisClient } from '../redis/connection.js'
-import { Refusal } from '../refusal.js'
+import { Refusal } from '../http/refusal.js'
 import { createSharedChannel } from './channel.js'
 import type { LocalQueueOptions } from './local-queue.js'
 import { createLocalRunner } from './local-runner.js'

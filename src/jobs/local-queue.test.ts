@@ -2,7 +2,7 @@
 // restart reads its input back from the stored parts.
 import { JsonBytes } from '../json/bytes.js'
 import { afterAll, describe, expect, it } from 'vitest'
-import { systemClock } from '../clock.js'
+import { systemClock } from '../sched/clock.js'
 import { TEST_BACKENDS, testStores } from '../store/test-backends.js'
 import type { Store } from '../store/index.js'
 import { createLocalJobQueue } from './local-queue.js'

@@ -2,9 +2,9 @@
 // the executor; this module owns the state machine queued → running → succeeded | failed | cancelled (the runs
 // themselves: local-runner.ts).
 import type { FastifyBaseLogger } from 'fastify'
-import type { Clock } from '../clock.js'
-import { pagedList, type Page } from '../paging.js'
-import { Refusal } from '../refusal.js'
+import type { Clock } from '../sched/clock.js'
+import { pagedList, type Page } from '../http/paging.js'
+import { Refusal } from '../http/refusal.js'
 import type { Store } from '../store/index.js'
 import { CANCEL_GRACE_MS } from '../mill/scope.js'
 import { createLocalChannel, type JobChannel } from './channel.js'

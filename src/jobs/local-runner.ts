@@ -4,8 +4,8 @@
 // connection cut, a lost conflict) never fails a job: its store steps are retried, its run is run again (executors are
 // pure functions of their input), and past the retries the job is handed back to wait, not failed.
 import type { FastifyBaseLogger } from 'fastify'
-import type { Clock } from '../clock.js'
-import { Refusal, type RefusalBody } from '../refusal.js'
+import type { Clock } from '../sched/clock.js'
+import { Refusal, type RefusalBody } from '../http/refusal.js'
 import type { ProgressSnapshot } from '../mill/progress.js'
 import { TaskCancelled, taskScope } from '../mill/scope.js'
 import { backoffMs, retryTransient, storeFaultOf, storeRefusal } from '../store/faults.js'

@@ -1,5 +1,5 @@
 // How a job's end is told: stored refusals rebuilt as thrown ones, the cancel refusal, and the progress a run reports.
-import { Refusal, type RefusalBody } from '../refusal.js'
+import { Refusal, type RefusalBody } from '../http/refusal.js'
 import type { ProgressSnapshot } from '../mill/progress.js'
 import type { JobProgress } from './types.js'
 

@@ -2,9 +2,9 @@
 // decided by the database), the result endpoint's outcome, a final row as a waiting request gets it, purging, counts.
 import { createHash, randomUUID } from 'node:crypto'
 import type { FastifyBaseLogger } from 'fastify'
-import type { Clock } from '../clock.js'
-import { Refusal, type RefusalBody } from '../refusal.js'
-import { jsonParts } from '../json-writer.js'
+import type { Clock } from '../sched/clock.js'
+import { Refusal, type RefusalBody } from '../http/refusal.js'
+import { jsonParts } from '../json/json-writer.js'
 import { refusalFrom } from './outcomes.js'
 import type { JobRepository } from './repository.js'
 import { JOB_STATES, type JobOutcome, type JobRecord, type JobState, type JobStats, type SettledJob, type SubmitAnswer, type SubmitRequest, type DefineOptions } from './types.js'

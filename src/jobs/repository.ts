@@ -2,11 +2,11 @@
 // way on SQLite or PostgreSQL. Every state change is one conditional UPDATE … RETURNING: a job reaches a final state
 // once even when two runs (or two replicas) race, and the winner gets the new row in the same statement. Inputs and
 // answers are kept apart, in parts (parts.ts, migration 0007), written before the row that makes them visible.
-import type { RefusalBody } from '../refusal.js'
+import type { RefusalBody } from '../http/refusal.js'
 import { keysetPages } from '../store/keyset.js'
 import type { Sql } from '../store/sql.js'
-import { inTurns } from '../store/turns.js'
-import { jsonParts } from '../json-writer.js'
+import { inTurns } from '../sched/turns.js'
+import { jsonParts } from '../json/json-writer.js'
 import { createOrphanSweep, deleteParts, readBytes, readParts, writeParts } from './parts.js'
 import { JsonBytes } from '../json/bytes.js'
 import type { JobProgress, JobRecord, JobState, JobSurface } from './types.js'

@@ -1,7 +1,7 @@
 // The one entry of heavy routes on both surfaces: submit a job, then either answer 202 (Prefer: respond-async) or
 // wait for it and answer as the synchronous call always did.
 import type { FastifyReply, FastifyRequest } from 'fastify'
-import { Refusal } from '../refusal.js'
+import { Refusal } from '../http/refusal.js'
 import type { JobQueue, JobSurface, JobView } from './types.js'
 import { accepted, idempotencyKeyOf, jobView, prefersAsync } from './view.js'
 

@@ -1,8 +1,8 @@
 // The job vocabulary shared by every queue backend: serialisable records, progress, events, and the queue interface.
 // Everything here is plain JSON so a distributed backend (BullMQ + PostgreSQL) can carry it unchanged.
 import { z } from 'zod'
-import { refusalSchema, type RefusalBody } from '../refusal.js'
-import type { Page, PageQuery } from '../paging.js'
+import { refusalSchema, type RefusalBody } from '../http/refusal.js'
+import type { Page, PageQuery } from '../http/paging.js'
 
 export const JOB_STATES = ['queued', 'running', 'succeeded', 'failed', 'cancelled'] as const
 export type JobState = (typeof JOB_STATES)[number]
@@ -167,7 +167,7 @@ export interface JobQueue {
   get(id: string): Promise<JobRecord | null>
   /** Ids of jobs that start with a prefix (lowercase hex and dashes), at most `limit`, in id order. */
   idsStartingWith(prefix: string, limit: number, owner: string | null): Promise<string[]>
-  /** Newest first, paged like every list of the host (src/paging.ts). */
+  /** Newest first, paged like every list of the host (src/http/paging.ts). */
   list(query: JobListQuery): Promise<Page<JobRecord>>
   /** Stops queued work at once and running work within 200 ms; resolves with the job as it then stands. */
   cancel(id: string): Promise<JobRecord | null>

@@ -5,7 +5,7 @@ import fastJson from 'fast-json-stringify'
 import { z } from 'zod'
 import { JsonBytes } from './bytes.js'
 import { pairSafeEnd } from '../engines/digest/base64.js'
-import { inTurns } from '../store/turns.js'
+import { inTurns } from '../sched/turns.js'
 
 export type Serialize = (data: unknown) => string
 

@@ -1,6 +1,6 @@
 // The top-level members of an answer's JSON text, read a part per loop turn without parsing the whole: the short
 // members as values, the long ones by name and size. A tool answer too large to inline over MCP keeps these.
-import { inTurns } from '../store/turns.js'
+import { inTurns } from '../sched/turns.js'
 
 export interface AnswerMembers {
   /** Members whose text is at most `memberChars`, parsed, while they fit `keptChars` in all. */

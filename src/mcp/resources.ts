@@ -1,6 +1,6 @@
 // MCP resources: skills.md, the lexicon, the OpenAPI documents, each dataset's metadata and each pin by digest. Each
 // read and the listing ask the access policy as the HTTP route of the same data does (src/access/doors.ts).
-import { Refusal } from '../refusal.js'
+import { Refusal } from '../http/refusal.js'
 import { pinRepository, PIN_DIGEST, type PinRecord } from '../access/pins.js'
 import { runOperation } from '../caller/gate.js'
 import type { OperationContext } from '../caller/operation.js'

@@ -5,9 +5,9 @@
 // its answer a part per loop turn), with its short top-level members inline and the long ones named with their size.
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js'
 import { jsonWeight } from '../engines/diff/json-patch.js'
-import { jsonParts, TURN_TEXT_CHARS } from '../json-writer.js'
+import { jsonParts, TURN_TEXT_CHARS } from '../json/json-writer.js'
 import { JsonBytes } from '../json/bytes.js'
-import { inTurns } from '../store/turns.js'
+import { inTurns } from '../sched/turns.js'
 import { PLAIN, renderData } from '../render/render.js'
 import { answerMembers } from './answer-members.js'
 

@@ -5,7 +5,7 @@ import { admitBeforeInput, admitParsed, parseInput, runHandler } from '../caller
 import { POLICY } from '../access/policy.js'
 import { actionOf } from '../caller/operation.js'
 import { inputJsonSchema } from '../caller/projections.js'
-import { Refusal } from '../refusal.js'
+import { Refusal } from '../http/refusal.js'
 import { SURFACE_PREFIX } from '../jobs/view.js'
 import { flatObjectSchema } from './flat-schema.js'
 import { tradingRegistry } from '../trading/registry.js'

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { Refusal } from '../refusal.js'
+import { Refusal } from '../http/refusal.js'
 import { DEFAULT_TOOLSETS, parseToolsets, requestedToolsets, TOOLSETS, toolsetOf } from './toolsets.js'
 
 describe('toolsets', () => {

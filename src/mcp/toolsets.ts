@@ -1,7 +1,7 @@
 // Toolsets: the MCP tools in groups a client selects per connection (`/mcp?toolsets=caller,trading`, or the
 // `mcp-toolsets` header). Grouped from registry metadata, never by a list of names: a new operation lands in its
 // group by its surface, lobe and access.
-import { Refusal } from '../refusal.js'
+import { Refusal } from '../http/refusal.js'
 
 export const TOOLSETS = ['caller', 'trading', 'discovery', 'admin'] as const
 export type Toolset = (typeof TOOLSETS)[number]

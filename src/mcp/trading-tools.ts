@@ -2,7 +2,7 @@
 // object), the same scope, the same job when heavy, the same handler, called in-process.
 import { z } from 'zod'
 import { parseInput } from '../caller/gate.js'
-import { Refusal } from '../refusal.js'
+import { Refusal } from '../http/refusal.js'
 import { accessOf, Answer, type TradingOperation } from '../trading/operation.js'
 import type { McpTool, ToolContext } from './tool-types.js'
 import { flatObjectSchema } from './flat-schema.js'

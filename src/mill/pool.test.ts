@@ -1,7 +1,7 @@
 import { readdirSync, readFileSync } from 'node:fs'
 import { afterEach, describe, expect, it } from 'vitest'
 import { createMill, type Mill } from './pool.js'
-import { Refusal } from '../refusal.js'
+import { Refusal } from '../http/refusal.js'
 
 let mill: Mill | undefined
 afterEach(async () => {

@@ -2,7 +2,7 @@
 import { extname } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { Piscina } from 'piscina'
-import { Refusal } from '../refusal.js'
+import { Refusal } from '../http/refusal.js'
 import { createControl } from './progress.js'
 import { TaskCancelled, taskScope } from './scope.js'
 import { createSlots, type MillAgent, type MillMemory } from './slots.js'

@@ -10,7 +10,7 @@ import { addressedByOwnName } from '../access/host-names.js'
 import { ADMIN_PRINCIPAL, anonymousPrincipal, createPolicy, grantPrincipal, INTERNAL_PRINCIPAL, type Action, type Policy, type Principal } from '../access/policy.js'
 import { isInternal } from '../access/internal.js'
 import { clientKey } from './local-limiter.js'
-import { Refusal } from '../refusal.js'
+import { Refusal } from '../http/refusal.js'
 
 /** A route's door: an action of the policy. */
 export type RouteAccess = Action

@@ -2,7 +2,7 @@
 import fp from 'fastify-plugin'
 import underPressure from '@fastify/under-pressure'
 import type { FastifyInstance } from 'fastify'
-import { Refusal } from '../refusal.js'
+import { Refusal } from '../http/refusal.js'
 import type { Principal } from '../access/policy.js'
 
 export type Occupancy = 'live-bound' | 'shedding' | 'draining'

@@ -3,11 +3,11 @@
 import { STATUS_CODES } from 'node:http'
 import type { Socket } from 'node:net'
 import type { FastifyInstance } from 'fastify'
-import { Refusal } from '../refusal.js'
+import { Refusal } from '../http/refusal.js'
 import { problemOf, PROBLEM_CONTENT_TYPE } from './problem.js'
 import { securityHeadersFor } from './limits.js'
 import { callerRefusalText, isCallerUrl } from './framework-errors.js'
-import { shortUrl } from '../redact.js'
+import { shortUrl } from '../http/redact.js'
 
 /** The path of the request line at the start of the bytes the parser failed on, when it is there. */
 export function requestPathOf(raw: unknown): string | null {

@@ -1,13 +1,13 @@
 // Requests Fastify refuses before routing (malformed percent-encoding, over-long parameters) skip every hook: they are
 // answered here in the surface's own format, with the security headers and request id, and counted by the limiter.
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
-import { Refusal } from '../refusal.js'
-import { toRefusal } from '../error-refusal.js'
-import { envelope, RefusalPayload } from '../envelope.js'
+import { Refusal } from '../http/refusal.js'
+import { toRefusal } from '../http/error-refusal.js'
+import { envelope, RefusalPayload } from '../http/envelope.js'
 import { sendProblem } from './problem.js'
 import { setSecurityHeaders } from './limits.js'
-import { CALLER_PREFIX } from '../envelope.js'
-import { shortUrl } from '../redact.js'
+import { CALLER_PREFIX } from '../http/envelope.js'
+import { shortUrl } from '../http/redact.js'
 
 /** Whether a request path (with its query) is the caller API's, answered with envelopes. */
 export const isCallerUrl = (url: string) => url === CALLER_PREFIX || url.startsWith(CALLER_PREFIX + '/') || url.startsWith(CALLER_PREFIX + '?')

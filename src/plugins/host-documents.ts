@@ -6,7 +6,7 @@
 import type { FastifyInstance, RouteOptions } from 'fastify'
 import type { SwaggerTransform } from '@fastify/swagger'
 import { jsonSchemaTransform } from 'fastify-type-provider-zod'
-import { nextTurn } from '../store/turns.js'
+import { nextTurn } from '../sched/turns.js'
 import { placeRequestExamples, withRequestExamples } from './openapi-examples.js'
 import { documentRefusals, routeKey } from './openapi-refusals.js'
 

@@ -4,7 +4,7 @@
 import fp from 'fastify-plugin'
 import type { FastifyInstance } from 'fastify'
 import type { Config } from '../config.js'
-import type { Clock } from '../clock.js'
+import type { Clock } from '../sched/clock.js'
 import { createLocalJobQueue } from '../jobs/local-queue.js'
 import type { JobQueue } from '../jobs/types.js'
 import { createStreamSlots, type StreamSlots } from '../jobs/stream-slots.js'

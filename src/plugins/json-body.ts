@@ -6,7 +6,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest, HookHandlerDoneFunc
 import type { Readable } from 'node:stream'
 import { createBodyReader, type BodyReader } from '../body-parse/reader.js'
 import type { BodyFormat } from '../body-parse/formats.js'
-import { nextTurn } from '../store/turns.js'
+import { nextTurn } from '../sched/turns.js'
 
 export interface JsonBodyOptions {
   /** Deepest nesting of arrays and objects a body may have. */

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { Refusal } from '../refusal.js'
+import { Refusal } from '../http/refusal.js'
 import { createMemoryAdmission } from './memory-admission.js'
 
 const admission = () => createMemoryAdmission({ largeBytes: 10, totalBytes: 30, perClientBytes: 20, slowClientMs: 1000 })

@@ -7,7 +7,7 @@
 import type { ServerResponse } from 'node:http'
 import fp from 'fastify-plugin'
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
-import { Refusal } from '../refusal.js'
+import { Refusal } from '../http/refusal.js'
 
 export interface MemoryAdmissionOptions {
   /** Bodies up to this many bytes are not counted (BODY_LIMIT_BYTES). */

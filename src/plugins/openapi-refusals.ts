@@ -3,7 +3,7 @@
 // caller's refusal envelope under /api/v1, an RFC 9457 problem elsewhere. The explorer then shows a refusal as a
 // documented answer rather than "Undocumented".
 import type { RouteOptions } from 'fastify'
-import { REFUSAL_STATUS, type RefusalCode } from '../refusal.js'
+import { REFUSAL_STATUS, type RefusalCode } from '../http/refusal.js'
 
 declare module 'fastify' {
   interface FastifyContextConfig {

@@ -2,7 +2,7 @@
 // as the job purge sweeps job parts.
 import fp from 'fastify-plugin'
 import type { FastifyInstance } from 'fastify'
-import type { Clock } from '../clock.js'
+import type { Clock } from '../sched/clock.js'
 import { pinRepository } from '../access/pins.js'
 
 export const PIN_SWEEP_EVERY_MS = 60_000

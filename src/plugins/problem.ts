@@ -1,9 +1,9 @@
 // RFC 9457 problem details: outside /api/v1 (which envelopes) every error of the host becomes one application/problem+json body.
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { z } from 'zod'
-import { Refusal, type RefusalCode } from '../refusal.js'
-import { bodyLimitOf, toRefusal } from '../error-refusal.js'
-import { redactUrl, shortUrl } from '../redact.js'
+import { Refusal, type RefusalCode } from '../http/refusal.js'
+import { bodyLimitOf, toRefusal } from '../http/error-refusal.js'
+import { redactUrl, shortUrl } from '../http/redact.js'
 import { wrongMethod } from './route-table.js'
 
 export const PROBLEM_CONTENT_TYPE = 'application/problem+json'

@@ -2,7 +2,7 @@
 // connection for the limiter, event publishes and health; the job queue opens its own (src/jobs/bullmq-queue.ts).
 import fp from 'fastify-plugin'
 import type { FastifyInstance } from 'fastify'
-import { coalesce } from '../coalesce.js'
+import { coalesce } from '../sched/coalesce.js'
 import { openRedis, probeRedis, readyWithin, type RedisClient, type RedisProbe } from '../redis/connection.js'
 
 export interface SharedRedis {

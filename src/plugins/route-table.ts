@@ -2,7 +2,7 @@
 // trading platform's inventories and the truth summary all read it.
 import fp from 'fastify-plugin'
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
-import { Refusal } from '../refusal.js'
+import { Refusal } from '../http/refusal.js'
 
 export type SurfaceName = 'caller' | 'trading' | 'admin' | 'docs'
 

@@ -2,7 +2,7 @@
 // answer (job_parts) and a pin's content (pin_parts) alike, so megabytes never hold the loop in one long INSERT,
 // SELECT or DELETE.
 import type { Sql } from './sql.js'
-import { inTurns, upTo } from './turns.js'
+import { inTurns, upTo } from '../sched/turns.js'
 
 /** Bytes of a part: a few milliseconds to INSERT on SQLite. */
 export const PART_BYTES = 256 * 1024

@@ -3,8 +3,8 @@
 // table is counted a slice of its key order at a time (COUNT_STEP rows, a few ms), with a loop turn between slices.
 // PostgreSQL counts on its own server, off the loop: one count(*).
 import type { Sql } from './sql.js'
-import { inTurns } from './turns.js'
-import { coalesce } from '../coalesce.js'
+import { inTurns } from '../sched/turns.js'
+import { coalesce } from '../sched/coalesce.js'
 
 /** Rows per slice of a SQLite count: about 2 ms of the loop each on this machine. */
 export const COUNT_STEP = 65_536

@@ -2,7 +2,7 @@
 // a busy database) is retried and, when a request must answer, answered `occupied` with Retry-After; a full disk is a
 // refusal of its own kind (`occupied`, the reason saying so, a longer Retry-After) and turns health to `fail`; a row
 // that went away under a write (a dataset deleted while a job ran) is a conflict. None of them is a 500.
-import { Refusal } from '../refusal.js'
+import { Refusal } from '../http/refusal.js'
 
 export type StoreFault = 'transient' | 'full'
 

@@ -1,4 +1,4 @@
-// Keyset pages in SQL (the store side of src/paging.ts): the rows strictly after a sort-key position, in one order,
+// Keyset pages in SQL (the store side of src/http/paging.ts): the rows strictly after a sort-key position, in one order,
 // limit + 1 of them so the caller can tell whether another page follows. Two statement texts, built once; row-value
 // comparisons, which SQLite and PostgreSQL both read.
 import type { Sql } from './sql.js'

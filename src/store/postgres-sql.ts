@@ -4,7 +4,7 @@
 import { createRequire } from 'node:module'
 import type pg from 'pg'
 import { numberPlaceholders, valuesFor, type NumberedStatement } from './placeholders.js'
-import { Refusal } from '../refusal.js'
+import { Refusal } from '../http/refusal.js'
 import type { Sql, SqlParams, SqlRunResult, TransactionOptions } from './sql.js'
 import { refuseUnstorable } from './storable.js'
 

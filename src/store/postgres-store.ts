@@ -1,7 +1,7 @@
 // The PostgreSQL store: a pool (DATABASE_URL), migrations applied at start on one held connection under an advisory
 // lock, so replicas starting together migrate once.
 import { createStorageWatch } from './storage.js'
-import { databaseLocation } from '../redact.js'
+import { databaseLocation } from '../http/redact.js'
 import { APPLIED_MIGRATIONS, applyMigrations, migrationsDirOf, pendingMigrations, type MigrationRecord } from './migrate.js'
 import { createPostgresPool, createPostgresSql, type PostgresSql } from './postgres-sql.js'
 import { pingerOf, type Store } from './store.js'

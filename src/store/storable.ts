@@ -2,7 +2,7 @@
 // alike. PostgreSQL refuses a NUL (U+0000) in text (SQLite takes it), so a NUL reaching either is the client's input
 // and refused as such: a path parameter, a query, a cursor or a body member. Lone surrogates are not refused here:
 // both backends store them as U+FFFD, the same bytes the host hashes (pins' digests stay true).
-import { Refusal } from '../refusal.js'
+import { Refusal } from '../http/refusal.js'
 
 const NUL = '\u0000'
 

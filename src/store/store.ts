@@ -4,7 +4,7 @@ import type { MigrationRecord } from './migrate.js'
 import type { CheckPragma } from './sqlite-apart.js'
 import type { Dialect, Sql } from './sql.js'
 import type { StorageState } from './storage.js'
-import { coalesce } from '../coalesce.js'
+import { coalesce } from '../sched/coalesce.js'
 
 export type Db = Database.Database
 

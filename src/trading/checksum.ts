@@ -2,7 +2,7 @@
 import { createHash, type Hash } from 'node:crypto'
 import { endianness } from 'node:os'
 import type { Bars } from '../engines/trading/types.js'
-import { inTurns, upTo } from '../store/turns.js'
+import { inTurns, upTo } from '../sched/turns.js'
 
 /**
  * A dataset's checksum is the SHA-256 of its bars as little-endian float64 values, six per bar in the order

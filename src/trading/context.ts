@@ -1,6 +1,6 @@
 // What the trading operations share, built once per host for its routes and its MCP tools: one research service, one
 // cycle runner, one prober, the platform's system view and the command center's page cache.
-import type { Clock } from '../clock.js'
+import type { Clock } from '../sched/clock.js'
 import type { Authenticator } from '../access/auth.js'
 import type { Config } from '../config.js'
 import type { Mill } from '../mill/pool.js'

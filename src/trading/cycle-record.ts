@@ -1,7 +1,7 @@
 // Recording a paper cycle inside its transaction (every read it depends on made there too): the account (opened on first use), the signal, the cycle row, the
 // filled market order with its cash entries and position, and the answer's body.
 import { clientKeyOf } from './owned-keys.js'
-import type { Clock } from '../clock.js'
+import type { Clock } from '../sched/clock.js'
 import type { Signal, StrategyName } from '../engines/trading/types.js'
 import { iso } from './present.js'
 import type { AccountRow, DatasetRow, TradingRepository } from './repository.js'

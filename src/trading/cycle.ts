@@ -1,8 +1,8 @@
 // The paper full cycle: signal → ATR risk sizing → paper order → fill at the latest close → ledger, in one transaction
 // with its idempotency row. Across replicas the database decides: the key's unique constraint lets one request store
 // its cycle; the other's transaction fails (or, on PostgreSQL, is retried) and then replays the stored answer.
-import type { Clock } from '../clock.js'
-import { Refusal } from '../refusal.js'
+import type { Clock } from '../sched/clock.js'
+import { Refusal } from '../http/refusal.js'
 import { atr, signalOf } from '../engines/trading/index.js'
 import type { Bars } from '../engines/trading/types.js'
 import { digestOf } from './checksum.js'

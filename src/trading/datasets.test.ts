@@ -1,7 +1,7 @@
 import { existsSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterAll, beforeEach, describe, expect, it } from 'vitest'
-import { Refusal } from '../refusal.js'
+import { Refusal } from '../http/refusal.js'
 import type { Store } from '../store/index.js'
 import { TEST_BACKENDS, testStores } from '../store/test-backends.js'
 import { REPO_ROOT } from '../version.js'

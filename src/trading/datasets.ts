@@ -1,7 +1,7 @@
 // Datasets: CSV import (all-or-nothing), lookup by id or symbol, and the public view of a dataset row.
 import { readFileSync } from 'node:fs'
 import { basename } from 'node:path'
-import { Refusal } from '../refusal.js'
+import { Refusal } from '../http/refusal.js'
 import type { Sql } from '../store/sql.js'
 import { CsvError, csvOutcome, type CsvOptions, type CsvOutcome } from '../engines/trading/index.js'
 import type { Bars } from '../engines/trading/types.js'

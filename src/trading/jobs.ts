@@ -1,7 +1,7 @@
 // The heavy trading operations as jobs: each one's executor is its handler, and its answer is written through its
 // route's response schema, so a job's stored answer is exactly the sync answer.
 import type { FastifyInstance } from 'fastify'
-import { baseUrlOf } from '../base-url.js'
+import { baseUrlOf } from '../http/base-url.js'
 import { answerWriter } from '../jobs/view.js'
 import type { TradingContext } from './context.js'
 import type { TradingOperation } from './operation.js'

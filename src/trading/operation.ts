@@ -4,7 +4,7 @@ import type { FastifyBaseLogger, FastifyInstance } from 'fastify'
 import { z } from 'zod'
 import type { Credential } from '../access/auth.js'
 import type { Action, Principal } from '../access/policy.js'
-import type { RefusalCode } from '../refusal.js'
+import type { RefusalCode } from '../http/refusal.js'
 import type { TradingContext } from './context.js'
 import type { JsonBytes } from '../json/bytes.js'
 

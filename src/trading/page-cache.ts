@@ -1,7 +1,7 @@
 // The command center page rendered once per data version and second (issue #13): reading the panels (~0.6 ms of
 // synchronous SQLite) and rendering them (~0.4 ms: the runs table's figures, the equity chart's points) per request made
 // a burst of 30 GETs hold the loop 30-40 ms. A burst now shares one render; the version key shows every write at once.
-import type { Clock } from '../clock.js'
+import type { Clock } from '../sched/clock.js'
 import type { Store } from '../store/index.js'
 
 /**

@@ -1,6 +1,6 @@
 // HTML pieces of the command center: escaping, number formats, tables, links.
 
-import { escapeHtml as esc } from '../html.js'
+import { escapeHtml as esc } from '../http/html.js'
 
 export { esc }
 

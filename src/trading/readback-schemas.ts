@@ -1,6 +1,6 @@
 // Zod schemas of the read-back routes (runs, one dataset with its bars, deletion, the paper ledger's lists).
 import { z } from 'zod'
-import { pageQueryFields, pageSchema } from '../paging.js'
+import { pageQueryFields, pageSchema } from '../http/paging.js'
 import { RUN_KINDS } from './rows.js'
 import { datasetSchema, strategyName, tradeSchema } from './schemas.js'
 

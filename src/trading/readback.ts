@@ -1,7 +1,7 @@
 // What the platform stored, read back: runs (listed, and one with its inputs, stats, trades and equity), datasets
-// (one with a page of bars; deleted), and the paper ledger, each list paged by src/paging.ts.
-import { pageAnswer, pagedList, type PagedList, type PageQuery, type Position } from '../paging.js'
-import { Refusal } from '../refusal.js'
+// (one with a page of bars; deleted), and the paper ledger, each list paged by src/http/paging.ts.
+import { pageAnswer, pagedList, type PagedList, type PageQuery, type Position } from '../http/paging.js'
+import { Refusal } from '../http/refusal.js'
 import { datasetView, resolveDataset } from './datasets.js'
 import { downsample } from '../engines/trading/downsample.js'
 import { INLINE_TRADES_MAX } from '../engines/trading/answer-caps.js'

@@ -1,6 +1,6 @@
 // The datasets and bars tables (part of the trading repository): a dataset's bars go in batches and come out as typed arrays.
 import type { Sql } from '../store/sql.js'
-import { inTurns, upTo } from '../store/turns.js'
+import { inTurns, upTo } from '../sched/turns.js'
 import type { Bars } from '../engines/trading/types.js'
 import type { DatasetRow, NewDataset } from './rows.js'
 

@@ -8,7 +8,7 @@
 //   - `#jsonrpc=<method>`: JSON-RPC with that method instead (e.g. `#jsonrpc=getblockcount`, `#jsonrpc=getSlot`).
 //   - `#get`: plain GET only; any 2xx is a success.
 // Every request has a headers and a body timeout; probes of one URL never overlap (a round skips a URL still in flight).
-import { publicEndpointUrl, redactEndpointUrl } from '../redact.js'
+import { publicEndpointUrl, redactEndpointUrl } from '../http/redact.js'
 import { probeGet, probeJsonRpc, type ProbeHttp, type ProbeResult } from './rpc-requests.js'
 
 export type ProbeMode = 'json-rpc' | 'http-get'

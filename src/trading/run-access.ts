@@ -2,7 +2,7 @@
 // run.read, run.delete) with its owners, on every door that reads it (HTTP, MCP tools, the CLI through HTTP); a stranger's
 // run is answered exactly as an unknown id. Lists show the runs run.read lets the principal read.
 import type { Policy, Principal } from '../access/policy.js'
-import { Refusal } from '../refusal.js'
+import { Refusal } from '../http/refusal.js'
 import type { TradingRepository } from './repository.js'
 import type { RunRow } from './rows.js'
 

@@ -1,5 +1,5 @@
 // Runs side by side: each one's inputs and statistics, and the paths where they differ with every run's value.
-import { Refusal } from '../refusal.js'
+import { Refusal } from '../http/refusal.js'
 import { differences } from './run-replay.js'
 import { runFor, type RunCaller } from './run-access.js'
 import type { TradingRepository } from './repository.js'

@@ -1,7 +1,7 @@
 // Replaying a stored run: its stored request run again on the same dataset, nothing stored, and every statistic
 // compared with the stored one; a different engine version or fingerprint is named, not hidden.
 import { ENGINE_VERSION } from '../engines/trading/index.js'
-import { Refusal } from '../refusal.js'
+import { Refusal } from '../http/refusal.js'
 import { fingerprintOf } from './runs.js'
 import type { RunRow } from './rows.js'
 import type { RunFields } from './runs.js'

@@ -3,9 +3,9 @@
 // run again from its stored request (in the mill, like a replay) and writes its results whole, but only if the
 // statistics computed again are the stored ones. Readers see no results meanwhile (repository-runs.ts).
 import type { FastifyBaseLogger } from 'fastify'
-import type { Clock } from '../clock.js'
-import { Refusal } from '../refusal.js'
-import { inTurns } from '../store/turns.js'
+import type { Clock } from '../sched/clock.js'
+import { Refusal } from '../http/refusal.js'
+import { inTurns } from '../sched/turns.js'
 import { newResultsWriter, writeRunResults } from './run-results-writer.js'
 import { runAgain, sameStats } from './run-replay.js'
 import type { TradingService } from './service.js'

@@ -4,9 +4,9 @@
 // or a repeat of the run), its partial rows deleted and written again. Two writers of one run write identical rows (its
 // results are a function of its inputs), so a row already there is kept, and only the claim's holder marks them whole.
 import { randomUUID } from 'node:crypto'
-import type { Clock } from '../clock.js'
+import type { Clock } from '../sched/clock.js'
 import { tradeRows } from '../engines/trading/run-series.js'
-import { inTurns } from '../store/turns.js'
+import { inTurns } from '../sched/turns.js'
 import type { RunResultsState } from './repository-runs.js'
 import type { TradingRepository } from './repository.js'
 import type { RunResults, TrialRow } from './rows.js'

@@ -1,11 +1,11 @@
 // A stored run's trades and equity curve read back: a page at a time as JSON (keyset cursors), or whole as CSV
 // streamed a page at a time (a 250k-point curve is never one string on the loop).
 import { Readable } from 'node:stream'
-import { encodeCursor, pageAnswer, pagedList, type PageQuery } from '../paging.js'
-import { Refusal } from '../refusal.js'
+import { encodeCursor, pageAnswer, pagedList, type PageQuery } from '../http/paging.js'
+import { Refusal } from '../http/refusal.js'
 import { decodeEquityChunk, EQUITY_CHUNK_POINTS, TRADE_COLUMNS } from '../engines/trading/run-series.js'
 import { iso } from './present.js'
-import { nextTurn } from '../store/turns.js'
+import { nextTurn } from '../sched/turns.js'
 import type { ReadableRun } from './run-access.js'
 import type { RunTradeRow, RunEquityRow } from './repository-runs.js'
 import type { TradingRepository } from './repository.js'

@@ -1,6 +1,6 @@
 // Zod schemas of a stored run's results: trades and equity pages, deletion, comparison and replay.
 import { z } from 'zod'
-import { pageQueryFields, pageSchema } from '../paging.js'
+import { pageQueryFields, pageSchema } from '../http/paging.js'
 import { RUN_KINDS } from './rows.js'
 import { runParams } from './readback-schemas.js'
 import { tradeSchema } from './schemas.js'

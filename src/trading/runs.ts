@@ -1,9 +1,9 @@
 // Stored research runs: each answer is kept with the digest of everything that determined it, so a repeat is recognised.
-import type { Clock } from '../clock.js'
+import type { Clock } from '../sched/clock.js'
 import { ENGINE_VERSION } from '../engines/trading/index.js'
 import { digestOf } from './checksum.js'
 import { noteRunningJobEffect, sealRunningJob } from '../jobs/effects.js'
-import { Refusal } from '../refusal.js'
+import { Refusal } from '../http/refusal.js'
 import { iso } from './present.js'
 import type { DatasetRow, RunKind, TradingRepository } from './repository.js'
 import type { RunResults, TrialRow } from './rows.js'

@@ -1,6 +1,6 @@
 // The research side of the platform as one object for the routes, the cycle runner and the MCP tools: each job is a
 // function of (deps, body) in research/, given one repository, one bars cache and one runs recorder.
-import type { Clock } from '../clock.js'
+import type { Clock } from '../sched/clock.js'
 import type { Mill } from '../mill/pool.js'
 import type { Admission } from '../plugins/admission.js'
 import { INTERNAL_PRINCIPAL, type Principal } from '../access/policy.js'

@@ -1,5 +1,5 @@
 // The platform's v11 health: one component per part (database, migrations, datasets, mill, admission, rpc, execution).
-import type { Clock } from '../clock.js'
+import type { Clock } from '../sched/clock.js'
 import type { Mill } from '../mill/pool.js'
 import type { Admission } from '../plugins/admission.js'
 import type { Store } from '../store/index.js'

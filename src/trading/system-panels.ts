@@ -1,5 +1,5 @@
 // The command center's panels as data: the paper account and its positions, signals, runs, datasets, health, RPC, equity.
-import type { Clock } from '../clock.js'
+import type { Clock } from '../sched/clock.js'
 import { iso } from './present.js'
 import type { RunRow, TradingRepository } from './repository.js'
 import type { RpcProber } from './rpc-prober.js'

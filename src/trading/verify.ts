@@ -2,7 +2,7 @@
 // re-derived from its fills. The database checks differ per dialect; the rest is plain SQL on both.
 import type { Sql } from '../store/sql.js'
 import type { Store } from '../store/index.js'
-import { inTurns } from '../store/turns.js'
+import { inTurns } from '../sched/turns.js'
 import { BarsDigest } from './checksum.js'
 import type { TradingRepository } from './repository.js'
 import { applyFill, cashFlowOf, type PositionState } from './sizing.js'

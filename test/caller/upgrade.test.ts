@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { FastifyInstance } from 'fastify'
 import { buildTestApp, json } from '../helper.js'
 import { NCM_VERSION } from '../../src/version.js'
-import { CHANGELOG } from '../../src/changelog.js'
+import { CHANGELOG } from '../../src/caller/changelog.js'
 
 /** Every release of the contract, newest first: what a client of 0.x or of a 1.0.0 pre-release has to catch up on. */
 const RELEASES = CHANGELOG.map((e) => e.version)

@@ -11,7 +11,7 @@ import { pigeonholeDimacs } from '../../src/engines/sat/pigeonhole.js'
 import { openRedis, readyWithin } from '../../src/redis/connection.js'
 import { sharedStreamSlots } from '../../src/redis/stream-leases.js'
 import { createStreamSlots } from '../../src/jobs/stream-slots.js'
-import { Refusal } from '../../src/refusal.js'
+import { Refusal } from '../../src/http/refusal.js'
 import { buildTestApp } from '../helper.js'
 import { redisForTests, testPrefix, until } from './helper.js'
 

@@ -4,7 +4,7 @@ import type { FastifyInstance } from 'fastify'
 import { buildApp } from '../../src/app.js'
 import { createTestDatabase } from '../../src/store/test-postgres.js'
 import { testConfig, manualClock } from '../helper.js'
-import type { Clock } from '../../src/clock.js'
+import type { Clock } from '../../src/sched/clock.js'
 import type { Store } from '../../src/store/index.js'
 import type { SeedLevel } from '../../src/trading/seed.js'
 

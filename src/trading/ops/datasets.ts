@@ -3,7 +3,7 @@ import { Answer, defineTradingOperation } from '../operation.js'
 import { importCsvText } from '../datasets.js'
 import { datasetDeleted, datasetDeleteQuery, datasetDetail, datasetListQuery, datasetPage, datasetParams } from '../readback-schemas.js'
 import { importAnswer, importBody, importQuery } from '../schemas.js'
-import { Refusal } from '../../refusal.js'
+import { Refusal } from '../../http/refusal.js'
 import { PAGING } from './paging-note.js'
 import { IMPORT_EXAMPLES } from '../routes/examples.js'
 

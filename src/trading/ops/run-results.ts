@@ -10,7 +10,7 @@ import { resultsNotStored } from '../run-results.js'
 import {
   compareAnswer, compareQuery, equityPage, MONTE_CARLO_MAX_STEPS, monteCarloAnswer, monteCarloQuery, replayAnswer, runDeleted, runPageQuery, runParams, tradesPage,
 } from '../run-schemas.js'
-import { Refusal } from '../../refusal.js'
+import { Refusal } from '../../http/refusal.js'
 import { PAGING } from './paging-note.js'
 
 const CSV = 'text/csv; charset=utf-8'

@@ -1,12 +1,12 @@
 // What every research job is given: the repository, the bars cache, the runs recorder, the clock, and the one way to
 // run heavy work (admitted first, then in the mill under the caller's budget).
-import type { Clock } from '../../clock.js'
+import type { Clock } from '../../sched/clock.js'
 import { budgetOf, type Mill } from '../../mill/pool.js'
 import { idleWorkers, runSplit, type IdleWorkers } from '../../mill/split.js'
 import type { In, Out, TaskName } from '../../mill/tasks/index.js'
 import type { Admission } from '../../plugins/admission.js'
 import type { Principal } from '../../access/policy.js'
-import { Refusal } from '../../refusal.js'
+import { Refusal } from '../../http/refusal.js'
 import type { BarsCache } from '../bars-cache.js'
 import type { TradingRepository } from '../repository.js'
 import type { RunRecorder } from '../runs.js'

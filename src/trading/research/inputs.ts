@@ -2,7 +2,7 @@
 import { z } from 'zod'
 import { parseStrategyParams, STRATEGIES } from '../../engines/trading/index.js'
 import type { BacktestOptions, Bars, StrategyName } from '../../engines/trading/types.js'
-import { Refusal, issuesFromZod } from '../../refusal.js'
+import { Refusal, issuesFromZod } from '../../http/refusal.js'
 import type { DatasetRow } from '../repository.js'
 
 export function strategyParamsOf(strategy: StrategyName, raw: Record<string, unknown>): Record<string, number> {

@@ -4,7 +4,7 @@ import { enumerateConfigs, type ConfigScore, type WalkForwardFold } from '../../
 import type { TrialRow } from '../rows.js'
 import type { BacktestOptions, StrategyName } from '../../engines/trading/types.js'
 import type { GridPayload, WalkForwardPayload } from '../../mill/tasks/trading.js'
-import { Refusal } from '../../refusal.js'
+import { Refusal } from '../../http/refusal.js'
 import { resolveDataset } from '../datasets.js'
 import { finite, iso, statsView } from '../present.js'
 import type { MaxEdgeBody, MaxEdgeV10Body } from '../schemas.js'

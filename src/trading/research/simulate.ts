@@ -1,6 +1,6 @@
 // Monte Carlo of a strategy on a dataset: bootstrap or GBM paths run in the mill, the summary stored as a run.
 import { finite } from '../present.js'
-import { Refusal } from '../../refusal.js'
+import { Refusal } from '../../http/refusal.js'
 import type { SimulateAnswer, SimulateBody } from '../schemas.js'
 import type { SimulatePayload } from '../../mill/tasks/trading.js'
 import { resolveDataset } from '../datasets.js'

@@ -1,6 +1,6 @@
 // Inputs of the platform's POST routes that succeed on a host with the synthetic seed: the explorer starts from them
 // (config.examples) and test/openapi-examples.test.ts runs each one.
-import type { RefusalCode } from '../../refusal.js'
+import type { RefusalCode } from '../../http/refusal.js'
 
 /** What a route whose door needs a scope (src/access/doors.ts) adds to its refusals. */
 export const SCOPE_REFUSALS: readonly RefusalCode[] = ['unauthorized', 'forbidden']

@@ -2,7 +2,7 @@
 import { z } from 'zod'
 import { defineOperation, type OperationContext } from '../../operation.js'
 import { SCOPES } from '../../../access/tokens.js'
-import { Refusal } from '../../../refusal.js'
+import { Refusal } from '../../../http/refusal.js'
 import { grantRepository } from '../../../access/grants.js'
 
 export const GRANT_LIMITS = {

@@ -1,7 +1,7 @@
 // POST /pin: content-addressed, immutable storage — pin text or JSON (scope pin:write), read it back by digest, re-hashed.
 import { z } from 'zod'
 import { defineOperation } from '../../operation.js'
-import { Refusal } from '../../../refusal.js'
+import { Refusal } from '../../../http/refusal.js'
 import { PIN_DIGEST, pinRepository, readPin, type PinMediaType } from '../../../access/pins.js'
 import { pinBytesOf } from '../../../access/pin-parts.js'
 import { canonicalPinJson } from '../../../access/pin-json.js'

@@ -3,7 +3,7 @@ import semver from 'semver'
 import { z } from 'zod'
 import { defineOperation } from '../../operation.js'
 import { NCM_VERSION } from '../../../version.js'
-import { CHANGE_KINDS, CHANGELOG } from '../../../changelog.js'
+import { CHANGE_KINDS, CHANGELOG } from '../../changelog.js'
 
 const entry = z.object({
   version: z.string(),
@@ -45,7 +45,7 @@ export const upgrade = defineOperation({
     changes: z.array(entry).describe('Entries after from, up to current, newest first'),
   }),
   provenance: ['declared', 'computed'],
-  sources: ['CHANGELOG.md (src/changelog.ts)', 'Semantic Versioning 2.0.0, https://semver.org/spec/v2.0.0.html'],
+  sources: ['CHANGELOG.md (src/caller/changelog.ts)', 'Semantic Versioning 2.0.0, https://semver.org/spec/v2.0.0.html'],
   examples: [{ from: '1.0.0' }, { from: '0.9.0' }],
   handler: (input) => {
     const from = semver.valid(input.from)!

@@ -1,7 +1,7 @@
 // POST /adapters: many LoRA adapters on one base model — bytes each, in total, and how many fit a budget.
 import { z } from 'zod'
 import { defineOperation } from '../../operation.js'
-import { Refusal } from '../../../refusal.js'
+import { Refusal } from '../../../http/refusal.js'
 import { adapterPlan } from '../../../engines/capacity/adapters.js'
 import { DTYPES, bytesPerValue } from '../../../engines/capacity/dtypes.js'
 import { PEFT_TARGETS_SOURCE } from '../../../engines/capacity/peft.js'

@@ -1,7 +1,7 @@
 // POST /budget: token budget of a context window, counted with a real BPE tokenizer, with a truncation plan.
 import { z } from 'zod'
 import { defineOperation } from '../../operation.js'
-import { Refusal } from '../../../refusal.js'
+import { Refusal } from '../../../http/refusal.js'
 import { budgetOf, MAX_TIMEOUT_MS } from '../../../mill/pool.js'
 import {
   ENCODINGS, FRAMING_SOURCE, FRAMING_STATEMENTS, type BudgetInput,

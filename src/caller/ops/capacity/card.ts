@@ -1,7 +1,7 @@
 // POST /card: one capacity card for a model on declared devices, as JSON and as Markdown.
 import { z } from 'zod'
 import { defineOperation } from '../../operation.js'
-import { Refusal } from '../../../refusal.js'
+import { Refusal } from '../../../http/refusal.js'
 import { capacityCard, cardMarkdown } from '../../../engines/capacity/card.js'
 import { DTYPE_NAMES } from '../../../engines/capacity/dtypes.js'
 import { tensorParallelProblems } from '../../../engines/capacity/fit.js'

@@ -1,6 +1,6 @@
 // Shared pieces of the capacity operations: model-or-arch input, dtypes, devices, limits and refusals.
 import { z } from 'zod'
-import { Refusal } from '../../../refusal.js'
+import { Refusal } from '../../../http/refusal.js'
 import { DTYPE_NAMES, DTYPES, type Dtype, type DtypeName } from '../../../engines/capacity/dtypes.js'
 import {
   archProblems, completeArch, findModel, MODEL_IDS, uniformLayerTypes, type Arch, type ModelPreset,

@@ -1,6 +1,6 @@
 // The devices of a capacity question: a GPU preset with its real usable bytes, or declared memory, and the runtime's share.
 import { z } from 'zod'
-import { Refusal } from '../../../refusal.js'
+import { Refusal } from '../../../http/refusal.js'
 import {
   CUBLAS_WORKSPACE_SOURCE, cublasWorkspaceBytes, findGpu, GPU_IDS, gpuDeviceSpec, H100_CONTEXT_BYTES, H100_MEASURED,
   type GpuPreset,

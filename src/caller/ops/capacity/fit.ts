@@ -1,7 +1,7 @@
 // POST /fit: does a model fit real devices, for inference or fine-tuning, under a stated serving model and margin?
 import { z } from 'zod'
 import { defineOperation } from '../../operation.js'
-import { Refusal } from '../../../refusal.js'
+import { Refusal } from '../../../http/refusal.js'
 import { DTYPES, bytesPerValue, type DtypeName } from '../../../engines/capacity/dtypes.js'
 import { inferencePlan, type FitComponent, type FitVerdict, type InferencePlan } from '../../../engines/capacity/fit.js'
 import { adaptedInputsPerLayer } from '../../../engines/capacity/lora-layout.js'

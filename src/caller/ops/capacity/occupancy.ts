@@ -1,7 +1,7 @@
 // POST /occupancy: the CUDA occupancy calculator, rule for rule as NVIDIA's cuda_occupancy.h.
 import { z } from 'zod'
 import { defineOperation } from '../../operation.js'
-import { Refusal } from '../../../refusal.js'
+import { Refusal } from '../../../http/refusal.js'
 import { COMPUTE_CAPABILITIES, CUDA_DEVICE_SOURCES, CUDA_DEVICES } from '../../../engines/capacity/cuda-devices.js'
 import { carveoutSteps, factorsOf, maxActiveBlocksPerSm, type OccupancyFactor } from '../../../engines/capacity/occupancy.js'
 

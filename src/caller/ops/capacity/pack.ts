@@ -1,7 +1,7 @@
 // POST /pack: bin packing of shards or jobs onto devices — FFD and BFD inline, an exact optimum in the mill.
 import { z } from 'zod'
 import { defineOperation } from '../../operation.js'
-import { Refusal } from '../../../refusal.js'
+import { Refusal } from '../../../http/refusal.js'
 import { budgetOf, MAX_TIMEOUT_MS } from '../../../mill/pool.js'
 import type { PackExactPayload } from '../../../mill/tasks/capacity.js'
 import {

@@ -1,6 +1,6 @@
 // Fine-tuning choices shared by /fit (training) and /peft: method, base dtype, accounting and LoRA targets.
 import { z } from 'zod'
-import { Refusal } from '../../../refusal.js'
+import { Refusal } from '../../../http/refusal.js'
 import { DTYPES, weightMemory, type Dtype, type DtypeName, type WeightMemory } from '../../../engines/capacity/dtypes.js'
 import {
   ACCOUNTINGS, fineTuneMemory, type Accounting, type AccountingName, type FineTuneMemory, type FineTuneMethod,

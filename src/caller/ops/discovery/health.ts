@@ -1,7 +1,7 @@
 // GET /health: the host's health in the shape of the IETF health-check draft, measured now.
 import { z } from 'zod'
 import { defineOperation, noInput } from '../../operation.js'
-import { isoAt } from '../../../clock.js'
+import { isoAt } from '../../../sched/clock.js'
 import { scaleOutReport, scaleOutSchema } from '../../../plugins/scale-out.js'
 import { storeStatus, storeStatusSchema } from '../../../store/status.js'
 

@@ -1,7 +1,7 @@
 // GET /honesty: the four envelope flags with their meaning, each operation's provenance, refusals since start.
 import { z } from 'zod'
 import { defineOperation, noInput } from '../../operation.js'
-import { REFUSAL_CODES } from '../../../refusal.js'
+import { REFUSAL_CODES } from '../../../http/refusal.js'
 
 export const PROVENANCE_MEANING = {
   computed: 'a pure function of the input',

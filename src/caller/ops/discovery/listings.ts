@@ -2,8 +2,8 @@
 import { z } from 'zod'
 import { LOBES, defineOperation, noInput } from '../../operation.js'
 import { byLobe, fullPath, inputJsonSchema } from '../../projections.js'
-import { CALLER_PREFIX } from '../../../envelope.js'
-import { SURFACE } from '../../../envelope.js'
+import { CALLER_PREFIX } from '../../../http/envelope.js'
+import { SURFACE } from '../../../http/envelope.js'
 import { HUB_VERSION, NCM_VERSION } from '../../../version.js'
 
 const provenance = z.array(z.enum(['computed', 'measured', 'stored', 'declared']))

@@ -1,12 +1,12 @@
 // GET /openapi.json: the caller API's own OpenAPI 3.0.3 document, cut from the host document the routes generate.
 import { z } from 'zod'
 import { defineOperation, noInput } from '../../operation.js'
-import { CALLER_PREFIX } from '../../../envelope.js'
+import { CALLER_PREFIX } from '../../../http/envelope.js'
 import { HUB_VERSION, NCM_VERSION } from '../../../version.js'
 import { LOBES } from '../../operation.js'
 import { writtenBy } from '../../../json/serializer.js'
 import type { JsonBytes } from '../../../json/bytes.js'
-import { inTurns } from '../../../store/turns.js'
+import { inTurns } from '../../../sched/turns.js'
 
 type PathItem = Record<string, { summary?: string; [key: string]: unknown }>
 

@@ -3,7 +3,7 @@ import { z } from 'zod'
 import { defineOperation, noInput, type Registry } from '../../operation.js'
 import { fullPath, inputJsonSchema } from '../../projections.js'
 import { HUB_VERSION, NCM_VERSION } from '../../../version.js'
-import { SURFACE } from '../../../envelope.js'
+import { SURFACE } from '../../../http/envelope.js'
 
 const tool = z.object({
   name: z.string(),

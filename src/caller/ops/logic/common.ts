@@ -1,6 +1,6 @@
 // What the logic operations share: declared limits, schema atoms, CNF input handling and refusal translation.
 import { z } from 'zod'
-import { Refusal } from '../../../refusal.js'
+import { Refusal } from '../../../http/refusal.js'
 import type { OperationContext } from '../../operation.js'
 import { budgetOf, MAX_TIMEOUT_MS, type RunOptions } from '../../../mill/pool.js'
 import { cnfFromClauses, type Cnf } from '../../../engines/sat/cnf.js'

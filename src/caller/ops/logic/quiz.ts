@@ -1,7 +1,7 @@
 // POST /quiz: checks a proposed assignment against a CNF or a JSON formula.
 import { z } from 'zod'
 import { defineOperation } from '../../operation.js'
-import { Refusal } from '../../../refusal.js'
+import { Refusal } from '../../../http/refusal.js'
 import { quizFormulaWork, quizWork, type FormulaSource, type QuizTaskPayload } from '../../../mill/tasks/logic.js'
 import {
   checkCnfLimits, cnfSource, dimacsText, exactlyOneOf, flatFormula, formulaInput, inlineOrMill, jsonClauses,

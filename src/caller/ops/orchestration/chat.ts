@@ -1,7 +1,7 @@
 // POST /chat: refused by nature — this host generates no text.
 import { z } from 'zod'
 import { defineOperation } from '../../operation.js'
-import { Refusal } from '../../../refusal.js'
+import { Refusal } from '../../../http/refusal.js'
 
 const refusal = () =>
   new Refusal(

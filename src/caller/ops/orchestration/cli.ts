@@ -2,7 +2,7 @@
 import { z } from 'zod'
 import { defineOperation } from '../../operation.js'
 import { parseArgv, refuseOverlongOperation, tokenize } from '../../grammar.js'
-import { Refusal } from '../../../refusal.js'
+import { Refusal } from '../../../http/refusal.js'
 import { DISPATCHED_REFUSALS, dispatch, rethrowSingle, runOutput } from './run.js'
 
 export const cli = defineOperation({

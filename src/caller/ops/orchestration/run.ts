@@ -2,12 +2,12 @@
 import { z } from 'zod'
 import { defineOperation, type OperationContext } from '../../operation.js'
 import { runOperation } from '../../gate.js'
-import { Refusal, REFUSAL_CODES, refusalSchema, type RefusalBody, type RefusalCode } from '../../../refusal.js'
+import { Refusal, REFUSAL_CODES, refusalSchema, type RefusalBody, type RefusalCode } from '../../../http/refusal.js'
 import { findOperation } from '../../grammar.js'
 import { jsonWeight } from '../../../engines/diff/json-patch.js'
 import type { AnyOperation } from '../../operation.js'
 import type { Mill } from '../../../mill/pool.js'
-import { inTurns } from '../../../store/turns.js'
+import { inTurns } from '../../../sched/turns.js'
 import { JsonBytes } from '../../../json/bytes.js'
 
 export const MAX_BATCH = 64

@@ -1,7 +1,7 @@
 // POST /race: the same kernels in WebAssembly and TypeScript, raced in the mill on the caller's bytes or generated ones.
 import { z } from 'zod'
 import { defineOperation } from '../../operation.js'
-import { Refusal } from '../../../refusal.js'
+import { Refusal } from '../../../http/refusal.js'
 import { budgetOf, MAX_TIMEOUT_MS } from '../../../mill/pool.js'
 import { IMPLEMENTATIONS, RACE_KERNELS } from '../../../engines/race/index.js'
 import type { RacePayload } from '../../../mill/tasks/runtime.js'

@@ -1,7 +1,7 @@
 // POST /diff: line, word or character diffs with a unified diff GNU patch applies; JSON diffs as RFC 6902 patches.
 import { z } from 'zod'
 import { defineOperation } from '../../operation.js'
-import { Refusal } from '../../../refusal.js'
+import { Refusal } from '../../../http/refusal.js'
 import { budgetOf } from '../../../mill/pool.js'
 import type { JsonPatchOperation } from '../../../engines/diff/json-patch.js'
 import { JsonPointerError, parsePointer } from '../../../engines/diff/json-pointer.js'

@@ -6,7 +6,7 @@ import {
   digestChunksPaced,
   type DigestAlgorithm,
 } from '../../../engines/digest/digest.js'
-import { nextTurn } from '../../../store/turns.js'
+import { nextTurn } from '../../../sched/turns.js'
 import { base64Chunks, checkStrictBase64, CHUNK_CHARS, decodeStrictBase64, utf8Chunks } from '../../../engines/digest/base64.js'
 
 const algorithm = z.enum(DIGEST_ALGORITHM_NAMES)

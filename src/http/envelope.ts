@@ -1,9 +1,9 @@
 // The contract envelope of every /api/v1 response (SPEC §1.1), caller operations and admin JSON alike: its schema and the one function that builds it.
 import { z } from 'zod'
-import { HUB_VERSION, NCM_VERSION } from './version.js'
+import { HUB_VERSION, NCM_VERSION } from '../version.js'
 import { refusalSchema, type RefusalBody } from './refusal.js'
-import type { Occupancy } from './plugins/admission.js'
-import { JsonBytes } from './json/bytes.js'
+import type { Occupancy } from '../plugins/admission.js'
+import { JsonBytes } from '../json/bytes.js'
 
 export const SURFACE = 'marketing-caller'
 /** Where the caller contract is served: everything under it answers in the envelope. */

@@ -3,7 +3,7 @@
 import type { FastifyError, FastifyRequest } from 'fastify'
 import { hasZodFastifySchemaValidationErrors, ResponseSerializationError } from 'fastify-type-provider-zod'
 import { describeIssue, Refusal, type IssueParts, type RefusalIssue } from './refusal.js'
-import { storeRefusal } from './store/faults.js'
+import { storeRefusal } from '../store/faults.js'
 
 /** A route's body limit as a 413 names it: its bytes and the setting they come from. */
 export interface BodyLimit {

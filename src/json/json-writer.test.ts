@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto'
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
-import { turnsDuring } from './store/test-turns.js'
+import { turnsDuring } from '../store/test-turns.js'
 import { createJsonWriter, jsonParts, jsonTextInTurns, PART_CHARS, STRING_SLICE, stringifyDeep } from './json-writer.js'
 
 // A lone half of a surrogate pair (String.prototype.isWellFormed is past this project's ES2023 lib).

@@ -2,8 +2,8 @@
 import { describe, expect, it } from 'vitest'
 import { decodeCursor, encodeCursor, PAGE_LIMIT_DEFAULT, PAGE_LIMIT_MAX, pagedList, type PageQuery } from './paging.js'
 import { Refusal } from './refusal.js'
-import { openStore } from './store/index.js'
-import { keysetPages } from './store/keyset.js'
+import { openStore } from '../store/index.js'
+import { keysetPages } from '../store/keyset.js'
 
 const refusalOf = (fn: () => unknown): Refusal => {
   try {

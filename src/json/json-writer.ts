@@ -4,8 +4,8 @@
 // a given length (one stored row each), cut only between tokens or inside a long string between whole characters, so
 // every part is valid text on its own and the parts joined are the whole. Answers are written by their schema's
 // serializer (src/json/serializer.ts), never here.
-import { pairSafeEnd } from './engines/digest/base64.js'
-import { inTurns } from './store/turns.js'
+import { pairSafeEnd } from '../engines/digest/base64.js'
+import { inTurns } from '../sched/turns.js'
 
 /** A stored part's most characters: ~2.5 ms to INSERT on SQLite, so a 14 MB input is 56 short statements. */
 export const PART_CHARS = 256 * 1024

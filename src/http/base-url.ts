@@ -1,6 +1,6 @@
 // The address a client reached this host at, for the runnable lines the host prints (/help's curl lines).
 import type { FastifyRequest } from 'fastify'
-import type { Config } from './config.js'
+import type { Config } from '../config.js'
 
 /** A Host header we repeat back: a name or address and an optional port, nothing else. */
 const PLAIN_HOST = /^(?:[A-Za-z0-9.-]+|\[[0-9A-Fa-f:.]+\])(?::\d{1,5})?$/

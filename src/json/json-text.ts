@@ -1,6 +1,6 @@
 // The host's rules for JSON text, shared by the body parser of both surfaces and by /cli's --json values: nesting
 // depth counted before parsing, numbers that overflow to ±Infinity refused after it.
-import { Refusal } from './refusal.js'
+import { Refusal } from '../http/refusal.js'
 
 /** JSON_MAX_DEPTH's default (src/config.ts), for parsers that have no configuration at hand. */
 export const DEFAULT_JSON_MAX_DEPTH = 10_000

@@ -3,8 +3,8 @@ import { join } from 'node:path'
 import semver from 'semver'
 import { describe, expect, it } from 'vitest'
 import { CHANGE_KINDS, CHANGELOG, type ChangeKind, type ChangelogEntry } from './changelog.js'
-import { NCM_VERSION, REPO_ROOT } from './version.js'
-import { registry } from './caller/registry.js'
+import { NCM_VERSION, REPO_ROOT } from '../version.js'
+import { registry } from './registry.js'
 
 /** Reads CHANGELOG.md (Keep a Changelog): "## [x.y.z] - date", a summary paragraph, "### Kind" lists of "- item". */
 function parseChangelog(markdown: string): ChangelogEntry[] {
@@ -38,7 +38,7 @@ function parseChangelog(markdown: string): ChangelogEntry[] {
 const markdown = readFileSync(join(REPO_ROOT, 'CHANGELOG.md'), 'utf8')
 
 describe('the changelog', () => {
-  it('in src/changelog.ts is the same as CHANGELOG.md, entry for entry', () => {
+  it('in src/caller/changelog.ts is the same as CHANGELOG.md, entry for entry', () => {
     expect(parseChangelog(markdown)).toEqual(CHANGELOG)
   })
 
