@@ -30,6 +30,7 @@ export const CHANGELOG: readonly ChangelogEntry[] = [
         '`/sat` and `/clauses` take a `text/plain` DIMACS body, with the other fields in the query string.',
         '`/openapi.json`: request examples on every operation, one documented response per refusal status, and a bearer security scheme.',
         'Jobs: `cancel_url` in the job view, and a unique prefix of four or more characters names a job.',
+        'Refusal code `request_timeout` (408): a request body not received within `SLOW_CLIENT_MS` (30 s by default) is refused and its connection closed.',
       ],
       changed: [
         '`/kv`, `/card` and `/fit` apply a model\'s own sliding windows (per layer where layers alternate) by default; `sliding_window: false` turns them off.',
@@ -38,6 +39,7 @@ export const CHANGELOG: readonly ChangelogEntry[] = [
         '`stopped_by` of `/sat` and `/jsonsat` widens to `deadline`, `conflicts`, `decisions` and `propagations`.',
         'A full disk is refused `occupied` with a reason saying so and `retry_after_s`, never `internal`, and turns `/health` to `fail`; a transient store fault (a connection cut, a lost conflict, a busy database) is retried, and answered `occupied` with `retry_after_s` when retries run out.',
         '`/pin`, `/run` and `/cli` take bodies up to the default 1 MiB (`BODY_LIMIT_BYTES`), as SPEC §1.5 gives 16 MiB only to `/sat`, `/jsonsat`, `/clauses`, `/quiz`, `/digest`, `/diff` and CSV import; a `payload_too_large` refusal names the route\'s limit in its reason and in `hints` (`limit`, `value`).',
+        'Large bodies and answers that grow with their input reserve memory per client and in total (`MEMORY_ADMISSION_BYTES`, `MEMORY_PER_CLIENT_BYTES`); past either the request is refused `occupied` with `retry_after_s` at once instead of waiting in line. A streamed answer (a large answer, job events, a CSV download) whose client stops reading is ended after `SLOW_CLIENT_MS`.',
       ],
       security: [
         'One access policy decides every door: HTTP routes, `/run` and `/cli` items, MCP tools and resources, job reads and event streams. MCP `resources/list` and `resources/read` of pins need `admin:read`, as over HTTP.',
