@@ -44,7 +44,7 @@ describe('registry', () => {
 
 describe.each(registry.operations.map((op) => [op.name, op] as const))('operation %s', (_name, op) => {
   it.each(op.examples.map((example, i) => [i, example] as const))('example %i answers per its contract', async (_i, example) => {
-    const res = await app.inject({
+    const call = () => app.inject({
       method: op.method,
       url: fullPath(op),
       headers: { accept: 'application/json', authorization: `Bearer ${ADMIN_TOKEN}` },
@@ -52,6 +52,10 @@ describe.each(registry.operations.map((op) => [op.name, op] as const))('operatio
         ? { query: example as Record<string, string> }
         : { payload: example as object }),
     })
+    let res = await call()
+    // A worker's first task loads what it needs (a tokenizer's ranks: ~5 s at load 11 here): on a busy machine that
+    // can pass the default budget; the example is checked again on the warm worker.
+    if (res.statusCode === 503 && res.json().refuse?.code === 'timeout') res = await call()
     const body = json(res)
     for (const [field, type] of Object.entries(ENVELOPE_FIELDS)) expect(typeof body[field], field).toBe(type)
     expect(body).toHaveProperty('refuse')
