@@ -10,6 +10,8 @@ export const TEXT_PART_BYTES = 256 * 1024
 export const bufferOf = (bytes: Uint8Array): Buffer =>
   Buffer.isBuffer(bytes) ? bytes : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength)
 
+const COMMA = Buffer.from(',')
+
 export class JsonBytes {
   readonly chunks: readonly Buffer[]
 
@@ -20,6 +22,17 @@ export class JsonBytes {
 
   static of(text: string): JsonBytes {
     return new JsonBytes([Buffer.from(text)])
+  }
+
+  /** A JSON array of values already written, their bytes as they are (none copied). */
+  static array(items: readonly JsonBytes[]): JsonBytes {
+    const chunks: Buffer[] = [Buffer.from('[')]
+    items.forEach((item, i) => {
+      if (i > 0) chunks.push(COMMA)
+      chunks.push(...item.chunks)
+    })
+    chunks.push(Buffer.from(']'))
+    return new JsonBytes(chunks)
   }
 
   get byteLength(): number {

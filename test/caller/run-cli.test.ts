@@ -2,6 +2,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { FastifyInstance } from 'fastify'
 import { buildTestApp, json } from '../helper.js'
+import { serializerOf } from '../../src/json/serializer.js'
+import { okEnvelope } from '../../src/http/envelope.js'
+import { run } from '../../src/caller/ops/orchestration/run.js'
+import { cli } from '../../src/caller/ops/orchestration/cli.js'
 
 let app: FastifyInstance
 beforeAll(async () => {
@@ -39,6 +43,17 @@ describe('POST /api/v1/run', () => {
     expect(stopped.results).toHaveLength(2)
     expect(stopped.stopped_early).toBe(true)
   })
+  it("a batch with a mill answer is, byte for byte, the text fast-json-stringify writes through the route's schema", async () => {
+    // sat runs in the mill and answers as bytes; they are spliced into the batch's answer as they are.
+    const batch = [{ op: 'sat', input: { dimacs: 'p cnf 3 2\n1 2 0\n-1 3 0\n' } }, { op: 'surface' }, { op: 'chat', input: {} }, { op: 'lexicon' }]
+    for (const body of [{ batch }, { batch, stop_on_refusal: true }, { op: 'sat', input: batch[0]!.input }]) {
+      const res = await post('/api/v1/run', body)
+      expect(res.statusCode).toBe(200)
+      const answer = json(res)
+      expect(answer.data.results[0]).toMatchObject({ op: 'sat', ok: true, data: { status: 'SAT' } })
+      expect(res.body).toBe(serializerOf(okEnvelope(run.output))(answer))
+    }
+  })
   it('refuses batches over the limit with over_limit', async () => {
     const res = await post('/api/v1/run', { batch: Array.from({ length: 65 }, () => ({ op: 'surface' })) })
     expect(res.statusCode).toBe(422)
@@ -63,6 +78,13 @@ describe('POST /api/v1/cli', () => {
     const ok = json(await post('/api/v1/cli', { line: 'surface' }))
     expect(ok.data.parsed.op).toBe('surface')
     expect(ok.data.results[0].data.surface).toBe('marketing-caller')
+  })
+  it("answers, byte for byte, the text fast-json-stringify writes through the route's schema", async () => {
+    const res = await post('/api/v1/cli', { line: 'sat --dimacs "p cnf 2 2\n1 2 0\n-1 0\n"' })
+    expect(res.statusCode).toBe(200)
+    const answer = json(res)
+    expect(answer.data.results[0].data.model).toEqual([-1, 2])
+    expect(res.body).toBe(serializerOf(okEnvelope(cli.output))(answer))
   })
   it('unknown op → not_found with closest names', async () => {
     const res = await post('/api/v1/cli', { argv: ['surfac'] })

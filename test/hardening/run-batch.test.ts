@@ -23,7 +23,7 @@ describe('a /run batch turns the loop between its jobs', () => {
     const { value: ran, health } = await besideHealth(host.base, `/run of ${MAX_BATCH} openapi`, () => post('/api/v1/run', { batch }))
     expect(ran.status).toBe(200)
     const answer = ran.json().data
-    // Every job ran; past RUN_BATCH_MAX_WEIGHT (~14 MB of documents in all) an answer becomes an over_limit refusal.
+    // Every job ran; past RUN_BATCH_MAX_WEIGHT (16 MiB of answers' bytes) an answer becomes an over_limit refusal.
     expect(answer).toMatchObject({ mode: 'batch', stopped_early: false })
     expect(answer.results.map((r: { index: number }) => r.index)).toEqual(batch.map((_, i) => i))
     expect(answer.completed).toBeGreaterThan(MAX_BATCH / 2)

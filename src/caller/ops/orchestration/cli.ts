@@ -3,7 +3,9 @@ import { z } from 'zod'
 import { defineOperation } from '../../operation.js'
 import { parseArgv, refuseOverlongOperation, tokenize } from '../../grammar.js'
 import { Refusal } from '../../../http/refusal.js'
-import { DISPATCHED_REFUSALS, dispatch, rethrowSingle, runOutput } from './run.js'
+import { DISPATCHED_REFUSALS, dispatch, dispatchAnswer, itemBytes, rethrowSingle, runOutput } from './run.js'
+
+const output = runOutput.extend({ parsed: z.object({ op: z.string(), input: z.record(z.string(), z.unknown()) }) })
 
 export const cli = defineOperation({
   name: 'cli',
@@ -19,7 +21,7 @@ export const cli = defineOperation({
     z.object({ line: z.string().min(1) }).strict(),
     z.object({ argv: z.array(z.string()).min(1).max(10_000) }).strict(),
   ]),
-  output: runOutput.extend({ parsed: z.object({ op: z.string(), input: z.record(z.string(), z.unknown()) }) }),
+  output,
   provenance: ['computed', 'measured', 'stored'],
   largeAnswer: true,
   refusals: DISPATCHED_REFUSALS,
@@ -31,9 +33,8 @@ export const cli = defineOperation({
     if (parsed.op.name === 'cli') throw new Refusal('invalid_input', 'cli cannot run cli')
     const result = await dispatch(parsed.op.name, parsed.input, ctx)
     rethrowSingle(result)
-    return {
-      mode: 'single' as const, results: [result], completed: 1, refused: 0, stopped_early: false,
-      parsed: { op: parsed.op.name, input: parsed.input },
-    }
+    return dispatchAnswer(output, [itemBytes(result)], {
+      mode: 'single', completed: 1, refused: 0, stopped_early: false, parsed: { op: parsed.op.name, input: parsed.input },
+    })
   },
 })

@@ -4,11 +4,11 @@ import { defineOperation, type OperationContext } from '../../operation.js'
 import { runOperation } from '../../gate.js'
 import { Refusal, REFUSAL_CODES, refusalSchema, type RefusalBody, type RefusalCode } from '../../../http/refusal.js'
 import { findOperation } from '../../grammar.js'
-import { jsonWeight } from '../../../engines/diff/json-patch.js'
 import type { AnyOperation } from '../../operation.js'
 import type { Mill } from '../../../mill/pool.js'
 import { inTurns } from '../../../sched/turns.js'
 import { JsonBytes } from '../../../json/bytes.js'
+import { splicedAnswer, writtenBy } from '../../../json/serializer.js'
 
 export const MAX_BATCH = 64
 /** Jobs of one batch that may enter the mill (heavy operations, and light ones whose input sends them there). */
@@ -34,6 +34,23 @@ export const runOutput = z.object({
   refused: z.number().int(),
   stopped_early: z.boolean(),
 })
+
+/** A job's result with its answer already written (through its operation's own schema, or by the mill). */
+export interface ItemResult extends Omit<z.infer<typeof itemResult>, 'data'> {
+  data: JsonBytes | null
+}
+
+/** A job's result as the bytes the batch's answer holds, written once it is answered. */
+export const itemBytes = (result: ItemResult): JsonBytes =>
+  splicedAnswer(itemResult, { ...result, data: null }, { data: result.data })
+
+/**
+ * The answer of /run or /cli (`schema`) around its results' bytes, spliced as they are: the loop writes only the small
+ * rest, never the batch whole, and never parses an answer the mill wrote.
+ */
+export function dispatchAnswer(schema: z.ZodType, results: readonly JsonBytes[], rest: Record<string, unknown>): JsonBytes {
+  return splicedAnswer(schema, { ...rest, results: [] }, { results: JsonBytes.array(results) })
+}
 
 /** The canonical operation a job names, whatever the spelling ('/sat', '//sat', 'SAT'), or null when none does. */
 function canonicalOf(op: string, ctx: OperationContext): AnyOperation | null {
@@ -71,7 +88,7 @@ function batchMill(ctx: OperationContext): Mill {
 }
 
 /** Runs one job through the gate; a refusal becomes part of the result, a bug stays a bug. */
-export async function dispatch(op: string, input: unknown, ctx: OperationContext, index = 0): Promise<z.infer<typeof itemResult>> {
+export async function dispatch(op: string, input: unknown, ctx: OperationContext, index = 0): Promise<ItemResult> {
   const start = performance.now()
   try {
     const target = findOperation(op, ctx.registry)
@@ -79,9 +96,8 @@ export async function dispatch(op: string, input: unknown, ctx: OperationContext
       throw new Refusal('invalid_input', `${target.name} cannot be dispatched through /run or /cli`)
     }
     const answer = await runOperation(target, input ?? {}, ctx)
-    // An answer the mill wrote becomes a value of the batch's answer, which one serializer writes whole.
-    const data = answer instanceof JsonBytes ? answer.value() : answer
-    return { index, op: target.name, ok: true, data, refuse: null, ms: elapsed(start) }
+    const ms = elapsed(start)
+    return { index, op: target.name, ok: true, data: writtenBy(target.output, answer), refuse: null, ms }
   } catch (err) {
     if (!(err instanceof Refusal)) throw err
     return { index, op, ok: false, data: null, refuse: err.forOp(op).toBody(), ms: elapsed(start) }
@@ -91,7 +107,7 @@ export async function dispatch(op: string, input: unknown, ctx: OperationContext
 const elapsed = (start: number) => Math.round((performance.now() - start) * 1000) / 1000
 
 /** A single dispatch answers with the inner refusal itself, so its HTTP status is the inner one. */
-export function rethrowSingle(result: z.infer<typeof itemResult>): void {
+export function rethrowSingle(result: ItemResult): void {
   if (result.refuse) {
     const body: RefusalBody = result.refuse
     throw new Refusal(body.code, body.reason, {
@@ -136,7 +152,7 @@ export const run = defineOperation({
     if ('op' in input) {
       const result = await dispatch(input.op, input.input, ctx)
       rethrowSingle(result)
-      return { mode: 'single' as const, results: [result], completed: 1, refused: 0, stopped_early: false }
+      return dispatchAnswer(runOutput, [itemBytes(result)], { mode: 'single', completed: 1, refused: 0, stopped_early: false })
     }
     // Scopes and counts are checked on the canonical operation, never on the spelling of its name.
     const heavyJobs = input.batch.filter((j) => canonicalOf(j.op, ctx)?.heavy).length
@@ -149,21 +165,24 @@ export const run = defineOperation({
     const jobCtx: OperationContext = { ...ctx, mill: batchMill(ctx) }
     const maxWeight = ctx.config.runBatchMaxWeight
     let weight = 0
-    /** What the batch produces is counted as each job answers; past the budget, answers become over_limit refusals. */
-    const charged = (result: z.infer<typeof itemResult>): z.infer<typeof itemResult> => {
-      if (!result.ok) return result
-      weight += jsonWeight(result.data, maxWeight - weight + 1)
-      if (weight <= maxWeight) return result
-      const refusal = new Refusal('over_limit', `the batch's answers weigh more than ${maxWeight} (nodes × 8 + characters; RUN_BATCH_MAX_WEIGHT)`, {
-        op: result.op, hints: { limit: 'RUN_BATCH_MAX_WEIGHT', value: maxWeight },
-      })
-      return { ...result, ok: false, data: null, refuse: refusal.toBody() }
+    /**
+     * What the batch writes is counted in bytes as each job answers; past the budget, answers become over_limit
+     * refusals. A result is written as its bytes then, so the batch's answer only splices them.
+     */
+    const written = (result: ItemResult): { ok: boolean; bytes: JsonBytes } => {
+      if (result.ok && (weight += result.data!.byteLength) > maxWeight) {
+        const refusal = new Refusal('over_limit', `the batch's answers come to more than ${maxWeight} bytes of JSON (RUN_BATCH_MAX_WEIGHT)`, {
+          op: result.op, hints: { limit: 'RUN_BATCH_MAX_WEIGHT', value: maxWeight },
+        })
+        result = { ...result, ok: false, data: null, refuse: refusal.toBody() }
+      }
+      return { ok: result.ok, bytes: itemBytes(result) }
     }
-    const results: Array<z.infer<typeof itemResult>> = []
+    const results: Array<{ ok: boolean; bytes: JsonBytes }> = []
     let stopped = false
     if (input.stop_on_refusal) {
       for await (const [index, j] of inTurns(input.batch.entries())) {
-        const result = charged(await dispatch(j.op, j.input, jobCtx, index))
+        const result = written(await dispatch(j.op, j.input, jobCtx, index))
         results.push(result)
         if (!result.ok) {
           stopped = index < input.batch.length - 1
@@ -173,15 +192,16 @@ export const run = defineOperation({
     } else {
       // Independent jobs go out together (the mill queues the heavy ones), each light one's work in a turn of its own:
       // run back to back in one turn, 64 `openapi` jobs held the loop 350-530 ms.
-      const pending: Array<Promise<z.infer<typeof itemResult>>> = []
+      const pending: Array<Promise<{ ok: boolean; bytes: JsonBytes }>> = []
       for await (const [index, j] of inTurns(input.batch.entries())) {
-        const result = dispatch(j.op, j.input, jobCtx, index).then(charged)
+        const result = dispatch(j.op, j.input, jobCtx, index).then(written)
         result.catch(() => undefined) // a bug's rejection is Promise.all's to throw, not unhandled while the loop turns
         pending.push(result)
       }
       results.push(...(await Promise.all(pending)))
     }
     const refused = results.filter((r) => !r.ok).length
-    return { mode: 'batch' as const, results, completed: results.length - refused, refused, stopped_early: stopped }
+    const rest = { mode: 'batch', completed: results.length - refused, refused, stopped_early: stopped }
+    return dispatchAnswer(runOutput, results.map((r) => r.bytes), rest)
   },
 })
