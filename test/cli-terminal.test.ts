@@ -69,7 +69,8 @@ describe.skipIf(!hasTmux)('ncm on a 120-column terminal (tmux)', () => {
 
   afterAll(() => {
     spawnSync('tmux', ['-S', socket, 'kill-server'])
-    rmSync(dir, { recursive: true, force: true })
+    // tmux may still be writing its socket directory as it goes: retried as Node retries a busy directory.
+    rmSync(dir, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 })
   })
 
   it('ncm jobs, runs and datasets print the columns people scan, every line within 120 columns', async () => {
