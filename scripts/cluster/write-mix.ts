@@ -384,7 +384,12 @@ export async function checkWrites(p: Pool, o: CheckOptions) {
 
   const pinReads = () => eachLimited(choose([...ledger.pins.entries()]), o.concurrency, async ([digest, pin]) => {
     ledger.pinsChecked++
-    const res = await send(p, '/api/v1/pin', { digest }, headers())
+    // A read past the client's memory share is refused occupied with Retry-After: a client waits and asks again.
+    let res = await send(p, '/api/v1/pin', { digest }, headers())
+    for (let tries = 1; res.status === 503 && res.body.refuse?.code === 'occupied' && tries < 20; tries++) {
+      await new Promise((resolve) => setTimeout(resolve, 1000 * Number(res.body.refuse?.retry_after_s ?? 1)))
+      res = await send(p, '/api/v1/pin', { digest }, headers())
+    }
     const data = res.body.data as { action?: string; verified?: boolean; content?: string; size?: number } | undefined
     if (res.status !== 200 || !data || data.action !== 'read' || data.verified !== true || typeof data.content !== 'string') {
       ledger.problem(`${label}: pin ${digest} (acknowledged in round ${pin.round}) cannot be read: ${res.status} ${JSON.stringify(res.body.refuse ?? res.body).slice(0, 300)}`)
