@@ -76,3 +76,12 @@ export function expectRefusal(res: LightMyRequestResponse, code: string, status:
   expect(res.statusCode).toBe(status)
   return body.refuse
 }
+
+/**
+ * Calls, and once more when the answer was a `timeout` refusal: a worker's first task loads what it needs (a tokenizer's
+ * ranks took ~5 s at load 11 here), which on a busy machine can pass the default budget; the call is checked warm.
+ */
+export async function againWhenColdTimeout(call: () => Promise<LightMyRequestResponse>): Promise<LightMyRequestResponse> {
+  const res = await call()
+  return res.statusCode === 503 && res.json().refuse?.code === 'timeout' ? call() : res
+}

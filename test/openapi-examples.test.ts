@@ -5,7 +5,7 @@ import type { FastifyInstance } from 'fastify'
 import SwaggerParser from '@apidevtools/swagger-parser'
 import { registry } from '../src/caller/registry.js'
 import { fullPath } from '../src/caller/projections.js'
-import { buildTestApp, json } from './helper.js'
+import { againWhenColdTimeout, buildTestApp, json } from './helper.js'
 
 const ADMIN_TOKEN = 'openapi-examples-admin-token'
 
@@ -53,10 +53,7 @@ describe('request examples in /docs/json', () => {
   it('every example of every POST answers 2xx (or its documented refusal by nature), with the status documented', async () => {
     for (const { path, operation } of posts) {
       for (const example of examplesOf(operation)) {
-        let res = await post(path, example)
-        // A worker's first task loads what it needs (a tokenizer's ranks: ~5 s at load 11 here): on a busy machine that
-        // can pass the default budget; the example is checked again on the warm worker.
-        if (res.statusCode === 503 && res.json().refuse?.code === 'timeout') res = await post(path, example)
+        const res = await againWhenColdTimeout(() => post(path, example))
         expect(operation.responses[String(res.statusCode)], `${path} answered an undocumented ${res.statusCode}: ${res.body.slice(0, 200)}`).toBeDefined()
         if (refusedByNature.has(path)) expect(res.statusCode).toBe(501)
         else expect(res.statusCode, `${path}: ${res.body.slice(0, 300)}`).toBeLessThan(300)

@@ -5,7 +5,7 @@ import type { FastifyInstance } from 'fastify'
 import { registry } from '../../src/caller/registry.js'
 import { anyEnvelope, okEnvelope } from '../../src/http/envelope.js'
 import { fullPath } from '../../src/caller/projections.js'
-import { buildTestApp, json } from '../helper.js'
+import { againWhenColdTimeout, buildTestApp, json } from '../helper.js'
 import { zodSerializerCompiler } from '../../src/plugins/serializer.js'
 
 const serializerOf = (schema: z.ZodType) => zodSerializerCompiler()({ schema, method: 'POST', url: '', httpStatus: '200' }) as (data: unknown) => string
@@ -52,10 +52,7 @@ describe.each(registry.operations.map((op) => [op.name, op] as const))('operatio
         ? { query: example as Record<string, string> }
         : { payload: example as object }),
     })
-    let res = await call()
-    // A worker's first task loads what it needs (a tokenizer's ranks: ~5 s at load 11 here): on a busy machine that
-    // can pass the default budget; the example is checked again on the warm worker.
-    if (res.statusCode === 503 && res.json().refuse?.code === 'timeout') res = await call()
+    const res = await againWhenColdTimeout(call)
     const body = json(res)
     for (const [field, type] of Object.entries(ENVELOPE_FIELDS)) expect(typeof body[field], field).toBe(type)
     expect(body).toHaveProperty('refuse')

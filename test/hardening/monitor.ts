@@ -141,3 +141,12 @@ export async function pastStartReport(app: FastifyInstance): Promise<void> {
   await new Promise((resolve) => setTimeout(resolve, START_REPORT_DELAY_MS + 500))
   await app.adminCollectors.readiness.report({ smoke: false })
 }
+
+/**
+ * Waits (at most 5 s) until the host's memory reservations are all given back: each comes back at its response's
+ * close, which on a busy machine may follow the response's last byte by a few turns. Answers what is still held.
+ */
+export async function reservationsReturned(app: FastifyInstance): Promise<number> {
+  for (let waited = 0; app.memory.held() > 0 && waited < 5_000; waited += 20) await new Promise((r) => setTimeout(r, 20))
+  return app.memory.held()
+}

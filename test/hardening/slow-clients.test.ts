@@ -8,7 +8,7 @@ import { connect, type Socket } from 'node:net'
 import { beforeAll, describe, expect, it } from 'vitest'
 import { request } from 'undici'
 import { listeningTestApp } from '../helper.js'
-import { keepingBytes, monitorHealth, postRaw } from './monitor.js'
+import { keepingBytes, monitorHealth, postRaw, reservationsReturned } from './monitor.js'
 
 const MiB = 2 ** 20
 const host = listeningTestApp({
@@ -79,9 +79,7 @@ describe('a client that does not read, or sends slowly', () => {
     // Two were admitted and cut mid-answer; the rest were refused at once, each reservation over the client's share.
     expect(answers.filter((a) => a.startsWith('HTTP/1.1 200')).length).toBe(2)
     expect(answers.filter((a) => a.startsWith('HTTP/1.1 503')).length).toBe(6)
-    // A response's close may follow its last byte by a few turns on a busy machine.
-    for (let waited = 0; host.app.memory.held() > 0 && waited < 5_000; waited += 20) await wait(20)
-    expect(host.app.memory.held()).toBe(0)
+    expect(await reservationsReturned(host.app)).toBe(0)
   }, 60_000)
 
   it('a body that trickles is refused request_timeout (408) after SLOW_CLIENT_MS and its reservation given back', async () => {
@@ -100,9 +98,7 @@ describe('a client that does not read, or sends slowly', () => {
     expect(text.toLowerCase()).toContain('connection: close')
     const envelope = JSON.parse(text.slice(text.indexOf('\r\n\r\n') + 4))
     expect(envelope.refuse).toMatchObject({ code: 'request_timeout', http_status: 408, hints: { limit: 'SLOW_CLIENT_MS', value: 1000 } })
-    // A response's close may follow its last byte by a few turns on a busy machine.
-    for (let waited = 0; host.app.memory.held() > 0 && waited < 5_000; waited += 20) await wait(20)
-    expect(host.app.memory.held()).toBe(0)
+    expect(await reservationsReturned(host.app)).toBe(0)
     expect(health.failures).toBe(0)
   }, 60_000)
 
