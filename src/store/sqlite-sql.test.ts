@@ -2,10 +2,10 @@ import Database from 'better-sqlite3'
 import { describe, expect, it } from 'vitest'
 import { createSqliteSql } from './sqlite-sql.js'
 
-const open = () => {
+const open = (options?: Parameters<typeof createSqliteSql>[1]) => {
   const db = new Database(':memory:')
   db.exec('CREATE TABLE t (id INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE)')
-  return createSqliteSql(db)
+  return createSqliteSql(db, options)
 }
 
 describe('Sql over SQLite', () => {
@@ -43,5 +43,35 @@ describe('Sql over SQLite', () => {
     await expect(tx).rejects.toThrow('abandon')
     await outsider
     expect(await seen).toEqual([{ name: 'outside' }])
+  })
+
+  it('asks beforeWrite once per write begun: a write outside a transaction, a transaction; never a read or a DELETE', async () => {
+    let asked = 0
+    let refuse = false
+    const errors: unknown[] = []
+    const sql = open({
+      onError: (err) => errors.push(err),
+      beforeWrite: () => {
+        asked++
+        if (refuse) throw Object.assign(new Error('database or disk is full'), { code: 'SQLITE_FULL' })
+      },
+    })
+    await sql.get('INSERT INTO t (name) VALUES (?) RETURNING id', ['a'])
+    expect(asked).toBe(1)
+    await sql.all('SELECT * FROM t')
+    await sql.run('DELETE FROM t WHERE name = ?', ['nothing'])
+    expect(asked).toBe(1)
+    await sql.transaction(async (tx) => {
+      await tx.run('INSERT INTO t (name) VALUES (?)', ['b'])
+      await tx.run('UPDATE t SET name = ? WHERE name = ?', ['c', 'b'])
+    })
+    expect(asked).toBe(2)
+
+    refuse = true
+    await expect(sql.run('INSERT INTO t (name) VALUES (?)', ['d'])).rejects.toMatchObject({ code: 'SQLITE_FULL' })
+    await expect(sql.transaction((tx) => tx.run('INSERT INTO t (name) VALUES (?)', ['e']))).rejects.toMatchObject({ code: 'SQLITE_FULL' })
+    await sql.run('DELETE FROM t WHERE name = ?', ['a'])
+    expect((await sql.all<{ name: string }>('SELECT name FROM t')).map((r) => r.name)).toEqual(['c'])
+    expect(errors).toHaveLength(2)
   })
 })

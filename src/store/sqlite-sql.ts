@@ -7,6 +7,7 @@ import type { Sql, SqlParams, SqlRunResult } from './sql.js'
 import { refuseUnstorable } from './storable.js'
 
 type Statement = Database.Statement<unknown[], unknown>
+const DELETE = /^\s*DELETE\b/i
 
 export interface SqliteSql extends Sql {
   /**
@@ -16,8 +17,17 @@ export interface SqliteSql extends Sql {
   readonly unqueued: Pick<Sql, 'get'>
 }
 
-/** `onError`: told of every error a statement meets (the store's storage watch looks for a full disk). */
-export function createSqliteSql(db: Database.Database, onError?: (err: unknown) => void): SqliteSql {
+export interface SqliteSqlOptions {
+  /** Told of every error a statement meets (the store's storage watch looks for a full disk). */
+  onError?: (err: unknown) => void
+  /**
+   * Asked before a write begins (a transaction, or a statement outside one that is not read-only and not a DELETE, which
+   * may free room); throws to refuse it. The storage watch refuses writes on a full filesystem here.
+   */
+  beforeWrite?: () => void
+}
+
+export function createSqliteSql(db: Database.Database, { onError, beforeWrite }: SqliteSqlOptions = {}): SqliteSql {
   /** Statements prepared once per text; `raw` ones answer rows as arrays of values (better-sqlite3's raw mode). */
   const preparedOnce = (raw: boolean) => {
     const prepared = new Map<string, Statement>()
@@ -31,8 +41,14 @@ export function createSqliteSql(db: Database.Database, onError?: (err: unknown) 
       return found
     }
   }
-  const statement = preparedOnce(false)
-  const rawStatement = preparedOnce(true)
+  const asked = (prepare: (text: string) => Statement) => (text: string): Statement => {
+    const found = prepare(text)
+    // A write outside a transaction begins here (one inside began with the transaction, which asked then).
+    if (beforeWrite && !found.readonly && !db.inTransaction && !DELETE.test(text)) beforeWrite()
+    return found
+  }
+  const statement = asked(preparedOnce(false))
+  const rawStatement = asked(preparedOnce(true))
   const bind = (params: SqlParams | undefined): unknown[] => {
     if (params === undefined) return []
     refuseUnstorable(params)
@@ -92,7 +108,10 @@ export function createSqliteSql(db: Database.Database, onError?: (err: unknown) 
       open = new Promise<void>((resolve) => { end = resolve })
       try {
         // IMMEDIATE takes the write lock up front, so another process's writer cannot make this one fail midway.
-        noted(() => db.exec('BEGIN IMMEDIATE'))
+        noted(() => {
+          beforeWrite?.()
+          db.exec('BEGIN IMMEDIATE')
+        })
         const value = await fn(inTransaction)
         noted(() => db.exec('COMMIT'))
         return value

@@ -24,7 +24,7 @@ export async function openSqliteStore({ path, migrationsDir = migrationsDirOf('s
   // FULL would add an fsync per commit for power-loss safety at a large write cost.
   db.pragma('synchronous = NORMAL')
   const watch = createStorageWatch(path)
-  const sql = createSqliteSql(db, watch.note)
+  const sql = createSqliteSql(db, { onError: watch.note, beforeWrite: watch.refuseWriteWhenFull })
   try {
     // One connection: the migrator's statements and a migration file's script run on it, the script inside the transaction.
     await applyMigrations({ sql, exec: async (_tx, script) => { db.exec(script) } }, migrationsDir)

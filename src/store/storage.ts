@@ -24,6 +24,12 @@ export interface StorageWatch {
   /** Told of every error a statement or checkpoint met; remembers the ones that mean "no space left". */
   note(err: unknown): void
   state(): StorageState
+  /**
+   * Throws a disk-full store fault (SQLITE_FULL) when the filesystem is already below the full floor, so that a write is
+   * refused before it starts rather than by whichever page first fails to land (SQLite reuses its WAL's old frames, so
+   * some writes on a full disk would pass and others not, by the checkpoint's timing). The store notes the error.
+   */
+  refuseWriteWhenFull(): void
 }
 
 export function createStorageWatch(file: string | null): StorageWatch {
@@ -41,7 +47,7 @@ export function createStorageWatch(file: string | null): StorageWatch {
       if (age < FULL_REMEMBERED_MS) {
         return { state: 'full', free_bytes: free, total_bytes: total, reason: `a write was refused ${Math.round(age / 1000)} s ago: ${lastFull!.message}` }
       }
-      if (free !== null && total !== null && free < Math.min(FULL_BELOW_BYTES, total / 100)) {
+      if (space !== null && belowFullFloor(space)) {
         return { state: 'full', free_bytes: free, total_bytes: total, reason: `${free} bytes free of ${total}` }
       }
       if (free !== null && total !== null && free < Math.min(LOW_BELOW_BYTES, total / 20)) {
@@ -49,8 +55,15 @@ export function createStorageWatch(file: string | null): StorageWatch {
       }
       return { state: 'ok', free_bytes: free, total_bytes: total, reason: null }
     },
+    refuseWriteWhenFull() {
+      const full = folder === null ? null : spaceOf(folder)
+      if (full === null || !belowFullFloor(full)) return
+      throw Object.assign(new Error(`database or disk is full: ${full.free} bytes free of ${full.total} on the data folder's filesystem, refused before writing`), { code: 'SQLITE_FULL' })
+    },
   }
 }
+
+const belowFullFloor = (space: { free: number; total: number }): boolean => space.free < Math.min(FULL_BELOW_BYTES, space.total / 100)
 
 function spaceOf(folder: string): { free: number; total: number } | null {
   try {

@@ -1,7 +1,7 @@
 // The research side of the platform as one object for the routes, the cycle runner and the MCP tools: each job is a
 // function of (deps, body) in research/, given one repository, one bars cache and one runs recorder.
 import type { Clock } from '../sched/clock.js'
-import type { Mill } from '../mill/pool.js'
+import { MAX_TIMEOUT_MS, type Mill } from '../mill/pool.js'
 import type { Admission } from '../plugins/admission.js'
 import { INTERNAL_PRINCIPAL, type Principal } from '../access/policy.js'
 import type { Store } from '../store/index.js'
@@ -53,8 +53,12 @@ export function createTradingService({ store, mill, admission, clock, barsCacheB
     repo,
     dataset: (ref: number | string): Promise<DatasetRow> => resolveDataset(repo, ref),
     strategyParams: strategyParamsOf,
-    /** Parses an imported CSV in the mill (heavy: admitted like the research operations). */
-    parseCsv: async (text: string, options: CsvOptions) => (await deps.heavy('trading.datasets.import', 'trading.csv', { text, ...options }, undefined)).result,
+    /**
+     * Parses an imported CSV in the mill (heavy: admitted like the research operations). Its work is bounded by the body
+     * limit and CSV_MAX_ROWS, so its deadline is the longest a request has: the largest file accepted must not time out
+     * on a busy host under the 10 s default.
+     */
+    parseCsv: async (text: string, options: CsvOptions) => (await deps.heavy('trading.datasets.import', 'trading.csv', { text, ...options }, MAX_TIMEOUT_MS)).result,
     /** Monte Carlo bands of a run's trades, in the mill: heavy work of the principal that asks. */
     tradeBands: async (payload: TradeBandsPayload, timeoutMs: number | undefined, principal: Principal) =>
       (await createHeavyRunner(mill, admission, principal)('trading.runs.monte-carlo', 'trading.tradeBands', payload, timeoutMs)).result,
