@@ -15,9 +15,15 @@ const COMMA = Buffer.from(',')
 export class JsonBytes {
   readonly chunks: readonly Buffer[]
 
-  /** The chunks joined are one JSON value's text; no chunk is copied. */
-  constructor(chunks: readonly Uint8Array[]) {
+  readonly #value: { of: unknown } | null
+
+  /**
+   * The chunks joined are one JSON value's text; no chunk is copied. `value`: the value they were written from, where
+   * the writer still has it (a rendering that is not JSON reads it instead of parsing the text back).
+   */
+  constructor(chunks: readonly Uint8Array[], value?: { of: unknown }) {
     this.chunks = chunks.map(bufferOf)
+    this.#value = value ?? null
   }
 
   static of(text: string): JsonBytes {
@@ -69,8 +75,8 @@ export class JsonBytes {
     return this.chunks.length === 1 ? this.chunks[0]!.toString() : Buffer.concat(this.chunks).toString()
   }
 
-  /** The value, parsed: for the same few readers. */
+  /** The value it was written from, or the text parsed: for the same few readers. */
   value(): unknown {
-    return JSON.parse(this.text())
+    return this.#value ? this.#value.of : JSON.parse(this.text())
   }
 }

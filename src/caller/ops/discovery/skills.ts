@@ -4,6 +4,8 @@ import { defineOperation, noInput, type Registry } from '../../operation.js'
 import { fullPath, inputJsonSchema } from '../../projections.js'
 import { HUB_VERSION, NCM_VERSION } from '../../../version.js'
 import { SURFACE } from '../../../http/envelope.js'
+import { JsonBytes } from '../../../json/bytes.js'
+import { splicedAnswer, writtenBy } from '../../../json/serializer.js'
 
 const tool = z.object({
   name: z.string(),
@@ -27,6 +29,9 @@ function toolsOf(registry: Registry) {
   }))
 }
 
+const skillsOutput = z.object({ tools: z.array(tool) })
+const skillsMarkdownOutput = z.object({ markdown: z.string(), tools: z.number().int() })
+
 export const skills = defineOperation({
   name: 'skills',
   method: 'GET',
@@ -35,11 +40,22 @@ export const skills = defineOperation({
   caption: 'Every operation as a tool definition with a JSON Schema input',
   summary: 'name, description, inputSchema (JSON Schema) and an example for each operation: load them as tools in an agent or an MCP client.',
   input: noInput,
-  output: z.object({ tools: z.array(tool) }),
+  output: skillsOutput,
   provenance: ['declared'],
   examples: [{}],
-  handler: (_input, ctx) => ({ tools: toolsOf(ctx.registry) }),
+  handler: (_input, ctx) => skillsBytes(ctx.registry),
 })
+
+/** The list is fixed once the host is built: written once per list of operations and sent as those bytes after. */
+const SKILLS = new WeakMap<Registry['operations'], { count: number; bytes: JsonBytes }>()
+
+function skillsBytes(registry: Registry): JsonBytes {
+  const kept = SKILLS.get(registry.operations)
+  if (kept && kept.count === registry.operations.length) return kept.bytes
+  const bytes = writtenBy(skillsOutput, { tools: toolsOf(registry) })
+  SKILLS.set(registry.operations, { count: registry.operations.length, bytes })
+  return bytes
+}
 
 export const skillsMarkdown = defineOperation({
   name: 'skills_md',
@@ -49,12 +65,12 @@ export const skillsMarkdown = defineOperation({
   caption: 'The tool definitions as Markdown with the envelope flags in front matter',
   summary: 'Served as text/markdown; send Accept: application/json to get the same Markdown inside the envelope.',
   input: noInput,
-  output: z.object({ markdown: z.string(), tools: z.number().int() }),
+  output: skillsMarkdownOutput,
   provenance: ['declared'],
   examples: [{}],
   render: { contentType: 'text/markdown; charset=utf-8', body: (data) => data.markdown },
   handler: (_input, ctx) => {
-    const { text, tools } = operationsMarkdown(ctx.registry)
+    const { text, textTail, tools } = operationsMarkdown(ctx.registry)
     const front = [
       '---',
       `surface: ${SURFACE}`,
@@ -67,7 +83,11 @@ export const skillsMarkdown = defineOperation({
       '---',
       '',
     ]
-    return { markdown: front.join('\n') + '\n' + text, tools }
+    const head = front.join('\n') + '\n'
+    // The operations' part is escaped once per host; only the front matter is written per answer.
+    const markdown = new JsonBytes([Buffer.from(JSON.stringify(head).slice(0, -1)), textTail])
+    const answer = splicedAnswer(skillsMarkdownOutput, { markdown: '', tools }, { markdown })
+    return new JsonBytes(answer.chunks, { of: { markdown: head + text, tools } })
   },
 })
 
@@ -76,9 +96,10 @@ export const skillsMarkdown = defineOperation({
  * input schema as JSON) took ~1 ms per answer, so a burst of 30 held the loop 30 ms (issue #13). Only the front matter,
  * whose occupancy changes, is written per answer.
  */
-const OPERATIONS_MD = new WeakMap<Registry['operations'], { count: number; text: string; tools: number }>()
+const OPERATIONS_MD = new WeakMap<Registry['operations'], { count: number; text: string; textTail: Buffer; tools: number }>()
 
-function operationsMarkdown(registry: Registry): { text: string; tools: number } {
+/** `textTail`: the text as the end of a JSON string (escaped, with the closing quote), to follow the front matter's. */
+function operationsMarkdown(registry: Registry): { text: string; textTail: Buffer; tools: number } {
   const kept = OPERATIONS_MD.get(registry.operations)
   if (kept && kept.count === registry.operations.length) return kept
   const tools = toolsOf(registry)
@@ -93,7 +114,8 @@ function operationsMarkdown(registry: Registry): { text: string; tools: number }
     lines.push('Input schema:', '', '```json', JSON.stringify(t.inputSchema, null, 2), '```', '')
     lines.push('Example:', '', '```json', JSON.stringify(t.example), '```', '')
   }
-  const built = { count: registry.operations.length, text: lines.join('\n'), tools: tools.length }
+  const text = lines.join('\n')
+  const built = { count: registry.operations.length, text, textTail: Buffer.from(JSON.stringify(text).slice(1)), tools: tools.length }
   OPERATIONS_MD.set(registry.operations, built)
   return built
 }
