@@ -19,7 +19,6 @@ export const STILL_WRITTEN_ON_THE_LOOP: ReadonlyMap<string, string> = new Map([
   ['/api/v1/diff', 'a diff worked on the loop: inputs up to DIFF_LIMITS.inline (256 Ki characters), which anyone may ask; heavier ones run in the mill, which needs run:heavy'],
   ['/api/v1/skills', 'the host\'s own list of its operations with their schemas, fixed once the host is built'],
   ['/api/v1/skills.md', 'the same as Markdown, built once per host; only its front matter is written per answer'],
-  ['/api/v1/pin', 'a pin read with its content: 1 MiB for pins written now, up to 16 MiB for pins stored before the cap'],
   ['/api/v11/datasets/:ref', 'a page of at most 500 bars'],
   ['/api/v11/runs/:id', 'a run read back with its first 1,000 trades or its curve of at most 10,000 points'],
 ])
