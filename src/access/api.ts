@@ -6,8 +6,8 @@ import { okEnvelope, refusalEnvelope } from '../http/envelope.js'
 import { pageAnswer, pagedList, pageQueryFields, pageSchema, type PageQuery } from '../http/paging.js'
 import { SCOPES } from './tokens.js'
 import { grantRepository, type GrantListing } from './grants.js'
-import { splicedAnswer, stringBytes } from '../json/serializer.js'
-import { PIN_DIGEST, PIN_MEDIA_TYPES, pinRepository, readPin, type PinRecord } from './pins.js'
+import { splicedAnswer } from '../json/serializer.js'
+import { PIN_DIGEST, PIN_MEDIA_TYPES, pinMembers, pinRepository, readPin, type PinRecord } from './pins.js'
 
 const PREFIX = '/api/v1/admin'
 const responses = <T extends z.ZodType>(data: T) => ({ 200: okEnvelope(data), '4xx': refusalEnvelope, '5xx': refusalEnvelope })
@@ -80,8 +80,8 @@ export default async function accessApi(app: FastifyInstance) {
       response: responses(pinRead),
     },
   }, async (req) => {
-    // The content may be megabytes (a pin stored before bodies were capped): escaped a slice per turn, spliced in.
-    const { content, ...pin } = await readPin(pins, (req.params as { digest: string }).digest)
-    return splicedAnswer(pinRead, { ...pin, content: '' }, { content: await stringBytes(content) })
+    // The content may be megabytes (a pin stored before bodies were capped): hashed and escaped in the mill, spliced in.
+    const read = await readPin(pins, (req.params as { digest: string }).digest, { mill: app.mill, owner: req.principal.owner, op: 'admin pin read' })
+    return splicedAnswer(pinRead, { ...read.record, verified: true }, pinMembers(read))
   })
 }

@@ -1,8 +1,7 @@
 // A pin's content as rows of pin_parts (migrations 0008, 0009): written and read a part at a time with a loop turn
-// between parts, so a pin stored before bodies were capped (megabytes) never holds the event loop for one long INSERT,
-// SELECT or decode.
+// between parts, so a pin stored before bodies were capped (megabytes) never holds the event loop for one long INSERT or
+// SELECT; their bytes are decoded by their reader (pins.ts), in the mill when they are large.
 import { createHash } from 'node:crypto'
-import { StringDecoder } from 'node:string_decoder'
 import { utf8Chunks } from '../engines/digest/base64.js'
 import type { Sql } from '../store/sql.js'
 import { readByteParts, writeByteParts, type PartsOf } from '../store/byte-parts.js'
@@ -43,18 +42,12 @@ export async function writePinParts(sql: Sql, digest: string, parts: readonly Bu
   await writeByteParts(sql, stored(digest), parts, now, true)
 }
 
-/** A pin's stored bytes as UTF-8 text and their SHA-256 as they are now; a statement per part with a turn between. */
-export async function readPinParts(sql: Sql, digest: string): Promise<{ text: string; actualDigest: string }> {
-  const hash = createHash('sha256')
-  // A part may end inside a character (a part migrated or changed behind the store's back): the decoder carries it over.
-  const decoder = new StringDecoder('utf8')
-  const texts: string[] = []
-  // A part missing is left out: the digest of what is there tells.
-  for await (const part of readByteParts(sql, stored(digest))) {
-    if (!part) continue
-    hash.update(part)
-    texts.push(decoder.write(part))
-  }
-  texts.push(decoder.end())
-  return { text: texts.join(''), actualDigest: 'sha256:' + hash.digest('hex') }
+/**
+ * A pin's stored parts as they are, a statement per part with a turn between; a part missing is left out (the digest
+ * of what is there tells). Neither decoded nor hashed here: that is the reader's, off the loop when they are large.
+ */
+export async function readPinBytes(sql: Sql, digest: string): Promise<Buffer[]> {
+  const parts: Buffer[] = []
+  for await (const part of readByteParts(sql, stored(digest))) if (part) parts.push(part)
+  return parts
 }

@@ -4,8 +4,12 @@ import { Refusal } from '../http/refusal.js'
 import { keysetPages } from '../store/keyset.js'
 import { perDatabase } from '../store/repository.js'
 import type { Sql } from '../store/sql.js'
-import { readPinParts, writePinParts, type PinBytes } from './pin-parts.js'
+import { readPinBytes, writePinParts, type PinBytes } from './pin-parts.js'
 import { createPinOrphanSweep } from './pin-orphans.js'
+import { budgetOf, type Mill } from '../mill/pool.js'
+import { movable } from '../mill/moving.js'
+import { pinRead, type PinReadOutcome } from '../mill/tasks/access.js'
+import { bufferOf, JsonBytes } from '../json/bytes.js'
 
 export const PIN_MEDIA_TYPES = ['text/plain', 'application/json'] as const
 export type PinMediaType = (typeof PIN_MEDIA_TYPES)[number]
@@ -20,10 +24,8 @@ export interface PinRecord {
 
 export interface PinRead {
   record: PinRecord
-  /** The stored bytes as UTF-8 text. */
-  text: string
-  /** sha256 of the bytes as stored now; differs from record.digest if they were changed behind the store's back. */
-  actualDigest: string
+  /** The stored parts in order, as they are (neither decoded nor hashed). */
+  parts: Buffer[]
 }
 
 export interface PinRepository {
@@ -71,7 +73,7 @@ function createPinRepository(sql: Sql): PinRepository {
     async get(digest) {
       const row = await sql.get<PinRow>(`SELECT ${PIN_COLUMNS} FROM pins WHERE digest = ?`, [digest])
       if (!row) return null
-      return { record: recordOf(row), ...(await readPinParts(sql, digest)) }
+      return { record: recordOf(row), parts: await readPinBytes(sql, digest) }
     },
     async count() {
       const row = await sql.get<{ n: number | string }>('SELECT count(*) AS n FROM pins')
@@ -87,22 +89,66 @@ function createPinRepository(sql: Sql): PinRepository {
 /** PostgreSQL answers a BIGINT size as text. */
 const recordOf = (row: PinRow): PinRecord => ({ ...row, size: Number(row.size) })
 
-/** A pin's content, its stored bytes hashed again: unknown is not_found, bytes that no longer match are withheld (conflict). */
-export async function readPin(repo: PinRepository, digest: string) {
+/**
+ * Stored bytes up to this many are hashed and written on the loop: tens of microseconds, less than a round trip to a
+ * worker (and no wait behind heavy tasks, nor a share of the mill's queue, for the small pins most reads are).
+ */
+export const PIN_ON_LOOP_BYTES = 16 * 1024
+
+/** Where a large pin is hashed and written: the mill, as work of a request (named in refusals, in its owner's share). */
+export interface PinReader {
+  mill: Pick<Mill, 'run'>
+  owner: string | null
+  op: string
+}
+
+/** A pin read back and hashed again, its bytes matching its digest. */
+export interface VerifiedPin {
+  record: PinRecord
+  /** The stored bytes, as they are. */
+  stored: Buffer[]
+  /** The text's length in UTF-16 units (what a reader that needs it as a string holds). */
+  chars: number
+  /** The text as a JSON string's bytes. */
+  content: JsonBytes
+}
+
+/** A pin's bytes hashed (and with `write` written) on the loop when small, else in the mill; null when nothing is pinned. */
+export async function hashedPin(
+  repo: PinRepository, digest: string, reader: PinReader, write: boolean,
+): Promise<{ record: PinRecord; read: PinReadOutcome } | null> {
   const found = await repo.get(digest)
+  if (!found) return null
+  const bytes = found.parts.reduce((n, part) => n + part.byteLength, 0)
+  if (bytes <= PIN_ON_LOOP_BYTES) return { record: found.record, read: pinRead({ parts: found.parts, digest, write }) }
+  // The parts move to the worker, and back with the answer: megabytes are never copied, decoded or escaped here.
+  const { views, transfer } = movable(found.parts)
+  const read = await reader.mill.run('access.pin_read', { parts: views, digest, write }, {
+    timeoutMs: budgetOf(undefined), op: reader.op, owner: reader.owner, transfer,
+  })
+  return { record: found.record, read }
+}
+
+/** A pin's content, its stored bytes hashed again: unknown is not_found, bytes that no longer match are withheld (conflict). */
+export async function readPin(repo: PinRepository, digest: string, reader: PinReader): Promise<VerifiedPin> {
+  const found = await hashedPin(repo, digest, reader, true)
   if (!found) throw new Refusal('not_found', `nothing is pinned under ${digest}`)
-  if (found.actualDigest !== digest) {
+  const { record, read } = found
+  if (read.actualDigest !== digest) {
     throw new Refusal(
       'conflict',
-      `the bytes stored under ${digest} now hash to ${found.actualDigest}: the pin is corrupt and its content is withheld`,
-      { hints: { digest, actual_digest: found.actualDigest, verified: false } },
+      `the bytes stored under ${digest} now hash to ${read.actualDigest}: the pin is corrupt and its content is withheld`,
+      { hints: { digest, actual_digest: read.actualDigest, verified: false } },
     )
   }
-  const content = found.text
-  return {
-    ...found.record,
-    verified: true as const,
-    content,
-    ...(found.record.media_type === 'application/json' ? { json: JSON.parse(content) as unknown } : {}),
-  }
+  return { record, stored: read.stored.map(bufferOf), chars: read.chars, content: new JsonBytes(read.content ?? []) }
+}
+
+/**
+ * The members a pin read answers beside its record, written, to splice in (splicedAnswer): `content`, and for a JSON pin
+ * `json`, its stored bytes as they are: they are the value's canonical text, so nothing parses them. (Written from a
+ * parsed value, an object's array-index keys came first, in numeric order; the canonical text keeps JCS's order.)
+ */
+export function pinMembers(pin: VerifiedPin): { content: JsonBytes; json: JsonBytes | null } {
+  return { content: pin.content, json: pin.record.media_type === 'application/json' ? new JsonBytes(pin.stored) : null }
 }

@@ -15,7 +15,7 @@ import { submitOrWait } from '../jobs/submit.js'
 import { inputForPath, jobBudgetNote, JUDGE_BY_PATH } from '../jobs/budget.js'
 import { jobViewSchema } from '../jobs/types.js'
 import { answerWriter } from '../jobs/view.js'
-import { JsonBytes } from '../json/bytes.js'
+import { JsonBytes, RenderedBytes } from '../json/bytes.js'
 import { actionOf, operationContext, type AnyOperation, type OperationContext, type RequestPart } from './operation.js'
 
 declare module 'fastify' {
@@ -142,7 +142,10 @@ function routeOperation(
         : await runParsed(op, op.method === 'GET' ? req.query : req.body, contextOf(req))
       if (reply.statusCode === 202) return data
       if (op.render && !wantsJson(req)) {
-        return reply.type(op.render.contentType).send(op.render.body(data instanceof JsonBytes ? data.value() : data))
+        reply.type(op.render.contentType)
+        // An answer that carries its rendering as bytes (a pin's stored text) sends them as they are, their length said.
+        if (data instanceof RenderedBytes) return reply.header('content-length', data.renderedLength).send(data.renderedPayload())
+        return reply.send(op.render.body(data instanceof JsonBytes ? data.value() : data))
       }
       return data
     },

@@ -12,6 +12,31 @@ export const bufferOf = (bytes: Uint8Array): Buffer =>
 
 const COMMA = Buffer.from(',')
 
+/**
+ * UTF-8 bytes read as text the way a StringDecoder reads them (a character cut between parts carried over, a malformed
+ * sequence U+FFFD): the text's length in UTF-16 units and, with `write`, its JSON string (JSON.stringify's text, quotes
+ * included) as bytes, escaped a decoded part at a time. Each chunk is a buffer of its own, so it can move between threads.
+ */
+export function utf8AsJsonString(parts: readonly Uint8Array[], write: boolean): { chars: number; chunks: Uint8Array[] | null } {
+  const encoder = new TextEncoder()
+  const decoder = new StringDecoder('utf8')
+  const chunks: Uint8Array[] = [encoder.encode('"')]
+  let chars = 0
+  // A decoded part never ends inside a surrogate pair (the decoder holds a cut character back), so its escapes are
+  // those of the whole text.
+  const add = (text: string) => {
+    chars += text.length
+    if (write && text !== '') chunks.push(encoder.encode(JSON.stringify(text).slice(1, -1)))
+  }
+  for (const part of parts) add(decoder.write(bufferOf(part)))
+  add(decoder.end())
+  chunks.push(encoder.encode('"'))
+  return { chars, chunks: write ? chunks : null }
+}
+
+const payloadOf = (chunks: readonly Buffer[]): Buffer | Readable =>
+  chunks.length === 1 ? chunks[0]! : Readable.from(chunks, { objectMode: false })
+
 export class JsonBytes {
   readonly chunks: readonly Buffer[]
 
@@ -54,7 +79,7 @@ export class JsonBytes {
 
   /** What a reply sends: the one chunk, or the chunks as a stream (the same buffers for every reply, never joined). */
   payload(): Buffer | Readable {
-    return this.chunks.length === 1 ? this.chunks[0]! : Readable.from(this.chunks, { objectMode: false })
+    return payloadOf(this.chunks)
   }
 
   /** The text in parts of at most `partBytes` bytes each (a character cut between parts is carried over), for a reader that turns the loop between parts. */
@@ -78,5 +103,29 @@ export class JsonBytes {
   /** The value it was written from, or the text parsed: for the same few readers. */
   value(): unknown {
     return this.#value ? this.#value.of : JSON.parse(this.text())
+  }
+}
+
+/**
+ * An answer written as JSON bytes that carries its plain rendering as bytes too (a pin's stored text): a route that
+ * renders its answer sends those as they are, and never parses the JSON back to render it.
+ */
+export class RenderedBytes extends JsonBytes {
+  readonly rendered: readonly Buffer[]
+
+  constructor(json: JsonBytes, rendered: readonly Uint8Array[]) {
+    super(json.chunks)
+    this.rendered = rendered.map(bufferOf)
+  }
+
+  get renderedLength(): number {
+    let n = 0
+    for (const chunk of this.rendered) n += chunk.byteLength
+    return n
+  }
+
+  /** What a reply sends for the rendering (as `payload()` for the JSON). */
+  renderedPayload(): Buffer | Readable {
+    return this.rendered.length === 0 ? Buffer.alloc(0) : payloadOf(this.rendered)
   }
 }

@@ -1,30 +1,11 @@
-// The one answer serializer's helpers: a long string escaped a slice per turn is JSON.stringify's text, and an answer
-// spliced around members written elsewhere is the whole answer's serializer text.
+// The one answer serializer's helpers: an answer spliced around members written elsewhere is the whole answer's
+// serializer text.
 import { describe, expect, it } from 'vitest'
 import { z } from 'zod'
-import { serializerOf, splicedAnswer, stringBytes } from './serializer.js'
-import { turnsDuring } from '../store/test-turns.js'
+import { serializerOf, splicedAnswer } from './serializer.js'
+import { JsonBytes } from './bytes.js'
 
-const SLICE = 256 * 1024
 const astral = '😀'
-
-describe('stringBytes', () => {
-  it('writes what JSON.stringify writes, with a pair, a lone half or an escape at every slice edge', async () => {
-    for (const at of [SLICE - 2, SLICE - 1, SLICE, 2 * SLICE - 1]) {
-      for (const odd of [astral, '\ud800', '"\\\n\u2028\u0000', 'é']) {
-        const text = 'a'.repeat(at) + odd + 'b"'.repeat(SLICE / 2)
-        expect((await stringBytes(text)).text()).toBe(JSON.stringify(text))
-      }
-    }
-    expect((await stringBytes('')).text()).toBe('""')
-  })
-
-  it('turns the loop between slices', async () => {
-    const { value, turns } = await turnsDuring(() => stringBytes('x'.repeat(4 * SLICE)))
-    expect(value.byteLength).toBe(4 * SLICE + 2)
-    expect(turns).toBeGreaterThanOrEqual(3)
-  })
-})
 
 describe('splicedAnswer', () => {
   const schema = z.object({ a: z.number(), text: z.string(), list: z.array(z.number()).nullable(), tail: z.string().optional() })
@@ -32,7 +13,7 @@ describe('splicedAnswer', () => {
   it('is the serializer\'s text of the whole, members in the schema\'s order whatever the value\'s', async () => {
     const whole = { tail: 'end"', list: [1, 2.5], text: `long ${astral} "text"`, a: 1 }
     const spliced = splicedAnswer(schema, { tail: whole.tail, a: 1, text: '', list: null }, {
-      text: await stringBytes(whole.text),
+      text: JsonBytes.of(JSON.stringify(whole.text)),
       list: Buffer.from(serializerOf(schema.shape.list)(whole.list)),
     })
     expect(spliced.text()).toBe(serializerOf(schema)(whole))

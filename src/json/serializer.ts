@@ -4,8 +4,6 @@ import { randomUUID } from 'node:crypto'
 import fastJson from 'fast-json-stringify'
 import { z } from 'zod'
 import { JsonBytes } from './bytes.js'
-import { pairSafeEnd } from '../engines/digest/base64.js'
-import { inTurns } from '../sched/turns.js'
 
 export type Serialize = (data: unknown) => string
 
@@ -98,25 +96,6 @@ export function splicedAnswer<T extends object>(schema: z.ZodType, value: T, wri
   }
   chunks.push(Buffer.from(text.slice(from)))
   return new JsonBytes(chunks)
-}
-
-/** Characters of a long string escaped at a time: a millisecond or two. */
-const STRING_SLICE = 256 * 1024
-
-/**
- * A long string's JSON text (what the serializer writes for it: JSON.stringify's escapes) as bytes, escaped and
- * encoded a slice per loop turn, never between the halves of a surrogate pair: a string already on the loop (a pin
- * stored before bodies were capped) that one serializer call would hold the loop with for tens of milliseconds.
- */
-export async function stringBytes(text: string): Promise<JsonBytes> {
-  const chunks: Buffer[] = [Buffer.from('"')]
-  for await (const slice of inTurns(pairSafeSlices(text))) chunks.push(Buffer.from(JSON.stringify(slice).slice(1, -1)))
-  chunks.push(Buffer.from('"'))
-  return new JsonBytes(chunks)
-}
-
-function* pairSafeSlices(text: string): Generator<string> {
-  for (let at = 0, end = 0; at < text.length; at = end) yield text.slice(at, (end = pairSafeEnd(text, at, STRING_SLICE)))
 }
 
 type Node = Record<string, unknown>

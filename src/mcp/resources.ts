@@ -1,7 +1,7 @@
 // MCP resources: skills.md, the lexicon, the OpenAPI documents, each dataset's metadata and each pin by digest. Each
 // read and the listing ask the access policy as the HTTP route of the same data does (src/access/doors.ts).
 import { Refusal } from '../http/refusal.js'
-import { pinRepository, PIN_DIGEST, type PinRecord } from '../access/pins.js'
+import { hashedPin, pinRepository, PIN_DIGEST, type PinRecord } from '../access/pins.js'
 import { runOperation } from '../caller/gate.js'
 import type { OperationContext } from '../caller/operation.js'
 import type { Action } from '../access/policy.js'
@@ -58,7 +58,7 @@ const DOCUMENTS: ReadonlyArray<ResourceEntry & { read(ctx: OperationContext): Pr
     name: 'skills.md',
     title: 'Every operation as a tool definition, in Markdown',
     mimeType: 'text/markdown',
-    read: async (ctx) => ((await runNamed(ctx, 'skills_md')) as { markdown: string }).markdown,
+    read: async (ctx) => (valueOf(await runNamed(ctx, 'skills_md')) as { markdown: string }).markdown,
   },
   {
     uri: `${RESOURCE_SCHEME}://lexicon`,
@@ -84,6 +84,9 @@ const DOCUMENTS: ReadonlyArray<ResourceEntry & { read(ctx: OperationContext): Pr
     read: async (ctx) => (await ctx.host.hostDocuments.json()).toString(),
   },
 ]
+
+/** An answer as a value: a written answer's own (kept, or parsed: these documents are the host's, not a caller's). */
+const valueOf = (answer: unknown): unknown => (answer instanceof JsonBytes ? answer.value() : answer)
 
 /** A value's JSON text: a written answer's own, else serialised. */
 const textOf = (value: unknown): string => (value instanceof JsonBytes ? value.text() : JSON.stringify(value))
@@ -158,19 +161,22 @@ export async function readResource(uri: string, { ctx, trading }: ResourceDeps):
   if (pin) {
     const digest = decodedDigest(pin[1]!)
     if (!PIN_DIGEST.test(digest)) throw new Refusal('invalid_input', `a pin digest is sha256:<64 lowercase hex>; got ${digest.slice(0, 80)}`)
-    const read = await pinRepository(ctx.store.sql).get(digest)
-    if (!read) throw new Refusal('not_found', `no pin ${digest}`)
+    // Hashed, and its characters counted, in the mill when large: nothing is decoded here before it is known to fit.
+    const found = await hashedPin(pinRepository(ctx.store.sql), digest, { mill: ctx.mill, owner: ctx.principal.owner, op: 'resources/read' }, false)
+    if (!found) throw new Refusal('not_found', `no pin ${digest}`)
+    const { record, read } = found
     if (read.actualDigest !== digest) {
       throw new Refusal('conflict', `pin ${digest} no longer matches its content (now ${read.actualDigest})`)
     }
     // The SDK writes a message at once: a 15 MB pin as a resource held the loop 40–60 ms. Larger pins are read over HTTP.
-    if (read.text.length > MCP_INLINE_ANSWER_CHARS) {
-      throw new Refusal('over_limit', `pin ${digest} is ${read.text.length} characters, over the ${MCP_INLINE_ANSWER_CHARS} an MCP answer ` +
-        `inlines; read it with POST ${ctx.baseUrl}/api/v1/pin {"digest": "${digest}"} (its answer is written a part per loop turn)`, {
-        hints: { limit: 'MCP_INLINE_ANSWER_CHARS', value: MCP_INLINE_ANSWER_CHARS, chars: read.text.length },
+    if (read.chars > MCP_INLINE_ANSWER_CHARS) {
+      throw new Refusal('over_limit', `pin ${digest} is ${read.chars} characters, over the ${MCP_INLINE_ANSWER_CHARS} an MCP answer ` +
+        `inlines; read it with POST ${ctx.baseUrl}/api/v1/pin {"digest": "${digest}"} (its answer is written in the mill)`, {
+        hints: { limit: 'MCP_INLINE_ANSWER_CHARS', value: MCP_INLINE_ANSWER_CHARS, chars: read.chars },
       })
     }
-    return { uri, mimeType: read.record.media_type, text: read.text }
+    // The resource's text is a string (the SDK's message): decoded here, at most MCP_INLINE_ANSWER_CHARS characters.
+    return { uri, mimeType: record.media_type, text: Buffer.concat(read.stored).toString('utf8') }
   }
   throw new Refusal('not_found', `no resource ${uri.slice(0, 200)}; resources/list and resources/templates/list name them`)
 }

@@ -10,6 +10,21 @@ export function moving<T extends object>(value: T, buffers: ArrayBuffer[]): T {
   return value
 }
 
+/**
+ * Bytes to send to a task by moving them (RunOptions.transfer): a view that is its whole buffer moves as it is; any
+ * other (a slice of Node's pool, or of a buffer that stays here) is copied first, as only its own bytes may go.
+ */
+export function movable(views: readonly Uint8Array[]): { views: Uint8Array[]; transfer: ArrayBuffer[] } {
+  const transfer = new Set<ArrayBuffer>()
+  const moved = views.map((view) => {
+    const whole = view.buffer instanceof ArrayBuffer && view.byteOffset === 0 && view.byteLength === view.buffer.byteLength && !transfer.has(view.buffer)
+    const own = whole ? view : new Uint8Array(view)
+    transfer.add(own.buffer as ArrayBuffer)
+    return own
+  })
+  return { views: moved, transfer: [...transfer] }
+}
+
 /** What the worker posts for a task's answer: piscina's movable wrapper when the answer moves buffers. */
 export function postable(result: unknown): unknown {
   const buffers = typeof result === 'object' && result !== null ? (result as { [MOVED]?: ArrayBuffer[] })[MOVED] : undefined

@@ -34,6 +34,8 @@ export interface RunOptions {
    * own work; a job's tasks count as their job (in its owner's JOBS_PER_CLIENT), whatever is named here.
    */
   owner: string | null
+  /** Buffers of the input that move to the worker instead of being copied (`movable`): gone from here once sent. */
+  transfer?: ArrayBuffer[]
 }
 
 export interface MillStats {
@@ -95,7 +97,7 @@ export function createMill({ threads, maxQueue, nice = 10, perOwner }: MillOptio
   let closed = false
 
   return {
-    async run<K extends TaskName>(task: K, payload: In<K>, { timeoutMs, op, owner }: RunOptions): Promise<Out<K>> {
+    async run<K extends TaskName>(task: K, payload: In<K>, { timeoutMs, op, owner, transfer }: RunOptions): Promise<Out<K>> {
       if (closed) throw new Refusal('occupied', 'the mill is shut down', { op, retryAfterS: 5 })
       if (queueSize() >= maxQueue && running >= threads) {
         rejectedFull++
@@ -119,7 +121,7 @@ export function createMill({ threads, maxQueue, nice = 10, perOwner }: MillOptio
       const watch = scope ? watchTask(message.control, scope, hardStop.abort) : null
       running++
       try {
-        const result = await pool().run(message, { signal: hardStop.signal })
+        const result = await pool().run(message, { signal: hardStop.signal, ...(transfer ? { transferList: transfer } : {}) })
         // A task that stopped early on its flag returns a partial answer: it must not be taken for the answer.
         if (watch?.cancelled()) throw new TaskCancelled(false)
         return result

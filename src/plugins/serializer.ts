@@ -17,7 +17,6 @@ export const STILL_WRITTEN_ON_THE_LOOP: ReadonlyMap<string, string> = new Map([
   ['/api/v1/admin/go-live/overview', 'the host\'s own readiness report, ~75 KB, sized by its configuration, not by a request'],
   ['/api/v1/clauses', 'lists bounded by listLimit'],
   ['/api/v1/diff', 'a diff worked on the loop: inputs up to DIFF_LIMITS.inline (256 Ki characters), which anyone may ask; heavier ones run in the mill, which needs run:heavy'],
-  ['/api/v1/pin', 'a pin read with its content: 1 MiB for pins written now, up to 16 MiB for pins stored before the cap'],
   ['/api/v11/datasets/:ref', 'a page of at most 500 bars'],
   ['/api/v11/runs/:id', 'a run read back with its first 1,000 trades or its curve of at most 10,000 points'],
 ])

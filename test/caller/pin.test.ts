@@ -138,3 +138,47 @@ describe('POST /pin', () => {
     expect(await pinCount()).toBe(before)
   })
 })
+
+describe('GET /pin/text and the admin read of a pin over the loop limit', () => {
+  // Past 64 KiB, in two parts, with escapes, control characters and astral characters: written in the mill.
+  const text = `odd "quoted" \\ \u0000\u001f é € 😀 \u2028\n`.repeat(10_000)
+  let digest: string
+  beforeAll(async () => {
+    digest = (await call({ content: text })).body.data.digest
+  })
+
+  it('text/plain sends the stored bytes as they are, with their length', async () => {
+    const res = await open.inject({ method: 'GET', url: `/api/v1/pin/text?digest=${digest}` })
+    expect(res.statusCode).toBe(200)
+    expect(res.headers['content-type']).toBe('text/plain; charset=utf-8')
+    expect(Number(res.headers['content-length'])).toBe(Buffer.byteLength(text))
+    expect(res.rawPayload.equals(Buffer.from(text))).toBe(true)
+  })
+
+  it('the JSON envelope answers the same members as POST /pin, without action', async () => {
+    const res = await open.inject({ method: 'GET', url: `/api/v1/pin/text?digest=${digest}`, headers: { accept: 'application/json' } })
+    const data = json(res).data
+    expect(Object.keys(data)).toEqual(['digest', 'size', 'media_type', 'label', 'created_at', 'verified', 'content'])
+    expect(data.content === text).toBe(true)
+    const { action: _action, ...read } = (await call({ digest })).body.data
+    expect(data).toEqual(read)
+  })
+
+  it('withholds tampered bytes (conflict) on every door', async () => {
+    const { digest: tampered } = (await call({ content: `${text}tampered` })).body.data
+    await open.store.sql.run('UPDATE pin_parts SET content = ? WHERE digest = ? AND seq = 0', [Buffer.from('x'.repeat(70_000)), tampered])
+    for (const res of [
+      await open.inject({ method: 'GET', url: `/api/v1/pin/text?digest=${tampered}` }),
+      await open.inject({ method: 'GET', url: `/api/v1/admin/pins/${tampered}` }),
+    ]) {
+      expect(res.statusCode).toBe(409)
+      expect(json(res).refuse).toMatchObject({ code: 'conflict', hints: { digest: tampered, verified: false } })
+    }
+  })
+
+  it('the admin read answers what POST /pin answers, without action', async () => {
+    const data = json(await open.inject({ method: 'GET', url: `/api/v1/admin/pins/${digest}` })).data
+    const { action: _action, ...read } = (await call({ digest })).body.data
+    expect(data).toEqual(read)
+  })
+})

@@ -190,6 +190,11 @@ describe('/mcp (Streamable HTTP, SDK client)', () => {
     expect((await client.listResources()).resources.map((r) => r.uri)).toContain(`ncm://pins/${digest}`)
     const pin = await client.readResource({ uri: `ncm://pins/${digest}` })
     expect(pin.contents[0]).toMatchObject({ text: 'pinned through MCP', mimeType: 'text/plain' })
+    // Over the loop's 64 KiB (hashed and counted in the mill) and under the inline size: its text whole.
+    const wide = 'é😀 "wide" pin\n'.repeat(8_000)
+    const widePin = (await client.callTool({ name: 'pin', arguments: { content: wide } })).structuredContent as any
+    const wideRead = await client.readResource({ uri: `ncm://pins/${widePin.digest}` })
+    expect((wideRead.contents[0] as { text: string }).text === wide).toBe(true)
 
     await expect(client.readResource({ uri: `ncm://pins/sha256:${'0'.repeat(64)}` })).rejects.toThrow(/no pin/)
     const templates = await client.listResourceTemplates()

@@ -1,8 +1,46 @@
-// Mill tasks of the access domain: a pinned JSON value's canonical form, whose cost grows with the value.
+// Mill tasks of the access domain: a pinned JSON value's canonical form, and a pin's stored bytes hashed and written as
+// a JSON string, whose costs grow with the value or the bytes.
+import { createHash } from 'node:crypto'
 import type { TaskTable } from '../types.js'
 import { canonicalWithin } from '../../engines/digest/canonical-json.js'
+import { utf8AsJsonString } from '../../json/bytes.js'
+import { moving } from '../moving.js'
+
+export interface PinReadPayload {
+  /** The pin's stored parts in order, moved here (RunOptions.transfer). */
+  parts: Uint8Array[]
+  /** The digest they were stored under. */
+  digest: string
+  /** Write the text as a JSON string; false: only count its characters (a reader that needs the text itself, small). */
+  write: boolean
+}
+
+export interface PinReadOutcome {
+  /** sha256 of the bytes as stored now; differs from the digest if they were changed behind the store's back. */
+  actualDigest: string
+  /** The stored parts, given back as they came (a JSON pin's `json` member, a text pin's text/plain answer). */
+  stored: Uint8Array[]
+  /** The text's length in UTF-16 units; 0 when the digest does not match. */
+  chars: number
+  /** The text as a JSON string's bytes (quotes included), when asked and the digest matches; else null. */
+  content: Uint8Array[] | null
+}
+
+/** Run on the loop for a small pin (access/pins.ts), in a worker for a larger one: the same bytes either way. */
+export function pinRead({ parts, digest, write }: PinReadPayload): PinReadOutcome {
+  const hash = createHash('sha256')
+  for (const part of parts) hash.update(part)
+  const actualDigest = 'sha256:' + hash.digest('hex')
+  // Bytes that no longer match are withheld: not decoded at all.
+  const written = actualDigest === digest ? utf8AsJsonString(parts, write) : { chars: 0, chunks: null }
+  const outcome: PinReadOutcome = { actualDigest, stored: parts, chars: written.chars, content: written.chunks }
+  const buffers = new Set<ArrayBuffer>()
+  for (const view of [...parts, ...(written.chunks ?? [])]) if (view.buffer instanceof ArrayBuffer) buffers.add(view.buffer)
+  return moving(outcome, [...buffers])
+}
 
 export const accessTasks = {
   /** Takes the value as JSON text (a structured clone of a deep value never arrives); null when nested too deep. */
   'access.canonical_json': (payload: { json: string; maxDepth: number }) => canonicalWithin(JSON.parse(payload.json), payload.maxDepth),
+  'access.pin_read': pinRead,
 } satisfies TaskTable

@@ -3,6 +3,8 @@
 import { z } from 'zod'
 import { defineOperation } from '../../operation.js'
 import { PIN_DIGEST, pinRepository, readPin } from '../../../access/pins.js'
+import { RenderedBytes } from '../../../json/bytes.js'
+import { splicedAnswer } from '../../../json/serializer.js'
 import { meta } from './pin.js'
 
 const input = z
@@ -36,7 +38,9 @@ export const pinText = defineOperation({
   examples: [{ digest: 'sha256:cdee2ebd9fb3469f980f065206301cb120af225b87a396f6ff78074e9121156b' }],
   render: { contentType: 'text/plain; charset=utf-8', body: (data) => data.content },
   handler: async (i, ctx) => {
-    const { json: _json, ...pin } = await readPin(pinRepository(ctx.store.sql), i.digest)
-    return pin
+    // Hashed (and written as JSON) in the mill when large; text/plain sends the stored bytes as they are, and the JSON
+    // envelope the content as the mill wrote it: neither decodes the text here. A JSON pin answers its text alone.
+    const read = await readPin(pinRepository(ctx.store.sql), i.digest, { mill: ctx.mill, owner: ctx.principal.owner, op: 'pin_text' })
+    return new RenderedBytes(splicedAnswer(output, { ...read.record, verified: true }, { content: read.content }), read.stored)
   },
 })

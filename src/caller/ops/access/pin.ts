@@ -2,10 +2,12 @@
 import { z } from 'zod'
 import { defineOperation } from '../../operation.js'
 import { Refusal } from '../../../http/refusal.js'
-import { PIN_DIGEST, pinRepository, readPin, type PinMediaType } from '../../../access/pins.js'
+import { PIN_DIGEST, pinMembers, pinRepository, readPin, type PinMediaType, type VerifiedPin } from '../../../access/pins.js'
 import { pinBytesOf } from '../../../access/pin-parts.js'
 import { canonicalPinJson } from '../../../access/pin-json.js'
 import { isWellFormed } from '../../../engines/digest/base64.js'
+import { splicedAnswer } from '../../../json/serializer.js'
+import type { JsonBytes } from '../../../json/bytes.js'
 
 export const PIN_LIMITS = {
   /** Nesting depth of a pinned JSON value. */
@@ -57,6 +59,19 @@ export const meta = {
   created_at: z.string().describe('When the content was first pinned'),
 }
 
+/** A pin read back: its content (and a JSON pin's value) written off the loop when large, spliced into the rest. */
+const readAnswer = z.object({
+  action: z.literal('read'),
+  ...meta,
+  verified: z.literal(true),
+  content: z.string().describe('The stored bytes as UTF-8 text'),
+  json: z.unknown().optional().describe('The parsed value, for application/json pins'),
+})
+
+/** A pin read's answer as the route writes it: the record here, the content (and json) as the read wrote them. */
+export const pinReadAnswer = (read: VerifiedPin): JsonBytes =>
+  splicedAnswer(readAnswer, { action: 'read', ...read.record, verified: true }, pinMembers(read))
+
 export const pin = defineOperation({
   name: 'pin',
   method: 'POST',
@@ -77,13 +92,7 @@ export const pin = defineOperation({
       created: z.boolean().describe('False when this content was already pinned'),
       canonicalization: z.string().nullable().describe('How json was serialised before hashing; null for content'),
     }),
-    z.object({
-      action: z.literal('read'),
-      ...meta,
-      verified: z.literal(true),
-      content: z.string().describe('The stored bytes as UTF-8 text'),
-      json: z.unknown().optional().describe('The parsed value, for application/json pins'),
-    }),
+    readAnswer,
   ]),
   provenance: ['stored', 'computed'],
   textMembers: ['json'],
@@ -99,7 +108,9 @@ export const pin = defineOperation({
   ],
   handler: async (input, ctx) => {
     const repo = pinRepository(ctx.store.sql)
-    if (input.digest !== undefined) return { action: 'read' as const, ...(await readPin(repo, input.digest.toLowerCase())) }
+    if (input.digest !== undefined) {
+      return pinReadAnswer(await readPin(repo, input.digest.toLowerCase(), { mill: ctx.mill, owner: ctx.principal.owner, op: 'pin' }))
+    }
     const isJson = input.json !== undefined
     // The depth limit is checked where the canonical form is made (in the mill for a large value): finding the depth
     // walks the whole value.
