@@ -157,6 +157,17 @@ describe('POST /clauses', () => {
     expect(d).toEqual({ ...direct, warnings: [] })
   })
 
+  it('answers a tiny text that declares 100k variables in the mill: a model of every variable, the same as direct', async () => {
+    const dimacs = 'p cnf 100000 1\n1 0\n'
+    const res = await post('/clauses', { dimacs })
+    const d = okData(res)
+    expect(d.model).toHaveLength(100_000)
+    const { cnf, warnings } = parseDimacs(dimacs)
+    expect(warnings).toEqual(['the header declares 100000 variables; the largest one used is 1'])
+    expect(d).toEqual({ ...analyzeClauses(cnf, { listLimit: 100, subsumptionBudget: 50_000_000 }), warnings })
+    expect(res.body.length).toBeGreaterThan(600_000)
+  })
+
   it('refuses both or neither source, and zero literals, with paths', async () => {
     expect(expectRefusal(await post('/clauses', {}), 'invalid_input', 400).issues[0].message).toMatch(/give one of dimacs, clauses/)
     expectRefusal(await post('/clauses', { dimacs: 'p cnf 1 1\n1 0\n', clauses: [[1]] }), 'invalid_input', 400)

@@ -215,7 +215,13 @@ export const logicTasks = {
     }
     return movingBlobs({ ...result, value }, [value.model?.buffer, value.assignment?.buffer])
   },
-  'logic.clauses': clausesWork,
+  // A large CNF's whole answer (a model of every variable, the simplified DIMACS: megabytes) comes written by /clauses' schema.
+  'logic.clauses': ({ answer, ...payload }: ClausesTaskPayload & { answer: AnswerSchema }): TaskResult<Uint8Array> => {
+    const result = clausesWork(payload)
+    if (!result.ok) return result
+    const bytes = answerBytes(answer, { ...result.value, warnings: result.warnings })
+    return moving({ ...result, value: bytes }, [bytes.buffer as ArrayBuffer])
+  },
   'logic.quiz': quizWork,
   'logic.quizFormula': quizFormulaWork,
 } satisfies TaskTable

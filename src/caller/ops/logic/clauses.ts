@@ -3,7 +3,9 @@ import { z } from 'zod'
 import { defineOperation } from '../../operation.js'
 import { clausesWork, type ClausesTaskPayload } from '../../../mill/tasks/logic.js'
 import { DEFAULT_SIMPLIFY_OPTIONS } from '../../../engines/sat/simplify.js'
-import { checkCnfLimits, cnfSource, dimacsText, exactlyOneOf, inlineOrMill, jsonClauses, SAT_LIMITS } from './common.js'
+import { checkCnfLimits, cnfSource, dimacsText, exactlyOneOf, inTheMill, jsonClauses, SAT_LIMITS, valueOf } from './common.js'
+import { JsonBytes } from '../../../json/bytes.js'
+import { answerSchema } from '../../../json/serializer.js'
 
 const input = z
   .object({
@@ -74,7 +76,13 @@ export const clauses = defineOperation({
   handler: async (i, ctx) => {
     const { source, small } = cnfSource(i)
     const payload: ClausesTaskPayload = { source, options: { ...DEFAULT_SIMPLIFY_OPTIONS, listLimit: i.max_listed } }
-    const { value, warnings } = await inlineOrMill(ctx, 'clauses', small, () => clausesWork(payload), (options) => ctx.mill.run('logic.clauses', payload, options))
-    return { ...value, warnings }
+    if (small) {
+      const { value, warnings } = valueOf(clausesWork(payload))
+      return { ...value, warnings }
+    }
+    // A large CNF's answer grows with its variables, not its text (a 20-byte header declares a 100k-variable model):
+    // written in the worker, sent as its bytes.
+    const { value } = await inTheMill(ctx, 'clauses', (options) => ctx.mill.run('logic.clauses', { ...payload, answer: answerSchema(output) }, options))
+    return new JsonBytes([value])
   },
 })

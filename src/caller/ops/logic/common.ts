@@ -226,9 +226,17 @@ export async function inlineOrMill<T>(
   work: () => TaskResult<T>,
   inMill: (options: RunOptions) => Promise<TaskResult<T>>,
 ): Promise<{ value: T; warnings: string[] }> {
-  if (small) return valueOf(work())
+  return small ? valueOf(work()) : inTheMill(ctx, op, inMill)
+}
+
+/** Runs a task in the mill as a request's heavy work (admitted, with the default budget). */
+export async function inTheMill<T>(
+  ctx: OperationContext,
+  op: string,
+  run: (options: RunOptions) => Promise<TaskResult<T>>,
+): Promise<{ value: T; warnings: string[] }> {
   ctx.admission.admitHeavy(op, ctx.principal)
-  return valueOf(await inMill({ timeoutMs: budgetOf(undefined), op, owner: ctx.principal.owner }))
+  return valueOf(await run({ timeoutMs: budgetOf(undefined), op, owner: ctx.principal.owner }))
 }
 
 /** Exactly one of the listed fields must be present (a zod superRefine for the CNF-or-formula bodies). */
