@@ -1,8 +1,7 @@
 // A pin's content as rows of pin_parts (migrations 0008, 0009): written and read a part at a time with a loop turn
 // between parts, so a pin stored before bodies were capped (megabytes) never holds the event loop for one long INSERT or
 // SELECT; their bytes are decoded by their reader (pins.ts), in the mill when they are large.
-import { createHash } from 'node:crypto'
-import { utf8Chunks } from '../engines/digest/base64.js'
+import { hashedUtf8Parts, type HashedParts } from '../engines/digest/utf8-parts.js'
 import type { Sql } from '../store/sql.js'
 import { readByteParts, writeByteParts, type PartsOf } from '../store/byte-parts.js'
 
@@ -10,26 +9,10 @@ import { readByteParts, writeByteParts, type PartsOf } from '../store/byte-parts
 export const PIN_PART_CHARS = 256 * 1024
 
 /** A text ready to store: its UTF-8 bytes in parts, their count and their SHA-256. */
-export interface PinBytes {
-  parts: Buffer[]
-  size: number
-  digest: string
-}
+export type PinBytes = HashedParts
 
-/** Encodes and hashes a text (a /pin body's: at most the default body limit) a part at a time; a cut never splits a surrogate pair. */
-export function pinBytesOf(text: string, partChars: number = PIN_PART_CHARS): PinBytes {
-  const hash = createHash('sha256')
-  const parts: Buffer[] = []
-  let size = 0
-  for (const part of utf8Chunks(text, partChars)) {
-    hash.update(part)
-    parts.push(part)
-    size += part.byteLength
-  }
-  // An empty text is stored as one empty part.
-  if (parts.length === 0) parts.push(Buffer.alloc(0))
-  return { parts, size, digest: 'sha256:' + hash.digest('hex') }
-}
+/** Encodes and hashes a text a part at a time (in the caller's thread: pin-bytes.ts sends a long one to the mill). */
+export const pinBytesOf = (text: string, partChars: number = PIN_PART_CHARS): PinBytes => hashedUtf8Parts(text, partChars)
 
 const stored = (digest: string): PartsOf => ({ table: 'pin_parts', key: { digest } })
 

@@ -4,7 +4,8 @@ import { createHash } from 'node:crypto'
 import type { TaskTable } from '../types.js'
 import { canonicalWithin } from '../../engines/digest/canonical-json.js'
 import { utf8AsJsonString } from '../../json/bytes.js'
-import { moving } from '../moving.js'
+import { movable, moving } from '../moving.js'
+import { hashedUtf8Parts, type HashedParts } from '../../engines/digest/utf8-parts.js'
 
 export interface PinReadPayload {
   /** The pin's stored parts in order, moved here (RunOptions.transfer). */
@@ -43,4 +44,10 @@ export const accessTasks = {
   /** Takes the value as JSON text (a structured clone of a deep value never arrives); null when nested too deep. */
   'access.canonical_json': (payload: { json: string; maxDepth: number }) => canonicalWithin(JSON.parse(payload.json), payload.maxDepth),
   'access.pin_read': pinRead,
+  /** A long text to pin, encoded and hashed here; its parts move back (each its own buffer, never a shared pool's). */
+  'access.pin_bytes': ({ text, partChars }: { text: string; partChars: number }): HashedParts => {
+    const hashed = hashedUtf8Parts(text, partChars)
+    const { views, transfer } = movable(hashed.parts)
+    return moving({ ...hashed, parts: views.map((view) => Buffer.from(view.buffer, view.byteOffset, view.byteLength)) }, transfer)
+  },
 } satisfies TaskTable

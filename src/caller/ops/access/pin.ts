@@ -3,7 +3,7 @@ import { z } from 'zod'
 import { defineOperation } from '../../operation.js'
 import { Refusal } from '../../../http/refusal.js'
 import { PIN_DIGEST, pinMembers, pinRepository, readPin, type PinMediaType, type VerifiedPin } from '../../../access/pins.js'
-import { pinBytesOf } from '../../../access/pin-parts.js'
+import { pinBytesFor } from '../../../access/pin-bytes.js'
 import { canonicalPinJson } from '../../../access/pin-json.js'
 import { isWellFormed } from '../../../engines/digest/base64.js'
 import { splicedAnswer } from '../../../json/serializer.js'
@@ -116,7 +116,7 @@ export const pin = defineOperation({
     // walks the whole value.
     const text = isJson ? await canonicalPinJson(input.json, PIN_LIMITS.jsonDepth, ctx.mill, ctx.principal.owner) : input.content!
     if (text === null) throw new Refusal('over_limit', `json is nested deeper than the limit of ${PIN_LIMITS.jsonDepth} levels`)
-    const bytes = pinBytesOf(text)
+    const bytes = await pinBytesFor(text, ctx.mill, ctx.principal.owner)
     const mediaType: PinMediaType = isJson ? 'application/json' : 'text/plain'
     const { record, created } = await repo.put(bytes, mediaType, input.label ?? null, ctx.clock.now())
     return { action: 'pinned' as const, ...record, created, canonicalization: isJson ? CANONICAL : null }
