@@ -45,7 +45,7 @@ describe('Sql over SQLite', () => {
     expect(await seen).toEqual([{ name: 'outside' }])
   })
 
-  it('asks beforeWrite once per write begun: a write outside a transaction, a transaction; never a read or a DELETE', async () => {
+  it('asks beforeWrite before every statement that adds rows, in a transaction or not; never a read, an UPDATE or a DELETE', async () => {
     let asked = 0
     let refuse = false
     const errors: unknown[] = []
@@ -64,14 +64,25 @@ describe('Sql over SQLite', () => {
     await sql.transaction(async (tx) => {
       await tx.run('INSERT INTO t (name) VALUES (?)', ['b'])
       await tx.run('UPDATE t SET name = ? WHERE name = ?', ['c', 'b'])
+      await tx.all('SELECT * FROM t')
     })
     expect(asked).toBe(2)
 
     refuse = true
     await expect(sql.run('INSERT INTO t (name) VALUES (?)', ['d'])).rejects.toMatchObject({ code: 'SQLITE_FULL' })
-    await expect(sql.transaction((tx) => tx.run('INSERT INTO t (name) VALUES (?)', ['e']))).rejects.toMatchObject({ code: 'SQLITE_FULL' })
+    // Refused midway: the transaction is rolled back whole.
+    await expect(sql.transaction(async (tx) => {
+      await tx.run('DELETE FROM t WHERE name = ?', ['c'])
+      await tx.run('INSERT INTO t (name) VALUES (?)', ['e'])
+    })).rejects.toMatchObject({ code: 'SQLITE_FULL' })
+    expect((await sql.all<{ name: string }>('SELECT name FROM t ORDER BY id')).map((r) => r.name)).toEqual(['a', 'c'])
+    // Deletes free room, updates unlink: alone or in a transaction, they are not refused.
     await sql.run('DELETE FROM t WHERE name = ?', ['a'])
-    expect((await sql.all<{ name: string }>('SELECT name FROM t')).map((r) => r.name)).toEqual(['c'])
+    await sql.transaction(async (tx) => {
+      await tx.run('UPDATE t SET name = ? WHERE name = ?', ['gone', 'c'])
+      await tx.run('DELETE FROM t WHERE name = ?', ['gone'])
+    })
+    expect(await sql.all('SELECT name FROM t')).toEqual([])
     expect(errors).toHaveLength(2)
   })
 })

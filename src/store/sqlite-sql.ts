@@ -7,7 +7,7 @@ import type { Sql, SqlParams, SqlRunResult } from './sql.js'
 import { refuseUnstorable } from './storable.js'
 
 type Statement = Database.Statement<unknown[], unknown>
-const DELETE = /^\s*DELETE\b/i
+const ADDS_ROWS = /^\s*(?:INSERT|REPLACE)\b/i
 
 export interface SqliteSql extends Sql {
   /**
@@ -21,8 +21,8 @@ export interface SqliteSqlOptions {
   /** Told of every error a statement meets (the store's storage watch looks for a full disk). */
   onError?: (err: unknown) => void
   /**
-   * Asked before a write begins (a transaction, or a statement outside one that is not read-only and not a DELETE, which
-   * may free room); throws to refuse it. The storage watch refuses writes on a full filesystem here.
+   * Asked before each statement that adds rows (INSERT, REPLACE), in a transaction or not; throws to refuse it. The
+   * storage watch refuses them on a full filesystem here.
    */
   beforeWrite?: () => void
 }
@@ -43,8 +43,9 @@ export function createSqliteSql(db: Database.Database, { onError, beforeWrite }:
   }
   const asked = (prepare: (text: string) => Statement) => (text: string): Statement => {
     const found = prepare(text)
-    // A write outside a transaction begins here (one inside began with the transaction, which asked then).
-    if (beforeWrite && !found.readonly && !db.inTransaction && !DELETE.test(text)) beforeWrite()
+    // Asked per statement, inside a transaction too (one refused midway is rolled back whole): only statements that add
+    // rows; an UPDATE or DELETE (unlinking, marking, freeing room) still runs, and meets SQLITE_FULL itself if it must.
+    if (beforeWrite && !found.readonly && ADDS_ROWS.test(text)) beforeWrite()
     return found
   }
   const statement = asked(preparedOnce(false))
@@ -108,10 +109,7 @@ export function createSqliteSql(db: Database.Database, { onError, beforeWrite }:
       open = new Promise<void>((resolve) => { end = resolve })
       try {
         // IMMEDIATE takes the write lock up front, so another process's writer cannot make this one fail midway.
-        noted(() => {
-          beforeWrite?.()
-          db.exec('BEGIN IMMEDIATE')
-        })
+        noted(() => db.exec('BEGIN IMMEDIATE'))
         const value = await fn(inTransaction)
         noted(() => db.exec('COMMIT'))
         return value

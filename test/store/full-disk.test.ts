@@ -3,7 +3,7 @@
 // store (Retry-After), never `internal`; health turns `fail` with the reason; SIGTERM still exits 0; every pin
 // acknowledged before reads back after a restart. The compiled server as a child process, over a real socket.
 import { execFileSync } from 'node:child_process'
-import { closeSync, mkdtempSync, openSync, rmSync, unlinkSync, writeSync } from 'node:fs'
+import { closeSync, mkdtempSync, openSync, rmSync, statSync, truncateSync, unlinkSync, writeSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
@@ -16,7 +16,7 @@ if (unmountable) console.warn(`skipping the full-disk test: ${unmountable}`)
 
 function mountTmpfs(dir: string): string | null {
   try {
-    execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=24m', 'tmpfs', dir], { stdio: 'pipe' })
+    execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=128m', 'tmpfs', dir], { stdio: 'pipe' })
     return null
   } catch (err) {
     rmSync(dir, { recursive: true, force: true })
@@ -83,8 +83,13 @@ describe.skipIf(unmountable !== null)('a full DATA_DIR (item 6)', () => {
       expect(res.status).toBe(200)
       acknowledged.push(res.json.data.digest)
     }
+    const run = await call(base, 'POST', '/api/v11/trading/backtest', { dataset: 'SYN-DAILY', strategy: 'sma_cross' })
+    expect(run.status, JSON.stringify(run.json)).toBe(200)
     const filler = join(mountPoint, 'filler')
     fill(filler)
+    // 960 KiB back: still under the full floor (1 MiB), so every write that adds rows is refused before it begins,
+    // while an UPDATE or DELETE has the pages of WAL it needs.
+    truncateSync(filler, statSync(filler).size - 960 * 1024)
 
     const refused = [
       await call(base, 'POST', '/api/v1/pin', { content: 'y'.repeat(1000 * 1024) }),
@@ -99,6 +104,14 @@ describe.skipIf(unmountable !== null)('a full DATA_DIR (item 6)', () => {
       expect(JSON.stringify(refusal)).toMatch(/disk full/)
     }
 
+    // A DELETE is not refused before it begins (it may free room); it runs, unless SQLite itself finds no page for its
+    // WAL (the checkpointer may have taken the room given back), and then it is refused the same clean way.
+    const deleted = await call(base, 'DELETE', `/api/v11/runs/${run.json.run.id}`)
+    if (deleted.status !== 200) {
+      expect(deleted.status, JSON.stringify(deleted.json)).toBe(503)
+      expect((await call(base, 'GET', '/api/v1/health')).json.data.store.storage.reason).not.toMatch(/refused before writing/)
+    }
+
     const health = (await call(base, 'GET', '/api/v1/health')).json.data
     expect(health.status).toBe('fail')
     expect(health.store.storage.state).toBe('full')
@@ -109,8 +122,22 @@ describe.skipIf(unmountable !== null)('a full DATA_DIR (item 6)', () => {
     server.child.kill('SIGTERM')
     expect(await server.exited, server.stderr()).toEqual({ code: 0, signal: null })
 
+    // A restart while still full (a deploy, a crash loop): it starts, reads answer, writes are refused as before. (Its
+    // close checkpointed and removed the WAL, which gave space back: filled again first.)
+    fill(join(mountPoint, 'filler-2'))
+    truncateSync(join(mountPoint, 'filler-2'), Math.max(0, statSync(join(mountPoint, 'filler-2')).size - 64 * 1024))
+    server = startServer(await env(), { compiled: true })
+    await waitForHealth(`${base}/health`, { server, timeoutMs: 90_000 })
+    expect((await call(base, 'POST', '/api/v1/pin', { digest: acknowledged[0] })).status).toBe(200)
+    const stillFull = await call(base, 'POST', '/api/v1/pin', { content: 'after a restart on a full disk' })
+    expect(stillFull.status, JSON.stringify(stillFull.json)).toBe(503)
+    expect((stillFull.json.refuse ?? stillFull.json).code).toBe('occupied')
+    server.child.kill('SIGTERM')
+    expect(await server.exited, server.stderr()).toEqual({ code: 0, signal: null })
+
     // Space again: a restart on the same file has every acknowledged pin.
     unlinkSync(filler)
+    unlinkSync(join(mountPoint, 'filler-2'))
     server = startServer(await env(), { compiled: true })
     await waitForHealth(`${base}/health`, { server, timeoutMs: 90_000 })
     for (const digest of acknowledged) {
