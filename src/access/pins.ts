@@ -120,10 +120,12 @@ export async function hashedPin(
   const found = await repo.get(digest)
   if (!found) return null
   const bytes = found.parts.reduce((n, part) => n + part.byteLength, 0)
-  if (bytes <= PIN_ON_LOOP_BYTES) return { record: found.record, read: pinRead({ parts: found.parts, digest, write }) }
+  // Written answers splice a JSON pin's bytes in as they are: they must be one JSON value.
+  const json = write && found.record.media_type === 'application/json'
+  if (bytes <= PIN_ON_LOOP_BYTES) return { record: found.record, read: pinRead({ parts: found.parts, digest, write, json }) }
   // The parts move to the worker, and back with the answer: megabytes are never copied, decoded or escaped here.
   const { views, transfer } = movable(found.parts)
-  const read = await reader.mill.run('access.pin_read', { parts: views, digest, write }, {
+  const read = await reader.mill.run('access.pin_read', { parts: views, digest, write, json }, {
     timeoutMs: budgetOf(undefined), op: reader.op, owner: reader.owner, transfer,
   })
   return { record: found.record, read }
@@ -140,6 +142,11 @@ export async function readPin(repo: PinRepository, digest: string, reader: PinRe
       `the bytes stored under ${digest} now hash to ${read.actualDigest}: the pin is corrupt and its content is withheld`,
       { hints: { digest, actual_digest: read.actualDigest, verified: false } },
     )
+  }
+  if (read.jsonValid === false) {
+    throw new Refusal('conflict', `the bytes stored under ${digest} are not one JSON value, as the pin's media type says: its content is withheld`, {
+      hints: { digest, media_type: record.media_type, verified: false },
+    })
   }
   return { record, stored: read.stored.map(bufferOf), chars: read.chars, content: new JsonBytes(read.content ?? []) }
 }

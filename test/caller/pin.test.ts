@@ -106,6 +106,18 @@ describe('POST /pin', () => {
     expect(read.body.data).toBeNull()
   })
 
+  it('withholds a text pin whose media type was changed to JSON behind the store\'s back: its bytes are not spliced in', async () => {
+    for (const content of ['1,"verified":false,"injected":true', `${'x'.repeat(20_000)} not json`]) {
+      const { digest } = (await call({ content })).body.data
+      await open.store.sql.run("UPDATE pins SET media_type = 'application/json' WHERE digest = ?", [digest])
+      const read = await call({ digest })
+      expect(read.raw).not.toContain('injected')
+      const refuse = await refusal({ digest }, 'conflict')
+      expect(refuse.reason).toMatch(/not one JSON value/)
+      expect(refuse.hints).toMatchObject({ digest, media_type: 'application/json', verified: false })
+    }
+  })
+
   it('needs pin:write to write when ADMIN_TOKEN is set, and nothing to read', async () => {
     await refusal({ content: 'no credential' }, 'unauthorized', { app: secured })
     await refusal({ json: { no: 'credential' } }, 'unauthorized', { app: secured })

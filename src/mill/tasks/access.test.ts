@@ -32,7 +32,7 @@ describe('access.pin_read', () => {
       const bytes = Buffer.from(source, 'utf8')
       for (const step of [1, 2, 3, 5, 64, 1 << 20]) {
         const parts = cut(bytes, step)
-        const outcome = read({ parts, digest: sha256(bytes), write: true })
+        const outcome = read({ parts, digest: sha256(bytes), write: true, json: false })
         expect(outcome.actualDigest).toBe(sha256(bytes))
         expect(text(outcome.content)).toBe(JSON.stringify(source))
         expect(outcome.chars).toBe(source.length)
@@ -45,21 +45,32 @@ describe('access.pin_read', () => {
     const bytes = Buffer.from([0x61, 0xe2, 0x82, 0x62, 0xff, 0xc3, 0x22, 0xf0, 0x9f, 0x98])
     for (const step of [1, 2, 4, 16]) {
       const parts = cut(bytes, step)
-      const outcome = read({ parts, digest: sha256(bytes), write: true })
+      const outcome = read({ parts, digest: sha256(bytes), write: true, json: false })
       expect(text(outcome.content)).toBe(JSON.stringify(decodedBefore(parts)))
-      expect(read({ parts, digest: sha256(bytes), write: false })).toMatchObject({ content: null, chars: decodedBefore(parts).length })
+      expect(read({ parts, digest: sha256(bytes), write: false, json: false })).toMatchObject({ content: null, chars: decodedBefore(parts).length })
     }
   })
 
   it('withholds bytes that do not hash to the digest: their hash, nothing written', () => {
     const bytes = Buffer.from('tampered')
-    const outcome = read({ parts: [bytes], digest: sha256(Buffer.from('original')), write: true })
+    const outcome = read({ parts: [bytes], digest: sha256(Buffer.from('original')), write: true, json: false })
     expect(outcome).toMatchObject({ actualDigest: sha256(bytes), content: null, chars: 0 })
+  })
+
+  it('checks that a JSON pin\'s bytes are one JSON value, whatever the cuts (answers splice them in as they are)', () => {
+    for (const [source, valid] of [['{"a":[1,"é😀"]}', true], ['1,"verified":false', false], ['{"a":1', false], ['', false]] as const) {
+      const bytes = Buffer.from(source)
+      for (const step of [1, 3, 1 << 20]) {
+        expect(read({ parts: cut(bytes, step), digest: sha256(bytes), write: true, json: true }).jsonValid, source).toBe(valid)
+      }
+    }
+    expect(read({ parts: [Buffer.from('{}')], digest: sha256(Buffer.from('x')), write: true, json: true }).jsonValid).toBe(false)
+    expect(read({ parts: [Buffer.from('{}')], digest: sha256(Buffer.from('{}')), write: true, json: false }).jsonValid).toBeNull()
   })
 
   it('moves its parts and its written chunks back to the loop', () => {
     const parts = cut(Buffer.from(ODD), 8)
-    const outcome = read({ parts, digest: sha256(Buffer.from(ODD)), write: true })
+    const outcome = read({ parts, digest: sha256(Buffer.from(ODD)), write: true, json: false })
     const moved = (postable(outcome) as Record<symbol, unknown>)[Piscina.transferableSymbol] as ArrayBuffer[]
     expect(new Set(moved)).toEqual(new Set([...parts, ...outcome.content!].map((view) => view.buffer)))
   })

@@ -14,6 +14,8 @@ export interface PinReadPayload {
   digest: string
   /** Write the text as a JSON string; false: only count its characters (a reader that needs the text itself, small). */
   write: boolean
+  /** Check that the bytes are one JSON value (a JSON pin's, which answers splice in as they are). */
+  json: boolean
 }
 
 export interface PinReadOutcome {
@@ -25,19 +27,34 @@ export interface PinReadOutcome {
   chars: number
   /** The text as a JSON string's bytes (quotes included), when asked and the digest matches; else null. */
   content: Uint8Array[] | null
+  /** With `json`: whether the bytes parse as one JSON value (false also when the digest does not match); else null. */
+  jsonValid: boolean | null
 }
 
 /** Run on the loop for a small pin (access/pins.ts), in a worker for a larger one: the same bytes either way. */
-export function pinRead({ parts, digest, write }: PinReadPayload): PinReadOutcome {
+export function pinRead({ parts, digest, write, json }: PinReadPayload): PinReadOutcome {
   const hash = createHash('sha256')
   for (const part of parts) hash.update(part)
   const actualDigest = 'sha256:' + hash.digest('hex')
   // Bytes that no longer match are withheld: not decoded at all.
   const written = actualDigest === digest ? utf8AsJsonString(parts, write) : { chars: 0, chunks: null }
-  const outcome: PinReadOutcome = { actualDigest, stored: parts, chars: written.chars, content: written.chunks }
+  const matches = actualDigest === digest
+  const outcome: PinReadOutcome = {
+    actualDigest, stored: parts, chars: written.chars, content: written.chunks, jsonValid: json ? matches && isOneJsonValue(parts) : null,
+  }
   const buffers = new Set<ArrayBuffer>()
   for (const view of [...parts, ...(written.chunks ?? [])]) if (view.buffer instanceof ArrayBuffer) buffers.add(view.buffer)
   return moving(outcome, [...buffers])
+}
+
+/** The media type is not covered by the digest: a row changed behind the store's back must not splice text that is not JSON. */
+function isOneJsonValue(parts: readonly Uint8Array[]): boolean {
+  try {
+    JSON.parse(Buffer.concat(parts).toString('utf8'))
+    return true
+  } catch {
+    return false
+  }
 }
 
 export const accessTasks = {
