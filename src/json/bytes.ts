@@ -40,15 +40,9 @@ const payloadOf = (chunks: readonly Buffer[]): Buffer | Readable =>
 export class JsonBytes {
   readonly chunks: readonly Buffer[]
 
-  readonly #value: { of: unknown } | null
-
-  /**
-   * The chunks joined are one JSON value's text; no chunk is copied. `value`: the value they were written from, where
-   * the writer still has it (a rendering that is not JSON reads it instead of parsing the text back).
-   */
-  constructor(chunks: readonly Uint8Array[], value?: { of: unknown }) {
+  /** The chunks joined are one JSON value's text; no chunk is copied. */
+  constructor(chunks: readonly Uint8Array[]) {
     this.chunks = chunks.map(bufferOf)
-    this.#value = value ?? null
   }
 
   static of(text: string): JsonBytes {
@@ -100,14 +94,15 @@ export class JsonBytes {
     return this.chunks.length === 1 ? this.chunks[0]!.toString() : Buffer.concat(this.chunks).toString()
   }
 
-  /** The value it was written from, or the text parsed: for the same few readers. */
+  /** The value, parsed: for the same few readers. */
   value(): unknown {
-    return this.#value ? this.#value.of : JSON.parse(this.text())
+    return JSON.parse(this.text())
   }
 }
 
 /**
- * An answer written as JSON bytes that carries its plain rendering as bytes too (a pin's stored text): a route that
+ * An answer written as JSON bytes that carries its plain rendering as bytes too (a pin's stored text, the skills
+ * Markdown): a route that
  * renders its answer sends those as they are, and never parses the JSON back to render it.
  */
 export class RenderedBytes extends JsonBytes {
@@ -122,6 +117,11 @@ export class RenderedBytes extends JsonBytes {
     let n = 0
     for (const chunk of this.rendered) n += chunk.byteLength
     return n
+  }
+
+  /** The rendering as text: for a reader that needs it as a string (an MCP resource). */
+  renderedText(): string {
+    return Buffer.concat(this.rendered).toString()
   }
 
   /** What a reply sends for the rendering (as `payload()` for the JSON). */

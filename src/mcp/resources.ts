@@ -7,7 +7,7 @@ import type { OperationContext } from '../caller/operation.js'
 import type { Action } from '../access/policy.js'
 import { datasetView } from '../trading/datasets.js'
 import { MCP_INLINE_ANSWER_CHARS } from './tool-answer.js'
-import { JsonBytes } from '../json/bytes.js'
+import { JsonBytes, RenderedBytes } from '../json/bytes.js'
 import type { TradingService } from '../trading/service.js'
 
 export const RESOURCE_SCHEME = 'ncm'
@@ -58,7 +58,10 @@ const DOCUMENTS: ReadonlyArray<ResourceEntry & { read(ctx: OperationContext): Pr
     name: 'skills.md',
     title: 'Every operation as a tool definition, in Markdown',
     mimeType: 'text/markdown',
-    read: async (ctx) => (valueOf(await runNamed(ctx, 'skills_md')) as { markdown: string }).markdown,
+    read: async (ctx) => {
+      const answer = await runNamed(ctx, 'skills_md')
+      return answer instanceof RenderedBytes ? answer.renderedText() : (answer as { markdown: string }).markdown
+    },
   },
   {
     uri: `${RESOURCE_SCHEME}://lexicon`,
@@ -84,9 +87,6 @@ const DOCUMENTS: ReadonlyArray<ResourceEntry & { read(ctx: OperationContext): Pr
     read: async (ctx) => (await ctx.host.hostDocuments.json()).toString(),
   },
 ]
-
-/** An answer as a value: a written answer's own (kept, or parsed: these documents are the host's, not a caller's). */
-const valueOf = (answer: unknown): unknown => (answer instanceof JsonBytes ? answer.value() : answer)
 
 /** A value's JSON text: a written answer's own, else serialised. */
 const textOf = (value: unknown): string => (value instanceof JsonBytes ? value.text() : JSON.stringify(value))

@@ -4,7 +4,7 @@ import { defineOperation, noInput, type Registry } from '../../operation.js'
 import { fullPath, inputJsonSchema } from '../../projections.js'
 import { HUB_VERSION, NCM_VERSION } from '../../../version.js'
 import { SURFACE } from '../../../http/envelope.js'
-import { JsonBytes } from '../../../json/bytes.js'
+import { JsonBytes, RenderedBytes } from '../../../json/bytes.js'
 import { splicedAnswer, writtenBy } from '../../../json/serializer.js'
 
 const tool = z.object({
@@ -43,19 +43,8 @@ export const skills = defineOperation({
   output: skillsOutput,
   provenance: ['declared'],
   examples: [{}],
-  handler: (_input, ctx) => skillsBytes(ctx.registry),
+  handler: (_input, ctx) => builtFor(ctx.registry).skills,
 })
-
-/** The list is fixed once the host is built: written once per list of operations and sent as those bytes after. */
-const SKILLS = new WeakMap<Registry['operations'], { count: number; bytes: JsonBytes }>()
-
-function skillsBytes(registry: Registry): JsonBytes {
-  const kept = SKILLS.get(registry.operations)
-  if (kept && kept.count === registry.operations.length) return kept.bytes
-  const bytes = writtenBy(skillsOutput, { tools: toolsOf(registry) })
-  SKILLS.set(registry.operations, { count: registry.operations.length, bytes })
-  return bytes
-}
 
 export const skillsMarkdown = defineOperation({
   name: 'skills_md',
@@ -70,7 +59,7 @@ export const skillsMarkdown = defineOperation({
   examples: [{}],
   render: { contentType: 'text/markdown; charset=utf-8', body: (data) => data.markdown },
   handler: (_input, ctx) => {
-    const { text, textTail, tools } = operationsMarkdown(ctx.registry)
+    const { markdown, tools } = builtFor(ctx.registry)
     const front = [
       '---',
       `surface: ${SURFACE}`,
@@ -84,23 +73,30 @@ export const skillsMarkdown = defineOperation({
       '',
     ]
     const head = front.join('\n') + '\n'
-    // The operations' part is escaped once per host; only the front matter is written per answer.
-    const markdown = new JsonBytes([Buffer.from(JSON.stringify(head).slice(0, -1)), textTail])
-    const answer = splicedAnswer(skillsMarkdownOutput, { markdown: '', tools }, { markdown })
-    return new JsonBytes(answer.chunks, { of: { markdown: head + text, tools } })
+    // The operations' part is written once per host, as JSON and as Markdown; only the front matter per answer.
+    const asJson = new JsonBytes([Buffer.from(JSON.stringify(head).slice(0, -1)), markdown.jsonTail])
+    const answer = splicedAnswer(skillsMarkdownOutput, { markdown: '', tools }, { markdown: asJson })
+    return new RenderedBytes(answer, [Buffer.from(head), markdown.text])
   },
 })
 
 /**
- * The Markdown of every operation, built once per list of operations (fixed once the host is built): building it (each
- * input schema as JSON) took ~1 ms per answer, so a burst of 30 held the loop 30 ms (issue #13). Only the front matter,
- * whose occupancy changes, is written per answer.
+ * Both documents, built once per list of operations (fixed once the host is built): building the Markdown (each input
+ * schema as JSON) took ~1 ms per answer, so a burst of 30 held the loop 30 ms (issue #13).
  */
-const OPERATIONS_MD = new WeakMap<Registry['operations'], { count: number; text: string; textTail: Buffer; tools: number }>()
+interface Built {
+  count: number
+  /** /skills' answer, as it is sent. */
+  skills: JsonBytes
+  /** The Markdown after its front matter: as UTF-8, and as the end of a JSON string (escaped, closing quote included). */
+  markdown: { text: Buffer; jsonTail: Buffer }
+  tools: number
+}
 
-/** `textTail`: the text as the end of a JSON string (escaped, with the closing quote), to follow the front matter's. */
-function operationsMarkdown(registry: Registry): { text: string; textTail: Buffer; tools: number } {
-  const kept = OPERATIONS_MD.get(registry.operations)
+const BUILT = new WeakMap<Registry['operations'], Built>()
+
+function builtFor(registry: Registry): Built {
+  const kept = BUILT.get(registry.operations)
   if (kept && kept.count === registry.operations.length) return kept
   const tools = toolsOf(registry)
   const lines = [
@@ -115,7 +111,12 @@ function operationsMarkdown(registry: Registry): { text: string; textTail: Buffe
     lines.push('Example:', '', '```json', JSON.stringify(t.example), '```', '')
   }
   const text = lines.join('\n')
-  const built = { count: registry.operations.length, text, textTail: Buffer.from(JSON.stringify(text).slice(1)), tools: tools.length }
-  OPERATIONS_MD.set(registry.operations, built)
+  const built: Built = {
+    count: registry.operations.length,
+    skills: writtenBy(skillsOutput, { tools }),
+    markdown: { text: Buffer.from(text), jsonTail: Buffer.from(JSON.stringify(text).slice(1)) },
+    tools: tools.length,
+  }
+  BUILT.set(registry.operations, built)
   return built
 }
