@@ -28,6 +28,10 @@ export interface SqliteSqlOptions {
 }
 
 export function createSqliteSql(db: Database.Database, { onError, beforeWrite }: SqliteSqlOptions = {}): SqliteSql {
+  // Statements that add rows (INSERT, REPLACE), known when prepared: asked about before each run, inside a transaction
+  // too (one refused midway is rolled back whole); an UPDATE or DELETE (unlinking, marking, freeing room) still runs,
+  // and meets SQLITE_FULL itself if it must.
+  const addsRows = new WeakSet<Statement>()
   /** Statements prepared once per text; `raw` ones answer rows as arrays of values (better-sqlite3's raw mode). */
   const preparedOnce = (raw: boolean) => {
     const prepared = new Map<string, Statement>()
@@ -36,20 +40,15 @@ export function createSqliteSql(db: Database.Database, { onError, beforeWrite }:
       if (!found) {
         found = db.prepare<unknown[], unknown>(text)
         if (raw) found.raw(true)
+        if (!found.readonly && ADDS_ROWS.test(text)) addsRows.add(found)
         prepared.set(text, found)
       }
+      if (beforeWrite && addsRows.has(found)) beforeWrite()
       return found
     }
   }
-  const asked = (prepare: (text: string) => Statement) => (text: string): Statement => {
-    const found = prepare(text)
-    // Asked per statement, inside a transaction too (one refused midway is rolled back whole): only statements that add
-    // rows; an UPDATE or DELETE (unlinking, marking, freeing room) still runs, and meets SQLITE_FULL itself if it must.
-    if (beforeWrite && !found.readonly && ADDS_ROWS.test(text)) beforeWrite()
-    return found
-  }
-  const statement = asked(preparedOnce(false))
-  const rawStatement = asked(preparedOnce(true))
+  const statement = preparedOnce(false)
+  const rawStatement = preparedOnce(true)
   const bind = (params: SqlParams | undefined): unknown[] => {
     if (params === undefined) return []
     refuseUnstorable(params)
