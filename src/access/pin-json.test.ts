@@ -5,19 +5,29 @@ import { canonicalJson } from '../engines/digest/canonical-json.js'
 import type { Mill } from '../mill/pool.js'
 import { TASKS } from '../mill/tasks/index.js'
 import { turnsDuring } from '../store/test-turns.js'
-import { canonicalPinJson, INLINE_JSON_CHARS } from './pin-json.js'
+import { canonicalPinBytes, INLINE_JSON_CHARS } from './pin-json.js'
+import { pinBytesOf } from './pin-parts.js'
 
 /** A mill that runs the canonical task here, on the JSON text it was sent, and keeps what it was sent. */
 function recordingMill() {
-  const sent: Array<{ json: string; maxDepth: number }> = []
+  const sent: Array<{ json: string; maxDepth: number; partChars: number }> = []
   const mill = {
-    run: async (task: string, input: { json: string; maxDepth: number }) => {
+    run: async (task: string, input: { json: string; maxDepth: number; partChars: number }) => {
       expect(task).toBe('access.canonical_json')
       sent.push(input)
       return TASKS['access.canonical_json'](input)
     },
   } as unknown as Mill
   return { mill, sent }
+}
+
+/** The canonical bytes as text, checked to be what the loop would store for that text (same parts and digest). */
+async function canonicalPinJson(value: unknown, maxDepth: number, mill: Mill, owner: string | null): Promise<string | null> {
+  const bytes = await canonicalPinBytes(value, maxDepth, mill, owner)
+  if (bytes === null) return null
+  const text = Buffer.concat(bytes.parts).toString()
+  expect(bytes).toEqual(pinBytesOf(text))
+  return text
 }
 
 const nested = (levels: number, leaf: unknown = 0): unknown => {

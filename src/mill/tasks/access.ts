@@ -58,13 +58,22 @@ function isOneJsonValue(parts: readonly Uint8Array[]): boolean {
 }
 
 export const accessTasks = {
-  /** Takes the value as JSON text (a structured clone of a deep value never arrives); null when nested too deep. */
-  'access.canonical_json': (payload: { json: string; maxDepth: number }) => canonicalWithin(JSON.parse(payload.json), payload.maxDepth),
-  'access.pin_read': pinRead,
-  /** A long text to pin, encoded and hashed here; its parts move back (each its own buffer, never a shared pool's). */
-  'access.pin_bytes': ({ text, partChars }: { text: string; partChars: number }): HashedParts => {
-    const hashed = hashedUtf8Parts(text, partChars)
-    const { views, transfer } = movable(hashed.parts)
-    return moving({ ...hashed, parts: views.map((view) => Buffer.from(view.buffer, view.byteOffset, view.byteLength)) }, transfer)
+  /**
+   * A JSON value's canonical text, as the bytes to pin; null when nested deeper than maxDepth. The value comes as JSON
+   * text (a structured clone of a deep value never arrives).
+   */
+  'access.canonical_json': ({ json, maxDepth, partChars }: { json: string; maxDepth: number; partChars: number }): HashedParts | null => {
+    const text = canonicalWithin(JSON.parse(json), maxDepth)
+    return text === null ? null : movedParts(text, partChars)
   },
+  'access.pin_read': pinRead,
+  /** A long text to pin, encoded and hashed here. */
+  'access.pin_bytes': ({ text, partChars }: { text: string; partChars: number }): HashedParts => movedParts(text, partChars),
 } satisfies TaskTable
+
+/** A text encoded and hashed here, its parts moving back (each its own buffer, never a shared pool's). */
+function movedParts(text: string, partChars: number): HashedParts {
+  const hashed = hashedUtf8Parts(text, partChars)
+  const { views, transfer } = movable(hashed.parts)
+  return moving({ ...hashed, parts: views.map((view) => Buffer.from(view.buffer, view.byteOffset, view.byteLength)) }, transfer)
+}

@@ -4,7 +4,7 @@ import { defineOperation } from '../../operation.js'
 import { Refusal } from '../../../http/refusal.js'
 import { PIN_DIGEST, pinMembers, pinRepository, readPin, type PinMediaType, type VerifiedPin } from '../../../access/pins.js'
 import { pinBytesFor } from '../../../access/pin-bytes.js'
-import { canonicalPinJson } from '../../../access/pin-json.js'
+import { canonicalPinBytes } from '../../../access/pin-json.js'
 import { isWellFormed } from '../../../engines/digest/base64.js'
 import { splicedAnswer } from '../../../json/serializer.js'
 import type { JsonBytes } from '../../../json/bytes.js'
@@ -114,9 +114,10 @@ export const pin = defineOperation({
     const isJson = input.json !== undefined
     // The depth limit is checked where the canonical form is made (in the mill for a large value): finding the depth
     // walks the whole value.
-    const text = isJson ? await canonicalPinJson(input.json, PIN_LIMITS.jsonDepth, ctx.mill, ctx.principal.owner) : input.content!
-    if (text === null) throw new Refusal('over_limit', `json is nested deeper than the limit of ${PIN_LIMITS.jsonDepth} levels`)
-    const bytes = await pinBytesFor(text, ctx.mill, ctx.principal.owner)
+    const bytes = isJson
+      ? await canonicalPinBytes(input.json, PIN_LIMITS.jsonDepth, ctx.mill, ctx.principal.owner)
+      : await pinBytesFor(input.content!, ctx.mill, ctx.principal.owner)
+    if (bytes === null) throw new Refusal('over_limit', `json is nested deeper than the limit of ${PIN_LIMITS.jsonDepth} levels`)
     const mediaType: PinMediaType = isJson ? 'application/json' : 'text/plain'
     const { record, created } = await repo.put(bytes, mediaType, input.label ?? null, ctx.clock.now())
     return { action: 'pinned' as const, ...record, created, canonicalization: isJson ? CANONICAL : null }
