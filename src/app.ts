@@ -129,7 +129,7 @@ export async function buildApp(opts: BuildOptions): Promise<FastifyInstance> {
   await app.register(jsonBodyPlugin, {
     maxDepth: config.jsonMaxDepth,
     maxValues: config.jsonMaxValues,
-    nice: config.millNice,
+    mill,
     deadlineMs: config.slowClientMs,
     textMembers: (req) => registry.byName(req.routeOptions.config.operation ?? '')?.textMembers,
   })

@@ -2,7 +2,7 @@
 // (made canonical, encoded and hashed there, one trip), which gets it as JSON
 // text: the body's own text when the value came as JsonText (a wide body member, body-parse/text-members.ts), else
 // written 64 Ki characters per loop turn (json-writer.ts). Sorting, writing and depth-checking 200k keys cost ~0.5 s of
-// the loop; cloning a 37k-key object back from the body thread and writing it again, 15–50 ms a stretch.
+// the loop; cloning a 37k-key object back from the mill's body parse and writing it again, 15–50 ms a stretch.
 import { canonicalWithin } from '../engines/digest/canonical-json.js'
 import { budgetOf, type Mill } from '../mill/pool.js'
 import { jsonTextInTurns } from '../json/json-writer.js'

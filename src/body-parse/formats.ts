@@ -1,4 +1,4 @@
-// What a request body becomes, the same on the event loop (small bodies) and in the body thread (large ones): JSON under
+// What a request body becomes, the same on the event loop (small bodies) and in the mill (large ones): JSON under
 // the host's rules (json-text.ts, Fastify's prototype-poisoning protection), or CSV text (its rows are counted by the
 // CSV parser, engines/trading/csv.ts, which reads them: one count, whatever the line ends).
 import secureJsonParse from 'secure-json-parse'
@@ -6,7 +6,7 @@ import { parseJsonShaped } from '../json/json-text.js'
 import { Refusal, type RefusalCode, type RefusalOptions } from '../http/refusal.js'
 
 export type BodyFormat =
-  // textMembers: top-level members that cross back from the body thread as JSON text when wide (text-members.ts)
+  // textMembers: top-level members that cross back from the mill as JSON text when wide (text-members.ts)
   | { kind: 'json'; maxDepth: number; maxValues: number; textMembers?: readonly string[] }
   | { kind: 'csv' }
   // a text/plain body that is one member of the operation's input (e.g. /sat's dimacs)

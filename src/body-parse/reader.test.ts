@@ -1,13 +1,22 @@
-// The body reader gives the same answer for a body parsed on the loop and in the body thread.
+// The body reader gives the same answer for a body parsed on the loop and in the mill.
 import { Readable } from 'node:stream'
 import { afterAll, describe, expect, it } from 'vitest'
-import { createBodyReader } from './reader.js'
+import { createBodyReader, type ParseOffLoop } from './reader.js'
 import type { BodyFormat } from './formats.js'
 import { JsonText } from './text-members.js'
+import { createMill } from '../mill/pool.js'
+import { millBodyParser } from '../plugins/json-body.js'
 
-const onLoop = createBodyReader({ offLoopBytes: Number.POSITIVE_INFINITY })
-const offLoop = createBodyReader({ offLoopBytes: 0 })
-afterAll(async () => Promise.all([onLoop.close(), offLoop.close()]))
+const mill = createMill({ threads: 1, maxQueue: 8 })
+afterAll(async () => mill.close())
+/** The mill's parser, counting the bodies it was given. */
+let parsedInMill = 0
+const inMill: ParseOffLoop = (blocks, format, owner) => {
+  parsedInMill++
+  return millBodyParser(mill)(blocks, format, owner)
+}
+const onLoop = createBodyReader({ parseOffLoop: inMill, offLoopBytes: Number.POSITIVE_INFINITY })
+const offLoop = createBodyReader({ parseOffLoop: inMill, offLoopBytes: 0 })
 
 const json: BodyFormat = { kind: 'json', maxDepth: 5, maxValues: 20 }
 
@@ -16,7 +25,7 @@ async function outcome(reader: ReturnType<typeof createBodyReader>, text: string
   const bytes = Buffer.from(text)
   const chunks = Array.from({ length: Math.ceil(bytes.length / 7) }, (_, i) => bytes.subarray(i * 7, i * 7 + 7))
   try {
-    return { value: await reader.read(Readable.from(chunks), declared ?? bytes.length, limit, format) }
+    return { value: await reader.read(Readable.from(chunks), declared ?? bytes.length, limit, format, null) }
   } catch (err) {
     const e = err as Error & { code?: string }
     return { error: e.code, message: e.message }
@@ -39,34 +48,36 @@ const cases: Array<[string, string, BodyFormat?, number?, number?]> = [
 ]
 
 describe('body reader', () => {
-  it.each(cases)('%s: the same outcome on the loop and in the thread', async (_name, text, format, limit, declared) => {
+  it.each(cases)('%s: the same outcome on the loop and in the mill', async (_name, text, format, limit, declared) => {
     const here = await outcome(onLoop, text, format, limit, declared)
     const there = await outcome(offLoop, text, format, limit, declared)
     expect(there).toEqual(here)
     expect(here).toMatchSnapshot()
   })
 
-  it('counts the bodies it sent to the thread, and starts the thread again after it was closed', async () => {
-    const reader = createBodyReader({ offLoopBytes: 10 })
-    await outcome(reader, '{"a":1}')
-    expect(reader.offLoop()).toBe(0)
-    expect(reader.memory()).toEqual({ threads: 0, heap_bytes: 0 })
-    const big = await outcome(reader, JSON.stringify({ big: 'y'.repeat(3_000_000) }), json, 1 << 23)
+  it('parses a large body in the mill, its blocks moved there, and a small one here', async () => {
+    const reader = createBodyReader({ parseOffLoop: inMill, offLoopBytes: 10 })
+    const before = parsedInMill
+    expect((await outcome(reader, '{"a":1}')).value).toEqual({ a: 1 })
+    expect(parsedInMill).toBe(before)
+    // Over three 1 MiB blocks, the last one short: every block arrives in order.
+    const text = 'é😀y'.repeat(500_000)
+    const big = await outcome(reader, JSON.stringify({ big: text }), json, 1 << 23)
     expect(big.error).toBeUndefined()
-    expect((big.value as { big: string }).big.length).toBe(3_000_000)
-    expect(reader.offLoop()).toBe(1)
-    // The thread reports its heap with each answer (the memory budget's body_thread row).
-    expect(reader.memory().threads).toBe(1)
-    expect(reader.memory().heap_bytes).toBeGreaterThan(1_000_000)
-    await reader.close()
-    expect(reader.memory()).toEqual({ threads: 0, heap_bytes: 0 })
-    expect((await outcome(reader, '{"again":"over ten bytes"}')).value).toEqual({ again: 'over ten bytes' })
-    await reader.close()
+    expect((big.value as { big: string }).big).toBe(text)
+    expect(parsedInMill).toBe(before + 1)
+  })
+
+  it('refuses a large body occupied when the mill cannot take it, before parsing it', async () => {
+    const closed = createMill({ threads: 1, maxQueue: 1 })
+    await closed.close()
+    const reader = createBodyReader({ parseOffLoop: millBodyParser(closed), offLoopBytes: 0 })
+    expect(await outcome(reader, '{"a":1}')).toMatchObject({ error: 'occupied' })
   })
 })
 
 describe('a deeply nested body', () => {
-  it('comes back from the thread whole (a structured clone 4,000 levels deep never arrives)', async () => {
+  it('comes back from the mill whole (a structured clone 4,000 levels deep never arrives)', async () => {
     const deep = (n: number) => `${'{"k":['.repeat(n)}"leaf"${']}'.repeat(n)}`
     const format: BodyFormat = { kind: 'json', maxDepth: 10_000, maxValues: 100_000 }
     // Walked without recursion: vitest's deep equality overflows the stack at these depths too.
@@ -87,15 +98,16 @@ describe('a deeply nested body', () => {
 })
 
 describe('a body that never ends', () => {
-  it('is dropped when its stream closes early, and the thread answers the next body', async () => {
-    const reader = createBodyReader({ offLoopBytes: 0 })
+  it('is dropped when its stream closes early, never sent to the mill, and the next body is answered', async () => {
+    const reader = createBodyReader({ parseOffLoop: inMill, offLoopBytes: 0 })
+    const before = parsedInMill
     const stream = new Readable({ read() {} })
-    const reading = reader.read(stream, 1000, 1 << 20, json)
+    const reading = reader.read(stream, 1000, 1 << 20, json, null)
     stream.push(Buffer.from('{"a":'))
     stream.destroy()
     await expect(reading).rejects.toMatchObject({ statusCode: 400 })
+    expect(parsedInMill).toBe(before)
     expect((await outcome(reader, '{"b":2}')).value).toEqual({ b: 2 })
-    await reader.close()
   })
 })
 
@@ -103,7 +115,7 @@ describe('members a route takes as text', () => {
   const format: BodyFormat = { kind: 'json', maxDepth: 100, maxValues: 200_000, textMembers: ['json', 'formula', 'absent'] }
   const wide = Object.fromEntries(Array.from({ length: 3_000 }, (_, i) => [`k${i}`, [i, 'é😀']]))
 
-  it('cross back from the thread as their JSON text when wide; small ones, strings and unnamed members as values', async () => {
+  it('cross back from the mill as their JSON text when wide; small ones, strings and unnamed members as values', async () => {
     const body = { json: wide, formula: { var: 'x' }, label: 'l', other: wide }
     const there = (await outcome(offLoop, JSON.stringify(body), format)).value as Record<string, unknown>
     expect(there.json).toBeInstanceOf(JsonText)

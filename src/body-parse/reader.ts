@@ -1,54 +1,50 @@
-// Reads a request body and parses it: small bodies on the event loop, large ones in the body thread (thread.ts). A large
-// body is copied once, chunk by chunk as it arrives, into 1 MiB blocks that are transferred (not copied) to the thread,
-// so no single step on the loop costs more than a block's copy. Decoding, scanning and parsing a 15 MB body took
-// 80–200 ms of the loop; what remains on it is the parsed value's structured clone back (cheap for strings, about the
-// parse's own cost for bodies of many values, which JSON_MAX_VALUES bounds), except for the wide members a route
-// takes as text (text-members.ts).
-import { createRequire } from 'node:module'
-import { extname } from 'node:path'
-import { fileURLToPath } from 'node:url'
-import { Worker } from 'node:worker_threads'
+// Reads a request body and parses it: small bodies on the event loop, large ones in the mill (the one worker pool, its
+// task `body.parse`). A large body is copied once, chunk by chunk as it arrives, into 1 MiB blocks that move (are not
+// copied) to the worker, so no single step on the loop costs more than a block's copy. What remains on the loop is the
+// parsed value's structured clone back (cheap for strings, about the parse's own cost for bodies of many values, which
+// JSON_MAX_VALUES bounds), except for the wide members a route takes as text (text-members.ts).
 import type { Readable } from 'node:stream'
 import { errorCodes } from 'fastify'
 import { Refusal } from '../http/refusal.js'
 import { parseBody, type BodyFormat, type BodyOutcome } from './formats.js'
-import type { FromThread, ThreadData, ToThread } from './thread.js'
 import { putTextMembers } from './text-members.js'
 
 /**
- * Bodies up to this many bytes are parsed on the loop: their parse costs less than the trip to the thread. Values,
- * not bytes, are what a parse costs (`[0,0,…]` packs 500k values in 1 MB: 60 ms on the loop), so the bound is low.
+ * Bodies up to this many bytes are parsed on the loop: their parse costs less than the trip to a worker. Values, not
+ * bytes, are what a parse costs (`[0,0,…]` packs 500k values in 1 MB: 60 ms on the loop), so the bound is low.
  */
 export const OFF_LOOP_BODY_BYTES = 64 * 1024
 const BLOCK_BYTES = 1024 * 1024
-/** The thread exits after this long without a body, so an idle host holds no second V8 heap. */
-const IDLE_THREAD_MS = 30_000
+
+/**
+ * Parses a large body's blocks off the loop (the mill's `body.parse`), counted in `owner`'s share of the mill; the
+ * blocks are the caller's to move. Rejects with a Refusal when the mill cannot take it (occupied, shut down).
+ */
+export type ParseOffLoop = (blocks: Uint8Array[], format: BodyFormat, owner: string | null) => Promise<BodyOutcome>
 
 export interface BodyReaderOptions {
-  /** Bodies larger than this (or of unknown length) are parsed in the thread; default OFF_LOOP_BODY_BYTES. */
+  /** Where large bodies are parsed. */
+  parseOffLoop: ParseOffLoop
+  /** Bodies larger than this (or of unknown length) are parsed off the loop; default OFF_LOOP_BODY_BYTES. */
   offLoopBytes?: number
-  /** Niceness of the body thread (0 = as the event loop); default 10, as the mill's workers. */
-  nice?: number
   /** A body not received whole this long after its reading began is refused request_timeout (SLOW_CLIENT_MS). */
   deadlineMs?: number
 }
 
 export interface BodyReader {
-  /** Reads `payload` (at most `limit` bytes) and resolves with the parsed body, or rejects with Fastify's or our error. */
-  read(payload: Readable, contentLength: number, limit: number, format: BodyFormat): Promise<unknown>
-  /** Whether a body of this declared length (NaN: unknown) is parsed in the thread. */
+  /**
+   * Reads `payload` (at most `limit` bytes) and resolves with the parsed body, or rejects with Fastify's or our error.
+   * A large body's parse counts in `owner`'s share of the mill.
+   */
+  read(payload: Readable, contentLength: number, limit: number, format: BodyFormat, owner: string | null): Promise<unknown>
+  /** Whether a body of this declared length (NaN: unknown) is parsed off the loop. */
   offLoopFor(contentLength: number): boolean
-  /** Bodies parsed in the thread since start. */
-  offLoop(): number
-  /** The body thread's committed V8 heap as it last reported it (0 while no thread runs). */
-  memory(): { threads: number; heap_bytes: number }
-  close(): Promise<void>
 }
 
 interface BodySink {
   add(bytes: Buffer): void
   finish(): Promise<BodyOutcome>
-  /** The body will not be parsed (too large, aborted): drop what was sent. */
+  /** The body will not be parsed (too large, aborted): drop what was kept. */
   abandon(): void
 }
 
@@ -91,7 +87,7 @@ function collect(payload: Readable, contentLength: number, limit: number, deadli
       stop()
       sink.finish().then(resolve, reject)
     }
-    // A client gone mid-body may close the stream without an error: what was sent to the thread must still be dropped.
+    // A client gone mid-body may close the stream without an error: the blocks kept for it must still be dropped.
     function onClose() {
       fail(Object.assign(new Error('the client closed the connection before the body ended'), { statusCode: 400 }))
     }
@@ -112,75 +108,20 @@ function outcomeValue(outcome: BodyOutcome): unknown {
   throw new Refusal(outcome.refusal.code, outcome.refusal.reason, outcome.refusal.options)
 }
 
-export function createBodyReader(options: BodyReaderOptions = {}): BodyReader {
+export function createBodyReader(options: BodyReaderOptions): BodyReader {
   const offLoopBytes = options.offLoopBytes ?? OFF_LOOP_BODY_BYTES
-  const workerData: ThreadData = { nice: options.nice ?? 10 }
   const deadlineMs = options.deadlineMs ?? 30_000
   const offLoopFor = (contentLength: number) => Number.isNaN(contentLength) || contentLength > offLoopBytes
-  const fromSource = extname(fileURLToPath(import.meta.url)) === '.ts'
-  let worker: Worker | null = null
-  let idleTimer: NodeJS.Timeout | null = null
-  let lastId = 0
-  let offLoop = 0
-  let heapBytes = 0
-  const waiting = new Map<number, { resolve: (o: BodyOutcome) => void; reject: (e: Error) => void }>()
 
-  const thread = (): Worker => {
-    if (idleTimer) clearTimeout(idleTimer)
-    idleTimer = null
-    if (worker) return worker
-    // From TypeScript sources (tests, `npm run dev`) the thread registers tsx's require hook first: on Node 20 a
-    // worker's ESM loader ignores `--import tsx`, its require does not (piscina loads the mill's tasks the same way).
-    const started = fromSource
-      ? new Worker(`require(${JSON.stringify(createRequire(import.meta.url).resolve('tsx/cjs'))});` +
-        `require(${JSON.stringify(fileURLToPath(new URL('./thread.ts', import.meta.url)))})`, { eval: true, workerData })
-      : new Worker(new URL('./thread.js', import.meta.url), { workerData })
-    started.unref()
-    started.on('message', ({ id, outcome, heapBytes: heap }: FromThread) => {
-      heapBytes = heap
-      const waiter = waiting.get(id)
-      waiting.delete(id)
-      waiter?.resolve(outcome)
-      if (waiting.size === 0) idleAfterwards()
-    })
-    const fail = (err: Error) => {
-      if (worker !== started) return
-      worker = null
-      for (const waiter of waiting.values()) waiter.reject(new Refusal('internal', `the body thread stopped: ${err.message}`))
-      waiting.clear()
-    }
-    started.on('error', fail)
-    // A message that cannot be deserialized names no body: every waiting one fails rather than waiting forever.
-    started.on('messageerror', (err) => {
-      fail(err)
-      void started.terminate()
-    })
-    started.on('exit', (code) => fail(new Error(`exit code ${code}`)))
-    worker = started
-    heapBytes = 0
-    return started
-  }
-  const idleAfterwards = () => {
-    if (idleTimer) clearTimeout(idleTimer)
-    idleTimer = setTimeout(() => {
-      if (waiting.size > 0 || !worker) return
-      const stopping = worker
-      worker = null
-      void stopping.terminate()
-    }, IDLE_THREAD_MS)
-    idleTimer.unref()
-  }
-
-  /** A large body: copied into blocks that are transferred to the thread as they fill; the thread parses it. */
-  function threadSink(format: BodyFormat): BodySink {
-    const id = (lastId = lastId >= 0x7fffffff ? 1 : lastId + 1)
-    const target = thread()
-    const post = (message: ToThread, transfer: ArrayBuffer[] = []) => target.postMessage(message, transfer)
+  /** A large body: copied into whole blocks as it arrives; the blocks move to a worker, which parses them. */
+  function millSink(format: BodyFormat, owner: string | null): BodySink {
+    let blocks: Uint8Array[] = []
     let block = Buffer.allocUnsafeSlow(BLOCK_BYTES)
     let filled = 0
-    const flush = () => {
+    const keep = () => {
       if (filled === 0) return
-      post({ id, block: new Uint8Array(block.buffer, 0, filled) }, [block.buffer as ArrayBuffer])
+      // A view of its whole buffer moves as it is (the last block may be short: only the view is; its buffer moves whole).
+      blocks.push(filled === BLOCK_BYTES ? block : new Uint8Array(block.buffer, 0, filled))
       block = Buffer.allocUnsafeSlow(BLOCK_BYTES)
       filled = 0
     }
@@ -191,20 +132,17 @@ export function createBodyReader(options: BodyReaderOptions = {}): BodyReader {
           bytes.copy(block, filled, at, at + n)
           filled += n
           at += n
-          if (filled === BLOCK_BYTES) flush()
+          if (filled === BLOCK_BYTES) keep()
         }
       },
       finish() {
-        flush()
-        offLoop++
-        return new Promise<BodyOutcome>((resolve, reject) => {
-          waiting.set(id, { resolve, reject })
-          post({ id, end: format })
-        })
+        keep()
+        const kept = blocks
+        blocks = []
+        return options.parseOffLoop(kept, format, owner)
       },
       abandon() {
-        post({ id, drop: true })
-        if (waiting.size === 0) idleAfterwards()
+        blocks = []
       },
     }
   }
@@ -220,20 +158,11 @@ export function createBodyReader(options: BodyReaderOptions = {}): BodyReader {
   }
 
   return {
-    async read(payload, contentLength, limit, format) {
+    async read(payload, contentLength, limit, format, owner) {
       if (contentLength > limit) throw new errorCodes.FST_ERR_CTP_BODY_TOO_LARGE()
-      return outcomeValue(await collect(payload, contentLength, limit, deadlineMs, offLoopFor(contentLength) ? threadSink(format) : loopSink(format)))
+      const sink = offLoopFor(contentLength) ? millSink(format, owner) : loopSink(format)
+      return outcomeValue(await collect(payload, contentLength, limit, deadlineMs, sink))
     },
     offLoopFor,
-    offLoop: () => offLoop,
-    memory: () => (worker ? { threads: 1, heap_bytes: heapBytes } : { threads: 0, heap_bytes: 0 }),
-    async close() {
-      if (idleTimer) clearTimeout(idleTimer)
-      const stopping = worker
-      worker = null
-      for (const waiter of waiting.values()) waiter.reject(new Refusal('occupied', 'the host is shutting down', { retryAfterS: 5 }))
-      waiting.clear()
-      await stopping?.terminate()
-    },
   }
 }

@@ -1,5 +1,5 @@
 // A text/plain body for the operations that declare one member as their text (textBody): the body is that member, read
-// by the host's body reader like any body (large ones in the body thread), and the other members come from the query.
+// by the host's body reader like any body (large ones in the mill), and the other members come from the query.
 import type { FastifyInstance, FastifyRequest } from 'fastify'
 import type { Readable } from 'node:stream'
 import { errorCodes } from 'fastify'

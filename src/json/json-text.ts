@@ -6,7 +6,7 @@ import { Refusal } from '../http/refusal.js'
 export const DEFAULT_JSON_MAX_DEPTH = 10_000
 /**
  * JSON_MAX_VALUES's default: parsing costs per value (strings cost per byte, far less), so values are what is bounded.
- * The parse itself runs in the body thread, but the value's structured clone back, its validation, the handler's
+ * The parse itself runs in the mill, but the value's structured clone back, its validation, the handler's
  * pass over it and the answer each cost the loop about 10 ms per 100k values (bench:hostile, "clauses" rows): with
  * 150k a client looping the largest accepted clause arrays keeps health's p99 under the 50 ms target; 200k held it at
  * 50–55 ms, 500k at 90–110 (each turn 25–60 ms, GC included).
@@ -24,7 +24,7 @@ const COMMA = 0x2c
 
 /**
  * What one object member counts toward JSON_MAX_VALUES: a property costs the loop about four array items to clone
- * back from the body thread, list and write (a pin of 200k keys held it 110–130 ms a stretch, 200k array items 20–40).
+ * back from the mill, list and write (a pin of 200k keys held it 110–130 ms a stretch, 200k array items 20–40).
  * Kept for every route: the members /pin, /diff, /jsonsat and /quiz take as text (body-parse/text-members.ts) no longer
  * cost the loop that, but a wide object anywhere else in a body still crosses back as one.
  */

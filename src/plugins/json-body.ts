@@ -1,25 +1,26 @@
 // The one JSON body parser of the host (both surfaces): nesting depth and values counted before parsing, numbers that
 // overflow to ±Infinity refused after it. Each is a refusal (invalid_input / over_limit), never a 500 or a stalled
-// loop. Bodies over 64 KiB are read into blocks and decoded, scanned and parsed in the body thread (body-parse/).
+// loop. Bodies over 64 KiB are read into blocks that move to the mill, where they are decoded, scanned and parsed.
 import fp from 'fastify-plugin'
 import type { FastifyInstance, FastifyReply, FastifyRequest, HookHandlerDoneFunction } from 'fastify'
 import type { Readable } from 'node:stream'
-import { createBodyReader, type BodyReader } from '../body-parse/reader.js'
+import { createBodyReader, type BodyReader, type ParseOffLoop } from '../body-parse/reader.js'
 import type { BodyFormat } from '../body-parse/formats.js'
 import { nextTurn } from '../sched/turns.js'
+import { DEFAULT_TIMEOUT_MS, type Mill } from '../mill/pool.js'
 
 export interface JsonBodyOptions {
   /** Deepest nesting of arrays and objects a body may have. */
   maxDepth: number
   /** Most values (array/object members) a body may hold. */
   maxValues: number
+  /** Where bodies larger than offLoopBytes are parsed (its task `body.parse`). */
+  mill: Mill
   /** Bodies larger than this are parsed off the event loop (default OFF_LOOP_BODY_BYTES, 64 KiB; tests change it). */
   offLoopBytes?: number
-  /** Niceness of the body thread (MILL_NICE: it yields to the loop as the mill's workers do). */
-  nice?: number
   /** A body not received whole within this long is refused request_timeout, 408 (SLOW_CLIENT_MS). */
   deadlineMs?: number
-  /** The route's top-level members that come back from the body thread as JSON text when wide (body-parse/text-members.ts). */
+  /** The route's top-level members that come back from the mill as JSON text when wide (body-parse/text-members.ts). */
   textMembers?: (req: FastifyRequest) => readonly string[] | undefined
 }
 
@@ -29,19 +30,19 @@ declare module 'fastify' {
     bodyReader: BodyReader
   }
   interface FastifyRequest {
-    /** The body was parsed in the body thread: its value may hold up to JSON_MAX_VALUES values. */
+    /** The body was parsed in the mill: its value may hold up to JSON_MAX_VALUES values. */
     bodyOffLoop: boolean
   }
 }
 
 /**
  * Reads `payload` as `format` under the route's body limit (a content-type parser without parseAs). A body parsed in
- * the thread costs the loop its structured clone back, then its validation, then its handler: each in a turn of its
+ * the mill costs the loop its structured clone back, then its validation, then its handler: each in a turn of its
  * own (here, and the preHandler hook below), so a health check waits for one of them, never for their sum.
  */
 export async function readBody(reader: BodyReader, req: FastifyRequest, payload: Readable, format: BodyFormat): Promise<unknown> {
   const contentLength = Number(req.headers['content-length'])
-  const value = await reader.read(payload, contentLength, req.routeOptions.bodyLimit, format)
+  const value = await reader.read(payload, contentLength, req.routeOptions.bodyLimit, format, req.principal?.owner ?? null)
   if (reader.offLoopFor(contentLength)) {
     req.bodyOffLoop = true
     await nextTurn()
@@ -49,7 +50,13 @@ export async function readBody(reader: BodyReader, req: FastifyRequest, payload:
   return value
 }
 
-/** A turn between the validation and the handler of a body parsed in the thread (a callback hook: no promise per request). */
+/** Large bodies parsed by the mill's `body.parse`, their blocks moved to the worker; in the client's share of the mill. */
+export const millBodyParser = (mill: Mill): ParseOffLoop => (blocks, format, owner) =>
+  mill.run('body.parse', { blocks, format }, {
+    timeoutMs: DEFAULT_TIMEOUT_MS, op: 'request body', owner, transfer: [...new Set(blocks.map((b) => b.buffer as ArrayBuffer))],
+  })
+
+/** A turn between the validation and the handler of a body parsed in the mill (a callback hook: no promise per request). */
 function turnAfterLargeBody(req: FastifyRequest, _reply: FastifyReply, done: HookHandlerDoneFunction): void {
   if (req.bodyOffLoop) setImmediate(done)
   else done()
@@ -57,11 +64,10 @@ function turnAfterLargeBody(req: FastifyRequest, _reply: FastifyReply, done: Hoo
 
 export default fp(
   async function jsonBodyPlugin(app: FastifyInstance, opts: JsonBodyOptions) {
-    const reader = createBodyReader({ offLoopBytes: opts.offLoopBytes, nice: opts.nice, deadlineMs: opts.deadlineMs })
+    const reader = createBodyReader({ parseOffLoop: millBodyParser(opts.mill), offLoopBytes: opts.offLoopBytes, deadlineMs: opts.deadlineMs })
     const format: BodyFormat = { kind: 'json', maxDepth: opts.maxDepth, maxValues: opts.maxValues }
     app.decorate('bodyReader', reader)
     app.decorateRequest('bodyOffLoop', false)
-    app.addHook('onClose', async () => reader.close())
     app.addHook('preHandler', turnAfterLargeBody)
     app.removeContentTypeParser('application/json')
     const formatFor = (req: FastifyRequest): BodyFormat => {

@@ -155,16 +155,14 @@ describe('metrics plugin', () => {
 
 describe('memoryBudget', () => {
   it('splits RSS by component: the parts add up to RSS, and what is left is the budget less RSS', () => {
-    const b = memoryBudget(120 * 1024 * 1024, { memory: () => ({ workers: 2, heap_bytes: 1_000_000 }) }, { memory: () => ({ threads: 1, heap_bytes: 500_000 }) })
+    const b = memoryBudget(120 * 1024 * 1024, { memory: () => ({ workers: 2, heap_bytes: 1_000_000 }) })
     const sum = b.components.reduce((s, c) => s + (c.bytes ?? 0), 0)
     expect(b.remaining_bytes).toBe(b.budget_bytes - b.rss_bytes)
     expect(b.components.find((c) => c.component === 'mill_workers')!.bytes).toBe(1_000_000)
-    expect(b.components.find((c) => c.component === 'body_thread')!.bytes).toBe(500_000)
     expect(Math.abs(sum - b.rss_bytes)).toBeLessThan(b.rss_bytes * 0.001 + 1) // native is the remainder
     expect(b.heap_spaces.some((s) => s.space === 'old_space' && s.used_bytes > 0)).toBe(true)
     const unknown = memoryBudget(1, {})
     expect(unknown.components.find((c) => c.component === 'mill_workers')!.bytes).toBeNull()
-    expect(unknown.components.find((c) => c.component === 'body_thread')!.bytes).toBeNull()
     expect(unknown.remaining_bytes).toBeLessThan(0)
   })
 })

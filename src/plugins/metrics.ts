@@ -71,16 +71,14 @@ export interface MemoryBudget {
   heap_spaces: Array<{ space: string; used_bytes: number; committed_bytes: number }>
 }
 
-/** RSS by component: the main V8 heap, off-heap buffers, the mill workers' and the body thread's heaps, and what remains native. */
+/** RSS by component: the main V8 heap, off-heap buffers, the mill workers' heaps (they parse large bodies too), and what remains native. */
 export function memoryBudget(
   budgetBytes: number,
   mill: { memory?(): { workers: number; heap_bytes: number } },
-  bodyThread?: { memory(): { threads: number; heap_bytes: number } },
 ): MemoryBudget {
   const m = process.memoryUsage()
   const workers = mill.memory?.() ?? null
-  const body = bodyThread?.memory() ?? null
-  const native = m.rss - m.heapTotal - m.external - (workers?.heap_bytes ?? 0) - (body?.heap_bytes ?? 0)
+  const native = m.rss - m.heapTotal - m.external - (workers?.heap_bytes ?? 0)
   return {
     budget_bytes: budgetBytes,
     rss_bytes: m.rss,
@@ -92,9 +90,6 @@ export function memoryBudget(
       workers
         ? { component: 'mill_workers', bytes: workers.heap_bytes, note: `committed V8 heaps of ${workers.workers} live mill worker(s), as each last wrote it` }
         : { component: 'mill_workers', bytes: null, note: 'this mill does not report its workers\' memory' },
-      body
-        ? { component: 'body_thread', bytes: body.heap_bytes, note: body.threads ? 'committed V8 heap of the thread parsing large bodies, as it last wrote it' : 'no body thread running (it starts with a large body and leaves after 30 s idle)' }
-        : { component: 'body_thread', bytes: null, note: 'this host parses no bodies in a thread' },
       {
         component: 'native',
         bytes: Math.max(0, native),
@@ -279,7 +274,7 @@ async function metricsPlugin(app: FastifyInstance, opts: MetricsOptions) {
         external_bytes: memory.external,
         array_buffers_bytes: memory.arrayBuffers,
       },
-      memory_budget: memoryBudget(opts.memoryBudgetBytes ?? DEFAULT_MEMORY_BUDGET_MIB * 1024 * 1024, app.mill, app.hasDecorator('bodyReader') ? app.bodyReader : undefined),
+      memory_budget: memoryBudget(opts.memoryBudgetBytes ?? DEFAULT_MEMORY_BUDGET_MIB * 1024 * 1024, app.mill),
       mill: app.mill.stats(),
       database: {
         backend: store.backend,

@@ -1,5 +1,5 @@
 // /sat and /clauses take the DIMACS as a text/plain body (the other members in the query string), read by the same body
-// reader as JSON: small bodies on the loop, large ones in the body thread. Other operations refuse a text body.
+// reader as JSON: small bodies on the loop, large ones in the mill. Other operations refuse a text body.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { FastifyInstance } from 'fastify'
 import { buildTestApp, expectRefusal, okData } from '../helper.js'
@@ -28,7 +28,7 @@ describe('text/plain DIMACS bodies', () => {
     expect(sat).toMatchObject({ status: 'SAT', model: null })
   })
 
-  it('a body over 64 KiB goes through the body thread and answers the same as its JSON form', async () => {
+  it('a body over 64 KiB is parsed in the mill and answers the same as its JSON form', async () => {
     const dimacs = chain(12_000)
     expect(dimacs.length).toBeGreaterThan(64 * 1024)
     const text = okData(await app.inject({ method: 'POST', url: '/api/v1/sat?want_model=false', headers: TEXT, payload: dimacs }))

@@ -56,7 +56,7 @@ describe('deep nesting', () => {
   })
 
   it('answers a body nested within JSON_MAX_DEPTH that is parsed off the loop (it never answered: the value from the thread was too deep to arrive)', async () => {
-    // 9,000 levels and 1.1 MB (a long comment-like string beside the formula), so the body thread parses it.
+    // 9,000 levels and 1.1 MB (a long comment-like string beside the formula), so the mill parses it.
     const formula = `${'{"not":'.repeat(9_000)}{"var":"x"}${'}'.repeat(9_000)}`
     const res = await postRaw(host.base, '/api/v1/jsonsat', `{"formula":${formula},"pad":"${'p'.repeat(1_100_000)}"}`)
     expect(res.status).toBe(400)

@@ -74,8 +74,11 @@ describe('a client that does not read, or sends slowly', () => {
     }
     console.log(`another client's pin read while 8 sockets never read theirs: ${statuses.join(' ')}`)
     expect(statuses[0]).toBe(503)
-    expect(host.app.memory.slowEnded()).toBeGreaterThanOrEqual(slowBefore + 2)
+    // The other client is answered once a held answer was cut (the two admitted ones are cut at their own deadlines,
+    // which a busy machine may set apart: one cut can free enough), and in the end both were.
+    expect(host.app.memory.slowEnded()).toBeGreaterThanOrEqual(slowBefore + 1)
     const answers = await Promise.all(hostile.map(untilClosed))
+    expect(host.app.memory.slowEnded()).toBeGreaterThanOrEqual(slowBefore + 2)
     // Two were admitted and cut mid-answer; the rest were refused at once, each reservation over the client's share.
     expect(answers.filter((a) => a.startsWith('HTTP/1.1 200')).length).toBe(2)
     expect(answers.filter((a) => a.startsWith('HTTP/1.1 503')).length).toBe(6)

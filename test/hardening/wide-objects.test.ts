@@ -1,6 +1,6 @@
 // Issue #13: the widest objects a body may hold (~37k keys: JSON_MAX_VALUES with a member counting 4), accepted by
 // /pin, /diff and /jsonsat, over a real socket with a health monitor and a watch on the loop beside them. Their keys
-// crossed the thread boundaries as objects (the body back from the body thread, the diff to and from the mill, the
+// crossed the thread boundaries as objects (the body back from the body parser's thread, the diff to and from the mill, the
 // model and assignment back) and were walked on the loop: 40–90 ms of its CPU in single stretches.
 import { beforeAll, describe, expect, it } from 'vitest'
 import { request } from 'undici'
@@ -11,7 +11,7 @@ const host = listeningTestApp()
 
 /**
  * CPU of the loop's thread between two turns that no request here may reach. Before: /pin 16–29 ms (the clone of 37k
- * keys back from the body thread, then writing them again for the mill), /diff 28–47 (the clone back, the depth and
+ * keys back from the body parser's thread, then writing them again for the mill), /diff 28–47 (the clone back, the depth and
  * weight walks, the clone to the mill and of 37k patch operations back), /jsonsat 23–45 (the clone of the formula back,
  * of the model and 30k-key assignment from the mill); after: 4–9 ms.
  */
@@ -91,7 +91,7 @@ describe('objects of 37k keys cost the loop no long stretch', () => {
 describe('wide members sent as text', () => {
   it('/diff refuses a side nested deeper than its limit where it parses it (the mill), as it did on the loop', async () => {
     const deep = `${'{"d":'.repeat(300)}1${'}'.repeat(300)}`
-    const pad = JSON.stringify(Object.fromEntries(Object.entries(wideObject).slice(0, 8_000))) // over 64 KiB: the body thread
+    const pad = JSON.stringify(Object.fromEntries(Object.entries(wideObject).slice(0, 8_000))) // over 64 KiB: parsed in the mill
     const res = await postText('/api/v1/diff', `{"a":{"deep":${deep},"pad":${pad}},"b":{},"mode":"json"}`)
     expect(res.status, res.text.slice(0, 300)).toBe(422)
     expect(JSON.parse(res.text).refuse).toMatchObject({ code: 'over_limit', reason: 'a is nested deeper than the limit of 256 levels' })

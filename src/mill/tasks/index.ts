@@ -8,6 +8,7 @@ import { textTasks } from './text.js'
 import { accessTasks } from './access.js'
 import { selfTestTasks } from './self-test.js'
 import { docsTasks } from './docs.js'
+import { bodyTasks } from './body.js'
 
 export const TASKS = Object.freeze({
   ...selfTestTasks,
@@ -18,6 +19,7 @@ export const TASKS = Object.freeze({
   ...textTasks,
   ...accessTasks,
   ...docsTasks,
+  ...bodyTasks,
 })
 
 export type Tasks = typeof TASKS

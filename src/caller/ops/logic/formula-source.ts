@@ -1,6 +1,6 @@
 // Which JSON formulas the event loop parses itself: a parse costs ~1 µs a node, so only those of a bounded size; a
 // larger one goes to the mill as JSON text (the worker parses it) and costs the loop only its text, a part a turn, or
-// nothing when the body thread sent it as text already (a wide body member: JsonText).
+// nothing when the mill's body parse sent it as text already (a wide body member: JsonText).
 import { jsonTextInTurns } from '../../../json/json-writer.js'
 import type { FormulaSource } from '../../../mill/tasks/logic.js'
 import { JsonText } from '../../../body-parse/text-members.js'

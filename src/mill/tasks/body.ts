@@ -1,0 +1,31 @@
+// The mill task of request bodies: a large body arrives in blocks moved here from the loop and is decoded, scanned and
+// parsed under the host's rules (body-parse/formats.ts); its value, or its refusal as data, goes back.
+import type { TaskTable } from '../types.js'
+import { parseBody, textOf, type BodyFormat, type BodyOutcome } from '../../body-parse/formats.js'
+import { takeTextMembers } from '../../body-parse/text-members.js'
+
+/** The deepest value sent back by structured clone (1,800 levels still arrive; 2,000 do not). */
+const CLONE_MAX_DEPTH = 512
+
+export interface BodyParsePayload {
+  /** The body's bytes in order, moved here (RunOptions.transfer). */
+  blocks: Uint8Array[]
+  format: BodyFormat
+}
+
+export function parseBodyBlocks({ blocks, format }: BodyParsePayload): BodyOutcome {
+  const bytes = blocks.length === 1 ? blocks[0]! : Buffer.concat(blocks)
+  const outcome = parseBody(bytes, format)
+  // The receiving side's deserializer recurses: from about 2,000 levels the loop's thread gets a messageerror (stack
+  // overflow) and never the value. A deep value goes back as its checked text, for JSON.parse there.
+  if ('depth' in outcome && outcome.depth! > CLONE_MAX_DEPTH) return { ok: true, json: textOf(bytes) }
+  if ('value' in outcome && format.kind === 'json' && format.textMembers) {
+    const texts = takeTextMembers(outcome.value, format.textMembers)
+    if (texts) outcome.texts = texts
+  }
+  return outcome
+}
+
+export const bodyTasks = {
+  'body.parse': parseBodyBlocks,
+} satisfies TaskTable
