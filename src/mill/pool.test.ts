@@ -109,6 +109,33 @@ describe('the mill', () => {
     await expect(shared.run('mill.spin', { ms: 1 }, { timeoutMs: 5000, owner: 'client:a' })).resolves.toBeTruthy()
   })
 
+  it('keeps a worker that heavy work never takes: a body\'s parse is answered while heavy work holds every other', async () => {
+    mill = createMill({ threads: 1, maxQueue: 4 })
+    let settled = 0
+    const heavy = [0, 1].map(() => mill!.run('mill.hang', { ms: 60_000 }, { timeoutMs: 60_000, owner: null }).finally(() => settled++).catch(() => 'failed'))
+    await new Promise((r) => setTimeout(r, 100))
+    // One heavy task runs, the other waits for it, not for the spare worker.
+    expect(mill.stats()).toMatchObject({ running: 1, queue_size: 1 })
+    const parsed = await mill.run('body.parse', { blocks: [Buffer.from('{"a":[1,2]}')], format: { kind: 'json', maxDepth: 4, maxValues: 10 } },
+      { timeoutMs: 5000, owner: null })
+    expect(parsed).toEqual({ ok: true, value: { a: [1, 2] }, depth: 2 })
+    expect(settled).toBe(0)
+    await mill.close()
+    mill = undefined
+    expect(await Promise.all(heavy)).toEqual(['failed', 'failed'])
+  })
+
+  it('fails the heavy tasks still waiting for a worker when it closes', async () => {
+    mill = createMill({ threads: 1, maxQueue: 4 })
+    const running = mill.run('mill.hang', { ms: 20_000 }, { timeoutMs: 60_000, owner: null }).catch((e: unknown) => e)
+    const waiting = mill.run('mill.spin', { ms: 1 }, { timeoutMs: 5000, owner: 'client:a' }).catch((e: unknown) => e)
+    await new Promise((r) => setTimeout(r, 100))
+    await mill.close()
+    mill = undefined
+    expect(await waiting).toMatchObject({ code: 'occupied' })
+    expect(await running).toBeInstanceOf(Error)
+  })
+
   it('counts failures per worker', async () => {
     mill = createMill({ threads: 1, maxQueue: 4 })
     await expect(mill.run('mill.fail', {}, { timeoutMs: 5000, owner: null })).rejects.toThrow(/always throws/)

@@ -1,4 +1,6 @@
 // The mill: a piscina worker pool for heavy operations, with soft deadlines, a hard stop and a bounded queue (SPEC §1.5).
+// Heavy work runs on at most `threads` workers at once; the pool keeps one more for the short tasks a request waits for
+// (SHORT_TASKS: a large body's parse), so those never queue behind a minute of solving.
 import { extname } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { Piscina } from 'piscina'
@@ -8,7 +10,7 @@ import { TaskCancelled, taskScope } from './scope.js'
 import { createSlots, type MillAgent, type MillMemory } from './slots.js'
 import type { TaskMessage } from './types.js'
 import { armHardStop, HARD_STOP_GRACE_MS, watchTask } from './watch.js'
-import type { In, Out, TaskName } from './tasks/index.js'
+import { SHORT_TASKS, type In, type Out, type TaskName } from './tasks/index.js'
 
 export { HARD_STOP_GRACE_MS } from './watch.js'
 export type { MillAgent, MillMemory } from './slots.js'
@@ -16,6 +18,7 @@ export const DEFAULT_TIMEOUT_MS = 10_000
 export const MAX_TIMEOUT_MS = 60_000
 
 export interface MillOptions {
+  /** Workers heavy work may hold at once (MILL_THREADS); the pool has one more, for short tasks. */
   threads: number
   maxQueue: number
   /** Niceness of the worker threads (0 = as the event loop); default 10. */
@@ -78,9 +81,8 @@ export function createMill({ threads, maxQueue, nice = 10, perOwner }: MillOptio
     // Then one worker is kept warm; the others start when tasks queue and leave after a minute idle, so an idle host
     // does not hold a V8 heap and every engine's modules per thread (tens of MiB each).
     minThreads: 1,
-    maxThreads: threads,
-    maxQueue,
-    idleTimeout: threads > 1 ? IDLE_WORKER_MS : Number.POSITIVE_INFINITY,
+    maxThreads: threads + 1,
+    idleTimeout: IDLE_WORKER_MS,
     // piscina's run-time histogram makes its `utilization` getter cost ~0.5 ms per read; ours is a few additions.
     recordTiming: false,
     workerData: slots.shared,
@@ -88,18 +90,65 @@ export function createMill({ threads, maxQueue, nice = 10, perOwner }: MillOptio
     execArgv: fromSource ? ['--import', 'tsx'] : [],
   })
   const liveThreads = () => new Set(started ? started.threads.map((w) => w.threadId) : [])
-  const queueSize = () => started?.queueSize ?? 0
-  let running = 0
+  /** Heavy tasks holding one of the `threads` workers (from the call on, when one is free), and those waiting for one. */
+  let heavy = 0
+  const waiting: Array<{ go: () => void; fail: (err: Error) => void }> = []
+  /** Short tasks given to the pool. */
+  let short = 0
+  const running = () => heavy + short
+  const queueSize = () => (started?.queueSize ?? 0) + waiting.length
   /** Tasks of requests (outside jobs) queued or running, by owner. */
   const byOwner = new Map<string, number>()
   let timeouts = 0
   let rejectedFull = 0
   let closed = false
 
+  /** A heavy task would wait beyond the queue bound. */
+  const saturated = () => heavy >= threads && queueSize() >= maxQueue
+  const release = (owner: string | null) => {
+    if (owner === null) return
+    const left = byOwner.get(owner)! - 1
+    if (left === 0) byOwner.delete(owner)
+    else byOwner.set(owner, left)
+  }
+
+  /** Waits for one of the `threads` workers heavy work may hold; a cancelled job's task leaves the line. */
+  function heavyTurn(signal: AbortSignal | undefined): Promise<void> {
+    if (heavy < threads) {
+      heavy++
+      return Promise.resolve()
+    }
+    return new Promise<void>((resolve, reject) => {
+      const waiter = {
+        go: () => {
+          signal?.removeEventListener('abort', leave)
+          heavy++
+          resolve()
+        },
+        fail: (err: Error) => {
+          signal?.removeEventListener('abort', leave)
+          reject(err)
+        },
+      }
+      function leave() {
+        const at = waiting.indexOf(waiter)
+        if (at >= 0) waiting.splice(at, 1)
+        waiter.fail(new TaskCancelled(false))
+      }
+      signal?.addEventListener('abort', leave, { once: true })
+      waiting.push(waiter)
+    })
+  }
+  const heavyDone = () => {
+    heavy--
+    waiting.shift()?.go()
+  }
+
   return {
     async run<K extends TaskName>(task: K, payload: In<K>, { timeoutMs, op, owner, transfer }: RunOptions): Promise<Out<K>> {
       if (closed) throw new Refusal('occupied', 'the mill is shut down', { op, retryAfterS: 5 })
-      if (queueSize() >= maxQueue && running >= threads) {
+      const isShort = SHORT_TASKS.has(task)
+      if (isShort ? (started?.queueSize ?? 0) >= maxQueue && running() > threads : saturated()) {
         rejectedFull++
         throw new Refusal('occupied', `the mill's queue is full (${maxQueue} waiting tasks)`, {
           op,
@@ -115,11 +164,17 @@ export function createMill({ threads, maxQueue, nice = 10, perOwner }: MillOptio
           'wait for one to end', { op, retryAfterS: 2, hints: { limit: 'JOBS_PER_CLIENT', value: perOwner } })
       }
       if (counted !== null) byOwner.set(counted, held + 1)
+      try {
+        if (isShort) short++
+        else await heavyTurn(scope?.signal)
+      } catch (err) {
+        release(counted)
+        throw err
+      }
       lastTaskId = lastTaskId >= 0x7fffffff ? 1 : lastTaskId + 1
       const message: TaskMessage = { id: lastTaskId, task, payload, timeoutMs, control: createControl() }
       const hardStop = armHardStop(slots.startedAt, message.id, timeoutMs)
       const watch = scope ? watchTask(message.control, scope, hardStop.abort) : null
-      running++
       try {
         const result = await pool().run(message, { signal: hardStop.signal, ...(transfer ? { transferList: transfer } : {}) })
         // A task that stopped early on its flag returns a partial answer: it must not be taken for the answer.
@@ -135,22 +190,19 @@ export function createMill({ threads, maxQueue, nice = 10, perOwner }: MillOptio
       } finally {
         watch?.stop()
         hardStop.disarm()
-        running--
-        if (counted !== null) {
-          const left = byOwner.get(counted)! - 1
-          if (left === 0) byOwner.delete(counted)
-          else byOwner.set(counted, left)
-        }
+        if (isShort) short--
+        else heavyDone()
+        release(counted)
       }
     },
-    isSaturated: () => running >= threads && queueSize() >= maxQueue,
+    isSaturated: saturated,
     agents: () => slots.agents(liveThreads()),
     memory: () => slots.memory(liveThreads()),
     stats: () => ({
       threads,
       max_queue: maxQueue,
       queue_size: queueSize(),
-      running,
+      running: running(),
       completed: started?.completed ?? 0,
       utilization: slots.utilization(threads, createdAt),
       timeouts,
@@ -159,6 +211,7 @@ export function createMill({ threads, maxQueue, nice = 10, perOwner }: MillOptio
     async close() {
       if (closed) return
       closed = true
+      for (const waiter of waiting.splice(0)) waiter.fail(new Refusal('occupied', 'the mill is shut down', { retryAfterS: 5 }))
       // The host closes the mill after its requests are answered and its jobs handed back: a task still running
       // belongs to nobody. piscina's close() (even forced) waits up to 30 s for tasks a worker has already taken,
       // then throws; destroy() ends the workers now and fails their tasks.

@@ -145,7 +145,7 @@ describe('POST /adapters', () => {
 
 describe('POST /budget', () => {
   it('counts with the real tokenizer', async () => {
-    const d = okData(await post('/budget', { encoding: 'cl100k_base', context_window: 100, texts: ['hello world'] }))
+    const d = okData(await post('/budget', { encoding: 'cl100k_base', context_window: 100, texts: ['hello world'], timeout_ms: 60_000 }))
     expect(d.prompt_tokens).toBe(2)
     expect(d.remaining).toBe(98)
     expect(d.framing).toBe('none')

@@ -141,7 +141,7 @@ describe('refused before any work', () => {
     expectRefusal(await post('/sat', { dimacs: XOR_UNSAT, models: 1001 }), 'over_limit', 422)
     const wide = expectRefusal(await post('/sat', { dimacs: 'p cnf 5000 1\n1 0\n', models: 500 }), 'over_limit', 422)
     expect(wide.hints).toEqual({ limit: 'maxModelLiterals', value: 1_000_000 })
-    expect(okData(await post('/sat', { dimacs: 'p cnf 5000 1\n1 0\n', models: 40, want_model: false })).enumeration).toEqual({ requested: 40, found: 40, exhausted: false })
+    expect(okData(await post('/sat', { dimacs: 'p cnf 5000 1\n1 0\n', models: 40, want_model: false, timeout_ms: 60_000 })).enumeration).toEqual({ requested: 40, found: 40, exhausted: false })
     const both = expectRefusal(await post('/sat', { dimacs: XOR_UNSAT, models: 2, proof: 'drat' }), 'invalid_input', 400)
     expect(both.issues[0].path).toBe('proof')
     expectRefusal(await post('/sat', { dimacs: XOR_UNSAT, max_conflicts: 0 }), 'invalid_input', 400)
