@@ -56,7 +56,7 @@ export function createTradingContext({ config, clock, store, mill, admission, au
     clock,
     store,
     service,
-    readback: createReadback(service),
+    readback: createReadback(service, mill),
     runResults: createRunResults(service.repo),
     cycles: createCycleRunner({ repo: service.repo, service, clock }),
     system,

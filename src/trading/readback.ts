@@ -3,17 +3,19 @@
 import { pageAnswer, pagedList, type PagedList, type PageQuery, type Position } from '../http/paging.js'
 import { Refusal } from '../http/refusal.js'
 import { datasetView, resolveDataset } from './datasets.js'
-import { downsample } from '../engines/trading/downsample.js'
 import { INLINE_TRADES_MAX } from '../engines/trading/answer-caps.js'
 import { iso } from './present.js'
 import type { AccountRow, CycleRow, DatasetRow, FillRow, OrderRow, PositionRow, RunKind, RunRow } from './repository.js'
 import type { BarRow, LedgerFilter, RunListRow } from './repository-pages.js'
 import type { BacktestBody } from './schemas.js'
-import { splicedAnswer } from '../json/serializer.js'
+import { answerSchema, splicedAnswer } from '../json/serializer.js'
+import { budgetOf, type Mill } from '../mill/pool.js'
+import { runMembers, type RunMembersPayload } from '../mill/tasks/trading.js'
 import { runDetail } from './readback-schemas.js'
 import type { TradingService } from './service.js'
 import { headlineOf } from './system.js'
-import { resultsNotStored, tradeView } from './run-results.js'
+import { resultsNotStored } from './run-results.js'
+import { TRADE_COLUMNS } from '../engines/trading/run-series.js'
 import type { ReadableRun } from './run-access.js'
 
 
@@ -28,11 +30,25 @@ export const LISTS = {
   cycles: pagedList<CycleRow>('cycles', ['integer'], (c) => [c.id]),
 }
 
+/**
+ * A run's curve and trades are written on the loop when they come to at most this much JSON, bounded from what is
+ * stored (the curve's text, TRADE_JSON_MAX_BYTES a trade). A stored curve (STORED_EQUITY_POINTS, about 21 KB) is
+ * written in a fraction of a millisecond, so a run read without its trades never waits behind heavy work in the mill.
+ * Past it, the curve and trades are written in the mill by the route's own schemas for them, and only their bytes
+ * come back (issue #30).
+ */
+export const RUN_MEMBERS_ON_LOOP_BYTES = 32 * 1024
+/** A trade's JSON in a run's answer at most: its eleven members, every figure at its longest. */
+export const TRADE_JSON_MAX_BYTES = 400
+/** The answer's members written from what is stored, by the route's own schemas for them. */
+const runMemberSchemas = { trades: answerSchema(runDetail.shape.trades.unwrap()), equity: answerSchema(runDetail.shape.equity.unwrap()) }
+
 export const runHref = (id: number): string => `/api/v11/runs/${id}`
 
 const parseJson = (text: string): Record<string, unknown> => JSON.parse(text) as Record<string, unknown>
 
-export function createReadback(service: TradingService) {
+/** `mill` writes a large run's curve and trades, as work of the request that reads it (in its owner's share). */
+export function createReadback(service: TradingService, mill: Pick<Mill, 'run'>) {
   const repo = service.repo
   const datasetId = async (ref: string | undefined): Promise<number | null> => (ref === undefined ? null : (await resolveDataset(repo, ref)).id)
 
@@ -84,14 +100,20 @@ export function createReadback(service: TradingService) {
 
     /**
      * One run: its inputs (the normalised request), stats and stored equity curve (downsampled further to
-     * `equityPoints`). Trades are not stored; `withTrades` recomputes them from the stored inputs in the mill and
-     * says whether the recomputed statistics equal the stored ones.
+     * `equityPoints`). `withTrades` adds its first trades as stored, or for a run stored before runs kept them,
+     * recomputes them from the stored inputs in the mill and says whether the recomputed statistics equal the stored
+     * ones. The curve and trades are written as bytes (in the mill past RUN_MEMBERS_ON_LOOP_BYTES) and spliced in.
      */
-    async run(row: ReadableRun, opts: { withTrades: boolean; equityPoints?: number | undefined }) {
+    async run(row: ReadableRun, opts: { withTrades: boolean; equityPoints?: number | undefined }, owner: string | null) {
       const dataset = (await repo.datasetById(row.dataset_id))!
       const stats = parseJson(row.stats)
       const earlier = await repo.earlierRunWithDigest(row.inputs_digest, row.id)
-      const { written, ...trades } = await tradesOf(service, row, dataset, stats, opts.withTrades)
+      const { block, recomputed, ...trades } = await tradesOf(service, row, dataset, stats, opts.withTrades)
+      const written = await runMembersOf(mill, owner, {
+        equity: row.equity === null ? null : { text: row.equity, maxPoints: opts.equityPoints ?? null },
+        trades: block,
+        members: runMemberSchemas,
+      })
       const answer = {
         id: row.id,
         kind: row.kind,
@@ -103,13 +125,13 @@ export function createReadback(service: TradingService) {
         same_inputs_as_run: earlier,
         stats,
         headline: headlineOf(row.kind, stats),
-        ...equityOf(row, opts.equityPoints),
+        ...equityOf(row),
         ...trades,
         elapsed_ms: row.elapsed_ms,
         created_at: row.created_at,
       }
-      // Recomputed trades come written by the mill: the rest is written around them.
-      return written ? splicedAnswer(runDetail, answer, { trades: written }) : answer
+      // The curve and trades come written: the rest is written around them.
+      return splicedAnswer(runDetail, answer, { equity: written.equity, trades: recomputed ?? written.trades })
     },
 
     accounts: async (query: PageQuery) => pageAnswer('accounts', await LISTS.accounts.read(query, (r) => repo.accountsPage(r.after, r.limit))),
@@ -150,7 +172,17 @@ function runListItem(row: RunListRow) {
   }
 }
 
-function equityOf(row: RunRow, maxPoints: number | undefined) {
+/** The run's curve and trades written on the loop when small, else in the mill (RUN_MEMBERS_ON_LOOP_BYTES). */
+async function runMembersOf(mill: Pick<Mill, 'run'>, owner: string | null, payload: RunMembersPayload) {
+  const bytes = (payload.equity?.text.length ?? 0) + ((payload.trades?.length ?? 0) / TRADE_COLUMNS.length) * TRADE_JSON_MAX_BYTES
+  if (bytes <= RUN_MEMBERS_ON_LOOP_BYTES) return runMembers(payload)
+  return mill.run('trading.runMembers', payload, {
+    timeoutMs: budgetOf(undefined), op: 'trading.runs.get', owner, ...(payload.trades ? { transfer: [payload.trades.buffer as ArrayBuffer] } : {}),
+  })
+}
+
+/** The curve's note; the curve itself is written from the stored text (runMembers). */
+function equityOf(row: RunRow) {
   if (row.equity === null) {
     const reason = row.kind === 'backtest'
       ? 'this backtest was stored without its equity curve (before every backtest kept one; ' +
@@ -158,32 +190,36 @@ function equityOf(row: RunRow, maxPoints: number | undefined) {
       : `a ${row.kind} run has no equity curve (only backtests keep one)`
     return { equity: null, equity_note: reason }
   }
-  const stored = JSON.parse(row.equity) as Array<[number, number]>
-  const points = maxPoints !== undefined && maxPoints < stored.length
-    ? downsample(Float64Array.from(stored, (p) => p[0]), Float64Array.from(stored, (p) => p[1]), maxPoints)
-    : stored
   return {
-    equity: { points, stored_points: stored.length, downsampled: points.length < stored.length },
+    equity: null,
     equity_note: `stored downsampled (each bucket keeps its low and its high); every bar: GET /api/v11/runs/${row.id}/equity (Accept: text/csv for the whole curve)`,
   }
 }
 
-async function tradesOf(service: TradingService, row: ReadableRun, dataset: DatasetRow, stats: Record<string, unknown>, wanted: boolean) {
-  if (row.kind !== 'backtest') return { trades: null, trades_note: `a ${row.kind} run has no trade list` }
+/**
+ * The run's trades note, and the trades it shows: the first stored ones as a trade block (written by runMembers), or
+ * trades recomputed in the mill, written there.
+ */
+async function tradesOf(service: TradingService, row: ReadableRun, dataset: DatasetRow, stats: Record<string, unknown>, wanted: boolean): Promise<{
+  trades: null; trades_note: string; trades_verified?: boolean; block: Float64Array | null; recomputed: Uint8Array | null
+}> {
+  const none = { trades: null, block: null, recomputed: null }
+  if (row.kind !== 'backtest') return { ...none, trades_note: `a ${row.kind} run has no trade list` }
   const links = `pages of them: GET /api/v11/runs/${row.id}/trades (Accept: text/csv for all of them)`
   // Reads of results see none until they are whole (repository-runs.ts): an unfinished run is one without them.
   const kept = await service.repo.runTradeCount(row.id)
   const missing = resultsNotStored(row)
   if (!wanted) {
-    return { trades: null, trades_note: missing ? `${missing.note}; ?include=trades recomputes them from its inputs`
+    return { ...none, trades_note: missing ? `${missing.note}; ?include=trades recomputes them from its inputs`
       : kept > 0 || (await service.repo.runEquityChunks(row.id, 0, 1)).length > 0
         ? `${kept} trades are stored with the run: ?include=trades inlines the first ${INLINE_TRADES_MAX}; ${links}`
         : 'this run was stored before runs kept their trades; ?include=trades recomputes them from its inputs' }
   }
   if (kept > 0 || (await service.repo.runEquityChunks(row.id, 0, 1)).length > 0) {
-    const rows = await service.repo.runTradesPage(row.id, 0, Math.min(kept, INLINE_TRADES_MAX))
-    const shown = rows.length < kept ? `the first ${rows.length} of ${kept} trades stored with the run` : 'stored with the run'
-    return { trades: rows.map((t) => { const { seq: _seq, ...view } = tradeView(t); return view }), trades_note: `${shown}; ${links}`, trades_verified: true, written: null }
+    const block = await service.repo.runTradeBlock(row.id, Math.min(kept, INLINE_TRADES_MAX))
+    const count = block.length / TRADE_COLUMNS.length
+    const shown = count < kept ? `the first ${count} of ${kept} trades stored with the run` : 'stored with the run'
+    return { ...none, block, trades_note: `${shown}; ${links}`, trades_verified: true }
   }
   const { include: _include, equity_points: _points, ...request } = JSON.parse(row.request) as BacktestBody
   // Pinned to the run's dataset by id: its symbol might name another dataset by now.
@@ -192,8 +228,8 @@ async function tradesOf(service: TradingService, row: ReadableRun, dataset: Data
   const total = answer.trades_total ?? 0
   const first = total > INLINE_TRADES_MAX ? `the first ${INLINE_TRADES_MAX} of ${total} trades ` : ''
   return {
-    trades: null,
-    written: answer.trades,
+    ...none,
+    recomputed: answer.trades,
     trades_note: same
       ? `${first}recomputed now from the stored inputs; the recomputed statistics equal the stored ones`
       : `${first}recomputed now from the stored inputs, but the statistics differ from the stored ones (the engine changed since): these trades belong to the recomputed statistics`,

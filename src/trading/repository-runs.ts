@@ -190,6 +190,20 @@ export function createRunTables(sql: Sql) {
       `SELECT x.seq, ${TRADE_COLUMNS.map((c) => `x.${c}`).join(', ')} FROM run_trades x ${WHOLE} WHERE x.run_id = ? AND x.seq > ? ORDER BY x.seq LIMIT ?`,
       [runId, afterSeq, limit],
     ),
+    /**
+     * The first `limit` trades of a run as a trade block (TRADE_COLUMNS in order, NaN for null): read as values, no
+     * object per trade, to be written as JSON where the block moves (GET /api/v11/runs/{id}).
+     */
+    async runTradeBlock(runId: number, limit: number): Promise<Float64Array> {
+      const rows = await sql.values(
+        `SELECT ${TRADE_COLUMNS.map((c) => `x.${c}`).join(', ')} FROM run_trades x ${WHOLE} WHERE x.run_id = ? ORDER BY x.seq LIMIT ?`, [runId, limit],
+      )
+      const block = new Float64Array(rows.length * TRADE_COLUMNS.length)
+      let at = 0
+      // PostgreSQL answers a BIGINT (a trade's times) as text.
+      for (const row of rows) for (const value of row) block[at++] = value === null ? NaN : Number(value)
+      return block
+    },
     runTradeCount: async (runId: number): Promise<number> =>
       Number((await sql.get<{ n: number }>(`SELECT count(*) AS n FROM run_trades x ${WHOLE} WHERE x.run_id = ?`, [runId]))?.n ?? 0),
     /** Equity chunks of a run from chunk `from` on (at most `count`). */

@@ -7,7 +7,7 @@ import type { BacktestOptions, Bars, Stats, StrategyName, Trade } from '../../en
 import { moving } from '../moving.js'
 import { tradeBands } from '../../engines/trading/trade-bands.js'
 import { searchOverfitting } from '../../engines/trading/overfitting.js'
-import { equityChunks, monthlyReturns, tradeBlock } from '../../engines/trading/run-series.js'
+import { equityChunks, monthlyReturns, TRADE_COLUMNS, tradeBlock } from '../../engines/trading/run-series.js'
 import { answerBytes, type AnswerSchema } from '../../json/serializer.js'
 import { INLINE_TRADES_MAX } from '../../engines/trading/answer-caps.js'
 
@@ -55,6 +55,51 @@ function tradeView(t: Trade) {
     commissions: shown(t.commissions),
     open: t.exitBar === null,
   }
+}
+
+/** A stored run's curve and first trades as GET /api/v11/runs/{id} shows them, written by that route's schemas for them. */
+export interface RunMembersPayload {
+  /** The stored curve (its JSON text of [epoch ms, equity] pairs) and at most how many points the answer keeps; null: none. */
+  equity: { text: string; maxPoints: number | null } | null
+  /** The trades shown, as a trade block (TRADE_COLUMNS in order, NaN for null); null: none shown. */
+  trades: Float64Array | null
+  members: { trades: AnswerSchema; equity: AnswerSchema }
+}
+
+const WIDTH = TRADE_COLUMNS.length
+const orNull = (x: number): number | null => (Number.isNaN(x) ? null : x)
+
+/** Row `k` of a stored trade block as the answer shows a stored trade (src/trading/run-results.ts `tradeView` but its seq). */
+function storedTradeView(block: Float64Array, k: number) {
+  const [size, entryBar, exitBar, entryTs, exitTs, entryPrice, exitPrice, pnl, returnPct, commissions] = block.subarray(k * WIDTH, (k + 1) * WIDTH)
+  return {
+    size: orNull(size!),
+    entry_bar: entryBar!,
+    exit_bar: orNull(exitBar!),
+    entry_time: isoOf(entryTs!),
+    exit_time: Number.isNaN(exitTs!) ? null : isoOf(exitTs!),
+    entry_price: orNull(entryPrice!),
+    exit_price: orNull(exitPrice!),
+    pnl: orNull(pnl!),
+    return_pct: orNull(returnPct!),
+    commissions: orNull(commissions!),
+    open: Number.isNaN(exitBar!),
+  }
+}
+
+/** Run on the loop for a small run (src/trading/readback.ts), in a worker for a larger one: the same bytes either way. */
+export function runMembers({ equity, trades, members }: RunMembersPayload): { equity: Uint8Array | null; trades: Uint8Array | null } {
+  let curve: Uint8Array | null = null
+  if (equity) {
+    const stored = JSON.parse(equity.text) as Array<[number, number]>
+    const points = equity.maxPoints !== null && equity.maxPoints < stored.length
+      ? downsample(Float64Array.from(stored, (p) => p[0]), Float64Array.from(stored, (p) => p[1]), equity.maxPoints)
+      : stored
+    curve = answerBytes(members.equity, { points, stored_points: stored.length, downsampled: points.length < stored.length })
+  }
+  const rows = trades && Array.from({ length: trades.length / WIDTH }, (_, k) => storedTradeView(trades, k))
+  const written = { equity: curve, trades: rows && answerBytes(members.trades, rows) }
+  return moving(written, [written.equity?.buffer, written.trades?.buffer].filter((b) => b !== undefined) as ArrayBuffer[])
 }
 
 export interface SimulatePayload extends EngineRun {
@@ -116,6 +161,8 @@ export const tradingTasks = {
     }
     return moving(answer, [answer.equity?.buffer, answer.trades?.buffer, answer.kept?.trades.buffer].filter((b) => b !== undefined) as ArrayBuffer[])
   },
+  // A stored run's curve and its first 1,000 trades, read back (GET /api/v11/runs/{id}): written here past a few KiB.
+  'trading.runMembers': runMembers,
   'trading.simulate': ({ bars, strategy, params, options, spec }: SimulatePayload, { deadline, progress, cancelled }: TaskContext) => {
     progress.phase('simulating')
     progress.advance(0, spec.paths)

@@ -32,9 +32,9 @@ export const runOperations = [
     params: runParams,
     query: runQuery,
     output: runDetail,
-    // Trades recomputed for a 250k-bar run are thousands of objects: written a part per loop turn.
+    // A run's first 1,000 trades come to hundreds of KB: their memory is reserved while the answer is held and sent.
     largeAnswer: true,
     handler: async ({ id, include, equity_points }, call) =>
-      call.readback.run(await runFor(call, id), { withTrades: include === 'trades', equityPoints: equity_points }),
+      call.readback.run(await runFor(call, id), { withTrades: include === 'trades', equityPoints: equity_points }, call.principal.owner),
   }),
 ]
