@@ -3,6 +3,7 @@ import type { FastifyInstance, FastifyPluginAsync, FastifyReply, FastifyRequest 
 import type { Config } from '../config.js'
 import { Refusal, type RefusalCode } from '../http/refusal.js'
 import { baseUrlOf } from '../http/base-url.js'
+import { negotiate } from '../http/negotiate.js'
 import { wrongMethod } from '../plugins/route-table.js'
 import { shortUrl } from '../http/redact.js'
 import { CALLER_PREFIX, envelope, okEnvelope, refusalEnvelope } from '../http/envelope.js'
@@ -141,7 +142,7 @@ function routeOperation(
         ? await submitHeavy(app, op, inputForPath(req, op.input, config.jobMaxMs), req, reply, contextOf(req))
         : await runParsed(op, op.method === 'GET' ? req.query : req.body, contextOf(req))
       if (reply.statusCode === 202) return data
-      if (op.render && !wantsJson(req)) {
+      if (op.render && !wantsJson(req, op.render)) {
         reply.type(op.render.contentType)
         // An answer that carries its rendering as bytes (a pin's stored text) sends them as they are, their length said.
         if (data instanceof RenderedBytes) return reply.header('content-length', data.renderedLength).send(data.renderedPayload())
@@ -169,7 +170,7 @@ async function submitHeavy(app: FastifyInstance, op: AnyOperation, input: unknow
   return submitted.async ? submitted.view : submitted.result
 }
 
-function wantsJson(req: FastifyRequest): boolean {
-  const accept = req.headers.accept ?? ''
-  return /application\/json/i.test(accept)
+// JSON only when the Accept prefers it to the rendering: no Accept, */* or neither acceptable keeps the rendering.
+function wantsJson(req: FastifyRequest, render: { contentType: string }): boolean {
+  return negotiate(req.headers.accept, [render.contentType, 'application/json']) === 'application/json'
 }
