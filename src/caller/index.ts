@@ -57,7 +57,7 @@ export default async function callerPlugin(app: FastifyInstance, opts: CallerPlu
 
   const contextFor = (who: RequestPart) => operationContext(app, who)
   const contextOf = (req: FastifyRequest): OperationContext =>
-    contextFor({ credential: req.credential, principal: req.principal, requestId: req.id, log: req.log, baseUrl: baseUrlOf(req, config) })
+    contextFor({ credential: req.credential, principal: req.principal, requestId: req.id, log: req.log, baseUrl: baseUrlOf(req, config), holdAnswer: (bytes) => req.holdAnswer(bytes) })
 
   // Heavy operations run as jobs: submitted by their route, re-run from the stored input after a restart. The answer
   // is stored as the route would send it (its response schema applied), so …/jobs/{id}/result equals the sync answer.
@@ -66,7 +66,8 @@ export default async function callerPlugin(app: FastifyInstance, opts: CallerPlu
     const write = answerWriter(op.output)
     app.jobs.define(op.name, async (input, run) =>
       // The submission was authorized; the run acts for the host.
-      write(await runHandler(op, input, contextFor({ credential: null, principal: INTERNAL_PRINCIPAL, requestId: run.jobId, log: app.log.child({ job: run.jobId }), baseUrl: baseUrlOf(null, config) }))),
+      // A run has no response to hold memory for: its answer is stored as bytes, and each door reading it reserves.
+      write(await runHandler(op, input, contextFor({ credential: null, principal: INTERNAL_PRINCIPAL, requestId: run.jobId, log: app.log.child({ job: run.jobId }), baseUrl: baseUrlOf(null, config), holdAnswer: () => undefined }))),
       // Identical submissions share one job where nothing measured is in the answer.
       { shared: !op.provenance.includes('measured') })
   }
