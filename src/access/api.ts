@@ -71,8 +71,6 @@ export default async function accessApi(app: FastifyInstance) {
 
   const pinRead = z.object({ ...pinMeta, verified: z.literal(true), content: z.string(), json: z.unknown().optional() })
   app.get('/pins/:digest', {
-    // As POST /api/v1/pin's read: the content is held until it is sent, so reads at once reserve memory (the memory admission).
-    config: { largeAnswer: true },
     schema: {
       tags: ['admin'], summary: `${PREFIX}/pins/{digest}`,
       description: 'One pin with its content, the stored bytes hashed again on read (a pin whose bytes no longer match is refused with conflict).',
@@ -81,7 +79,10 @@ export default async function accessApi(app: FastifyInstance) {
     },
   }, async (req) => {
     // The content may be megabytes (a pin stored before bodies were capped): hashed and escaped in the mill, spliced in.
-    const read = await readPin(pins, (req.params as { digest: string }).digest, { mill: app.mill, owner: req.principal.owner, op: 'admin pin read' })
+    // As every pin read, it reserves memory for the pin's stored size until sent (hashedPin, the memory admission).
+    const read = await readPin(pins, (req.params as { digest: string }).digest, {
+      mill: app.mill, owner: req.principal.owner, op: 'admin pin read', hold: (bytes) => req.holdAnswer(bytes),
+    })
     return splicedAnswer(pinRead, { ...read.record, verified: true }, pinMembers(read))
   })
 }

@@ -31,7 +31,8 @@ export interface PinRead {
 export interface PinRepository {
   /** Stores the bytes (pinBytesOf) unless the digest is known; the first pin's label, media type and time stay. */
   put(bytes: PinBytes, mediaType: PinMediaType, label: string | null, now: number): Promise<{ record: PinRecord; created: boolean }>
-  get(digest: string): Promise<PinRead | null>
+  /** The pin with its parts; `found` runs once the row is read, before the parts are (a pin read reserves memory there). */
+  get(digest: string, found?: (record: PinRecord) => void): Promise<PinRead | null>
   count(): Promise<number>
   /** Newest first by (created_at, digest), without content: up to limit + 1 pins after a keyset position. */
   page(after: readonly (string | number)[] | null, limit: number): Promise<PinRecord[]>
@@ -70,10 +71,12 @@ function createPinRepository(sql: Sql): PinRepository {
       const stored = await sql.get<PinRow>(`SELECT ${PIN_COLUMNS} FROM pins WHERE digest = ?`, [digest])
       return { record: recordOf(stored!), created: false }
     },
-    async get(digest) {
+    async get(digest, found) {
       const row = await sql.get<PinRow>(`SELECT ${PIN_COLUMNS} FROM pins WHERE digest = ?`, [digest])
       if (!row) return null
-      return { record: recordOf(row), parts: await readPinBytes(sql, digest) }
+      const record = recordOf(row)
+      found?.(record)
+      return { record, parts: await readPinBytes(sql, digest) }
     },
     async count() {
       const row = await sql.get<{ n: number | string }>('SELECT count(*) AS n FROM pins')
@@ -100,7 +103,21 @@ export interface PinReader {
   mill: Pick<Mill, 'run'>
   owner: string | null
   op: string
+  /**
+   * Reserves memory for the read's answer until the door has sent it, or throws `occupied` (req.holdAnswer: the memory
+   * admission). Every door of a pin read passes one, so the reservation follows the pin's size wherever it is read.
+   */
+  hold(bytes: number): void
 }
+
+/**
+ * What a pin read holds until its answer is sent, from the pin's stored size: the stored bytes, and the content written
+ * as a JSON string beside them, at worst 6 bytes a stored byte (a control character as \u00XX); the record and the
+ * envelope around them are small. The admission caps it at a large answer's share, what every read reserved before.
+ */
+export const pinReadBytes = (size: number): number => PIN_READ_RECORD_BYTES + 7 * size
+
+const PIN_READ_RECORD_BYTES = 4 * 1024
 
 /** A pin read back and hashed again, its bytes matching its digest. */
 export interface VerifiedPin {
@@ -117,7 +134,9 @@ export interface VerifiedPin {
 export async function hashedPin(
   repo: PinRepository, digest: string, reader: PinReader, write: boolean,
 ): Promise<{ record: PinRecord; read: PinReadOutcome } | null> {
-  const found = await repo.get(digest)
+  // Reserved once the size is known and before the bytes are read: a client reading many small pins at once is not
+  // refused as if each were the largest, and reads of a large one still run out of their share.
+  const found = await repo.get(digest, (record) => reader.hold(pinReadBytes(record.size)))
   if (!found) return null
   const bytes = found.parts.reduce((n, part) => n + part.byteLength, 0)
   // Written answers splice a JSON pin's bytes in as they are: they must be one JSON value.

@@ -5,4 +5,5 @@ export const ON_LOOP: PinReader = {
   mill: { run: () => Promise.reject(new Error('a small pin is read on the loop, never in the mill')) },
   owner: null,
   op: 'test',
+  hold: () => undefined,
 }

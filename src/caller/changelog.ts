@@ -44,6 +44,10 @@ export const CHANGELOG: readonly ChangelogEntry[] = [
         '`/run` and `/cli`: `RUN_BATCH_MAX_WEIGHT` counts the bytes of JSON the batch\'s answers come to (it counted nodes × 8 + characters); each item\'s `data` is written through its operation\'s own output schema, as that operation\'s route writes it (members in the schema\'s order, undeclared keys dropped).',
         '`/pin` reading a JSON pin: `json` is written from the pin\'s stored canonical text as it is, so an object\'s keys keep the canonical (RFC 8785) order, where array-index keys (`"9"`, `"10"`) came first in numeric order before; the value is the same.',
       ],
+      fixed: [
+        '`/pin/text` and `/skills.md` choose between their rendering and the JSON envelope by the Accept\'s q-values and specificity (RFC 9110 §12.5.1), where any Accept naming `application/json` got JSON: `text/plain, application/json;q=0` and `application/json;q=0.1, text/plain;q=0.9` now get the text, `application/*` gets JSON; no Accept or `*/*` still gets the rendering. The trading routes\' `Accept: text/csv` downloads use the same negotiation.',
+        'A pin read (`/pin` by digest, `/pin/text`, `GET /api/v1/admin/pins/{digest}`, MCP\'s `pin` tool and pin resource) reserves memory for the pin\'s stored size (7 bytes a stored byte and 4 KiB, at most `LARGE_BODY_LIMIT_BYTES`) once the pin is looked up, where every read reserved `LARGE_BODY_LIMIT_BYTES` before: many reads of small pins at once are no longer refused `occupied`, while reads of a large pin still are past `MEMORY_PER_CLIENT_BYTES` or `MEMORY_ADMISSION_BYTES`. A pin write reserves nothing beyond its body.',
+      ],
       security: [
         'One access policy decides every door: HTTP routes, `/run` and `/cli` items, MCP tools and resources, job reads and event streams. MCP `resources/list` and `resources/read` of pins need `admin:read`, as over HTTP.',
         'Jobs and `Idempotency-Key`s belong to the principal that made them: the same key from another principal names its own job, and another principal\'s job, result, events and cancel answer `not_found`.',

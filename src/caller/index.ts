@@ -3,6 +3,7 @@ import type { FastifyInstance, FastifyPluginAsync, FastifyReply, FastifyRequest 
 import type { Config } from '../config.js'
 import { Refusal, type RefusalCode } from '../http/refusal.js'
 import { baseUrlOf } from '../http/base-url.js'
+import { negotiate } from '../http/negotiate.js'
 import { wrongMethod } from '../plugins/route-table.js'
 import { shortUrl } from '../http/redact.js'
 import { CALLER_PREFIX, envelope, okEnvelope, refusalEnvelope } from '../http/envelope.js'
@@ -56,7 +57,7 @@ export default async function callerPlugin(app: FastifyInstance, opts: CallerPlu
 
   const contextFor = (who: RequestPart) => operationContext(app, who)
   const contextOf = (req: FastifyRequest): OperationContext =>
-    contextFor({ credential: req.credential, principal: req.principal, requestId: req.id, log: req.log, baseUrl: baseUrlOf(req, config) })
+    contextFor({ credential: req.credential, principal: req.principal, requestId: req.id, log: req.log, baseUrl: baseUrlOf(req, config), holdAnswer: (bytes) => req.holdAnswer(bytes) })
 
   // Heavy operations run as jobs: submitted by their route, re-run from the stored input after a restart. The answer
   // is stored as the route would send it (its response schema applied), so …/jobs/{id}/result equals the sync answer.
@@ -65,7 +66,8 @@ export default async function callerPlugin(app: FastifyInstance, opts: CallerPlu
     const write = answerWriter(op.output)
     app.jobs.define(op.name, async (input, run) =>
       // The submission was authorized; the run acts for the host.
-      write(await runHandler(op, input, contextFor({ credential: null, principal: INTERNAL_PRINCIPAL, requestId: run.jobId, log: app.log.child({ job: run.jobId }), baseUrl: baseUrlOf(null, config) }))),
+      // A run has no response to hold memory for: its answer is stored as bytes, and each door reading it reserves.
+      write(await runHandler(op, input, contextFor({ credential: null, principal: INTERNAL_PRINCIPAL, requestId: run.jobId, log: app.log.child({ job: run.jobId }), baseUrl: baseUrlOf(null, config), holdAnswer: () => undefined }))),
       // Identical submissions share one job where nothing measured is in the answer.
       { shared: !op.provenance.includes('measured') })
   }
@@ -141,7 +143,7 @@ function routeOperation(
         ? await submitHeavy(app, op, inputForPath(req, op.input, config.jobMaxMs), req, reply, contextOf(req))
         : await runParsed(op, op.method === 'GET' ? req.query : req.body, contextOf(req))
       if (reply.statusCode === 202) return data
-      if (op.render && !wantsJson(req)) {
+      if (op.render && !wantsJson(req, op.render)) {
         reply.type(op.render.contentType)
         // An answer that carries its rendering as bytes (a pin's stored text) sends them as they are, their length said.
         if (data instanceof RenderedBytes) return reply.header('content-length', data.renderedLength).send(data.renderedPayload())
@@ -169,7 +171,7 @@ async function submitHeavy(app: FastifyInstance, op: AnyOperation, input: unknow
   return submitted.async ? submitted.view : submitted.result
 }
 
-function wantsJson(req: FastifyRequest): boolean {
-  const accept = req.headers.accept ?? ''
-  return /application\/json/i.test(accept)
+// JSON only when the Accept prefers it to the rendering: no Accept, */* or neither acceptable keeps the rendering.
+function wantsJson(req: FastifyRequest, render: { contentType: string }): boolean {
+  return negotiate(req.headers.accept, [render.contentType, 'application/json']) === 'application/json'
 }

@@ -37,6 +37,11 @@ export interface OperationContext {
   /** Who is asking: owns the jobs it submits; the policy decides what it may do. */
   principal: Principal
   requestId: string
+  /**
+   * Reserves bytes of the answer until the door's response closes (the memory admission), or throws `occupied`: for
+   * an answer whose size is learnt before it is held (a pin read: its stored size, before its bytes are read).
+   */
+  holdAnswer(bytes: number): void
   /** The address the client reached this host at (PUBLIC_URL when set), for runnable lines in answers. */
   baseUrl: string
   log: FastifyBaseLogger
@@ -141,7 +146,7 @@ export interface Registry {
 /** Input schema for operations without input: rejects unknown fields so typos are not silently ignored. */
 export const noInput = z.object({}).strict()
 
-export type RequestPart = Pick<OperationContext, 'credential' | 'principal' | 'requestId' | 'log' | 'baseUrl'>
+export type RequestPart = Pick<OperationContext, 'credential' | 'principal' | 'requestId' | 'log' | 'baseUrl' | 'holdAnswer'>
 
 /** What an operation sees: the host's instance-wide services (decorators) and the request's own part. */
 export const operationContext = (app: FastifyInstance, who: RequestPart): OperationContext => ({

@@ -108,7 +108,8 @@ export default async function mcpPlugin(app: FastifyInstance, opts: McpPluginOpt
   })
 
   const contextOf = (req: FastifyRequest): OperationContext =>
-    operationContext(app, { credential: req.credential, principal: req.principal, requestId: req.id, baseUrl: baseUrlOf(req, config), log: req.log })
+    // An answer held by a message's handler (a pin read) is held until the /mcp response that carries it closes.
+    operationContext(app, { credential: req.credential, principal: req.principal, requestId: req.id, baseUrl: baseUrlOf(req, config), log: req.log, holdAnswer: (bytes) => req.holdAnswer(bytes) })
 
   async function closeSession(id: string) {
     const session = sessions.remove(id)

@@ -114,7 +114,7 @@ function datasetRef(part: string): string {
   }
   return ref
 }
-/** A pin's URI starts so (its read holds the content: it reserves memory first). */
+/** A pin's URI starts so. */
 export const PIN_URI_PREFIX = `${RESOURCE_SCHEME}://pins/`
 const pinUri = (digest: string) => `${PIN_URI_PREFIX}${digest}`
 
@@ -162,7 +162,9 @@ export async function readResource(uri: string, { ctx, trading }: ResourceDeps):
     const digest = decodedDigest(pin[1]!)
     if (!PIN_DIGEST.test(digest)) throw new Refusal('invalid_input', `a pin digest is sha256:<64 lowercase hex>; got ${digest.slice(0, 80)}`)
     // Hashed, and its characters counted, in the mill when large: nothing is decoded here before it is known to fit.
-    const found = await hashedPin(pinRepository(ctx.store.sql), digest, { mill: ctx.mill, owner: ctx.principal.owner, op: 'resources/read' }, false)
+    const found = await hashedPin(pinRepository(ctx.store.sql), digest, {
+      mill: ctx.mill, owner: ctx.principal.owner, op: 'resources/read', hold: ctx.holdAnswer,
+    }, false)
     if (!found) throw new Refusal('not_found', `no pin ${digest}`)
     const { record, read } = found
     if (read.actualDigest !== digest) {

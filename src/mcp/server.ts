@@ -12,7 +12,7 @@ import { toRefusal } from '../http/error-refusal.js'
 import { Refusal } from '../http/refusal.js'
 import type { TradingContext } from '../trading/context.js'
 import { HUB_VERSION, NCM_VERSION } from '../version.js'
-import { listResources, PIN_URI_PREFIX, readResource, RESOURCE_TEMPLATES } from './resources.js'
+import { listResources, readResource, RESOURCE_TEMPLATES } from './resources.js'
 import type { MemoryAdmission } from '../plugins/memory-admission.js'
 import type { McpTool } from './tools.js'
 import { runAsJob } from './job-runner.js'
@@ -37,7 +37,7 @@ export interface McpServerDeps {
   /** Heavy tools run as jobs here, like their routes. */
   jobs: JobQueue
   counters: CallerCounters
-  /** The host's memory admission: a tool whose answer grows with its input, or a pin read, holds a reservation while it runs. */
+  /** The host's memory admission: a tool whose answer grows with its input holds a reservation while it runs (a pin read holds its own). */
   memory: Pick<MemoryAdmission, 'reserveAnswer'>
   /** The binding of the HTTP request a JSON-RPC message came in (the plugin puts it in the transport's authInfo). */
   bindingOf(extra: { authInfo?: { extra?: Record<string, unknown> } }): RequestBinding
@@ -111,7 +111,8 @@ export function createMcpServer(deps: McpServerDeps): Server {
     counters.requests++
     let release: (() => void) | null = null
     try {
-      // 50 calls reading a 15 MB pin at once held 2.5 GB of RSS: as its route, such a call reserves memory first.
+      // As its route, such a call reserves memory first (a pin read reserves for the pin's size: 50 reads of a 15 MB
+      // pin at once held 2.5 GB of RSS).
       if (tool.largeAnswer) release = deps.memory.reserveAnswer(context.principal.owner)
       // The same body limits as the routes: a tool whose route takes the default limit refuses a larger message.
       if (tool.bodyLimit === 'default' && bodyBytes > config.bodyLimitBytes) {
@@ -158,9 +159,8 @@ export function createMcpServer(deps: McpServerDeps): Server {
   server.setRequestHandler(ListResourceTemplatesRequestSchema, () => ({ resourceTemplates: [...RESOURCE_TEMPLATES] }))
   server.setRequestHandler(ReadResourceRequestSchema, async (request, extra) => {
     const { context } = deps.bindingOf(extra)
-    let release: (() => void) | null = null
     try {
-      if (request.params.uri.startsWith(PIN_URI_PREFIX)) release = deps.memory.reserveAnswer(context.principal.owner)
+      // A pin's read reserves memory for its size until the /mcp response carrying it closes (hashedPin).
       return { contents: [await readResource(request.params.uri, { ctx: context, trading: trading.service })] }
     } catch (err) {
       const refusal = toRefusal(err, context.requestId)
@@ -168,8 +168,6 @@ export function createMcpServer(deps: McpServerDeps): Server {
       // -32002 is the spec's "resource not found"; the refusal rides along in `data`.
       const code = refusal.code === 'not_found' ? -32002 : refusal.code === 'internal' ? ErrorCode.InternalError : ErrorCode.InvalidParams
       throw new McpError(code, refusal.message, { refuse: refusal.toBody() })
-    } finally {
-      release?.()
     }
   })
   return server

@@ -1,3 +1,5 @@
+import { EventEmitter } from 'node:events'
+import type { ServerResponse } from 'node:http'
 import { describe, expect, it } from 'vitest'
 import { Refusal } from '../http/refusal.js'
 import { createMemoryAdmission } from './memory-admission.js'
@@ -35,6 +37,31 @@ describe('memory admission', () => {
     expect(memory.reserve('c', 5, 'answer')).toBeTypeOf('function')
     expect(memory.reserveAnswer('c', 5)).toBeTypeOf('function')
     expect(memory.held('c')).toBe(10)
+    memory.close()
+  })
+
+  it('holds an answer of a known size until its response closes, at most a large answer\'s share', () => {
+    const memory = admission()
+    const response = () => Object.assign(new EventEmitter(), { destroyed: false, writableLength: 0, socket: null }) as unknown as ServerResponse
+    const small = Array.from({ length: 5 }, response)
+    for (const res of small) memory.holdUntilSent('a', res, 1)
+    expect(memory.held('a')).toBe(5)
+    // A size over the largest input's bytes reserves what every large answer reserved: refused past the client's share.
+    const large = response()
+    memory.holdUntilSent('b', large, 1_000)
+    expect(memory.held('b')).toBe(10)
+    const listeners = large.listenerCount('close')
+    memory.holdUntilSent('b', large, 1_000)
+    // Holds on one response share its close listener (a /run batch may read many pins).
+    expect(large.listenerCount('close')).toBe(listeners)
+    expect(refusalOf(() => memory.holdUntilSent('b', response(), 1))).toMatchObject({ code: 'occupied', options: { retryAfterS: 1, hints: { limit: 'MEMORY_PER_CLIENT_BYTES' } } })
+    for (const res of small) res.emit('close')
+    large.emit('close')
+    expect(memory.held()).toBe(0)
+    // A response already gone gives its reservation back at once.
+    const gone = Object.assign(response(), { destroyed: true })
+    memory.holdUntilSent('c', gone, 5)
+    expect(memory.held()).toBe(0)
     memory.close()
   })
 })

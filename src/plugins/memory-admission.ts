@@ -1,6 +1,7 @@
 // One memory admission for what grows with a request (issue #30 item 3): a large body reserves its bytes before it is
-// read, an answer that grows with its input reserves the largest input's bytes before its handler runs, and an event
-// stream reserves them before it writes a job's answer. Reservations count per client (Principal.owner) and in total;
+// read, an answer that grows with its input reserves the largest input's bytes before its handler runs (or, where the
+// handler learns the answer's size first, as a pin read does, those bytes: req.holdAnswer), and an event stream
+// reserves them before it writes a job's answer. Reservations count per client (Principal.owner) and in total;
 // past either the request is refused `occupied` with Retry-After at once, nothing read or computed. A reservation is
 // held until its response closes, and a response whose client stops reading is ended after SLOW_CLIENT_MS, so a
 // client that never reads cannot keep what another client needs.
@@ -27,6 +28,11 @@ export interface MemoryAdmission {
   reserve(owner: string, bytes: number, what: 'body' | 'answer'): () => void
   /** A large answer's reservation: the largest input's bytes (an answer that grows with its input grows to that), or the bytes given. */
   reserveAnswer(owner: string, bytes?: number): () => void
+  /**
+   * An answer's reservation held until res closes, watched for a client that stops reading: the bytes given, at most the
+   * largest input's (what every large answer reserved before its size was known); throws `occupied` like reserve.
+   */
+  holdUntilSent(owner: string, res: ServerResponse, bytes: number): void
   /** Ends res when its client takes nothing for SLOW_CLIENT_MS while bytes wait to go out; stops at its close. */
   watch(res: ServerResponse): void
   /** Bytes reserved now, in total or by one owner. */
@@ -46,6 +52,13 @@ declare module 'fastify' {
     largeAnswer?: boolean
     /** What a large answer of this route reserves when it is bounded below LARGE_BODY_LIMIT_BYTES (a page). */
     answerBytes?: number
+  }
+  interface FastifyRequest {
+    /**
+     * Reserves bytes for this request's answer until its response closes, or throws `occupied` (Retry-After): for an
+     * answer whose size its handler learns before it holds it (a pin read knows the stored size before reading the bytes).
+     */
+    holdAnswer(bytes: number): void
   }
 }
 
@@ -136,9 +149,26 @@ export function createMemoryAdmission(opts: Omit<MemoryAdmissionOptions, 'smallB
     }
   }
 
+  // One close listener a response, however many reservations it holds (each pin read of a /run batch holds one).
+  const heldBy = new WeakMap<ServerResponse, Array<() => void>>()
+  const holdUntilSent = (owner: string, res: ServerResponse, bytes: number) => {
+    const release = reserve(owner, Math.min(bytes, opts.largeBytes), 'answer')
+    if (res.destroyed) return release()
+    const held = heldBy.get(res)
+    if (held) return void held.push(release)
+    heldBy.set(res, [release])
+    // The response's close comes however it ends: sent, failed, ended as slow, or the client gone.
+    res.once('close', () => {
+      for (const each of heldBy.get(res) ?? []) each()
+      heldBy.delete(res)
+    })
+    watch(res)
+  }
+
   return {
     reserve,
     reserveAnswer: (owner, bytes = opts.largeBytes) => reserve(owner, bytes, 'answer'),
+    holdUntilSent,
     watch,
     held: (owner) => (owner === undefined ? total : byOwner.get(owner) ?? 0),
     refused: () => refused,
@@ -152,15 +182,21 @@ export function createMemoryAdmission(opts: Omit<MemoryAdmissionOptions, 'smallB
 }
 
 const BODY_RELEASE = Symbol('ncm.bodyReservation')
-type HoldingRequest = FastifyRequest & { [BODY_RELEASE]?: () => void }
+const RESPONSE = Symbol('ncm.response')
+type HoldingRequest = FastifyRequest & { [BODY_RELEASE]?: () => void; [RESPONSE]?: ServerResponse | null }
 
 export default fp(
   async function memoryAdmissionPlugin(app: FastifyInstance, opts: MemoryAdmissionOptions) {
     const memory = createMemoryAdmission(opts)
     app.decorate('memory', memory)
     app.addHook('onClose', async () => memory.close())
+    app.decorateRequest(RESPONSE, null)
+    app.decorateRequest('holdAnswer', function holdAnswer(this: HoldingRequest, bytes: number) {
+      memory.holdUntilSent(this.principal.owner, this[RESPONSE]!, bytes)
+    })
     // A large body reserves its bytes before it is read (the access plugin has named its principal by now).
-    app.addHook('onRequest', (req: HoldingRequest, _reply, done) => {
+    app.addHook('onRequest', (req: HoldingRequest, reply, done) => {
+      req[RESPONSE] = reply.raw
       const bytes = bodyBytes(req, opts.smallBodyBytes, opts.largeBytes)
       if (bytes === 0) return done()
       try {
@@ -185,16 +221,11 @@ export default fp(
       done()
     })
     const holdAnswer = (req: FastifyRequest, reply: FastifyReply, done: (err?: Error) => void) => {
-      let release: () => void
       try {
-        release = memory.reserveAnswer(req.principal.owner, req.routeOptions.config.answerBytes)
+        memory.holdUntilSent(req.principal.owner, reply.raw, req.routeOptions.config.answerBytes ?? opts.largeBytes)
       } catch (err) {
         return done(err as Refusal)
       }
-      // The response's close comes however it ends: sent, failed, ended as slow, or the client gone.
-      reply.raw.once('close', release)
-      if (reply.raw.destroyed) release()
-      else memory.watch(reply.raw)
       done()
     }
     app.addHook('onRoute', (route) => {

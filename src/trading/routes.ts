@@ -9,6 +9,7 @@ import { inputForPath, jobBudgetNote, JUDGE_BY_PATH } from '../jobs/budget.js'
 import { submitOrWait } from '../jobs/submit.js'
 import { jobViewSchema } from '../jobs/types.js'
 import { baseUrlOf } from '../http/base-url.js'
+import { negotiate } from '../http/negotiate.js'
 import { POLICY, type Rule } from '../access/policy.js'
 import { PlatformProblem } from '../plugins/problem.js'
 import { Refusal } from '../http/refusal.js'
@@ -179,27 +180,4 @@ function chosenAlternate(op: TradingOperation, req: FastifyRequest, offered: rea
       { acceptable: offered })
   }
   return chosen === JSON_TYPE ? null : op.alternates!.find((a) => a.type.startsWith(chosen))!
-}
-
-/** RFC 9110 §12.5.1 over a few media types: the offered type with the highest q (ties: the earlier offer), or null. */
-export function negotiate(accept: string | undefined, offered: readonly string[]): string | null {
-  if (!accept || !accept.trim()) return offered[0]!
-  let best: { type: string; q: number; rank: number } | null = null
-  for (const [rank, type] of offered.entries()) {
-    const [major] = type.split('/')
-    let q = -1
-    let specificity = -1
-    for (const part of accept.slice(0, 1000).split(',')) {
-      const [range = '', ...params] = part.trim().toLowerCase().split(';')
-      const weight = params.map((p) => p.trim()).find((p) => p.startsWith('q='))
-      const value = weight ? Number(weight.slice(2)) : 1
-      const level = range === type ? 2 : range === `${major}/*` ? 1 : range === '*/*' ? 0 : -1
-      if (level > specificity && Number.isFinite(value)) {
-        specificity = level
-        q = value
-      }
-    }
-    if (q > 0 && (!best || q > best.q)) best = { type, q, rank }
-  }
-  return best?.type ?? null
 }

@@ -176,6 +176,25 @@ describe('GET /pin/text and the admin read of a pin over the loop limit', () => 
     expect(data).toEqual(read)
   })
 
+  it.each([
+    ['no Accept', undefined],
+    ['*/*', '*/*'],
+    ['JSON refused with q=0', 'text/plain, application/json;q=0'],
+    ['JSON at a lower q', 'application/json;q=0.1, text/plain;q=0.9'],
+    ['text/* over a lower JSON', 'application/json;q=0.4, text/*;q=0.5'],
+  ])('sends text/plain when the Accept does not prefer JSON: %s', async (_, accept) => {
+    const res = await open.inject({ method: 'GET', url: `/api/v1/pin/text?digest=${digest}`, headers: accept === undefined ? {} : { accept } })
+    expect(res.statusCode).toBe(200)
+    expect(res.headers['content-type']).toBe('text/plain; charset=utf-8')
+    expect(res.rawPayload.equals(Buffer.from(text))).toBe(true)
+  })
+
+  it.each(['application/json', 'text/plain;q=0.5, application/json', 'application/*'])('sends the JSON envelope when the Accept prefers JSON: %s', async (accept) => {
+    const res = await open.inject({ method: 'GET', url: `/api/v1/pin/text?digest=${digest}`, headers: { accept } })
+    expect(res.headers['content-type']).toMatch(/^application\/json/)
+    expect(json(res).data.content === text).toBe(true)
+  })
+
   it('withholds tampered bytes (conflict) on every door', async () => {
     const { digest: tampered } = (await call({ content: `${text}tampered` })).body.data
     await open.store.sql.run('UPDATE pin_parts SET content = ? WHERE digest = ? AND seq = 0', [Buffer.from('x'.repeat(70_000)), tampered])

@@ -5,7 +5,6 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { z } from 'zod'
 import { tradingRegistry, createTradingRegistry } from '../../src/trading/registry.js'
 import { defineTradingOperation } from '../../src/trading/operation.js'
-import { negotiate } from '../../src/trading/routes.js'
 import { TRADING_TOOLS } from '../../src/mcp/tools.js'
 import { TRADING_COMMANDS } from '../../src/cli/trading-commands.js'
 import { buildTradingApp } from './helper.js'
@@ -60,21 +59,5 @@ describe('the trading registry', () => {
       name: 'h', method: 'GET', group: 'v11', path: '/h', summary: 'h', output: z.unknown(), handler: () => null,
       heavy: { check: async () => undefined },
     })).toThrow(/only POST/)
-  })
-})
-
-describe('negotiate (Accept)', () => {
-  const offered = ['application/json', 'text/csv']
-  it('answers JSON without Accept or with */*, and the best q among the offers', () => {
-    expect(negotiate(undefined, offered)).toBe('application/json')
-    expect(negotiate('*/*', offered)).toBe('application/json')
-    expect(negotiate('text/csv', offered)).toBe('text/csv')
-    expect(negotiate('text/*', offered)).toBe('text/csv')
-    expect(negotiate('application/json;q=0.5, text/csv', offered)).toBe('text/csv')
-    expect(negotiate('text/csv;q=0.2, */*;q=0.9', offered)).toBe('application/json')
-  })
-  it('answers null when nothing offered is acceptable', () => {
-    expect(negotiate('image/png', offered)).toBeNull()
-    expect(negotiate('text/csv;q=0', ['text/csv'])).toBeNull()
   })
 })

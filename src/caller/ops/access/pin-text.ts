@@ -33,14 +33,14 @@ export const pinText = defineOperation({
   input,
   output,
   provenance: ['stored'],
-  largeAnswer: true,
+  // Not largeAnswer: the read reserves memory for the pin's stored size once it is known (hashedPin).
   refusals: ['not_found', 'conflict'],
   examples: [{ digest: 'sha256:cdee2ebd9fb3469f980f065206301cb120af225b87a396f6ff78074e9121156b' }],
   render: { contentType: 'text/plain; charset=utf-8', body: (data) => data.content },
   handler: async (i, ctx) => {
     // Hashed (and written as JSON) in the mill when large; text/plain sends the stored bytes as they are, and the JSON
     // envelope the content as the mill wrote it: neither decodes the text here. A JSON pin answers its text alone.
-    const read = await readPin(pinRepository(ctx.store.sql), i.digest, { mill: ctx.mill, owner: ctx.principal.owner, op: 'pin_text' })
+    const read = await readPin(pinRepository(ctx.store.sql), i.digest, { mill: ctx.mill, owner: ctx.principal.owner, op: 'pin_text', hold: ctx.holdAnswer })
     return new RenderedBytes(splicedAnswer(output, { ...read.record, verified: true }, { content: read.content }), read.stored)
   },
 })

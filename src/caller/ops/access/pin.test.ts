@@ -29,7 +29,7 @@ async function pinnedAndRead(text: string, mediaType: PinMediaType) {
   const { record } = await repo.put(bytes, mediaType, 'a "label" é', Date.parse('2026-01-01T00:00:00Z'))
   const run = vi.spyOn(mill, 'run')
   try {
-    const read = await readPin(repo, bytes.digest, { mill, owner: null, op: 'pin' })
+    const read = await readPin(repo, bytes.digest, { mill, owner: null, op: 'pin', hold: () => undefined })
     // The parts sent moved (left detached here), not copied.
     const moved = run.mock.calls.map(([, input]) => (input as { parts: Uint8Array[] }).parts.every((part) => part.buffer.byteLength === 0))
     return { record, answer: pinReadAnswer(read), inMill: run.mock.calls.map(([task]) => task), moved }

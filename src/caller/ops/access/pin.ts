@@ -96,7 +96,7 @@ export const pin = defineOperation({
   ]),
   provenance: ['stored', 'computed'],
   textMembers: ['json'],
-  largeAnswer: true,
+  // Not largeAnswer: a read reserves memory for the pin's stored size once it is known (hashedPin), a write nothing.
   refusals: ['not_found', 'conflict', 'over_limit'],
   action: 'pin.read',
   inputAction: (raw) => (isWrite(raw) ? 'pin.write' : null),
@@ -109,7 +109,7 @@ export const pin = defineOperation({
   handler: async (input, ctx) => {
     const repo = pinRepository(ctx.store.sql)
     if (input.digest !== undefined) {
-      return pinReadAnswer(await readPin(repo, input.digest.toLowerCase(), { mill: ctx.mill, owner: ctx.principal.owner, op: 'pin' }))
+      return pinReadAnswer(await readPin(repo, input.digest.toLowerCase(), { mill: ctx.mill, owner: ctx.principal.owner, op: 'pin', hold: ctx.holdAnswer }))
     }
     const isJson = input.json !== undefined
     // The depth limit is checked where the canonical form is made (in the mill for a large value): finding the depth
