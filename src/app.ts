@@ -131,6 +131,7 @@ export async function buildApp(opts: BuildOptions): Promise<FastifyInstance> {
     maxValues: config.jsonMaxValues,
     mill,
     deadlineMs: config.slowClientMs,
+    tripwire: config.loopTripwire,
     textMembers: (req) => registry.byName(req.routeOptions.config.operation ?? '')?.textMembers,
   })
   await app.register(storePlugin, { store })

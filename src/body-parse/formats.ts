@@ -15,11 +15,12 @@ export type BodyFormat =
 /**
  * A body's outcome as it crosses the thread: a value, a refusal, or one of Fastify's own JSON body errors. `depth` is
  * a JSON value's nesting; `json` is a checked JSON text sent in place of a value too deep to cross by structured clone;
- * `texts` are wide members taken out of `value` to cross as their JSON text.
+ * `texts` are wide members taken out of `value` to cross as their JSON text; `overLoop`: what crosses back holds more
+ * values than a body parsed on the loop may (LOOP_BODY_MAX_VALUES).
  */
 export type BodyOutcome =
-  | { ok: true; value: unknown; depth?: number; texts?: Record<string, string> }
-  | { ok: true; json: string }
+  | { ok: true; value: unknown; depth?: number; texts?: Record<string, string>; overLoop?: boolean }
+  | { ok: true; json: string; overLoop?: boolean }
   | { ok: false; refusal: { code: RefusalCode; reason: string; options: RefusalOptions } }
   | { ok: false; fastify: 'FST_ERR_CTP_EMPTY_JSON_BODY' | 'FST_ERR_CTP_INVALID_JSON_BODY' }
 

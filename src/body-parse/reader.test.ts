@@ -6,6 +6,7 @@ import type { BodyFormat } from './formats.js'
 import { JsonText } from './text-members.js'
 import { createMill } from '../mill/pool.js'
 import { millBodyParser } from '../plugins/json-body.js'
+import { LOOP_BODY_MAX_VALUES } from '../json/loop-rule.js'
 
 const mill = createMill({ threads: 1, maxQueue: 8 })
 afterAll(async () => mill.close())
@@ -25,7 +26,7 @@ async function outcome(reader: ReturnType<typeof createBodyReader>, text: string
   const bytes = Buffer.from(text)
   const chunks = Array.from({ length: Math.ceil(bytes.length / 7) }, (_, i) => bytes.subarray(i * 7, i * 7 + 7))
   try {
-    return { value: await reader.read(Readable.from(chunks), declared ?? bytes.length, limit, format, null) }
+    return { value: await reader.read(Readable.from(chunks), { contentLength: declared ?? bytes.length, limit, format, owner: null, route: '/test' }) }
   } catch (err) {
     const e = err as Error & { code?: string }
     return { error: e.code, message: e.message }
@@ -102,7 +103,7 @@ describe('a body that never ends', () => {
     const reader = createBodyReader({ parseOffLoop: inMill, offLoopBytes: 0 })
     const before = parsedInMill
     const stream = new Readable({ read() {} })
-    const reading = reader.read(stream, 1000, 1 << 20, json, null)
+    const reading = reader.read(stream, { contentLength: 1000, limit: 1 << 20, format: json, owner: null, route: '/test' })
     stream.push(Buffer.from('{"a":'))
     stream.destroy()
     await expect(reading).rejects.toMatchObject({ statusCode: 400 })
@@ -133,5 +134,31 @@ describe('members a route takes as text', () => {
     const deep = `{"json":${'['.repeat(600)}${JSON.stringify(wide)}${']'.repeat(600)}}`
     const value = (await outcome(offLoop, deep, { ...format, maxDepth: 1_000 })).value as { json: unknown }
     expect(Array.isArray(value.json)).toBe(true)
+  })
+})
+
+describe('the tripwire on values back from the mill', () => {
+  const format: BodyFormat = { kind: 'json', maxDepth: 5_000, maxValues: 200_000, textMembers: ['json'] }
+  const tripped: string[] = []
+  const reader = createBodyReader({ parseOffLoop: inMill, offLoopBytes: 0, overLoop: (route) => void tripped.push(route) })
+  const read = (body: unknown, text = JSON.stringify(body)) =>
+    reader.read(Readable.from([Buffer.from(text)]), { contentLength: Buffer.byteLength(text), limit: 1 << 24, format, owner: null, route: '/wide' })
+
+  it('is told when what comes back holds more values than a body parsed on the loop may, and names the route', async () => {
+    const many = Array.from({ length: LOOP_BODY_MAX_VALUES }, (_, i) => i) // with the array itself, one over
+    await read({ many: many.slice(2) }) // the object, the array and their items: at the limit
+    expect(tripped).toEqual([])
+    await read(many)
+    expect(tripped).toEqual(['/wide'])
+    // Too deep to cross as a value: parsed on the loop from its text, so counted the same.
+    await read(undefined, `${'['.repeat(600)}${JSON.stringify(many)}${']'.repeat(600)}`)
+    expect(tripped).toEqual(['/wide', '/wide'])
+  })
+
+  it('is not told of long strings, nor of wide members that cross as their text', async () => {
+    tripped.length = 0
+    await read({ text: 'x'.repeat(5_000_000) })
+    await read({ json: Array.from({ length: 100_000 }, (_, i) => i) })
+    expect(tripped).toEqual([])
   })
 })

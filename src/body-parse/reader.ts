@@ -25,18 +25,31 @@ export type ParseOffLoop = (blocks: Uint8Array[], format: BodyFormat, owner: str
 export interface BodyReaderOptions {
   /** Where large bodies are parsed. */
   parseOffLoop: ParseOffLoop
+  /**
+   * Told when a body comes back from the mill holding more values than a body parsed on the loop may
+   * (LOOP_BODY_MAX_VALUES), with the route it is for; it throws to refuse it (the tripwire, under test).
+   */
+  overLoop?: (route: string) => void
   /** Bodies larger than this (or of unknown length) are parsed off the loop; default OFF_LOOP_BODY_BYTES. */
   offLoopBytes?: number
   /** A body not received whole this long after its reading began is refused request_timeout (SLOW_CLIENT_MS). */
   deadlineMs?: number
 }
 
+/** What a body is read for: its declared length (NaN: unknown), the route's limit, how to parse it, and for whom. */
+export interface BodyRequest {
+  contentLength: number
+  limit: number
+  format: BodyFormat
+  /** Whose share of the mill a large body's parse counts in. */
+  owner: string | null
+  /** The route's URL pattern, named by the tripwire. */
+  route: string
+}
+
 export interface BodyReader {
-  /**
-   * Reads `payload` (at most `limit` bytes) and resolves with the parsed body, or rejects with Fastify's or our error.
-   * A large body's parse counts in `owner`'s share of the mill.
-   */
-  read(payload: Readable, contentLength: number, limit: number, format: BodyFormat, owner: string | null): Promise<unknown>
+  /** Reads `payload` and resolves with the parsed body, or rejects with Fastify's or our error. */
+  read(payload: Readable, request: BodyRequest): Promise<unknown>
   /** Whether a body of this declared length (NaN: unknown) is parsed off the loop. */
   offLoopFor(contentLength: number): boolean
 }
@@ -158,10 +171,12 @@ export function createBodyReader(options: BodyReaderOptions): BodyReader {
   }
 
   return {
-    async read(payload, contentLength, limit, format, owner) {
+    async read(payload, { contentLength, limit, format, owner, route }) {
       if (contentLength > limit) throw new errorCodes.FST_ERR_CTP_BODY_TOO_LARGE()
       const sink = offLoopFor(contentLength) ? millSink(format, owner) : loopSink(format)
-      return outcomeValue(await collect(payload, contentLength, limit, deadlineMs, sink))
+      const outcome = await collect(payload, contentLength, limit, deadlineMs, sink)
+      if (outcome.ok && outcome.overLoop) options.overLoop?.(route)
+      return outcomeValue(outcome)
     },
     offLoopFor,
   }

@@ -44,7 +44,9 @@ export interface RunOptions {
 export interface MillStats {
   threads: number
   max_queue: number
+  /** Tasks waiting for a worker. */
   queue_size: number
+  /** Tasks given to a worker: heavy ones (at most `threads`) and short ones. */
   running: number
   completed: number
   /** Fraction of the pool's capacity (threads × time since start) spent running tasks; 0..1. */

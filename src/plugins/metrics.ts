@@ -353,7 +353,7 @@ function renderPrometheus(snap: MetricsSnapshot): string {
   sample('ncm_mill_threads', snap.mill.threads)
   family('ncm_mill_queue_size', 'gauge', 'Tasks waiting for a mill worker.')
   sample('ncm_mill_queue_size', snap.mill.queue_size)
-  family('ncm_mill_running', 'gauge', 'Tasks running or queued through the mill now.')
+  family('ncm_mill_running', 'gauge', 'Tasks given to a mill worker now (ncm_mill_queue_size: those waiting for one).')
   sample('ncm_mill_running', snap.mill.running)
   family('ncm_mill_utilization_ratio', 'gauge', 'Fraction of mill capacity (threads × time since start) spent running tasks.')
   sample('ncm_mill_utilization_ratio', snap.mill.utilization)

@@ -5,8 +5,7 @@ import type { z } from 'zod'
 import { JsonBytes } from '../json/bytes.js'
 import { serializerOf, type Serialize } from '../json/serializer.js'
 
-/** The most JSON a request writes on the event loop; a larger answer is written in the mill (issue #30's invariant). */
-export const LOOP_VALUE_MAX_BYTES = 64 * 1024
+import { LOOP_VALUE_MAX_BYTES } from '../json/loop-rule.js'
 
 /**
  * Routes that still write more than LOOP_VALUE_MAX_BYTES on the loop, each with the bound that keeps it finite: the

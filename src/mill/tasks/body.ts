@@ -3,6 +3,7 @@
 import type { TaskTable } from '../types.js'
 import { parseBody, textOf, type BodyFormat, type BodyOutcome } from '../../body-parse/formats.js'
 import { takeTextMembers } from '../../body-parse/text-members.js'
+import { hasAtMostValues, LOOP_BODY_MAX_VALUES } from '../../json/loop-rule.js'
 
 /** The deepest value sent back by structured clone (1,800 levels still arrive; 2,000 do not). */
 const CLONE_MAX_DEPTH = 512
@@ -16,13 +17,20 @@ export interface BodyParsePayload {
 export function parseBodyBlocks({ blocks, format }: BodyParsePayload): BodyOutcome {
   const bytes = blocks.length === 1 ? blocks[0]! : Buffer.concat(blocks)
   const outcome = parseBody(bytes, format)
+  if (!('value' in outcome) || format.kind !== 'json') return outcome
   // The receiving side's deserializer recurses: from about 2,000 levels the loop's thread gets a messageerror (stack
   // overflow) and never the value. A deep value goes back as its checked text, for JSON.parse there.
-  if ('depth' in outcome && outcome.depth! > CLONE_MAX_DEPTH) return { ok: true, json: textOf(bytes) }
-  if ('value' in outcome && format.kind === 'json' && format.textMembers) {
+  if (outcome.depth! > CLONE_MAX_DEPTH) return overLoop({ ok: true, json: textOf(bytes) }, outcome.value)
+  if (format.textMembers) {
     const texts = takeTextMembers(outcome.value, format.textMembers)
     if (texts) outcome.texts = texts
   }
+  return overLoop(outcome, outcome.value)
+}
+
+/** Marks an outcome whose value, as it reaches the loop, holds more values than a body parsed there may. */
+function overLoop<T extends BodyOutcome & { ok: true }>(outcome: T, value: unknown): T {
+  if (!hasAtMostValues(value, LOOP_BODY_MAX_VALUES)) outcome.overLoop = true
   return outcome
 }
 

@@ -7,7 +7,7 @@ import { PIN_ON_LOOP_BYTES, pinRepository, readPin, type PinMediaType } from '..
 import { serializerOf } from '../../../json/serializer.js'
 import { createMill } from '../../../mill/pool.js'
 import { testStores } from '../../../store/test-backends.js'
-import { LOOP_VALUE_MAX_BYTES } from '../../../plugins/serializer.js'
+import { LOOP_VALUE_MAX_BYTES } from '../../../json/loop-rule.js'
 import { pin, pinReadAnswer } from './pin.js'
 
 const stores = testStores()

@@ -5,30 +5,7 @@ import { jsonTextInTurns } from '../../../json/json-writer.js'
 import type { FormulaSource } from '../../../mill/tasks/logic.js'
 import { JsonText } from '../../../body-parse/text-members.js'
 import { flatFormula, FORMULA_LIMITS, INLINE_MAX_NODES } from './common.js'
-
-/**
- * Whether a parsed JSON value holds at most `max` values. Walks with its own stack (formulas nest 10,000 deep) and
- * stops as soon as the values seen or waiting pass `max`, so it costs O(max) whatever the input's size.
- */
-export function hasAtMostValues(value: unknown, max: number): boolean {
-  const waiting: unknown[] = [value]
-  let seen = 0
-  while (waiting.length > 0) {
-    const v = waiting.pop()
-    seen++
-    if (typeof v !== 'object' || v === null) continue
-    if (Array.isArray(v)) {
-      if (seen + waiting.length + v.length > max) return false
-      for (const item of v) waiting.push(item)
-      continue
-    }
-    for (const key in v) {
-      waiting.push((v as Record<string, unknown>)[key])
-      if (seen + waiting.length > max) return false
-    }
-  }
-  return seen <= max
-}
+import { hasAtMostValues } from '../../../json/loop-rule.js'
 
 /** A formula sent as text is large by construction (over 16 Ki characters): it is parsed where it is solved. */
 export const isSmallFormula = (value: unknown): boolean => !(value instanceof JsonText) && hasAtMostValues(value, INLINE_MAX_NODES)
