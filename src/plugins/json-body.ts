@@ -67,6 +67,7 @@ export const STILL_PARSED_INTO_VALUES: ReadonlyMap<string, string> = new Map([
   ['/api/v1/diff', 'an RFC 6902 patch, JSON_MAX_VALUES (150,000) values at most and charged by DIFF_PATCH_MAX_WEIGHT'],
   ['/api/v1/run', 'a batch of at most 64 items (MAX_BATCH) in a 1 MiB body (BODY_LIMIT_BYTES)'],
   ['/api/v1/cli', 'a batch of command lines in a 1 MiB body (BODY_LIMIT_BYTES)'],
+  ['/mcp', 'a tools/call of the operations above carries their values, under the same bounds'],
 ])
 
 /** The tripwire: a body over the loop's values on a route not listed above throws, naming the route. */
