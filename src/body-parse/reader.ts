@@ -133,8 +133,7 @@ export function createBodyReader(options: BodyReaderOptions): BodyReader {
     let filled = 0
     const keep = () => {
       if (filled === 0) return
-      // A view of its whole buffer moves as it is (the last block may be short: only the view is; its buffer moves whole).
-      blocks.push(filled === BLOCK_BYTES ? block : new Uint8Array(block.buffer, 0, filled))
+      blocks.push(filled === BLOCK_BYTES ? block : block.subarray(0, filled))
       block = Buffer.allocUnsafeSlow(BLOCK_BYTES)
       filled = 0
     }

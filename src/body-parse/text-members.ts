@@ -1,5 +1,5 @@
 // Wide members of a body kept as their JSON text across the thread boundary. The structured clone of a 37k-key object
-// back from the body parser's thread held the loop 15–50 ms in one stretch; a string crosses as one copy. The operations that
+// back from the body's parse held the loop 15–50 ms in one stretch; a string crosses as one copy. The operations that
 // name such members (`textMembers`) take them as JsonText and hand the text to the mill, which parses it there.
 
 /** A body member's JSON text, not parsed on the loop: the mill parses it where the work runs. */

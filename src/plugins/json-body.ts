@@ -8,7 +8,8 @@ import { createBodyReader, type BodyReader, type ParseOffLoop } from '../body-pa
 import type { BodyFormat } from '../body-parse/formats.js'
 import { nextTurn } from '../sched/turns.js'
 import { DEFAULT_TIMEOUT_MS, type Mill } from '../mill/pool.js'
-import { LOOP_BODY_MAX_VALUES } from '../json/loop-rule.js'
+import { movable } from '../mill/moving.js'
+import { LOOP_BODY_MAX_VALUES, STILL_PARSED_INTO_VALUES, tripLoopRule } from '../json/loop-rule.js'
 
 export interface JsonBodyOptions {
   /** Deepest nesting of arrays and objects a body may have. */
@@ -55,36 +56,18 @@ export async function readBody(reader: BodyReader, req: FastifyRequest, payload:
   return value
 }
 
-/**
- * Routes whose large bodies still come back from the mill as values of more than LOOP_BODY_MAX_VALUES, each with the
- * bound that keeps it finite: the tripwire lets these through and trips on every other route. Each is work left (issue
- * #30 item 1): run the operation in the mill from the body's bytes, then take it off this list.
- */
-export const STILL_PARSED_INTO_VALUES: ReadonlyMap<string, string> = new Map([
-  ['/api/v1/clauses', 'clause arrays, JSON_MAX_VALUES (150,000) values at most, validated and handed to the mill on the loop'],
-  ['/api/v1/quiz', 'clause arrays and an assignment, JSON_MAX_VALUES (150,000) values at most'],
-  ['/api/v1/sat', 'assumptions, at most SAT_LIMITS.maxVars (100,000) literals'],
-  ['/api/v1/diff', 'an RFC 6902 patch, JSON_MAX_VALUES (150,000) values at most and charged by DIFF_PATCH_MAX_WEIGHT'],
-  ['/api/v1/run', 'a batch of at most 64 items (MAX_BATCH) in a 1 MiB body (BODY_LIMIT_BYTES)'],
-  ['/api/v1/cli', 'a batch of command lines in a 1 MiB body (BODY_LIMIT_BYTES)'],
-  ['/mcp', 'a tools/call of the operations above carries their values, under the same bounds'],
-])
-
-/** The tripwire: a body over the loop's values on a route not listed above throws, naming the route. */
+/** The tripwire: a body over the loop's values on a route not listed in STILL_PARSED_INTO_VALUES throws, naming the route. */
 function bodyTripwire(route: string): void {
   if (STILL_PARSED_INTO_VALUES.has(route)) return
-  const message = `loop tripwire: a body for ${route} came back from the mill with more than ${LOOP_BODY_MAX_VALUES} values for ` +
-    'the event loop: run this operation in the mill from the body\'s bytes'
-  // Said on stderr too: the tests' hosts log nothing, and their 500 names only the request id.
-  process.stderr.write(`${message}\n`)
-  throw new Error(message)
+  tripLoopRule(`a body for ${route} came back from the mill with more than ${LOOP_BODY_MAX_VALUES} values for the event ` +
+    'loop: run this operation in the mill from the body\'s bytes')
 }
 
 /** Large bodies parsed by the mill's `body.parse`, their blocks moved to the worker; in the client's share of the mill. */
-export const millBodyParser = (mill: Mill): ParseOffLoop => (blocks, format, owner) =>
-  mill.run('body.parse', { blocks, format }, {
-    timeoutMs: DEFAULT_TIMEOUT_MS, op: 'request body', owner, transfer: [...new Set(blocks.map((b) => b.buffer as ArrayBuffer))],
-  })
+export const millBodyParser = (mill: Mill): ParseOffLoop => (blocks, format, owner) => {
+  const { views, transfer } = movable(blocks)
+  return mill.run('body.parse', { blocks: views, format }, { timeoutMs: DEFAULT_TIMEOUT_MS, op: 'request body', owner, transfer })
+}
 
 /** A turn between the validation and the handler of a body parsed in the mill (a callback hook: no promise per request). */
 function turnAfterLargeBody(req: FastifyRequest, _reply: FastifyReply, done: HookHandlerDoneFunction): void {

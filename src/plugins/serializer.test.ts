@@ -2,8 +2,8 @@
 import fastJson from 'fast-json-stringify'
 import { describe, expect, it } from 'vitest'
 import { z } from 'zod'
-import { STILL_WRITTEN_ON_THE_LOOP, zodSerializerCompiler } from './serializer.js'
-import { LOOP_VALUE_MAX_BYTES } from '../json/loop-rule.js'
+import { zodSerializerCompiler } from './serializer.js'
+import { LOOP_VALUE_MAX_BYTES, STILL_WRITTEN_ON_THE_LOOP } from '../json/loop-rule.js'
 import { JsonBytes } from '../json/bytes.js'
 import { nullableInPlace } from '../json/serializer.js'
 

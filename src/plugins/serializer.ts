@@ -4,20 +4,7 @@ import type { FastifySerializerCompiler } from 'fastify/types/schema.js'
 import type { z } from 'zod'
 import { JsonBytes } from '../json/bytes.js'
 import { serializerOf, type Serialize } from '../json/serializer.js'
-
-import { LOOP_VALUE_MAX_BYTES } from '../json/loop-rule.js'
-
-/**
- * Routes that still write more than LOOP_VALUE_MAX_BYTES on the loop, each with the bound that keeps it finite: the
- * tripwire lets these through and trips on every other route. Each is work left (issue #30): write it in the mill, or
- * page it below the limit, then take it off this list.
- */
-export const STILL_WRITTEN_ON_THE_LOOP: ReadonlyMap<string, string> = new Map([
-  ['/api/v1/admin/go-live/overview', 'the host\'s own readiness report, ~75 KB, sized by its configuration, not by a request'],
-  ['/api/v1/clauses', 'a small CNF answered on the loop (at most 64 KiB of DIMACS or 16,384 literals, and 16,384 variables): its model, lists and simplified CNF, about 0.6 MB at most; a larger CNF\'s answer is written in the mill'],
-  ['/api/v1/diff', 'a diff worked on the loop: inputs up to DIFF_LIMITS.inline (256 Ki characters), which anyone may ask; heavier ones run in the mill, which needs run:heavy'],
-  ['/api/v11/datasets/:ref', 'a page of at most 500 bars'],
-])
+import { LOOP_VALUE_MAX_BYTES, STILL_WRITTEN_ON_THE_LOOP, tripLoopRule } from '../json/loop-rule.js'
 
 export interface SerializerOptions {
   /** `throw`: writing more than LOOP_VALUE_MAX_BYTES here throws (config LOOP_TRIPWIRE; the tests run with it). */
@@ -42,11 +29,8 @@ export function zodSerializerCompiler(options: SerializerOptions = {}): FastifyS
       if (data instanceof JsonBytes) return data.payload()
       const text = (serialize ??= serializerOf(schema))(data)
       if (tripped && text.length > LOOP_VALUE_MAX_BYTES) {
-        const message = `loop tripwire: ${url ?? 'a route'} wrote ${text.length} characters of JSON on the event loop, over ` +
-          `${LOOP_VALUE_MAX_BYTES}: write this answer in the mill (src/json/serializer.ts answerSchema)`
-        // Said on stderr too: the tests' hosts log nothing, and their 500 names only the request id.
-        process.stderr.write(`${message}\n`)
-        throw new Error(message)
+        tripLoopRule(`${url ?? 'a route'} wrote ${text.length} characters of JSON on the event loop, over ` +
+          `${LOOP_VALUE_MAX_BYTES}: write this answer in the mill (src/json/serializer.ts answerSchema)`)
       }
       return text
     }

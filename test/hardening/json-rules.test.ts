@@ -2,8 +2,7 @@
 import { describe, expect, it } from 'vitest'
 import { listeningTestApp } from '../helper.js'
 import { monitorHealth, postRaw } from './monitor.js'
-import { LOOP_BODY_MAX_VALUES } from '../../src/json/loop-rule.js'
-import { STILL_PARSED_INTO_VALUES } from '../../src/plugins/json-body.js'
+import { LOOP_BODY_MAX_VALUES, STILL_PARSED_INTO_VALUES } from '../../src/json/loop-rule.js'
 
 const host = listeningTestApp()
 
