@@ -10,7 +10,7 @@ import { TaskCancelled, taskScope } from './scope.js'
 import { createSlots, type MillAgent, type MillMemory } from './slots.js'
 import type { TaskMessage } from './types.js'
 import { armHardStop, HARD_STOP_GRACE_MS, watchTask } from './watch.js'
-import { SHORT_TASKS, type In, type Out, type TaskName } from './tasks/index.js'
+import type { In, Out, TaskName } from './tasks/index.js'
 
 export { HARD_STOP_GRACE_MS } from './watch.js'
 export type { MillAgent, MillMemory } from './slots.js'
@@ -66,6 +66,15 @@ export interface Mill {
   memory?(): MillMemory
   close(): Promise<void>
 }
+
+/**
+ * Tasks a request waits for whose cost is linear in bytes the host already holds (at most a body's 16 MiB): a body's
+ * parse, a pin's hashing and encoding, a stored run's members written. The pool keeps a worker that heavy work never
+ * takes, so they never wait behind it.
+ */
+const SHORT_TASKS: ReadonlySet<TaskName> = new Set<TaskName>([
+  'body.parse', 'access.pin_read', 'access.pin_bytes', 'access.canonical_json', 'trading.runMembers',
+])
 
 /** How long a mill worker beyond the first may sit idle before it exits. */
 const IDLE_WORKER_MS = 60_000

@@ -28,12 +28,3 @@ export type TaskName = keyof Tasks
 export type In<K extends TaskName> = Parameters<Tasks[K]>[0]
 /** What a task answers. */
 export type Out<K extends TaskName> = ReturnType<Tasks[K]>
-
-/**
- * Tasks a request waits for whose cost is linear in bytes the host already holds (at most a body's 16 MiB): a body's
- * parse, a pin's hashing and encoding, a stored run's members written. The pool keeps a worker that heavy work never
- * takes, so they never wait behind it.
- */
-export const SHORT_TASKS: ReadonlySet<TaskName> = new Set<TaskName>([
-  'body.parse', 'access.pin_read', 'access.pin_bytes', 'access.canonical_json', 'trading.runMembers',
-])
