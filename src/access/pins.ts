@@ -10,6 +10,7 @@ import { budgetOf, type Mill } from '../mill/pool.js'
 import { movable } from '../mill/moving.js'
 import { pinRead, type PinReadOutcome } from '../mill/tasks/access.js'
 import { bufferOf, JsonBytes } from '../json/bytes.js'
+import { ON_LOOP_WORK_MAX_BYTES } from '../json/loop-rule.js'
 
 export const PIN_MEDIA_TYPES = ['text/plain', 'application/json'] as const
 export type PinMediaType = (typeof PIN_MEDIA_TYPES)[number]
@@ -92,12 +93,6 @@ function createPinRepository(sql: Sql): PinRepository {
 /** PostgreSQL answers a BIGINT size as text. */
 const recordOf = (row: PinRow): PinRecord => ({ ...row, size: Number(row.size) })
 
-/**
- * Stored bytes up to this many are hashed and written on the loop: tens of microseconds, less than a round trip to a
- * worker (and no wait behind heavy tasks, nor a share of the mill's queue, for the small pins most reads are).
- */
-export const PIN_ON_LOOP_BYTES = 16 * 1024
-
 /** Where a large pin is hashed and written: the mill, as work of a request (named in refusals, in its owner's share). */
 export interface PinReader {
   mill: Pick<Mill, 'run'>
@@ -141,7 +136,7 @@ export async function hashedPin(
   const bytes = found.parts.reduce((n, part) => n + part.byteLength, 0)
   // Written answers splice a JSON pin's bytes in as they are: they must be one JSON value.
   const json = write && found.record.media_type === 'application/json'
-  if (bytes <= PIN_ON_LOOP_BYTES) return { record: found.record, read: pinRead({ parts: found.parts, digest, write, json }) }
+  if (bytes <= ON_LOOP_WORK_MAX_BYTES) return { record: found.record, read: pinRead({ parts: found.parts, digest, write, json }) }
   // The parts move to the worker, and back with the answer: megabytes are never copied, decoded or escaped here.
   const { views, transfer } = movable(found.parts)
   const read = await reader.mill.run('access.pin_read', { parts: views, digest, write, json }, {

@@ -1,4 +1,4 @@
-// For tests that read small pins: a reader whose mill is never asked (pins up to PIN_ON_LOOP_BYTES are read on the loop).
+// For tests that read small pins: a reader whose mill is never asked (pins up to ON_LOOP_WORK_MAX_BYTES are read on the loop).
 import type { PinReader } from './pins.js'
 
 export const ON_LOOP: PinReader = {

@@ -7,6 +7,13 @@
 /** The most JSON a request writes on the event loop; a larger answer is written in the mill. */
 export const LOOP_VALUE_MAX_BYTES = 64 * 1024
 
+/**
+ * Work linear in bytes the host already holds (a pin hashed and written, a stored run's curve and trades written) is
+ * done on the loop up to this many bytes: tens of microseconds, less than a round trip to a worker, and no wait behind
+ * heavy work nor a share of the mill's queue for the small reads most are. Past it, it is a short task in the mill.
+ */
+export const ON_LOOP_WORK_MAX_BYTES = 32 * 1024
+
 /** The most values a body parsed on the loop can hold (`[0,0,…]` in 64 KiB): a body back from the mill may hold no more. */
 export const LOOP_BODY_MAX_VALUES = LOOP_VALUE_MAX_BYTES / 2
 

@@ -125,6 +125,27 @@ describe('the mill', () => {
     expect(await Promise.all(heavy)).toEqual(['failed', 'failed'])
   })
 
+  it('refuses a request\'s task that waited its line\'s deadline for a worker, and gives its share back', async () => {
+    mill = createMill({ threads: 1, maxQueue: 4, perOwner: 1, lineWaitMs: 300 })
+    const running = mill.run('mill.hang', { ms: 20_000 }, { timeoutMs: 60_000, owner: null }).catch((e: unknown) => e)
+    // The host's own work waits on, past the request's deadline.
+    const hosts = mill.run('mill.spin', { ms: 1 }, { timeoutMs: 5000, owner: null }).catch((e: unknown) => e)
+    await new Promise((r) => setTimeout(r, 100))
+    const err = await mill.run('mill.spin', { ms: 1 }, { timeoutMs: 60_000, op: 'probe', owner: 'client:a' }).catch((e: unknown) => e)
+    expect(err).toBeInstanceOf(Refusal)
+    expect(err).toMatchObject({ code: 'occupied', options: { op: 'probe', retryAfterS: 1 } })
+    expect(mill.stats()).toMatchObject({ running: 1, queue_size: 1, rejected_full: 1 })
+    // Its share (one task) is given back: the same client's next task is let into the line again.
+    const again = mill.run('mill.spin', { ms: 1 }, { timeoutMs: 60_000, owner: 'client:a' }).catch((e: unknown) => e)
+    await new Promise((r) => setTimeout(r, 50))
+    expect(mill.stats().queue_size).toBe(2)
+    await mill.close()
+    mill = undefined
+    expect(await again).toMatchObject({ code: 'occupied' })
+    expect(await hosts).toMatchObject({ code: 'occupied' })
+    expect(await running).toBeInstanceOf(Error)
+  })
+
   it('fails the heavy tasks still waiting for a worker when it closes', async () => {
     mill = createMill({ threads: 1, maxQueue: 4 })
     const running = mill.run('mill.hang', { ms: 20_000 }, { timeoutMs: 60_000, owner: null }).catch((e: unknown) => e)

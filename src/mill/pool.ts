@@ -25,6 +25,8 @@ export interface MillOptions {
   nice?: number
   /** Tasks one owner may have queued or running outside jobs (JOBS_PER_CLIENT, its share of the queue); unbounded when absent. */
   perOwner?: number
+  /** How long a request's task (outside a job, with an owner) may wait for a worker: default MAX_TIMEOUT_MS. */
+  lineWaitMs?: number
 }
 
 export interface RunOptions {
@@ -52,6 +54,7 @@ export interface MillStats {
   /** Fraction of the pool's capacity (threads × time since start) spent running tasks; 0..1. */
   utilization: number
   timeouts: number
+  /** Tasks refused for want of a worker: the queue was full, or a request's task waited its budget in the line. */
   rejected_full: number
 }
 
@@ -79,7 +82,7 @@ const SHORT_TASKS: ReadonlySet<TaskName> = new Set<TaskName>([
 /** How long a mill worker beyond the first may sit idle before it exits. */
 const IDLE_WORKER_MS = 60_000
 
-export function createMill({ threads, maxQueue, nice = 10, perOwner }: MillOptions): Mill {
+export function createMill({ threads, maxQueue, nice = 10, perOwner, lineWaitMs = MAX_TIMEOUT_MS }: MillOptions): Mill {
   const slots = createSlots(nice)
   const createdAt = Date.now()
   let lastTaskId = 0
@@ -123,30 +126,49 @@ export function createMill({ threads, maxQueue, nice = 10, perOwner }: MillOptio
     else byOwner.set(owner, left)
   }
 
-  /** Waits for one of the `threads` workers heavy work may hold; a cancelled job's task leaves the line. */
-  function heavyTurn(signal: AbortSignal | undefined): Promise<void> {
+  /**
+   * Waits for one of the `threads` workers heavy work may hold. A cancelled job's task leaves the line; a request's
+   * task (outside a job: a client waits for it) leaves it after `maxWaitMs`, refused `occupied`, so what a client
+   * holds while it waits (its connection, its body's memory, its share) has a deadline however long heavy work runs.
+   */
+  function heavyTurn(signal: AbortSignal | undefined, maxWaitMs: number | null, op: string | undefined): Promise<void> {
     if (heavy < threads) {
       heavy++
       return Promise.resolve()
     }
     return new Promise<void>((resolve, reject) => {
+      let timer: NodeJS.Timeout | undefined
+      const settle = () => {
+        signal?.removeEventListener('abort', cancelled)
+        clearTimeout(timer)
+        const at = waiting.indexOf(waiter)
+        if (at >= 0) waiting.splice(at, 1)
+      }
       const waiter = {
         go: () => {
-          signal?.removeEventListener('abort', leave)
+          settle()
           heavy++
           resolve()
         },
         fail: (err: Error) => {
-          signal?.removeEventListener('abort', leave)
+          settle()
           reject(err)
         },
       }
-      function leave() {
-        const at = waiting.indexOf(waiter)
-        if (at >= 0) waiting.splice(at, 1)
+      function cancelled() {
         waiter.fail(new TaskCancelled(false))
       }
-      signal?.addEventListener('abort', leave, { once: true })
+      signal?.addEventListener('abort', cancelled, { once: true })
+      if (maxWaitMs !== null) {
+        timer = setTimeout(() => {
+          rejectedFull++
+          waiter.fail(new Refusal('occupied', `every mill worker stayed busy for the ${maxWaitMs} ms this task may wait for one; try again`, {
+            op,
+            retryAfterS: Math.max(1, Math.ceil(maxWaitMs / 1000)),
+          }))
+        }, maxWaitMs)
+        timer.unref()
+      }
       waiting.push(waiter)
     })
   }
@@ -177,7 +199,7 @@ export function createMill({ threads, maxQueue, nice = 10, perOwner }: MillOptio
       if (counted !== null) byOwner.set(counted, held + 1)
       try {
         if (isShort) short++
-        else await heavyTurn(scope?.signal)
+        else await heavyTurn(scope?.signal, counted === null ? null : lineWaitMs, op)
       } catch (err) {
         release(counted)
         throw err

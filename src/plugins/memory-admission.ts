@@ -6,9 +6,18 @@
 // held until its response closes, and a response whose client stops reading is ended after SLOW_CLIENT_MS, so a
 // client that never reads cannot keep what another client needs.
 import type { ServerResponse } from 'node:http'
+import type { Socket } from 'node:net'
 import fp from 'fastify-plugin'
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { Refusal } from '../http/refusal.js'
+
+/**
+ * A socket's libuv handle: bytes handed to the kernel that it has not yet taken (`writeQueueSize`). Node documents no
+ * public figure for them, and `writableLength` drops to 0 once everything is handed over, so progress is read here.
+ */
+interface SocketWithHandle extends Socket {
+  _handle?: { writeQueueSize?: number } | null
+}
 
 export interface MemoryAdmissionOptions {
   /** Bodies up to this many bytes are not counted (BODY_LIMIT_BYTES). */
@@ -111,7 +120,7 @@ export function createMemoryAdmission(opts: Omit<MemoryAdmissionOptions, 'smallB
   interface Watched { waiting: number; queued: number; since: number }
   const watched = new Map<ServerResponse, Watched>()
   let sweeper: NodeJS.Timeout | null = null
-  const queuedOf = (res: ServerResponse) => (res.socket as unknown as { _handle?: { writeQueueSize?: number } } | null)?._handle?.writeQueueSize ?? 0
+  const queuedOf = (res: ServerResponse) => (res.socket as SocketWithHandle | null)?._handle?.writeQueueSize ?? 0
   const sweep = () => {
     const now = performance.now()
     for (const [res, entry] of watched) {

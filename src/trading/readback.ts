@@ -9,6 +9,7 @@ import type { AccountRow, CycleRow, DatasetRow, FillRow, OrderRow, PositionRow, 
 import type { BarRow, LedgerFilter, RunListRow } from './repository-pages.js'
 import type { BacktestBody } from './schemas.js'
 import { answerSchema, splicedAnswer } from '../json/serializer.js'
+import { ON_LOOP_WORK_MAX_BYTES } from '../json/loop-rule.js'
 import { budgetOf, type Mill } from '../mill/pool.js'
 import { runMembers, type RunMembersPayload } from '../mill/tasks/trading.js'
 import { runDetail } from './readback-schemas.js'
@@ -30,14 +31,6 @@ export const LISTS = {
   cycles: pagedList<CycleRow>('cycles', ['integer'], (c) => [c.id]),
 }
 
-/**
- * A run's curve and trades are written on the loop when they come to at most this much JSON, bounded from what is
- * stored (the curve's text, TRADE_JSON_MAX_BYTES a trade). A stored curve (STORED_EQUITY_POINTS, about 21 KB) is
- * written in a fraction of a millisecond, so a run read without its trades never waits behind heavy work in the mill.
- * Past it, the curve and trades are written in the mill by the route's own schemas for them, and only their bytes
- * come back (issue #30).
- */
-export const RUN_MEMBERS_ON_LOOP_BYTES = 32 * 1024
 /** A trade's JSON in a run's answer at most: its eleven members, every figure at its longest. */
 export const TRADE_JSON_MAX_BYTES = 400
 /** The answer's members written from what is stored, by the route's own schemas for them. */
@@ -102,7 +95,7 @@ export function createReadback(service: TradingService, mill: Pick<Mill, 'run'>)
      * One run: its inputs (the normalised request), stats and stored equity curve (downsampled further to
      * `equityPoints`). `withTrades` adds its first trades as stored, or for a run stored before runs kept them,
      * recomputes them from the stored inputs in the mill and says whether the recomputed statistics equal the stored
-     * ones. The curve and trades are written as bytes (in the mill past RUN_MEMBERS_ON_LOOP_BYTES) and spliced in.
+     * ones. The curve and trades are written as bytes (in the mill past ON_LOOP_WORK_MAX_BYTES) and spliced in.
      */
     async run(row: ReadableRun, opts: { withTrades: boolean; equityPoints?: number | undefined }, owner: string | null) {
       const dataset = (await repo.datasetById(row.dataset_id))!
@@ -172,10 +165,14 @@ function runListItem(row: RunListRow) {
   }
 }
 
-/** The run's curve and trades written on the loop when small, else in the mill (RUN_MEMBERS_ON_LOOP_BYTES). */
+/**
+ * The run's curve and trades written on the loop when small (ON_LOOP_WORK_MAX_BYTES, bounded from what is stored: the
+ * curve's text, TRADE_JSON_MAX_BYTES a trade; a stored curve of STORED_EQUITY_POINTS is about 21 KB, so a run read
+ * without its trades never waits on the mill), else in the mill by the route's own schemas, only their bytes back.
+ */
 async function runMembersOf(mill: Pick<Mill, 'run'>, owner: string | null, payload: RunMembersPayload) {
   const bytes = (payload.equity?.text.length ?? 0) + ((payload.trades?.length ?? 0) / TRADE_COLUMNS.length) * TRADE_JSON_MAX_BYTES
-  if (bytes <= RUN_MEMBERS_ON_LOOP_BYTES) return runMembers(payload)
+  if (bytes <= ON_LOOP_WORK_MAX_BYTES) return runMembers(payload)
   return mill.run('trading.runMembers', payload, {
     timeoutMs: budgetOf(undefined), op: 'trading.runs.get', owner, ...(payload.trades ? { transfer: [payload.trades.buffer as ArrayBuffer] } : {}),
   })

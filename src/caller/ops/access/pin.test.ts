@@ -3,11 +3,11 @@
 import { afterAll, describe, expect, it, vi } from 'vitest'
 import { canonicalJson } from '../../../engines/digest/canonical-json.js'
 import { PIN_PART_CHARS, pinBytesOf } from '../../../access/pin-parts.js'
-import { PIN_ON_LOOP_BYTES, pinRepository, readPin, type PinMediaType } from '../../../access/pins.js'
+import { pinRepository, readPin, type PinMediaType } from '../../../access/pins.js'
 import { serializerOf } from '../../../json/serializer.js'
 import { createMill } from '../../../mill/pool.js'
 import { testStores } from '../../../store/test-backends.js'
-import { LOOP_VALUE_MAX_BYTES } from '../../../json/loop-rule.js'
+import { LOOP_VALUE_MAX_BYTES, ON_LOOP_WORK_MAX_BYTES } from '../../../json/loop-rule.js'
 import { pin, pinReadAnswer } from './pin.js'
 
 const stores = testStores()
@@ -52,7 +52,7 @@ describe('a pin read answer', () => {
     ['a large JSON pin, hashed and written in the mill', canonicalJson(wide(2_000)), 'application/json', true],
   ] as const)('is what the serializer wrote before: %s', async (_, text, mediaType, large) => {
     expect(Buffer.byteLength(text) > LOOP_VALUE_MAX_BYTES).toBe(large)
-    expect(Buffer.byteLength(text) <= PIN_ON_LOOP_BYTES).toBe(!large)
+    expect(Buffer.byteLength(text) <= ON_LOOP_WORK_MAX_BYTES).toBe(!large)
     const { record, answer, inMill, moved } = await pinnedAndRead(text, mediaType)
     if (large) expect(text.length).toBeGreaterThan(mediaType === 'text/plain' ? PIN_PART_CHARS : 0)
     expect(answer.text()).toBe(before(record, text, mediaType))
