@@ -2,20 +2,12 @@
 import type { Sql } from '../store/sql.js'
 import { RUN_KINDS, type RunKind, type RunRow, type NewRun, type SignalRow } from './rows.js'
 import { TRADE_COLUMNS } from '../engines/trading/run-series.js'
+import type { TradeRecord } from '../engines/trading/trade-view.js'
 import type { RunResults, TrialRow } from './rows.js'
 
-export interface RunTradeRow {
+/** A stored trade: the trade view's record (its figures NOT NULL), numbered. */
+export interface RunTradeRow extends TradeRecord<number> {
   seq: number
-  size: number
-  entry_bar: number
-  exit_bar: number | null
-  entry_ts: number
-  exit_ts: number | null
-  entry_price: number
-  exit_price: number | null
-  pnl: number
-  return_pct: number
-  commissions: number
 }
 
 export interface RunEquityRow {

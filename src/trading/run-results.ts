@@ -4,6 +4,7 @@ import { Readable } from 'node:stream'
 import { encodeCursor, pageAnswer, pagedList, type PageQuery } from '../http/paging.js'
 import { Refusal } from '../http/refusal.js'
 import { decodeEquityChunk, EQUITY_CHUNK_POINTS, TRADE_COLUMNS } from '../engines/trading/run-series.js'
+import { tradeView, type TradeRecord } from '../engines/trading/trade-view.js'
 import { iso } from './present.js'
 import { nextTurn } from '../sched/turns.js'
 import type { ReadableRun } from './run-access.js'
@@ -31,20 +32,12 @@ export const tradesCursorAfter = (shown: number): string => encodeCursor(tradeLi
 const CSV_TRADES_STEP = 250
 const CSV_POINTS_STEP = 512
 
-export const tradeView = (t: RunTradeRow) => ({
-  seq: Number(t.seq),
-  size: t.size,
-  entry_bar: Number(t.entry_bar),
-  exit_bar: t.exit_bar === null ? null : Number(t.exit_bar),
-  entry_time: iso(Number(t.entry_ts)),
-  exit_time: t.exit_ts === null ? null : iso(Number(t.exit_ts)),
-  entry_price: t.entry_price,
-  exit_price: t.exit_price,
-  pnl: t.pnl,
-  return_pct: t.return_pct,
-  commissions: t.commissions,
-  open: t.exit_bar === null,
-})
+/** A stored row in numbers, as the trade view and the CSV take it: a driver may answer a BIGINT (a trade's times) as text. */
+const storedTrade = (t: RunTradeRow): TradeRecord<number> =>
+  Object.fromEntries(TRADE_COLUMNS.map((c) => [c, t[c] === null ? null : Number(t[c])])) as TradeRecord<number>
+
+/** A trade of a page: the one trade view, numbered. */
+export const pageTrade = (t: RunTradeRow) => ({ seq: Number(t.seq), ...tradeView(storedTrade(t)) })
 
 const pointView = (p: EquityPoint) => ({ ...p, time: iso(p.ts) })
 
@@ -94,7 +87,7 @@ export function createRunResults(repo: TradingRepository) {
       const id = run.id
       await backtestWithResults(repo, run, 'trades')
       const page = await tradeList.read(query, (r) => repo.runTradesPage(id, Number(r.after?.[0] ?? 0), r.limit + 1))
-      return { run_id: id, total: await repo.runTradeCount(id), ...pageAnswer('trades', page, tradeView), csv: `/api/v11/runs/${id}/trades` }
+      return { run_id: id, total: await repo.runTradeCount(id), ...pageAnswer('trades', page, pageTrade), csv: `/api/v11/runs/${id}/trades` }
     },
 
     async equityPage(run: ReadableRun, query: PageQuery) {
@@ -141,8 +134,10 @@ async function* tradeLines(repo: TradingRepository, id: number): AsyncGenerator<
     if (rows.length === 0) return
     let text = ''
     for (const t of rows) {
-      text += `${t.seq},${iso(Number(t.entry_ts))},${t.exit_ts === null ? '' : iso(Number(t.exit_ts))},` +
-        `${TRADE_COLUMNS.map((c) => csvNumber(t[c] === null ? null : Number(t[c]))).join(',')},${t.exit_bar === null}\n`
+      // The times and open as a page shows them; the stored columns as stored (times in epoch ms too).
+      const trade = storedTrade(t)
+      const view = tradeView(trade)
+      text += `${t.seq},${view.entry_time},${view.exit_time ?? ''},${TRADE_COLUMNS.map((c) => csvNumber(trade[c])).join(',')},${view.open}\n`
     }
     yield text
     after = Number(rows[rows.length - 1]!.seq)

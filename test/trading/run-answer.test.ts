@@ -11,7 +11,7 @@ import { LOOP_VALUE_MAX_BYTES, STILL_WRITTEN_ON_THE_LOOP } from '../../src/json/
 import { runDetail } from '../../src/trading/readback-schemas.js'
 import { TRADE_JSON_MAX_BYTES } from '../../src/trading/readback.js'
 import { createTradingRepository, type TradingRepository } from '../../src/trading/repository.js'
-import { tradeView } from '../../src/trading/run-results.js'
+import { pageTrade } from '../../src/trading/run-results.js'
 import { storeDataset } from '../hardening/large-dataset.js'
 import { json } from '../helper.js'
 import { buildTradingApp } from './helper.js'
@@ -58,7 +58,7 @@ async function formerText(id: number, answer: Record<string, unknown>, query: { 
   if (query.trades && row.kind === 'backtest') {
     const rows = await repo.runTradesPage(id, 0, Math.min(await repo.runTradeCount(id), INLINE_TRADES_MAX))
     trades = rows.map((t) => {
-      const { seq: _seq, ...view } = tradeView(t)
+      const { seq: _seq, ...view } = pageTrade(t)
       return view
     })
   }

@@ -7,7 +7,8 @@ import type { BacktestOptions, Bars, Stats, StrategyName, Trade } from '../../en
 import { moving } from '../moving.js'
 import { tradeBands } from '../../engines/trading/trade-bands.js'
 import { searchOverfitting } from '../../engines/trading/overfitting.js'
-import { equityChunks, monthlyReturns, TRADE_COLUMNS, tradeBlock } from '../../engines/trading/run-series.js'
+import { equityChunks, monthlyReturns, TRADE_COLUMNS, tradeBlock, tradeRows } from '../../engines/trading/run-series.js'
+import { tradeView, type TradeRecord } from '../../engines/trading/trade-view.js'
 import { answerBytes, type AnswerSchema } from '../../json/serializer.js'
 import { INLINE_TRADES_MAX } from '../../engines/trading/answer-caps.js'
 
@@ -38,24 +39,12 @@ export interface BacktestPayload extends EngineRun {
 
 /** A figure as the answer shows it: non-finite is null. */
 const shown = (x: number | null): number | null => (x !== null && Number.isFinite(x) ? x : null)
-const isoOf = (ms: number): string => new Date(ms).toISOString()
 
-/** A trade as the answer shows it (src/trading/schemas.ts `tradeSchema`): ISO times, finite figures or null. */
-function tradeView(t: Trade) {
-  return {
-    size: shown(t.size),
-    entry_bar: t.entryBar,
-    exit_bar: t.exitBar,
-    entry_time: isoOf(t.entryTime),
-    exit_time: t.exitTime === null ? null : isoOf(t.exitTime),
-    entry_price: shown(t.entryPrice),
-    exit_price: shown(t.exitPrice),
-    pnl: shown(t.pnl),
-    return_pct: shown(t.returnPct * 100),
-    commissions: shown(t.commissions),
-    open: t.exitBar === null,
-  }
-}
+/** The engine's trade in the stored columns' terms (return_pct in percent, as tradeBlock stores it), non-finite figures null. */
+const engineTrade = (t: Trade): TradeRecord => ({
+  size: shown(t.size), entry_bar: t.entryBar, exit_bar: t.exitBar, entry_ts: t.entryTime, exit_ts: t.exitTime,
+  entry_price: shown(t.entryPrice), exit_price: shown(t.exitPrice), pnl: shown(t.pnl), return_pct: shown(t.returnPct * 100), commissions: shown(t.commissions),
+})
 
 /** A stored run's curve and first trades as GET /api/v11/runs/{id} shows them, written by that route's schemas for them. */
 export interface RunMembersPayload {
@@ -66,26 +55,9 @@ export interface RunMembersPayload {
   members: { trades: AnswerSchema; equity: AnswerSchema }
 }
 
-const WIDTH = TRADE_COLUMNS.length
-const orNull = (x: number): number | null => (Number.isNaN(x) ? null : x)
-
-/** Row `k` of a stored trade block as the answer shows a stored trade (src/trading/run-results.ts `tradeView` but its seq). */
-function storedTradeView(block: Float64Array, k: number) {
-  const [size, entryBar, exitBar, entryTs, exitTs, entryPrice, exitPrice, pnl, returnPct, commissions] = block.subarray(k * WIDTH, (k + 1) * WIDTH)
-  return {
-    size: orNull(size!),
-    entry_bar: entryBar!,
-    exit_bar: orNull(exitBar!),
-    entry_time: isoOf(entryTs!),
-    exit_time: Number.isNaN(exitTs!) ? null : isoOf(exitTs!),
-    entry_price: orNull(entryPrice!),
-    exit_price: orNull(exitPrice!),
-    pnl: orNull(pnl!),
-    return_pct: orNull(returnPct!),
-    commissions: orNull(commissions!),
-    open: Number.isNaN(exitBar!),
-  }
-}
+/** A stored trade block's rows as the view takes them: NaN (the block's null) is null, the rest as stored. */
+const blockTrades = (block: Float64Array): TradeRecord[] =>
+  tradeRows(block).map((row) => Object.fromEntries(TRADE_COLUMNS.map((c, i) => [c, row[i]])) as TradeRecord)
 
 /** Run on the loop for a small run (src/trading/readback.ts), in a worker for a larger one: the same bytes either way. */
 export function runMembers({ equity, trades, members }: RunMembersPayload): { equity: Uint8Array | null; trades: Uint8Array | null } {
@@ -97,7 +69,7 @@ export function runMembers({ equity, trades, members }: RunMembersPayload): { eq
       : stored
     curve = answerBytes(members.equity, { points, stored_points: stored.length, downsampled: points.length < stored.length })
   }
-  const rows = trades && Array.from({ length: trades.length / WIDTH }, (_, k) => storedTradeView(trades, k))
+  const rows = trades && blockTrades(trades).map(tradeView)
   const written = { equity: curve, trades: rows && answerBytes(members.trades, rows) }
   return moving(written, [written.equity?.buffer, written.trades?.buffer].filter((b) => b !== undefined) as ArrayBuffer[])
 }
@@ -154,7 +126,7 @@ export const tradingTasks = {
       stats,
       annualization,
       equity: points && answerBytes(members.equity, { points, total_points: total, downsampled: points.length < total }),
-      trades: wanted.trades ? answerBytes(members.trades, trades.slice(0, INLINE_TRADES_MAX).map(tradeView)) : null,
+      trades: wanted.trades ? answerBytes(members.trades, trades.slice(0, INLINE_TRADES_MAX).map((t) => tradeView(engineTrade(t)))) : null,
       tradesTotal: trades.length,
       storedEquity: wanted.storedEquityPoints === null ? null : downsample(bars.ts, equity, wanted.storedEquityPoints),
       kept: wanted.keep ? { trades: tradeBlock(trades), equity: equityChunks(bars.ts, equity), monthly: monthlyReturns(bars.ts, equity) } : null,
