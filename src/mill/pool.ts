@@ -1,8 +1,6 @@
 // The mill: a piscina worker pool for heavy operations, with soft deadlines, a hard stop and a bounded queue (SPEC §1.5).
 // Heavy work runs on at most `threads` workers at once; the pool keeps one more for the short tasks a request waits for
 // (SHORT_TASKS: a large body's parse), so those never queue behind a minute of solving.
-import { extname } from 'node:path'
-import { fileURLToPath } from 'node:url'
 import { Piscina } from 'piscina'
 import { Refusal } from '../http/refusal.js'
 import { createControl } from './progress.js'
@@ -10,6 +8,7 @@ import { TaskCancelled, taskScope } from './scope.js'
 import { createSlots, type MillAgent, type MillMemory } from './slots.js'
 import type { TaskMessage } from './types.js'
 import { armHardStop, HARD_STOP_GRACE_MS, watchTask } from './watch.js'
+import { workerFile } from './worker-file.js'
 import type { In, Out, TaskName } from './tasks/index.js'
 
 export { HARD_STOP_GRACE_MS } from './watch.js'
@@ -86,12 +85,12 @@ export function createMill({ threads, maxQueue, nice = 10, perOwner, lineWaitMs 
   const slots = createSlots(nice)
   const createdAt = Date.now()
   let lastTaskId = 0
-  const fromSource = extname(fileURLToPath(import.meta.url)) === '.ts'
+  const worker = workerFile()
   // The pool, and with it the first worker, starts with the first task: a host that has not run a heavy operation yet
   // holds no worker (~16 MiB of RSS), and start-up does not share the CPU with a worker loading every engine's modules.
   let started: Piscina | null = null
   const pool = () => started ??= new Piscina({
-    filename: fileURLToPath(new URL(fromSource ? './worker.ts' : './worker.js', import.meta.url)),
+    filename: worker.filename,
     // Then one worker is kept warm; the others start when tasks queue and leave after a minute idle, so an idle host
     // does not hold a V8 heap and every engine's modules per thread (tens of MiB each).
     minThreads: 1,
@@ -100,8 +99,8 @@ export function createMill({ threads, maxQueue, nice = 10, perOwner, lineWaitMs 
     // piscina's run-time histogram makes its `utilization` getter cost ~0.5 ms per read; ours is a few additions.
     recordTiming: false,
     workerData: slots.shared,
-    // Running from TypeScript sources (tests, `npm run dev`): workers need the same loader.
-    execArgv: fromSource ? ['--import', 'tsx'] : [],
+    // A worker run from TypeScript sources needs their loader (worker-file.ts).
+    execArgv: worker.execArgv,
   })
   const liveThreads = () => new Set(started ? started.threads.map((w) => w.threadId) : [])
   /** Heavy tasks holding one of the `threads` workers (from the call on, when one is free), and those waiting for one. */
