@@ -119,7 +119,7 @@ export async function importCsvText(sql: Sql, text: string, options: ImportOptio
     })
   }
   if ('issues' in parsed) {
-    const oneLine = !/[\r\n]/.test(text.trimEnd())
+    const { oneLine } = parsed
     throw new Refusal('invalid_input', `the CSV was not imported: ${new CsvError(parsed.issues).message}${oneLine ? `; ${ONE_LINE_HINT}` : ''}`, {
       issues: parsed.issues.map((i) => ({ path: `line ${i.line}`, message: i.message })),
       hints: { bad_rows: parsed.issues, ...(oneLine ? { line_breaks: ONE_LINE_HINT } : {}) },
