@@ -8,11 +8,10 @@ import { Refusal, type RefusalCode, type RefusalOptions } from '../http/refusal.
 export type BodyFormat =
   // textMembers: top-level members that cross back from the mill as JSON text when wide (text-members.ts)
   | { kind: 'json'; maxDepth: number; maxValues: number; textMembers?: readonly string[] }
-  | { kind: 'csv' }
   // the body's bytes, undecoded (isBodyBytes): a CSV import's, moved (`movable`) to the mill task that decodes them
   | { kind: 'bytes' }
-  // a text/plain body that is one member of the operation's input (e.g. /sat's dimacs)
-  | { kind: 'text'; member: string }
+  // a text/plain body that is one member of the operation's input (e.g. /sat's dimacs); no member: the text itself
+  | { kind: 'text'; member?: string }
 
 /**
  * A body's outcome as it crosses the thread: a value, a refusal, or one of Fastify's own JSON body errors. `depth` is
@@ -59,8 +58,7 @@ export function parseBody(bytes: Uint8Array, format: BodyFormat): BodyOutcome {
   try {
     if (format.kind === 'bytes') return { ok: true, value: [bytes] }
     const text = textOf(bytes)
-    if (format.kind === 'csv') return { ok: true, value: text }
-    if (format.kind === 'text') return { ok: true, value: { [format.member]: text } }
+    if (format.kind === 'text') return { ok: true, value: format.member === undefined ? text : { [format.member]: text } }
     if (text.length === 0) return { ok: false, fastify: 'FST_ERR_CTP_EMPTY_JSON_BODY' }
     const { value, shape } = parseJsonShaped(text, format.maxDepth, secureParse, format.maxValues)
     return { ok: true, value, depth: shape.depth }
