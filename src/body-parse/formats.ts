@@ -1,6 +1,6 @@
 // What a request body becomes, the same on the event loop (small bodies) and in the mill (large ones): JSON under
-// the host's rules (json-text.ts, Fastify's prototype-poisoning protection), or CSV text (its rows are counted by the
-// CSV parser, engines/trading/csv.ts, which reads them: one count, whatever the line ends).
+// the host's rules (json-text.ts, Fastify's prototype-poisoning protection), a text member, or the body's bytes as
+// they arrived (a CSV import: decoded and parsed by the mill task that reads it, never on the loop).
 import secureJsonParse from 'secure-json-parse'
 import { parseJsonShaped } from '../json/json-text.js'
 import { Refusal, type RefusalCode, type RefusalOptions } from '../http/refusal.js'
@@ -8,9 +8,10 @@ import { Refusal, type RefusalCode, type RefusalOptions } from '../http/refusal.
 export type BodyFormat =
   // textMembers: top-level members that cross back from the mill as JSON text when wide (text-members.ts)
   | { kind: 'json'; maxDepth: number; maxValues: number; textMembers?: readonly string[] }
-  | { kind: 'csv' }
-  // a text/plain body that is one member of the operation's input (e.g. /sat's dimacs)
-  | { kind: 'text'; member: string }
+  // the body's bytes, undecoded (isBodyBytes): a CSV import's, moved (`movable`) to the mill task that decodes them
+  | { kind: 'bytes' }
+  // a text/plain body that is one member of the operation's input (e.g. /sat's dimacs); no member: the text itself
+  | { kind: 'text'; member?: string }
 
 /**
  * A body's outcome as it crosses the thread: a value, a refusal, or one of Fastify's own JSON body errors. `depth` is
@@ -40,11 +41,24 @@ function secureParse(text: string): unknown {
 /** The body's text: UTF-8 decoded as Fastify decodes it (invalid sequences become U+FFFD; a BOM is kept). */
 export const textOf = (bytes: Uint8Array): string => Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('utf8')
 
+/**
+ * Whether a request's body is bytes the reader kept (format `bytes`): its blocks in order, at least one (an empty body
+ * is one empty block). A parsed JSON body never holds a Uint8Array.
+ */
+export const isBodyBytes = (body: unknown): body is Uint8Array[] =>
+  Array.isArray(body) && body.length > 0 && body.every((block) => block instanceof Uint8Array)
+
+/** Blocks as one view: the only one as it is, several joined (a copy: for a worker, or a body of at most 64 KiB). */
+export const joined = (blocks: readonly Uint8Array[]): Uint8Array => (blocks.length === 1 ? blocks[0]! : Buffer.concat(blocks))
+
+/** A body's text from its bytes (decoded as `textOf` decodes a body), or the text itself. */
+export const bodyText = (body: string | readonly Uint8Array[]): string => (typeof body === 'string' ? body : textOf(joined(body)))
+
 export function parseBody(bytes: Uint8Array, format: BodyFormat): BodyOutcome {
   try {
+    if (format.kind === 'bytes') return { ok: true, value: [bytes] }
     const text = textOf(bytes)
-    if (format.kind === 'csv') return { ok: true, value: text }
-    if (format.kind === 'text') return { ok: true, value: { [format.member]: text } }
+    if (format.kind === 'text') return { ok: true, value: format.member === undefined ? text : { [format.member]: text } }
     if (text.length === 0) return { ok: false, fastify: 'FST_ERR_CTP_EMPTY_JSON_BODY' }
     const { value, shape } = parseJsonShaped(text, format.maxDepth, secureParse, format.maxValues)
     return { ok: true, value, depth: shape.depth }

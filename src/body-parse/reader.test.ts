@@ -2,7 +2,7 @@
 import { Readable } from 'node:stream'
 import { afterAll, describe, expect, it } from 'vitest'
 import { createBodyReader, type ParseOffLoop } from './reader.js'
-import type { BodyFormat } from './formats.js'
+import { isBodyBytes, type BodyFormat } from './formats.js'
 import { JsonText } from './text-members.js'
 import { createMill } from '../mill/pool.js'
 import { millBodyParser } from '../plugins/json-body.js'
@@ -21,12 +21,16 @@ const offLoop = createBodyReader({ parseOffLoop: inMill, offLoopBytes: 0 })
 
 const json: BodyFormat = { kind: 'json', maxDepth: 5, maxValues: 20 }
 
-/** What a reader makes of `text` sent in 7-byte chunks: the value, or the error's code and message. */
+/**
+ * What a reader makes of `text` sent in 7-byte chunks: the value, or the error's code and message. A body kept as
+ * bytes shows as `{ bytes }`, their text (its blocks may be cut anywhere).
+ */
 async function outcome(reader: ReturnType<typeof createBodyReader>, text: string, format = json, limit = 1 << 20, declared?: number) {
   const bytes = Buffer.from(text)
   const chunks = Array.from({ length: Math.ceil(bytes.length / 7) }, (_, i) => bytes.subarray(i * 7, i * 7 + 7))
   try {
-    return { value: await reader.read(Readable.from(chunks), { contentLength: declared ?? bytes.length, limit, format, owner: null, route: '/test' }) }
+    const value = await reader.read(Readable.from(chunks), { contentLength: declared ?? bytes.length, limit, format, owner: null, route: '/test' })
+    return { value: isBodyBytes(value) ? { bytes: Buffer.concat(value).toString() } : value }
   } catch (err) {
     const e = err as Error & { code?: string }
     return { error: e.code, message: e.message }
@@ -45,7 +49,9 @@ const cases: Array<[string, string, BodyFormat?, number?, number?]> = [
   ['a number that overflows', '{"n":1e400}'],
   ['a body over the limit', JSON.stringify({ a: 'x'.repeat(100) }), json, 50],
   ['a body shorter than its content-length', '{"a":1}', json, 1 << 20, 99],
-  ['a CSV as its text', 'Date,Open\n1,2\n3,4\n', { kind: 'csv' }],
+  ['a CSV kept as bytes', 'Date,Open\n1,2\n3,4\n', { kind: 'bytes' }],
+  ['an empty body kept as bytes', '', { kind: 'bytes' }],
+  ['bytes over the limit', 'Date,Open\n1,2\n3,4\n', { kind: 'bytes' }, 10],
 ]
 
 describe('body reader', () => {
@@ -67,6 +73,27 @@ describe('body reader', () => {
     expect(big.error).toBeUndefined()
     expect((big.value as { big: string }).big).toBe(text)
     expect(parsedInMill).toBe(before + 1)
+  })
+
+  it('keeps a body read as bytes as they arrived, never decoded nor sent to the mill: a large one in whole 1 MiB blocks', async () => {
+    const reader = createBodyReader({ parseOffLoop: inMill, offLoopBytes: 10 })
+    const before = parsedInMill
+    const read = (text: string) => reader.read(Readable.from([Buffer.from(text)]), {
+      contentLength: Buffer.byteLength(text), limit: 1 << 23, format: { kind: 'bytes' }, owner: null, route: '/test',
+    }) as Promise<Uint8Array[]>
+    const small = await read('Date,Open\n1,2\n')
+    expect(isBodyBytes(small) && Buffer.concat(small).toString()).toBe('Date,Open\n1,2\n')
+    // A character cut between blocks stays cut: the bytes are the body's, for the mill task that decodes them.
+    const text = 'Date,é😀\n'.repeat(300_000)
+    const blocks = await read(text)
+    expect(blocks.map((b) => b.byteLength)).toEqual([2 ** 20, 2 ** 20, 2 ** 20, Buffer.byteLength(text) - 3 * 2 ** 20])
+    expect(blocks.slice(0, 3).every((b) => b.byteOffset === 0 && b.byteLength === b.buffer.byteLength)).toBe(true)
+    expect(Buffer.concat(blocks).toString()).toBe(text)
+    expect((await read('')).map((b) => b.byteLength)).toEqual([0])
+    // Of unknown length (read into blocks) and empty: still one block, as every body kept as bytes has.
+    const unknown = await reader.read(Readable.from([]), { contentLength: NaN, limit: 100, format: { kind: 'bytes' }, owner: null, route: '/test' })
+    expect((unknown as Uint8Array[]).map((b) => b.byteLength)).toEqual([0])
+    expect(parsedInMill).toBe(before)
   })
 
   it('refuses a large body occupied when the mill cannot take it, before parsing it', async () => {

@@ -2,11 +2,12 @@
 // task `body.parse`). A large body is copied once, chunk by chunk as it arrives, into 1 MiB blocks that move (are not
 // copied) to the worker, so no single step on the loop costs more than a block's copy. What remains on the loop is the
 // parsed value's structured clone back (cheap for strings, about the parse's own cost for bodies of many values, which
-// JSON_MAX_VALUES bounds), except for the wide members a route takes as text (text-members.ts).
+// JSON_MAX_VALUES bounds), except for the wide members a route takes as text (text-members.ts). A body read as `bytes`
+// (a CSV import) is not parsed at all: its blocks are the body, for the operation to move to the task that reads them.
 import type { Readable } from 'node:stream'
 import { errorCodes } from 'fastify'
 import { Refusal } from '../http/refusal.js'
-import { parseBody, type BodyFormat, type BodyOutcome } from './formats.js'
+import { joined, parseBody, type BodyFormat, type BodyOutcome } from './formats.js'
 import { putTextMembers } from './text-members.js'
 
 /**
@@ -126,7 +127,10 @@ export function createBodyReader(options: BodyReaderOptions): BodyReader {
   const deadlineMs = options.deadlineMs ?? 30_000
   const offLoopFor = (contentLength: number) => Number.isNaN(contentLength) || contentLength > offLoopBytes
 
-  /** A large body: copied into whole blocks as it arrives; the blocks move to a worker, which parses them. */
+  /**
+   * A large body: copied into whole blocks as it arrives; the blocks move to a worker, which parses them, or (format
+   * `bytes`) are the body, at least one block.
+   */
   function millSink(format: BodyFormat, owner: string | null): BodySink {
     let blocks: Uint8Array[] = []
     let block = Buffer.allocUnsafeSlow(BLOCK_BYTES)
@@ -151,6 +155,7 @@ export function createBodyReader(options: BodyReaderOptions): BodyReader {
         keep()
         const kept = blocks
         blocks = []
+        if (format.kind === 'bytes') return Promise.resolve({ ok: true, value: kept.length > 0 ? kept : [new Uint8Array(0)] })
         return options.parseOffLoop(kept, format, owner)
       },
       abandon() {
@@ -164,7 +169,7 @@ export function createBodyReader(options: BodyReaderOptions): BodyReader {
     const chunks: Buffer[] = []
     return {
       add: (bytes) => void chunks.push(bytes),
-      finish: async () => parseBody(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks), format),
+      finish: async () => parseBody(joined(chunks), format),
       abandon: () => {},
     }
   }

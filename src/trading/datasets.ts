@@ -3,6 +3,7 @@ import { readFileSync } from 'node:fs'
 import { basename } from 'node:path'
 import { Refusal } from '../http/refusal.js'
 import type { Sql } from '../store/sql.js'
+import { bodyText } from '../body-parse/formats.js'
 import { CsvError, csvOutcome, type CsvOptions, type CsvOutcome } from '../engines/trading/index.js'
 import type { Bars } from '../engines/trading/types.js'
 import type { QualityReport } from '../engines/trading/quality.js'
@@ -88,11 +89,11 @@ export interface ImportOptions {
   strict?: boolean
   /** Data rows imported at most (CSV_MAX_ROWS), counted as the reader counts them; none: no limit (the CLI's files). */
   maxRows?: number
-  /** Parses the text (HTTP imports: in the mill); default here, on the caller's thread. */
-  parse?: (text: string, options: CsvOptions) => Promise<CsvOutcome>
+  /** Decodes and parses the CSV (HTTP imports: in the mill); default here, on the caller's thread. */
+  parse?: (csv: string | Uint8Array[], options: CsvOptions) => Promise<CsvOutcome>
 }
 
-const parseHere = async (text: string, options: CsvOptions): Promise<CsvOutcome> => csvOutcome(text, options)
+const parseHere = async (csv: string | Uint8Array[], options: CsvOptions): Promise<CsvOutcome> => csvOutcome(bodyText(csv), options)
 
 export interface ImportResult {
   dataset: DatasetView
@@ -100,26 +101,28 @@ export interface ImportResult {
   created: boolean
 }
 
-/**
- * Parses, validates and stores a CSV in one transaction: a bad row is reported by line and nothing is written. Two
- * imports of one symbol and timeframe at once (two replicas): the unique (symbol, timeframe) decides, and the one that
- * lost finds the winner's dataset (the same bars: created false; other bars: conflict).
- */
 /** A CSV that arrived without a line break was most likely sent with `curl -d`, which strips them. */
 export const ONE_LINE_HINT = 'it arrived as one line: `curl -d` strips line breaks; send the file with ' +
   '`curl --data-binary @file.csv -H "content-type: text/csv"`'
 
-export async function importCsvText(sql: Sql, text: string, options: ImportOptions): Promise<ImportResult> {
+/**
+ * Parses, validates and stores a CSV in one transaction: a bad row is reported by line and nothing is written. Two
+ * imports of one symbol and timeframe at once (two replicas): the unique (symbol, timeframe) decides, and the one that
+ * lost finds the winner's dataset (the same bars: created false; other bars: conflict). `csv` is the file's text, or a
+ * text/csv body's bytes as the body reader kept them (HTTP imports): `parse` moves those to the mill, which decodes
+ * them, so the loop never holds the file as a string (and no longer holds its bytes once they are sent).
+ */
+export async function importCsvText(sql: Sql, csv: string | Uint8Array[], options: ImportOptions): Promise<ImportResult> {
   checkSymbol(options.symbol)
   if (options.timeframe !== undefined) checkTimeframe(options.timeframe)
-  const parsed = await (options.parse ?? parseHere)(text, options.maxRows === undefined ? {} : { maxRows: options.maxRows })
+  const parsed = await (options.parse ?? parseHere)(csv, options.maxRows === undefined ? {} : { maxRows: options.maxRows })
   if ('overRows' in parsed) {
     throw new Refusal('over_limit', `the CSV has more than ${parsed.overRows} rows (CSV_MAX_ROWS); import larger files with the ncm CLI`, {
       hints: { limit: 'CSV_MAX_ROWS', value: parsed.overRows },
     })
   }
   if ('issues' in parsed) {
-    const oneLine = !/[\r\n]/.test(text.trimEnd())
+    const { oneLine } = parsed
     throw new Refusal('invalid_input', `the CSV was not imported: ${new CsvError(parsed.issues).message}${oneLine ? `; ${ONE_LINE_HINT}` : ''}`, {
       issues: parsed.issues.map((i) => ({ path: `line ${i.line}`, message: i.message })),
       hints: { bad_rows: parsed.issues, ...(oneLine ? { line_breaks: ONE_LINE_HINT } : {}) },

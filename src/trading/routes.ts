@@ -4,6 +4,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import type { Readable } from 'node:stream'
 import { z } from 'zod'
 import { readBody } from '../plugins/json-body.js'
+import { isBodyBytes } from '../body-parse/formats.js'
 import { ownTurn } from '../sched/turns.js'
 import { inputForPath, jobBudgetNote, JUDGE_BY_PATH } from '../jobs/budget.js'
 import { submitOrWait } from '../jobs/submit.js'
@@ -40,20 +41,24 @@ export default async function tradingRoutes(app: FastifyInstance, { context, ope
   for (const group of Object.keys(TRADING_GROUPS) as TradingGroup[]) {
     const ops = operations.filter((op) => op.group === group)
     await app.register(async (scope) => {
-      setUpGroup(scope, group)
+      setUpGroup(scope, group, ops)
       for (const op of ops) routeOperation(scope, op, context, callOf)
     }, { prefix: TRADING_GROUPS[group].prefix })
   }
 }
 
-function setUpGroup(app: FastifyInstance, group: TradingGroup) {
+function setUpGroup(app: FastifyInstance, group: TradingGroup, ops: readonly TradingOperation[]) {
   if (group === 'root') return
   app.setNotFoundHandler(tradingNotFound)
   if (group === 'v11') {
-    // CSV bodies arrive as one string, read (over 64 KiB decoded off the loop) by the host's body reader; the CSV parser
-    // counts their rows against CSV_MAX_ROWS as it reads them (engines/trading/csv.ts).
-    const csvFormat = { kind: 'csv' } as const
-    app.addContentTypeParser('text/csv', (req: FastifyRequest, payload: Readable) => readBody(app.bodyReader, req, payload, csvFormat))
+    // CSV bodies are kept as the bytes the host's body reader read (over 64 KiB in 1 MiB blocks), never decoded here:
+    // they move to the mill, where the CSV parser decodes them and counts their rows against CSV_MAX_ROWS as it reads
+    // them (engines/trading/csv.ts). A route that takes no text body reads one as text, to refuse it as it always has.
+    const takesText = new Set(ops.filter((op) => op.textBody).map((op) => op.name))
+    const csvFormat = { kind: 'bytes' } as const
+    const refusedFormat = { kind: 'text' } as const
+    app.addContentTypeParser('text/csv', (req: FastifyRequest, payload: Readable) =>
+      readBody(app.bodyReader, req, payload, takesText.has(req.routeOptions.config.operation ?? '') ? csvFormat : refusedFormat))
     // What `curl -d` sends without a content type: refused with the way to send a file as it is.
     app.addContentTypeParser('application/x-www-form-urlencoded', async () => {
       throw new Refusal('invalid_input', 'a form-encoded body (what `curl -d` sends) is not taken here: send JSON, or a CSV ' +
@@ -154,7 +159,10 @@ function routeOperation(
   })
 }
 
-/** The handler's input: header members it declares, the query, the body (a text body under `textBody`), the path. */
+/**
+ * The handler's input: header members it declares, the query, the body (a text body, or the bytes of one, under
+ * `textBody`), the path.
+ */
 function inputOf(op: TradingOperation, req: FastifyRequest, jobMaxMs: number): Record<string, unknown> {
   // Heavy routes attach their validation error so a job's body may raise timeout_ms; one without a body raises nothing.
   if (op.heavy && !op.body && req.validationError) throw req.validationError
@@ -164,7 +172,8 @@ function inputOf(op: TradingOperation, req: FastifyRequest, jobMaxMs: number): R
     const value = req.headers[name]
     if (typeof value === 'string') headers[name] = value
   }
-  const fromBody = typeof body === 'string' && op.textBody ? { [op.textBody]: body } : body !== null && typeof body === 'object' ? body : {}
+  const fromBody = op.textBody && (typeof body === 'string' || isBodyBytes(body)) ? { [op.textBody]: body }
+    : body !== null && typeof body === 'object' ? body : {}
   return { ...headers, ...(req.query as object | undefined), ...fromBody, ...(req.params as object | undefined) }
 }
 

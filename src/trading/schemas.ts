@@ -7,6 +7,7 @@ import type { StrategyName } from '../engines/trading/types.js'
 import { MAX_CONFIGS } from './research/limits.js'
 import { scaleOutSchema } from '../plugins/scale-out.js'
 import { storeStatusSchema } from '../store/status.js'
+import { isBodyBytes } from '../body-parse/formats.js'
 
 export const PLATFORM_VERSION = '11.0.0' as const
 
@@ -147,9 +148,18 @@ export const importJsonBody = z.object({
   csv: z.string().min(1),
 }).strict()
 
+/**
+ * A text/csv body as the body reader keeps it: its bytes, which the mill decodes (isBodyBytes). Refused as the text
+ * branch is ("expected string"), and left out of the OpenAPI document, which shows that branch for it.
+ */
+const csvBodyBytes = z.custom<Uint8Array[]>().check((ctx) => {
+  if (!isBodyBytes(ctx.value)) ctx.issues.push({ code: 'invalid_type', expected: 'string', input: ctx.value })
+})
+
 export const importBody = z.union([
   z.string().describe('text/csv: Date,Open,High,Low,Close,Volume (symbol and timeframe in the query)'),
   importJsonBody,
+  csvBodyBytes,
 ])
 
 export const importAnswer = z.object({

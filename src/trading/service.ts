@@ -2,6 +2,7 @@
 // function of (deps, body) in research/, given one repository, one bars cache and one runs recorder.
 import type { Clock } from '../sched/clock.js'
 import { MAX_TIMEOUT_MS, type Mill } from '../mill/pool.js'
+import { movable } from '../mill/moving.js'
 import type { Admission } from '../plugins/admission.js'
 import { INTERNAL_PRINCIPAL, type Principal } from '../access/policy.js'
 import type { Store } from '../store/index.js'
@@ -56,9 +57,13 @@ export function createTradingService({ store, mill, admission, clock, barsCacheB
     /**
      * Parses an imported CSV in the mill (heavy: admitted like the research operations). Its work is bounded by the body
      * limit and CSV_MAX_ROWS, so its deadline is the longest a request has: the largest file accepted must not time out
-     * on a busy host under the 10 s default.
+     * on a busy host under the 10 s default. A text/csv body's bytes move there (not copied) and are decoded there; the
+     * JSON form's string is cloned.
      */
-    parseCsv: async (text: string, options: CsvOptions) => (await deps.heavy('trading.datasets.import', 'trading.csv', { text, ...options }, MAX_TIMEOUT_MS)).result,
+    parseCsv: async (csv: string | Uint8Array[], options: CsvOptions) => {
+      const bytes = typeof csv === 'string' ? null : movable(csv)
+      return (await deps.heavy('trading.datasets.import', 'trading.csv', { csv: bytes?.views ?? csv, ...options }, MAX_TIMEOUT_MS, bytes?.transfer)).result
+    },
     /** Monte Carlo bands of a run's trades, in the mill: heavy work of the principal that asks. */
     tradeBands: async (payload: TradeBandsPayload, timeoutMs: number | undefined, principal: Principal) =>
       (await createHeavyRunner(mill, admission, principal)('trading.runs.monte-carlo', 'trading.tradeBands', payload, timeoutMs)).result,

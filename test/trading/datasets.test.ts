@@ -2,7 +2,7 @@
 import { existsSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import type { FastifyInstance } from 'fastify'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
 import { hashToken } from '../../src/access/tokens.js'
 import { REPO_ROOT } from '../../src/version.js'
 import { json } from '../helper.js'
@@ -143,6 +143,48 @@ describe('dataset import off the event loop', () => {
     expect(bad.statusCode).toBe(400)
     expect(json(bad).errors[0]).toMatchObject({ path: 'line 2' })
     expect(app.mill.stats().completed).toBe(before + 2)
+    await app.close()
+  })
+
+  it('moves a text/csv body to the mill as its bytes, never decoded on the loop: the same bars, refusals and digest as the JSON form', async () => {
+    const app = await buildTradingApp({ seed: 'none' })
+    const tasks: string[] = []
+    const handed: Array<{ csv: unknown; moved: number }> = []
+    const run = app.mill.run.bind(app.mill)
+    vi.spyOn(app.mill, 'run').mockImplementation(((task, payload, options) => {
+      tasks.push(task)
+      if (task === 'trading.csv') handed.push({ csv: (payload as { csv: unknown }).csv, moved: options.transfer?.length ?? 0 })
+      return run(task, payload, options)
+    }) as typeof app.mill.run)
+    // Over 64 KiB: read into 1 MiB blocks, never parsed by body.parse; they move to trading.csv and are gone from here.
+    const rows = Array.from({ length: 3_000 }, (_, i) => `${1_700_000_000 + i * 60},10,11,9.5,10.5,1000`)
+    const large = `Date,Open,High,Low,Close,Volume\n${rows.join('\n')}\n`
+    expect(large.length).toBeGreaterThan(64 * 1024)
+    const bytes = await importCsv(app, large, 'symbol=BYTES&timeframe=1m')
+    expect(bytes.statusCode, bytes.body).toBe(201)
+    expect(tasks).toEqual(['trading.csv'])
+    const [blocks] = handed.map((h) => h.csv) as [Uint8Array[]]
+    expect(Array.isArray(blocks) && blocks.length > 0 && blocks.every((b) => b instanceof Uint8Array)).toBe(true)
+    expect(handed[0]!.moved).toBe(blocks.length)
+    expect(blocks.every((b) => b.byteLength === 0)).toBe(true) // detached: moved to the worker, not copied
+    // The same file in the JSON form (its `csv` a string member): the same bars, so the same digest, and no new dataset.
+    const viaJson = await app.inject({ method: 'POST', url: '/api/v11/datasets', payload: { symbol: 'BYTES', timeframe: '1m', csv: large } })
+    expect(viaJson.statusCode, viaJson.body).toBe(200)
+    expect(json(viaJson)).toMatchObject({ created: false, id: json(bytes).id, dataset: { sha256: json(bytes).dataset.sha256 } })
+    expect(typeof handed[1]!.csv).toBe('string')
+
+    // Small bodies too: a BOM is dropped by the parser, as before; invalid UTF-8 is decoded to U+FFFD and refused by row.
+    handed.length = 0
+    const bom = await importCsv(app, `\uFEFF${SMALL_CSV}`, 'symbol=BOM&timeframe=1d')
+    expect(bom.statusCode, bom.body).toBe(201)
+    const plain = await importCsv(app, SMALL_CSV, 'symbol=PLAIN&timeframe=1d')
+    expect(json(plain).dataset.sha256).toBe(json(bom).dataset.sha256)
+    const invalid = Buffer.concat([Buffer.from('Date,Open,High,Low,Close,Volume\n2024-01-02,1'), Buffer.from([0xff, 0xc3]), Buffer.from('0,11,9.5,10.5,1000\n')])
+    const refused = await app.inject({ method: 'POST', url: '/api/v11/datasets?symbol=UTF', payload: invalid, headers: { 'content-type': 'text/csv' } })
+    expect(refused.statusCode).toBe(400)
+    expect(json(refused).detail).toBe('the CSV was not imported: line 2: open "1\uFFFD\uFFFD0" is not a decimal number')
+    expect(handed).toHaveLength(3)
+    expect(handed.every((h) => Array.isArray(h.csv) && (h.csv as Uint8Array[]).every((b) => b instanceof Uint8Array && b.byteLength === 0))).toBe(true)
     await app.close()
   })
 })

@@ -185,14 +185,18 @@ function refuseOverRows(lines: readonly string[], from: number, maxRows: number)
   }
 }
 
-/** A parsed CSV, its bad lines, or the row limit it passed: parseOhlcvCsv as a value, for callers across a thread. */
-export type CsvOutcome = ParsedCsv | { issues: CsvIssue[] } | { overRows: number }
+/**
+ * A parsed CSV, its bad lines, or the row limit it passed: parseOhlcvCsv as a value, for callers across a thread. With
+ * bad lines, `oneLine`: the text has no line break before its trailing whitespace (what `curl -d` makes of a file),
+ * said here because the caller may never hold the text (an HTTP import's bytes are decoded in the mill).
+ */
+export type CsvOutcome = ParsedCsv | { issues: CsvIssue[]; oneLine: boolean } | { overRows: number }
 
 export function csvOutcome(text: string, options: CsvOptions = {}): CsvOutcome {
   try {
     return parseOhlcvCsv(text, options)
   } catch (err) {
-    if (err instanceof CsvError) return { issues: err.issues }
+    if (err instanceof CsvError) return { issues: err.issues, oneLine: !/[\r\n]/.test(text.trimEnd()) }
     if (err instanceof CsvRowLimit) return { overRows: err.maxRows }
     throw err
   }

@@ -1,7 +1,7 @@
 // The mill task of request bodies: a large body arrives in blocks moved here from the loop and is decoded, scanned and
 // parsed under the host's rules (body-parse/formats.ts); its value, or its refusal as data, goes back.
 import type { TaskTable } from '../types.js'
-import { parseBody, textOf, type BodyFormat, type BodyOutcome } from '../../body-parse/formats.js'
+import { joined, parseBody, textOf, type BodyFormat, type BodyOutcome } from '../../body-parse/formats.js'
 import { takeTextMembers } from '../../body-parse/text-members.js'
 import { hasAtMostValues, LOOP_BODY_MAX_VALUES } from '../../json/loop-rule.js'
 
@@ -15,7 +15,7 @@ export interface BodyParsePayload {
 }
 
 export function parseBodyBlocks({ blocks, format }: BodyParsePayload): BodyOutcome {
-  const bytes = blocks.length === 1 ? blocks[0]! : Buffer.concat(blocks)
+  const bytes = joined(blocks)
   const outcome = parseBody(bytes, format)
   if (!('value' in outcome) || format.kind !== 'json') return outcome
   // The receiving side's deserializer recurses: from about 2,000 levels the loop's thread gets a messageerror (stack

@@ -1,7 +1,7 @@
 // Mill tasks of the trading domain: the pure engine run off the event loop, bars in as typed arrays.
 import type { TaskContext, TaskTable } from '../types.js'
 import { csvOutcome, gridPairCount, inSampleGrid, runBacktest, simulate, walkForward } from '../../engines/trading/index.js'
-import type { GridSlice, SimulateSpec, SmaGrid, WalkForwardSpec } from '../../engines/trading/index.js'
+import type { CsvOptions, GridSlice, SimulateSpec, SmaGrid, WalkForwardSpec } from '../../engines/trading/index.js'
 import { downsample, downsampleIndices } from '../../engines/trading/downsample.js'
 import type { BacktestOptions, Bars, Stats, StrategyName, Trade } from '../../engines/trading/types.js'
 import { moving } from '../moving.js'
@@ -11,6 +11,7 @@ import { equityChunks, monthlyReturns, TRADE_COLUMNS, tradeBlock, tradeRows } fr
 import { tradeView, type TradeRecord } from '../../engines/trading/trade-view.js'
 import { answerBytes, type AnswerSchema } from '../../json/serializer.js'
 import { INLINE_TRADES_MAX } from '../../engines/trading/answer-caps.js'
+import { bodyText } from '../../body-parse/formats.js'
 
 interface EngineRun {
   bars: Bars
@@ -106,12 +107,21 @@ export interface TradeBandsPayload {
   seed: number
 }
 
+/**
+ * An import's CSV: a text/csv body's bytes (the body reader's blocks, moved here) or the JSON form's `csv` string. The
+ * bytes are decoded here as the body reader decodes a body (UTF-8, a BOM kept for the parser to drop, invalid sequences
+ * U+FFFD), so the loop never holds the file as a string.
+ */
+export interface CsvPayload extends CsvOptions {
+  csv: string | Uint8Array[]
+}
+
 /** The engines' stop condition: past the soft deadline, or the job was cancelled. */
 const stopWhen = (deadline: number, cancelled: () => boolean) => () => cancelled() || Date.now() > deadline
 
 export const tradingTasks = {
   // Parsing a 250k-row CSV held the event loop 2 s; the bars come back as typed arrays (a copy of 48 bytes a bar).
-  'trading.csv': ({ text, maxRows }: { text: string; maxRows?: number }) => csvOutcome(text, maxRows === undefined ? {} : { maxRows }),
+  'trading.csv': ({ csv, ...options }: CsvPayload) => csvOutcome(bodyText(csv), options),
   // One backtest is linear in the bars (milliseconds even for 100k bars): progress is reported at its start and end.
   // The curve and the trades come back written by the answer's schema, in bytes that move to the loop.
   'trading.backtest': ({ bars, strategy, params, options, shown: wanted, members }: BacktestPayload, { progress }: TaskContext) => {

@@ -33,7 +33,8 @@ export const datasetOperations = [
       const { symbol, timeframe } = input
       const raw = (input as { strict?: unknown }).strict
       const strict = raw === true || raw === 'true' || raw === '1'
-      const csv = (input as { csv?: string }).csv ?? ''
+      // The JSON form's string, or a text/csv body's bytes, which only the mill decodes.
+      const csv = (input as { csv?: string | Uint8Array[] }).csv ?? ''
       if (!symbol) {
         throw new Refusal('invalid_input', 'symbol is required: ?symbol= with a text/csv body, or "symbol" in a JSON body', {
           issues: [{ path: 'querystring.symbol', message: 'required' }],

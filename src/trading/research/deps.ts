@@ -11,8 +11,9 @@ import type { BarsCache } from '../bars-cache.js'
 import type { TradingRepository } from '../repository.js'
 import type { RunRecorder } from '../runs.js'
 
+/** `transfer`: the payload's buffers that move to the worker (`movable`) instead of being copied. */
 export type HeavyRunner = <K extends TaskName>(
-  op: string, task: K, payload: In<K>, timeoutMs: number | undefined,
+  op: string, task: K, payload: In<K>, timeoutMs: number | undefined, transfer?: ArrayBuffer[],
 ) => Promise<{ result: Out<K>; elapsedMs: number }>
 
 /** Heavy work cut into tasks for the mill's idle workers: `payloadsFor` is told how many are idle, and answers ≥ 1 payload. */
@@ -34,11 +35,11 @@ export interface ResearchDeps {
  * run in the mill under the caller's budget.
  */
 export function createHeavyRunner(mill: Mill, admission: Admission, principal: Principal): HeavyRunner {
-  return async (op, task, payload, timeoutMs) => {
+  return async (op, task, payload, timeoutMs, transfer) => {
     admission.admitHeavy(op, principal)
     const started = performance.now()
     try {
-      const result = await mill.run(task, payload, { timeoutMs: budgetOf(timeoutMs), op, owner: shareOf(principal) })
+      const result = await mill.run(task, payload, { timeoutMs: budgetOf(timeoutMs), op, owner: shareOf(principal), ...(transfer ? { transfer } : {}) })
       return { result, elapsedMs: performance.now() - started }
     } catch (err) {
       throw refusalOf(err, op)
