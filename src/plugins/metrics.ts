@@ -12,7 +12,7 @@ import type { FastifyInstance, FastifyReply, onResponseHookHandler } from 'fasti
 import { surfaceOf, type SurfaceName } from './route-table.js'
 import type { MillStats } from '../mill/pool.js'
 import type { PoolUse } from '../store/index.js'
-import type { Occupancy } from './admission.js'
+import type { Occupancy } from '../http/envelope.js'
 
 export const SURFACES: readonly SurfaceName[] = ['caller', 'trading', 'admin', 'docs']
 export const UNMATCHED_ROUTE = '(unmatched)'
