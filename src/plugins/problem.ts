@@ -2,7 +2,7 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { z } from 'zod'
 import { Refusal, type RefusalCode } from '../http/refusal.js'
-import { bodyLimitOf, toRefusal } from '../http/error-refusal.js'
+import { bodyLimitOf, toRefusal } from './error-refusal.js'
 import { redactUrl, shortUrl } from '../http/redact.js'
 import { wrongMethod } from './route-table.js'
 
