@@ -2,7 +2,7 @@
 // the host's rules (json-text.ts, Fastify's prototype-poisoning protection), or CSV text (its rows are counted by the
 // CSV parser, engines/trading/csv.ts, which reads them: one count, whatever the line ends).
 import secureJsonParse from 'secure-json-parse'
-import { parseJsonShaped } from '../json/json-text.js'
+import { parseJsonShaped } from './json-text.js'
 import { Refusal, type RefusalCode, type RefusalOptions } from '../http/refusal.js'
 
 export type BodyFormat =
