@@ -2,9 +2,9 @@
 import type { ServerResponse } from 'node:http'
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import { isFinal, type JobEvent, type JobQueue, type JobRecord, type JobView } from './types.js'
-import type { StreamSlots } from './stream-slots.js'
 import { jobView } from './view.js'
 import { JsonBytes } from '../json/bytes.js'
+import type { StreamSlots } from '../http/stream-slots.js'
 
 /** What a stream asks of the host's memory admission (app.memory, plugins/memory-admission.ts). */
 export interface StreamMemory {
