@@ -1,6 +1,6 @@
 // The caller error handler: every error under /api/v1 becomes one refusal envelope (SPEC §1.2).
 import type { FastifyReply, FastifyRequest } from 'fastify'
-import { bodyLimitOf, toRefusal } from '../http/error-refusal.js'
+import { bodyLimitOf, toRefusal } from '../plugins/error-refusal.js'
 import { RefusalPayload } from '../http/envelope.js'
 import type { CallerCounters } from './counters.js'
 import { redactUrl } from '../http/redact.js'

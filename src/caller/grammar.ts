@@ -1,6 +1,6 @@
 // The command-line grammar shared by POST /cli and the `ncm` binary: tokenising, flags → fields, closest names.
 import { Refusal } from '../http/refusal.js'
-import { parseJsonText } from '../json/json-text.js'
+import { parseJsonText } from '../body-parse/json-text.js'
 import type { AnyOperation, Registry } from './operation.js'
 import { inputJsonSchema } from './projections.js'
 

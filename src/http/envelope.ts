@@ -2,7 +2,6 @@
 import { z } from 'zod'
 import { HUB_VERSION, NCM_VERSION } from '../version.js'
 import { refusalSchema, type RefusalBody } from './refusal.js'
-import type { Occupancy } from '../plugins/admission.js'
 import { JsonBytes } from '../json/bytes.js'
 
 export const SURFACE = 'marketing-caller'
@@ -10,6 +9,8 @@ export const SURFACE = 'marketing-caller'
 export const CALLER_PREFIX = '/api/v1'
 
 export const occupancySchema = z.enum(['live-bound', 'shedding', 'draining'])
+/** The host's occupancy every envelope carries; admission (plugins/admission.ts) measures it. */
+export type Occupancy = z.infer<typeof occupancySchema>
 
 const flags = {
   surface: z.literal(SURFACE),

@@ -1,6 +1,6 @@
 // Job figures for /metrics (Prometheus text 0.0.4) and the /admin page: jobs by state, queue depth, throughput,
 // and a histogram of run durations.
-import { escapeLabel } from '../plugins/metrics.js'
+import { escapeLabel } from '../http/prometheus.js'
 import type { JobStats } from './types.js'
 
 export function renderJobMetrics(stats: JobStats): string {

@@ -1,10 +1,18 @@
 // The Server-Sent Events stream of one job (GET …/jobs/{id}/events on both surfaces).
+import type { ServerResponse } from 'node:http'
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import { isFinal, type JobEvent, type JobQueue, type JobRecord, type JobView } from './types.js'
-import type { StreamSlots } from './stream-slots.js'
-import type { MemoryAdmission } from '../plugins/memory-admission.js'
 import { jobView } from './view.js'
 import { JsonBytes } from '../json/bytes.js'
+import type { StreamSlots } from '../http/stream-slots.js'
+
+/** What a stream asks of the host's memory admission (app.memory, plugins/memory-admission.ts). */
+export interface StreamMemory {
+  /** Reserves a large answer's bytes for owner, or throws `occupied` with Retry-After; answers the release. */
+  reserveAnswer(owner: string): () => void
+  /** Ends res when its client takes nothing for SLOW_CLIENT_MS while bytes wait to go out. */
+  watch(res: ServerResponse): void
+}
 
 /**
  * A job's events as Server-Sent Events: progress, then one final event with the result or refusal. A reconnect after the
@@ -15,7 +23,7 @@ import { JsonBytes } from '../json/bytes.js'
  * A client that stops reading is cut after SLOW_CLIENT_MS (memory.watch).
  */
 export async function streamJobEvents(
-  jobs: JobQueue, slots: StreamSlots, memory: MemoryAdmission, heartbeatMs: number, req: FastifyRequest, reply: FastifyReply, job: JobRecord,
+  jobs: JobQueue, slots: StreamSlots, memory: StreamMemory, heartbeatMs: number, req: FastifyRequest, reply: FastifyReply, job: JobRecord,
 ) {
   const lastId = req.headers['last-event-id']
   if (lastId === 'final' && isFinal(job.state)) return reply.code(204).send()

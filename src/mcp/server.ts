@@ -8,7 +8,7 @@ import {
 import type { Config } from '../config.js'
 import type { CallerCounters } from '../caller/counters.js'
 import type { OperationContext } from '../caller/operation.js'
-import { toRefusal } from '../http/error-refusal.js'
+import { toRefusal } from '../plugins/error-refusal.js'
 import { Refusal } from '../http/refusal.js'
 import type { TradingContext } from '../trading/context.js'
 import { HUB_VERSION, NCM_VERSION } from '../version.js'

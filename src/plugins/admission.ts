@@ -3,9 +3,8 @@ import fp from 'fastify-plugin'
 import underPressure from '@fastify/under-pressure'
 import type { FastifyInstance } from 'fastify'
 import { Refusal } from '../http/refusal.js'
+import type { Occupancy } from '../http/envelope.js'
 import type { Principal } from '../access/policy.js'
-
-export type Occupancy = 'live-bound' | 'shedding' | 'draining'
 
 export interface Admission {
   state(): Occupancy

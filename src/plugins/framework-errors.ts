@@ -2,7 +2,7 @@
 // answered here in the surface's own format, with the security headers and request id, and counted by the limiter.
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { Refusal } from '../http/refusal.js'
-import { toRefusal } from '../http/error-refusal.js'
+import { toRefusal } from './error-refusal.js'
 import { envelope, RefusalPayload } from '../http/envelope.js'
 import { sendProblem } from './problem.js'
 import { setSecurityHeaders } from './limits.js'

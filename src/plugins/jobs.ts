@@ -7,7 +7,7 @@ import type { Config } from '../config.js'
 import type { Clock } from '../sched/clock.js'
 import { createLocalJobQueue } from '../jobs/local-queue.js'
 import type { JobQueue } from '../jobs/types.js'
-import { createStreamSlots, type StreamSlots } from '../jobs/stream-slots.js'
+import { createStreamSlots, type StreamSlots } from '../http/stream-slots.js'
 import { sharedStreamSlots } from '../redis/stream-leases.js'
 
 declare module 'fastify' {

@@ -12,7 +12,8 @@ import type { FastifyInstance, FastifyReply, onResponseHookHandler } from 'fasti
 import { surfaceOf, type SurfaceName } from './route-table.js'
 import type { MillStats } from '../mill/pool.js'
 import type { PoolUse } from '../store/index.js'
-import type { Occupancy } from './admission.js'
+import type { Occupancy } from '../http/envelope.js'
+import { escapeLabel } from '../http/prometheus.js'
 
 export const SURFACES: readonly SurfaceName[] = ['caller', 'trading', 'admin', 'docs']
 export const UNMATCHED_ROUTE = '(unmatched)'
@@ -307,9 +308,6 @@ function summarise({ histogram: h, count, sumMicros }: Tally): LatencySummary {
 }
 
 const round3 = (x: number) => Math.round(x * 1000) / 1000
-
-/** Escapes a label value per the Prometheus text exposition format (backslash, double quote, line feed). */
-export const escapeLabel = (value: string) => value.replace(/\\/g, '\\\\').replace(/"/g, '\\"').replace(/\n/g, '\\n')
 
 const labels = (pairs: Record<string, string | number>) =>
   `{${Object.entries(pairs).map(([k, v]) => `${k}="${escapeLabel(String(v))}"`).join(',')}}`

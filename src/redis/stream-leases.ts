@@ -5,7 +5,7 @@
 // replica counts its own streams (the same fallback as the rate limit: a bound of replicas × cap, and no wait).
 import { randomBytes } from 'node:crypto'
 import type { Redis } from 'ioredis'
-import { releaseOnce, tooManyStreams, type StreamSlots } from '../jobs/stream-slots.js'
+import { releaseOnce, tooManyStreams, type StreamSlots } from '../http/stream-slots.js'
 
 /** How long a lease lives without renewal; renewed every third of it. */
 export const LEASE_MS = 30_000

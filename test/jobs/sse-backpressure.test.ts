@@ -5,7 +5,7 @@
 import { connect, type Socket } from 'node:net'
 import Fastify, { type FastifyInstance } from 'fastify'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { createStreamSlots } from '../../src/jobs/stream-slots.js'
+import { createStreamSlots } from '../../src/http/stream-slots.js'
 import { streamJobEvents } from '../../src/jobs/sse.js'
 import type { JobQueue, JobRecord } from '../../src/jobs/types.js'
 import { createMemoryAdmission } from '../../src/plugins/memory-admission.js'

@@ -1,7 +1,7 @@
 // The platform's own state: health (root, v11, v10), inventory, mode, verification, database statistics, the command
 // center (page and panels) and the upstream RPC probes.
 import { z } from 'zod'
-import { PlatformProblem } from '../../plugins/problem.js'
+import { PlatformProblem } from '../../http/problem.js'
 import { scaleOutReport } from '../../plugins/scale-out.js'
 import { Answer, defineTradingOperation } from '../operation.js'
 import { iso } from '../present.js'

@@ -2,7 +2,7 @@
 // costs a socket, a subscription and a heartbeat timer for as long as it lasts, so one client opening thousands would
 // hold them all. Counted per principal (Principal.owner: an anonymous client by its address).
 // This is one process's count; with REDIS_URL the count is shared by every replica (src/redis/stream-leases.ts).
-import { Refusal } from '../http/refusal.js'
+import { Refusal } from './refusal.js'
 
 export interface StreamSlots {
   /** Takes a slot for `client` and answers its release (idempotent), or rejects over_limit with Retry-After. */

@@ -2,7 +2,7 @@
 // (the caller as an envelope, the trading platform as RFC 9457 problem details).
 import type { FastifyError, FastifyRequest } from 'fastify'
 import { hasZodFastifySchemaValidationErrors, ResponseSerializationError } from 'fastify-type-provider-zod'
-import { describeIssue, Refusal, type IssueParts, type RefusalIssue } from './refusal.js'
+import { describeIssue, Refusal, type IssueParts, type RefusalIssue } from '../http/refusal.js'
 import { storeRefusal } from '../store/faults.js'
 
 /** A route's body limit as a 413 names it: its bytes and the setting they come from. */
