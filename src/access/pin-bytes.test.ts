@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest'
 import type { Mill } from '../mill/pool.js'
 import { TASKS } from '../mill/tasks/index.js'
 import { PIN_ON_LOOP_CHARS, pinBytesFor } from './pin-bytes.js'
-import { pinBytesOf } from './pin-parts.js'
+import { PIN_PART_CHARS, pinBytesOf } from './pin-parts.js'
 
 function recordingMill() {
   const sent: string[] = []
@@ -18,16 +18,20 @@ function recordingMill() {
 }
 
 describe('pinBytesFor', () => {
-  it('encodes a short text on the loop', async () => {
+  it('encodes a short text on the loop, up to the loop\'s linear work in UTF-8 at worst', async () => {
     const { mill, sent } = recordingMill()
     expect(await pinBytesFor('hello, €', mill, null)).toEqual(pinBytesOf('hello, €'))
+    const longest = '€'.repeat(PIN_ON_LOOP_CHARS)
+    expect(await pinBytesFor(longest, mill, null)).toEqual(pinBytesOf(longest))
     expect(sent).toEqual([])
+    await pinBytesFor(longest + 'a', mill, null)
+    expect(sent).toEqual(['access.pin_bytes'])
   })
 
   it('sends a long two-byte text to the mill and gets the same parts, size and digest back as Buffers', async () => {
     const { mill, sent } = recordingMill()
     // A pair cut at a part boundary would change the bytes: emoji straddle every boundary here.
-    const text = '€😀'.repeat(PIN_ON_LOOP_CHARS * 3)
+    const text = '€😀'.repeat(PIN_PART_CHARS)
     const got = await pinBytesFor(text, mill, 'someone')
     expect(sent).toEqual(['access.pin_bytes'])
     const want = pinBytesOf(text)

@@ -1,14 +1,15 @@
 // A text to pin as the bytes to store: encoded and hashed on the loop when short, in the mill when long (a 15 MB
 // two-byte text is 45 MB of UTF-8; encoding and hashing it on the loop held health checks ~90 ms in bench:hostile).
 import { bufferOf } from '../json/bytes.js'
+import { ON_LOOP_WORK_MAX_BYTES } from '../json/loop-rule.js'
 import { budgetOf, type Mill } from '../mill/pool.js'
 import { PIN_PART_CHARS, pinBytesOf, type PinBytes } from './pin-parts.js'
 
 /**
- * Texts of one part (at most 768 KiB of UTF-8: about a millisecond) are encoded on the loop, rather than wait in the
- * mill's queue behind heavy work: with the default 1 MiB body limit, nearly every pin.
+ * Texts whose UTF-8 is within the loop's linear work (ON_LOOP_WORK_MAX_BYTES; a UTF-16 unit is at most 3 bytes) are
+ * encoded here; longer ones on the mill's spare worker, which heavy work never holds, so they never wait behind it.
  */
-export const PIN_ON_LOOP_CHARS = PIN_PART_CHARS
+export const PIN_ON_LOOP_CHARS = Math.floor(ON_LOOP_WORK_MAX_BYTES / 3)
 
 export async function pinBytesFor(text: string, mill: Pick<Mill, 'run'>, owner: string | null): Promise<PinBytes> {
   if (text.length <= PIN_ON_LOOP_CHARS) return pinBytesOf(text)
