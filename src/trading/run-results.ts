@@ -4,7 +4,7 @@ import { Readable } from 'node:stream'
 import { encodeCursor, pageAnswer, pagedList, type PageQuery } from '../http/paging.js'
 import { Refusal } from '../http/refusal.js'
 import { decodeEquityChunk, EQUITY_CHUNK_POINTS, TRADE_COLUMNS } from '../engines/trading/run-series.js'
-import { tradeView, type TradeRecord } from '../engines/trading/trade-view.js'
+import { tradeRecordOf, tradeView, type TradeRecord } from '../engines/trading/trade-view.js'
 import { iso } from './present.js'
 import { nextTurn } from '../sched/turns.js'
 import type { ReadableRun } from './run-access.js'
@@ -33,8 +33,7 @@ const CSV_TRADES_STEP = 250
 const CSV_POINTS_STEP = 512
 
 /** A stored row in numbers, as the trade view and the CSV take it: a driver may answer a BIGINT (a trade's times) as text. */
-const storedTrade = (t: RunTradeRow): TradeRecord<number> =>
-  Object.fromEntries(TRADE_COLUMNS.map((c) => [c, t[c] === null ? null : Number(t[c])])) as TradeRecord<number>
+const storedTrade = (t: RunTradeRow): TradeRecord<number> => tradeRecordOf((c) => (t[c] === null ? null : Number(t[c])))
 
 /** A trade of a page: the one trade view, numbered. */
 export const pageTrade = (t: RunTradeRow) => ({ seq: Number(t.seq), ...tradeView(storedTrade(t)) })

@@ -1,6 +1,9 @@
 // The one shape a trade is shown in (tradeSchema in src/trading/schemas.ts), whatever it was read from: the engine's
 // Trade (a backtest's answer), a stored trade block (GET /api/v11/runs/{id}), a stored row (its trade pages and CSV).
 // Each source only puts its trade in the stored columns' terms; the shown fields are written here alone.
+import { TRADE_COLUMNS } from './run-series.js'
+
+type TradeColumn = (typeof TRADE_COLUMNS)[number]
 
 /**
  * A trade in the stored columns' names and units (TRADE_COLUMNS: epoch ms, return_pct in percent), null where it has
@@ -18,6 +21,14 @@ export type TradeRecord<F extends number | null = number | null> = {
   pnl: F
   return_pct: F
   commissions: F
+}
+
+/**
+ * A trade record from its stored columns' values (`valueOf` answers each, in TRADE_COLUMNS order): where a stored row
+ * or a trade block's row becomes the view's record, so the columns and the record's members are matched in one place.
+ */
+export function tradeRecordOf<F extends number | null>(valueOf: (column: TradeColumn, i: number) => number | null): TradeRecord<F> {
+  return Object.fromEntries(TRADE_COLUMNS.map((column, i) => [column, valueOf(column, i)])) as TradeRecord<F>
 }
 
 const iso = (ms: number): string => new Date(ms).toISOString()

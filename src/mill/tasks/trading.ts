@@ -7,8 +7,8 @@ import type { BacktestOptions, Bars, Stats, StrategyName, Trade } from '../../en
 import { moving } from '../moving.js'
 import { tradeBands } from '../../engines/trading/trade-bands.js'
 import { searchOverfitting } from '../../engines/trading/overfitting.js'
-import { equityChunks, monthlyReturns, TRADE_COLUMNS, tradeBlock, tradeRows } from '../../engines/trading/run-series.js'
-import { tradeView, type TradeRecord } from '../../engines/trading/trade-view.js'
+import { equityChunks, monthlyReturns, tradeBlock, tradeRows } from '../../engines/trading/run-series.js'
+import { tradeRecordOf, tradeView, type TradeRecord } from '../../engines/trading/trade-view.js'
 import { answerBytes, type AnswerSchema } from '../../json/serializer.js'
 import { INLINE_TRADES_MAX } from '../../engines/trading/answer-caps.js'
 import { bodyText } from '../../body-parse/formats.js'
@@ -57,8 +57,7 @@ export interface RunMembersPayload {
 }
 
 /** A stored trade block's rows as the view takes them: NaN (the block's null) is null, the rest as stored. */
-const blockTrades = (block: Float64Array): TradeRecord[] =>
-  tradeRows(block).map((row) => Object.fromEntries(TRADE_COLUMNS.map((c, i) => [c, row[i]])) as TradeRecord)
+const blockTrades = (block: Float64Array): TradeRecord[] => tradeRows(block).map((row) => tradeRecordOf((_, i) => row[i]!))
 
 /** Run on the loop for a small run (src/trading/readback.ts), in a worker for a larger one: the same bytes either way. */
 export function runMembers({ equity, trades, members }: RunMembersPayload): { equity: Uint8Array | null; trades: Uint8Array | null } {
