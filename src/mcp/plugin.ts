@@ -20,6 +20,7 @@ import { mcpTools, selectTools, type McpTool } from './tools.js'
 import { requestedToolsets, TOOLSETS, TOOLSETS_HEADER, type Toolset } from './toolsets.js'
 import { createSessionBook, type OwnedSession } from './sessions.js'
 import { originMayUseMcp } from './origin.js'
+import { cachedToolsList } from './tools-list.js'
 
 export const MCP_PATH = '/mcp'
 /** Sessions kept at once; past it the least recently used one of the principal holding the most is closed. */
@@ -48,6 +49,7 @@ type CountedRequest = FastifyRequest & { [BODY_BYTES]?: () => number }
 interface McpRuntime {
   StreamableHTTPServerTransport: typeof StreamableHTTPServerTransport
   isInitializeRequest: typeof import('@modelcontextprotocol/sdk/types.js').isInitializeRequest
+  supportedVersions: readonly string[]
   createMcpServer: typeof import('./server.js').createMcpServer
   /** The index of a selection's tools, built once per selection. */
   toolsFor(selection: readonly Toolset[]): ToolIndex
@@ -62,6 +64,7 @@ async function loadRuntime(registry: FastifyInstance['registry']): Promise<McpRu
   return {
     StreamableHTTPServerTransport: transport.StreamableHTTPServerTransport,
     isInitializeRequest: types.isInitializeRequest,
+    supportedVersions: types.SUPPORTED_PROTOCOL_VERSIONS,
     createMcpServer: server.createMcpServer,
     toolsFor: toolIndexes(mcpTools(registry), server.indexTools),
   }
@@ -178,6 +181,8 @@ export default async function mcpPlugin(app: FastifyInstance, opts: McpPluginOpt
       await server.connect(transport)
       session = { transport, server, owner, lastSeen: clock.now() }
     } else if (req.method === 'POST') {
+      const listing = cachedToolsList(req.body, req.headers, sdk.supportedVersions, sdk.toolsFor(toolsets).listingBytes)
+      if (listing) return reply.type('application/json').send(listing)
       // No session: a one-shot server answers this message alone, as plain JSON (a curl line, a simple agent).
       const server = newServer(sdk, toolsets)
       const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true })

@@ -21,6 +21,7 @@ import { PLAIN, renderData } from '../render/render.js'
 import { SURFACE_PREFIX } from '../jobs/view.js'
 import { toolAnswer } from './tool-answer.js'
 import { TOOLSETS_PARAM } from './toolsets.js'
+import { toolsListBytes } from './tools-list.js'
 
 const MCP_TOOLSETS_HINT = `/mcp?${TOOLSETS_PARAM}=`
 
@@ -55,18 +56,21 @@ export const SERVER_INSTRUCTIONS =
  * server (one per session or message). `others` are the host's tools outside the selection (named in a refusal).
  */
 export function indexTools(tools: readonly McpTool[], others: readonly McpTool[] = []) {
+  const listing = tools.map((tool) => ({
+    name: tool.name,
+    title: tool.title,
+    description: tool.description,
+    inputSchema: tool.inputSchema,
+    annotations: { title: tool.title, readOnlyHint: tool.readOnly, openWorldHint: false },
+  }))
   return {
     byName: new Map(tools.map((tool) => [tool.name, tool])),
     outside: new Map(others.map((tool) => [tool.name, tool.toolset])),
     /** What the instructions tell a client about its toolsets. */
     toolsetNote: toolsetNote(tools, others),
-    listing: tools.map((tool) => ({
-      name: tool.name,
-      title: tool.title,
-      description: tool.description,
-      inputSchema: tool.inputSchema,
-      annotations: { title: tool.title, readOnlyHint: tool.readOnly, openWorldHint: false },
-    })),
+    listing,
+    /** The session-less tools/list answer around its id (tools-list.ts). */
+    listingBytes: toolsListBytes(listing),
   }
 }
 export type ToolIndex = ReturnType<typeof indexTools>
