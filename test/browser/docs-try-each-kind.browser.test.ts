@@ -1,5 +1,8 @@
-// The explorer in Chromium: "Try it out" → Execute on every POST operation, with the example it pre-fills and the
-// token set through Authorize, gets a documented answer — a success, or /chat's refusal by nature.
+// The explorer in Chromium: "Try it out" → Execute, with the example it pre-fills and the token set through Authorize,
+// gets a documented answer (a success, or /chat's refusal by nature) on one POST of each kind the explorer fills
+// differently: each surface and section, each body media type, one example or several, deprecated or not. That every
+// POST's example answers a documented status is proved for all of them, through HTTP, by test/openapi-examples.test.ts;
+// here, what the page does with each kind (every one of 28 took ~116 s of the heavy lane, ~4 s each to re-render).
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { SCREENSHOTS, browserHost, hasChromium } from './browser.js'
@@ -9,17 +12,34 @@ const ADMIN_TOKEN = 'explorer-admin-token'
 const REFUSED_BY_NATURE: Record<string, number> = { '/api/v1/chat': 501 }
 
 interface Answer { path: string; status: number; undocumented: boolean; body: string }
+interface Media { example?: unknown; examples?: unknown }
+interface Post { deprecated?: boolean; tags?: string[]; requestBody?: { content: Record<string, Media> } }
 
-describe.skipIf(!hasChromium)('explorer: Execute on every POST in Chromium (needs /usr/bin/chromium)', () => {
+/** What decides how the explorer fills an operation's editor and sends it. */
+function kindOf(path: string, post: Post): string {
+  const [type, media] = Object.entries(post.requestBody?.content ?? {})[0] ?? ['no body', {}]
+  const example = media.example !== undefined ? 'one example' : media.examples ? 'examples' : 'no example'
+  return [path.split('/')[2], post.deprecated ? 'deprecated' : '', post.tags?.[0], type, example].join(' ')
+}
+
+/** The first POST of each kind, in the document's order. */
+function onePerKind(paths: Record<string, { post?: Post }>): string[] {
+  const kinds = new Map<string, string>()
+  for (const [path, item] of Object.entries(paths)) if (item.post && !kinds.has(kindOf(path, item.post))) kinds.set(kindOf(path, item.post), path)
+  return [...kinds.values()]
+}
+
+describe.skipIf(!hasChromium)('explorer: Execute on a POST of each kind in Chromium (needs /usr/bin/chromium)', () => {
   const host = browserHost({ env: { ADMIN_TOKEN } }, (app) => app.admission.override('live-bound'))
 
-  it('every POST answers its pre-filled example with a documented status', async () => {
+  it('a POST of each kind answers its pre-filled example with a documented status', async () => {
     const page = await host.browser.newPage({ viewport: { width: 1366, height: 900 } })
     page.setDefaultTimeout(20_000)
     const errors: string[] = []
     page.on('pageerror', (err) => errors.push(err.message))
-    const doc = await (await fetch(`${host.base}/docs/json`)).json() as { paths: Record<string, Record<string, unknown>> }
+    const doc = await (await fetch(`${host.base}/docs/json`)).json() as { paths: Record<string, { post?: Post }> }
     const documented = Object.entries(doc.paths).filter(([, item]) => item.post).map(([path]) => path)
+    const chosen = onePerKind(doc.paths)
     // The example of a run's id names the first stored run: one backtest stores it, as a user's first would.
     const first = await fetch(`${host.base}/api/v11/trading/backtest`, {
       method: 'POST',
@@ -47,6 +67,7 @@ describe.skipIf(!hasChromium)('explorer: Execute on every POST in Chromium (need
       const block = posts.nth(i)
       const summary = block.locator('.opblock-summary').first()
       const path = (await block.locator('[data-path]').first().getAttribute('data-path')) ?? ''
+      if (!chosen.includes(path)) continue
       await summary.click()
       await block.getByRole('button', { name: 'Try it out' }).click()
       // the editor holds the example, not a schema-generated placeholder (operations without a body have none)
@@ -62,11 +83,12 @@ describe.skipIf(!hasChromium)('explorer: Execute on every POST in Chromium (need
         undocumented: (await statusCell.locator('.response-undocumented').count()) > 0,
         body: (await row.locator('.response-col_description pre').first().innerText()).slice(0, 200),
       })
-      if (i === 0) await page.screenshot({ path: join(SCREENSHOTS, 'docs-try-post.png') })
+      if (answers.length === 1) await page.screenshot({ path: join(SCREENSHOTS, 'docs-try-post.png') })
       await summary.click()
     }
 
-    expect(answers.map((a) => a.path).sort()).toEqual([...documented].sort())
+    expect(chosen.length).toBeGreaterThan(5)
+    expect(answers.map((a) => a.path).sort()).toEqual([...chosen].sort())
     for (const answer of answers) {
       expect(answer.undocumented, `${answer.path} ${answer.status} is undocumented: ${answer.body}`).toBe(false)
       const refused = REFUSED_BY_NATURE[answer.path]
@@ -75,6 +97,5 @@ describe.skipIf(!hasChromium)('explorer: Execute on every POST in Chromium (need
     }
     expect(errors).toEqual([])
     await page.close()
-    // ~1-7 s an operation on a shared 2-core machine: the explorer re-renders on every click
   }, 600_000)
 })
