@@ -7,7 +7,7 @@ import { join } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
 import { pigeonholeDimacs } from '../src/engines/sat/pigeonhole.js'
 import { REPO_ROOT } from '../src/version.js'
-import { listeningTestApp } from './helper.js'
+import { CLI_BIN, listeningTestApp } from './helper.js'
 
 const host = listeningTestApp()
 const dir = mkdtempSync(join(tmpdir(), 'ncm-cancel-'))
@@ -19,7 +19,7 @@ describe('ncm --async and Ctrl-C', () => {
     const file = join(dir, 'hole11.cnf')
     writeFileSync(file, pigeonholeDimacs(11))
     // The compiled binary (`npm test` builds dist first): no TypeScript loader to start.
-    const child = spawn(process.execPath, [join(REPO_ROOT, 'dist', 'src', 'cli', 'bin.js'), '--url', host.base, '--async', 'sat', '--dimacs', `@${file}`, '--timeout-ms', '120000'],
+    const child = spawn(process.execPath, [CLI_BIN, '--url', host.base, '--async', 'sat', '--dimacs', `@${file}`, '--timeout-ms', '120000'],
       { cwd: REPO_ROOT, stdio: ['ignore', 'pipe', 'pipe'] })
     let stderr = ''
     const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)))

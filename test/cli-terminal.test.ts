@@ -8,7 +8,7 @@ import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { REPO_ROOT } from '../src/version.js'
 import { requireCompiledServer } from './process.js'
-import { json, listeningTestApp } from './helper.js'
+import { CLI_BIN, json, listeningTestApp } from './helper.js'
 
 const hasTmux = spawnSync('sh', ['-c', 'command -v tmux']).status === 0
 const WIDTH = 120
@@ -60,7 +60,7 @@ describe.skipIf(!hasTmux)('ncm on a 120-column terminal (tmux)', () => {
     for (const strategy of ['sma_cross', 'buy_and_hold']) await post('/api/v11/trading/backtest', { dataset: 'SYN-DAILY', strategy })
     expect((await post('/api/v11/trading/max-edge-signal', { dataset: 'SYN-DAILY' })).statusCode).toBe(200)
     // `ncm` on the PATH, as an installed or linked binary is; `npx` only needs to exist for completion.
-    writeFileSync(join(dir, 'ncm'), `#!/bin/sh\nexec "${process.execPath}" "${join(REPO_ROOT, 'dist', 'src', 'cli', 'bin.js')}" "$@"\n`)
+    writeFileSync(join(dir, 'ncm'), `#!/bin/sh\nexec "${process.execPath}" "${CLI_BIN}" "$@"\n`)
     chmodSync(join(dir, 'ncm'), 0o755)
     const env = `PATH=${dir}:${process.env.PATH} NCM_URL=${host.base} NO_COLOR=1 SOCK=${socket} PS1='$ ' TERM=xterm-256color`
     requireCompiledServer() // the binary runs from dist/ too: `npm test` builds it first

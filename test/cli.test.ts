@@ -7,18 +7,18 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { request } from 'undici'
 import { REPO_ROOT } from '../src/version.js'
 import { freePort, requireCompiledServer, startServer, stopServer, waitForHealth, type ServerProcess } from './process.js'
+import { CLI_BIN } from './helper.js'
 import { checkProof } from '../src/engines/proof-check/index.js'
 import { parseDimacs } from '../src/engines/sat/dimacs.js'
 
 // The compiled binary and server (`npm test` builds dist first): no TypeScript loader to start for each spawn.
-const BIN = join(REPO_ROOT, 'dist', 'src', 'cli', 'bin.js')
 let url = ''
 let server: ServerProcess
 const dir = mkdtempSync(join(tmpdir(), 'ncm-cli-'))
 
 /** Runs the binary; the spawn's own deadline only keeps a hung child from holding the worker (spawnSync blocks it). */
 function ncm(...args: string[]) {
-  const res = spawnSync(process.execPath, [BIN, '--url', url, ...args], { cwd: REPO_ROOT, encoding: 'utf8', timeout: 180_000 })
+  const res = spawnSync(process.execPath, [CLI_BIN, '--url', url, ...args], { cwd: REPO_ROOT, encoding: 'utf8', timeout: 180_000 })
   return { code: res.status, stdout: res.stdout, stderr: res.stderr }
 }
 
@@ -77,7 +77,7 @@ describe('ncm against a live server', () => {
     expect(out.stderr).toMatch(/token_completion_unavailable/)
   })
   it('exits 1 when the server cannot be reached', () => {
-    const res = spawnSync(process.execPath, [BIN, '--url', 'http://127.0.0.1:1', 'surface'], { cwd: REPO_ROOT, encoding: 'utf8', timeout: 180_000 })
+    const res = spawnSync(process.execPath, [CLI_BIN, '--url', 'http://127.0.0.1:1', 'surface'], { cwd: REPO_ROOT, encoding: 'utf8', timeout: 180_000 })
     expect(res.status).toBe(1)
     expect(res.stderr).toMatch(/cannot reach/)
   })

@@ -5,6 +5,12 @@ import { anyEnvelope } from '../src/http/envelope.js'
 import { buildApp, type BuildOptions } from '../src/app.js'
 import { loadConfig, type Config } from '../src/config.js'
 import type { Clock } from '../src/sched/clock.js'
+import { readFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { REPO_ROOT } from '../src/version.js'
+
+/** The `ncm` binary as package.json names it (the build's one-file bundle of src/cli/bin.ts). */
+export const CLI_BIN = join(REPO_ROOT, (JSON.parse(readFileSync(join(REPO_ROOT, 'package.json'), 'utf8')) as { bin: { ncm: string } }).bin.ncm)
 
 export interface TestAppOptions extends Partial<Omit<BuildOptions, 'config'>> {
   /** Environment variables on top of the test defaults. */
