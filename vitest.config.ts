@@ -2,19 +2,19 @@ import { readdirSync, readFileSync } from 'node:fs'
 import { availableParallelism } from 'node:os'
 import { defineConfig } from 'vitest/config'
 import { LaneSequencer } from './test/lanes/sequencer.js'
-import { isHeavy } from './test/lanes/heavy.js'
 
 const testFiles = ['src', 'test'].flatMap((dir) => readdirSync(dir, { recursive: true, encoding: 'utf8' })
   .filter((name) => name.endsWith('.test.ts'))
   .map((name) => `${dir}/${name.replaceAll('\\', '/')}`))
 
 /**
- * Files that run in a fresh module registry of their own: the heavy ones (they measure their process, or kill and
- * spawn hosts) and those that mock or stub (a mock would outlive its file in a shared registry). The others share
- * their worker's modules from file to file: loading the app's modules again for each file was about a third of the
- * suite's time here (test/caller: 168 s isolated, 108 s shared, on 2 workers).
+ * Files that run in a fresh process and module registry of their own: those that measure their process's memory (a
+ * shared worker's history would be in it) and those that mock or stub (a mock would outlive its file in a shared
+ * registry), decided from each file's own text. The others, heavy ones included, share their worker's modules from
+ * file to file: loading the app's modules again for each file was about a third of the suite's time here (test/caller:
+ * 168 s isolated, 108 s shared, on 2 workers).
  */
-const ownRegistry = (file: string): boolean => isHeavy(file) || /\bvi\.(mock|doMock|stub\w*|spyOn|useFakeTimers)\(/.test(readFileSync(file, 'utf8'))
+const ownRegistry = (file: string): boolean => /\bvi\.(mock|doMock|stub\w*|spyOn|useFakeTimers)\(|process\.memoryUsage/.test(readFileSync(file, 'utf8'))
 const isolated = testFiles.filter(ownRegistry)
 
 export default defineConfig({
