@@ -25,7 +25,10 @@ function kindOf(path: string, post: Post): string {
 /** The first POST of each kind, in the document's order. */
 function onePerKind(paths: Record<string, { post?: Post }>): string[] {
   const kinds = new Map<string, string>()
-  for (const [path, item] of Object.entries(paths)) if (item.post && !kinds.has(kindOf(path, item.post))) kinds.set(kindOf(path, item.post), path)
+  for (const [path, item] of Object.entries(paths)) {
+    const kind = item.post && kindOf(path, item.post)
+    if (kind && !kinds.has(kind)) kinds.set(kind, path)
+  }
   return [...kinds.values()]
 }
 
