@@ -133,6 +133,7 @@ export async function buildApp(opts: BuildOptions): Promise<FastifyInstance> {
     deadlineMs: config.slowClientMs,
     tripwire: config.loopTripwire,
     textMembers: (req) => registry.byName(req.routeOptions.config.operation ?? '')?.textMembers,
+    readsInMill: (req) => registry.byName(req.routeOptions.config.operation ?? '')?.fromBody !== undefined,
   })
   await app.register(storePlugin, { store })
   await app.register(redisPlugin, { url: config.redisUrl, prefix: config.redisPrefix })

@@ -6,12 +6,36 @@ import { parseJsonShaped } from './json-text.js'
 import { Refusal, type RefusalCode, type RefusalOptions } from '../http/refusal.js'
 
 export type BodyFormat =
-  // textMembers: top-level members that cross back from the mill as JSON text when wide (text-members.ts)
-  | { kind: 'json'; maxDepth: number; maxValues: number; textMembers?: readonly string[] }
+  // textMembers: top-level members that cross back from the mill as JSON text when wide (text-members.ts);
+  // inTheMill: a large body is not parsed here but kept as its bytes (JsonBlocks) for the operation that reads it in the mill
+  | JsonFormat & { textMembers?: readonly string[]; inTheMill?: boolean }
   // the body's bytes, undecoded (isBodyBytes): a CSV import's, moved (`movable`) to the mill task that decodes them
   | { kind: 'bytes' }
   // a text/plain body that is one member of the operation's input (e.g. /sat's dimacs); no member: the text itself
   | { kind: 'text'; member?: string }
+
+/** How a JSON body is parsed: the host's caps on its nesting and its values. */
+export interface JsonFormat {
+  kind: 'json'
+  maxDepth: number
+  maxValues: number
+}
+
+/**
+ * A large JSON body kept as the bytes it arrived in, for an operation that reads its input in the mill (issue #30: on
+ * the loop a request handles at most 64 KiB of JSON as a value): parsed, validated and answered there, under `format`.
+ */
+export class JsonBlocks {
+  constructor(
+    readonly blocks: Uint8Array[],
+    readonly format: JsonFormat,
+  ) {}
+}
+
+/** A body's outcome that refuses it: a refusal, or one of Fastify's own JSON body errors. */
+export type BodyFailure =
+  | { ok: false; refusal: { code: RefusalCode; reason: string; options: RefusalOptions } }
+  | { ok: false; fastify: 'FST_ERR_CTP_EMPTY_JSON_BODY' | 'FST_ERR_CTP_INVALID_JSON_BODY' }
 
 /**
  * A body's outcome as it crosses the thread: a value, a refusal, or one of Fastify's own JSON body errors. `depth` is
@@ -22,8 +46,7 @@ export type BodyFormat =
 export type BodyOutcome =
   | { ok: true; value: unknown; depth?: number; texts?: Record<string, string>; overLoop?: boolean }
   | { ok: true; json: string; overLoop?: boolean }
-  | { ok: false; refusal: { code: RefusalCode; reason: string; options: RefusalOptions } }
-  | { ok: false; fastify: 'FST_ERR_CTP_EMPTY_JSON_BODY' | 'FST_ERR_CTP_INVALID_JSON_BODY' }
+  | BodyFailure
 
 /** As Fastify's default JSON parser is configured here: `__proto__` refused, `constructor` left alone. */
 const SECURE = { protoAction: 'error', constructorAction: 'ignore' } as const

@@ -3,11 +3,12 @@
 // copied) to the worker, so no single step on the loop costs more than a block's copy. What remains on the loop is the
 // parsed value's structured clone back (cheap for strings, about the parse's own cost for bodies of many values, which
 // JSON_MAX_VALUES bounds), except for the wide members a route takes as text (text-members.ts). A body read as `bytes`
-// (a CSV import) is not parsed at all: its blocks are the body, for the operation to move to the task that reads them.
+// (a CSV import) is not parsed at all: its blocks are the body, for the operation to move to the task that reads them;
+// so is a large JSON body of an operation that reads its input in the mill (JsonBlocks).
 import type { Readable } from 'node:stream'
 import { errorCodes } from 'fastify'
 import { Refusal } from '../http/refusal.js'
-import { joined, parseBody, type BodyFormat, type BodyOutcome } from './formats.js'
+import { joined, JsonBlocks, parseBody, type BodyFailure, type BodyFormat, type BodyOutcome } from './formats.js'
 import { putTextMembers } from './text-members.js'
 
 /**
@@ -113,13 +114,16 @@ function collect(payload: Readable, contentLength: number, limit: number, deadli
   })
 }
 
+/** The error a body's failure is thrown as, wherever the body was parsed (here, or by an operation in the mill). */
+export function bodyFailure(outcome: BodyFailure): Error {
+  if ('fastify' in outcome) return new errorCodes[outcome.fastify]()
+  return new Refusal(outcome.refusal.code, outcome.refusal.reason, outcome.refusal.options)
+}
+
 function outcomeValue(outcome: BodyOutcome): unknown {
-  if (outcome.ok) {
-    if ('json' in outcome) return JSON.parse(outcome.json)
-    return outcome.texts ? putTextMembers(outcome.value, outcome.texts) : outcome.value
-  }
-  if ('fastify' in outcome) throw new errorCodes[outcome.fastify]()
-  throw new Refusal(outcome.refusal.code, outcome.refusal.reason, outcome.refusal.options)
+  if (!outcome.ok) throw bodyFailure(outcome)
+  if ('json' in outcome) return JSON.parse(outcome.json)
+  return outcome.texts ? putTextMembers(outcome.value, outcome.texts) : outcome.value
 }
 
 export function createBodyReader(options: BodyReaderOptions): BodyReader {
@@ -156,6 +160,9 @@ export function createBodyReader(options: BodyReaderOptions): BodyReader {
         const kept = blocks
         blocks = []
         if (format.kind === 'bytes') return Promise.resolve({ ok: true, value: kept.length > 0 ? kept : [new Uint8Array(0)] })
+        if (format.kind === 'json' && format.inTheMill) {
+          return Promise.resolve({ ok: true, value: new JsonBlocks(kept, { kind: 'json', maxDepth: format.maxDepth, maxValues: format.maxValues }) })
+        }
         return options.parseOffLoop(kept, format, owner)
       },
       abandon() {

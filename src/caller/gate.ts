@@ -2,6 +2,10 @@
 import type { z } from 'zod'
 import { issuesFromZod, Refusal } from '../http/refusal.js'
 import { actionsOf, type AnyOperation, type OperationContext } from './operation.js'
+import { JsonBlocks } from '../body-parse/formats.js'
+import { bodyFailure } from '../body-parse/reader.js'
+import { JsonBytes } from '../json/bytes.js'
+import type { TaskRefusal } from '../mill/tasks/task-result.js'
 
 /** Checks that need no parsed input: refused by nature, then the access policy for each action this call is. */
 export function admitBeforeInput(op: AnyOperation, raw: unknown, ctx: OperationContext): void {
@@ -31,11 +35,33 @@ export function admitParsed(op: AnyOperation, input: unknown, ctx: OperationCont
   }
 }
 
-/** Limits, admission, then the handler. Input must already be parsed. */
+/** Limits, admission, then the handler. Input must already be parsed, or be a large body the operation reads in the mill. */
 export async function runParsed(op: AnyOperation, input: unknown, ctx: OperationContext): Promise<unknown> {
+  if (input instanceof JsonBlocks) return runFromBody(op, input, ctx)
   admitParsed(op, input, ctx)
   return runHandler(op, input, ctx)
 }
+
+/**
+ * A large body read, checked and answered in the mill (Operation.fromBody): its refusals are those the same body gets
+ * on the loop, from the body parser, the route's validation (neither names the op), the limits or the work.
+ */
+async function runFromBody(op: AnyOperation, body: JsonBlocks, ctx: OperationContext): Promise<JsonBytes> {
+  if (!op.fromBody) throw new Error(`${op.name} was given its body's bytes but reads no body in the mill`)
+  let result: Awaited<ReturnType<NonNullable<AnyOperation['fromBody']>>>
+  try {
+    result = await op.fromBody(body, ctx)
+  } catch (err) {
+    throw err instanceof Refusal ? err.forOp(op.name) : err
+  }
+  if (result.ok) return new JsonBytes([result.value])
+  if ('body' in result) throw bodyFailure(result.body)
+  if ('input' in result) throw refusalOf(result.input)
+  throw refusalOf(result.refusal).forOp(op.name)
+}
+
+const refusalOf = ({ code, reason, issues, hints }: TaskRefusal): Refusal =>
+  new Refusal(code, reason, { ...(issues ? { issues } : {}), ...(hints ? { hints } : {}) })
 
 /** The handler alone (limits and admission were checked at submission): what a job runs. */
 export async function runHandler(op: AnyOperation, input: unknown, ctx: OperationContext): Promise<unknown> {

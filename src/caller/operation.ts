@@ -11,6 +11,8 @@ import type { Refusal, RefusalCode } from '../http/refusal.js'
 import type { CallerCounters } from './counters.js'
 import type { Clock } from '../sched/clock.js'
 import type { JsonBytes } from '../json/bytes.js'
+import type { JsonBlocks } from '../body-parse/formats.js'
+import type { FromBodyResult } from '../mill/tasks/from-body.js'
 
 export const LOBES = ['discovery', 'logic', 'capacity', 'text', 'access', 'orchestration', 'runtime'] as const
 export type Lobe = (typeof LOBES)[number]
@@ -115,6 +117,13 @@ export interface OperationDefinition<I extends z.ZodType, O extends z.ZodType> {
   downloads?: Record<string, { caption: string; url: (data: z.output<O>) => string | null }>
   /** Alternative non-JSON rendering of the data, chosen when the client does not ask for JSON. */
   render?: { contentType: string; body: (data: z.output<O>) => string }
+  /**
+   * Reads a large body (over 64 KiB) in the mill from its bytes instead of the handler reading it as a value: parsed,
+   * validated with `input`, limits checked and answered there, the answer written by `output` (issue #30: on the loop a
+   * request handles at most 64 KiB of JSON as a value). Smaller bodies, /run items, /cli lines and MCP calls still come
+   * to the handler. Not for heavy operations (their jobs store the input) nor those whose input calls for an action.
+   */
+  fromBody?: (body: JsonBlocks, ctx: OperationContext) => Promise<FromBodyResult<Uint8Array>>
   /** The answer, or its text as the output schema writes it (src/json/serializer.ts) where it was computed (the mill). */
   handler: (input: z.output<I>, ctx: OperationContext) => Answer<O> | Promise<Answer<O>>
 }

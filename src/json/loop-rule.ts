@@ -32,10 +32,9 @@ export const STILL_WRITTEN_ON_THE_LOOP: ReadonlyMap<string, string> = new Map([
 /**
  * Routes whose large bodies still come back from the mill as values of more than LOOP_BODY_MAX_VALUES, each with the
  * bound that keeps it finite: the tripwire lets these through and trips on every other route. Each is work left (issue
- * #30 item 1): run the operation in the mill from the body's bytes, then take it off this list.
+ * #30 item 1): run the operation in the mill from the body's bytes (Operation.fromBody), then take it off this list.
  */
 export const STILL_PARSED_INTO_VALUES: ReadonlyMap<string, string> = new Map([
-  ['/api/v1/clauses', 'clause arrays, JSON_MAX_VALUES (150,000) values at most, validated and handed to the mill on the loop'],
   ['/api/v1/quiz', 'clause arrays and an assignment, JSON_MAX_VALUES (150,000) values at most'],
   ['/api/v1/sat', 'assumptions, at most SAT_LIMITS.maxVars (100,000) literals'],
   ['/api/v1/diff', 'an RFC 6902 patch, JSON_MAX_VALUES (150,000) values at most and charged by DIFF_PATCH_MAX_WEIGHT'],

@@ -2,7 +2,8 @@
 // (the caller as an envelope, the trading platform as RFC 9457 problem details).
 import type { FastifyError, FastifyRequest } from 'fastify'
 import { hasZodFastifySchemaValidationErrors, ResponseSerializationError } from 'fastify-type-provider-zod'
-import { describeIssue, Refusal, type IssueParts, type RefusalIssue } from '../http/refusal.js'
+import { Refusal } from '../http/refusal.js'
+import { validationRefusal } from '../http/validation.js'
 import { storeRefusal } from '../store/faults.js'
 
 /** A route's body limit as a 413 names it: its bytes and the setting they come from. */
@@ -28,24 +29,7 @@ function bodyTooLarge(limit: BodyLimit | undefined): Refusal {
 export function toRefusal(err: unknown, requestId: string, bodyLimit?: BodyLimit): Refusal {
   if (err instanceof Refusal) return err
   const e = err as FastifyError & { retryAfterS?: number; ttl?: number }
-  if (hasZodFastifySchemaValidationErrors(e)) {
-    const where = e.validationContext ?? 'input'
-    const issues: RefusalIssue[] = e.validation.flatMap((v) => describeIssue({
-      ...(v.params as Partial<IssueParts>),
-      code: v.keyword,
-      path: v.instancePath.split('/').filter(Boolean).map((k) => (/^\d+$/.test(k) ? Number(k) : k)),
-      message: v.message ?? 'invalid',
-    }, '', where === 'querystring' ? 'query' : where))
-    const first = issues[0]
-    const summary = first ? `${first.path}: ${first.message}` : 'does not match the schema'
-    const more = issues.length > 1 ? ` (and ${issues.length - 1} more)` : ''
-    // An enum field that got an unknown value: name the valid choices as a hint of their own.
-    const choices = e.validation.map((v) => (v.params as { values?: unknown } | undefined)?.values).find(Array.isArray)
-    return new Refusal('invalid_input', `the ${where} is invalid: ${summary}${more}`, {
-      issues,
-      ...(choices ? { hints: { valid_choices: choices } } : {}),
-    })
-  }
+  if (hasZodFastifySchemaValidationErrors(e)) return validationRefusal(e.validation, e.validationContext ?? 'input')
   // Our own response did not match its schema: a bug on our side, never the caller's.
   if (err instanceof ResponseSerializationError) return new Refusal('internal', `internal error; request id ${requestId}`)
   switch (e.code) {

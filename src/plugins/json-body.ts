@@ -26,6 +26,8 @@ export interface JsonBodyOptions {
   tripwire?: 'off' | 'throw'
   /** The route's top-level members that come back from the mill as JSON text when wide (body-parse/text-members.ts). */
   textMembers?: (req: FastifyRequest) => readonly string[] | undefined
+  /** Whether the route's operation reads a large body in the mill: it gets the body's bytes (JsonBlocks), not a value. */
+  readsInMill?: (req: FastifyRequest) => boolean
 }
 
 declare module 'fastify' {
@@ -87,6 +89,7 @@ export default fp(
     app.addHook('preHandler', turnAfterLargeBody)
     app.removeContentTypeParser('application/json')
     const formatFor = (req: FastifyRequest): BodyFormat => {
+      if (opts.readsInMill?.(req)) return { ...format, inTheMill: true }
       const textMembers = opts.textMembers?.(req)
       return textMembers ? { ...format, textMembers } : format
     }

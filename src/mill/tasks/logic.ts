@@ -1,29 +1,25 @@
 // Mill tasks of the logic domain: SAT solving (DIMACS or a JSON formula) under the soft deadline, and the
 // analysis/quiz of large CNFs and formulas. Each work function is also what the operations run inline for small inputs.
 import type { TaskContext, TaskTable } from '../types.js'
+import { checkCnfLimits, cnfSource, type CnfSource } from '../../inputs/cnf.js'
+import { clausesInput } from '../../inputs/clauses.js'
+import type { TaskRefusal, TaskResult } from './task-result.js'
+import { inputFromBody, refusedAsData, type BodyBlocksPayload, type FromBodyResult } from './from-body.js'
 import { AssumptionError, solveDimacs, solveFormula, type JsonSatAnswer, type SatAnswer, type SearchOptions } from '../../engines/sat/answer.js'
 import type { Cnf } from '../../engines/sat/cnf.js'
 import { checkedAnswer, cnfBlob, type CheckedAnswer, type TextBlob } from './sat-check.js'
 import type { SolverStats } from '../../engines/sat/cdcl.js'
 import { DimacsLimitError, DimacsSyntaxError, parseDimacs, type DimacsLimits } from '../../engines/sat/dimacs.js'
 import { FormulaLimitError, FormulaSyntaxError, parseFormula, type FlatFormula, type FormulaLimits } from '../../engines/sat/formula.js'
-import { analyzeClauses, type ClauseAnalysis, type SimplifyOptions } from '../../engines/sat/simplify.js'
+import { analyzeClauses, DEFAULT_SIMPLIFY_OPTIONS, type ClauseAnalysis, type SimplifyOptions } from '../../engines/sat/simplify.js'
 import { moving } from '../moving.js'
 import { answerBytes, type AnswerSchema } from '../../json/serializer.js'
 import { cnfAssignment, formulaAssignment, QuizInputError, quizCnf, quizFormula, type CnfAssignment, type QuizResult } from '../../engines/sat/quiz.js'
 
-/** Input problems found off the event loop travel back as data (class instances do not cross the thread boundary). */
-export interface TaskRefusal {
-  code: 'invalid_input' | 'over_limit'
-  reason: string
-  issues?: Array<{ path: string; message: string }>
-  hints?: Record<string, unknown>
-}
+export type { TaskRefusal, TaskResult } from './task-result.js'
 
-export type TaskResult<T> = { ok: true; value: T; warnings: string[] } | { ok: false; refusal: TaskRefusal }
 
-/** A CNF to read: DIMACS text (parsed where the work runs) or clause arrays already in flat form. */
-export type CnfSource = { dimacs: string; limits: DimacsLimits } | { cnf: Cnf }
+export type { CnfSource }
 
 export interface SatTaskPayload {
   dimacs: string
@@ -221,6 +217,19 @@ export const logicTasks = {
     if (!result.ok) return result
     const bytes = answerBytes(answer, { ...result.value, warnings: result.warnings })
     return moving({ ...result, value: bytes }, [bytes.buffer as ArrayBuffer])
+  },
+  // /clauses from a large body's bytes: read as its route reads it, then worked and written as above.
+  'logic.clausesBody': ({ answer, ...body }: BodyBlocksPayload & { answer: AnswerSchema }): FromBodyResult<Uint8Array> => {
+    const read = inputFromBody(body, clausesInput)
+    if (!read.ok) return read
+    const { input } = read
+    return refusedAsData(() => {
+      checkCnfLimits(input)
+      const result = clausesWork({ source: cnfSource(input).source, options: { ...DEFAULT_SIMPLIFY_OPTIONS, listLimit: input.max_listed } })
+      if (!result.ok) return result
+      const bytes = answerBytes(answer, { ...result.value, warnings: result.warnings })
+      return moving({ ...result, value: bytes }, [bytes.buffer as ArrayBuffer])
+    })
   },
   'logic.quiz': quizWork,
   'logic.quizFormula': quizFormulaWork,

@@ -3,19 +3,14 @@ import { z } from 'zod'
 import { defineOperation } from '../../operation.js'
 import { clausesWork, type ClausesTaskPayload } from '../../../mill/tasks/logic.js'
 import { DEFAULT_SIMPLIFY_OPTIONS } from '../../../engines/sat/simplify.js'
-import { checkCnfLimits, cnfSource, dimacsText, exactlyOneOf, inTheMill, jsonClauses, SAT_LIMITS, valueOf } from './common.js'
+import { checkCnfLimits, cnfSource, inTheMill, SAT_LIMITS, valueOf } from './common.js'
+import { clausesInput } from '../../../inputs/clauses.js'
+import { movable } from '../../../mill/moving.js'
+import { budgetOf } from '../../../mill/pool.js'
 import { JsonBytes } from '../../../json/bytes.js'
 import { answerSchema } from '../../../json/serializer.js'
 
-const input = z
-  .object({
-    dimacs: dimacsText.optional(),
-    clauses: jsonClauses.optional(),
-    vars: z.number().int().min(0).optional().describe('With clauses: the variable count (default: the largest variable used)'),
-    max_listed: z.number().int().min(0).max(10_000).default(100).describe('Longest list returned for units, pure literals, unused and fixed variables'),
-  })
-  .strict()
-  .superRefine(exactlyOneOf(['dimacs', 'clauses']))
+const input = clausesInput
 
 const list = z.object({ count: z.number().int(), items: z.array(z.number().int()).describe('The first max_listed entries') })
 
@@ -73,6 +68,13 @@ export const clauses = defineOperation({
     { clauses: [[1, 2], [-1, 2], [2, 3, -3], [1, 2], [3, 4], [3, 4, 5]] },
     { dimacs: 'p cnf 3 3\n1 0\n-1 2 0\n-2 3 0\n' },
   ],
+  // A body over 64 KiB is read, checked and answered in the mill from its bytes.
+  fromBody: (body, ctx) => {
+    ctx.admission.admitHeavy('clauses', ctx.principal)
+    const { views, transfer } = movable(body.blocks)
+    const payload = { blocks: views, format: body.format, answer: answerSchema(output) }
+    return ctx.mill.run('logic.clausesBody', payload, { timeoutMs: budgetOf(undefined), op: 'clauses', owner: ctx.principal.owner, transfer })
+  },
   handler: async (i, ctx) => {
     const { source, small } = cnfSource(i)
     const payload: ClausesTaskPayload = { source, options: { ...DEFAULT_SIMPLIFY_OPTIONS, listLimit: i.max_listed } }

@@ -1,0 +1,15 @@
+// POST /clauses' input: read by its route on the loop and, for a large body, by the mill (mill/tasks/logic.ts).
+import { z } from 'zod'
+import { dimacsText, exactlyOneOf, jsonClauses } from './cnf.js'
+
+export const clausesInput = z
+  .object({
+    dimacs: dimacsText.optional(),
+    clauses: jsonClauses.optional(),
+    vars: z.number().int().min(0).optional().describe('With clauses: the variable count (default: the largest variable used)'),
+    max_listed: z.number().int().min(0).max(10_000).default(100).describe('Longest list returned for units, pure literals, unused and fixed variables'),
+  })
+  .strict()
+  .superRefine(exactlyOneOf(['dimacs', 'clauses']))
+
+export type ClausesInput = z.output<typeof clausesInput>

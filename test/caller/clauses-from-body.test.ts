@@ -1,0 +1,71 @@
+// /clauses reads a body over 64 KiB in the mill from its bytes (Operation.fromBody, issue #30 item 1): the same body
+// padded past 64 KiB with JSON whitespace must get the answer or refusal it gets on the loop, byte for byte but the
+// envelope's request id and timings, while the loop tripwire (LOOP_TRIPWIRE=throw) would fail a value brought back.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import type { FastifyInstance } from 'fastify'
+import { buildTestApp } from '../helper.js'
+import { OFF_LOOP_BODY_BYTES } from '../../src/body-parse/reader.js'
+
+let app: FastifyInstance
+beforeAll(async () => {
+  app = await buildTestApp({ env: { MAX_EVENT_LOOP_DELAY_MS: '60000' } })
+})
+afterAll(async () => app.close())
+
+const post = (text: string) =>
+  app.inject({ method: 'POST', url: '/api/v1/clauses', headers: { accept: 'application/json', 'content-type': 'application/json' }, payload: text })
+
+/** The envelope without what differs from request to request. */
+function comparable(body: string): unknown {
+  const envelope = JSON.parse(body) as Record<string, unknown>
+  delete envelope.meta
+  return envelope
+}
+
+function randomCnf(vars: number, clauses: number, seed: number): number[][] {
+  let s = seed
+  const next = () => (s = (s * 1103515245 + 12345) % 2 ** 31) / 2 ** 31
+  return Array.from({ length: clauses }, () => Array.from({ length: 3 }, () => (Math.floor(next() * vars) + 1) * (next() < 0.5 ? -1 : 1)))
+}
+
+const bodies: Record<string, string> = {
+  'clause arrays': JSON.stringify({ clauses: [[1, 2], [-1, 2], [2, 3, -3], [1, 2], [3, 4], [3, 4, 5]] }),
+  'DIMACS text': JSON.stringify({ dimacs: 'p cnf 3 3\n1 0\n-1 2 0\n-2 3 0\n', max_listed: 1 }),
+  'a wider CNF (decided UNDECIDED or not by simplification alone)': JSON.stringify({ clauses: randomCnf(300, 1200, 7), max_listed: 5 }),
+  'a literal of the wrong type': JSON.stringify({ clauses: [[1, 'x']] }),
+  'an unknown field': JSON.stringify({ clauses: [[1]], extra: true }),
+  'both dimacs and clauses': JSON.stringify({ clauses: [[1]], dimacs: 'p cnf 1 1\n1 0\n' }),
+  'neither': '{}',
+  'an array for the whole body': '[[1, 2]]',
+  'a zero literal': JSON.stringify({ clauses: [[1, 0]] }),
+  'a variable over vars': JSON.stringify({ clauses: [[1, 5]], vars: 3 }),
+  'a variable over the limit': JSON.stringify({ clauses: [[1, 200_000]] }),
+  'a header over the variable limit': JSON.stringify({ dimacs: 'p cnf 200000 1\n1 0\n' }),
+  'malformed DIMACS': JSON.stringify({ dimacs: 'p cnf 2 1\n1 x 0\n' }),
+  'max_listed over its maximum': JSON.stringify({ clauses: [[1]], max_listed: 10_001 }),
+  'JSON cut short': '{"clauses": [[1, 2]',
+  'a __proto__ member': '{"clauses": [[1]], "__proto__": {"x": 1}}',
+  'too deep': `{"clauses": ${'['.repeat(2_000)}${']'.repeat(2_000)}}`,
+}
+
+describe('/clauses from its bytes in the mill', () => {
+  for (const [name, text] of Object.entries(bodies)) {
+    it(`${name}: the same answer padded past ${OFF_LOOP_BODY_BYTES} bytes as on the loop`, async () => {
+      expect(text.length).toBeLessThanOrEqual(OFF_LOOP_BODY_BYTES)
+      const onLoop = await post(text)
+      const padded = await post(text + ' '.repeat(OFF_LOOP_BODY_BYTES + 1))
+      expect(onLoop.statusCode).not.toBe(500)
+      expect(padded.statusCode, padded.body).toBe(onLoop.statusCode)
+      expect(padded.headers['content-type']).toBe(onLoop.headers['content-type'])
+      expect(comparable(padded.body)).toEqual(comparable(onLoop.body))
+    })
+  }
+
+  it('a clause list too wide for the loop is answered from the mill (the tripwire would throw on its values)', async () => {
+    const clauses = randomCnf(20_000, 25_000, 11)
+    const res = await post(JSON.stringify({ clauses, vars: 20_000, max_listed: 3 }))
+    expect(res.statusCode, res.body).toBe(200)
+    const data = JSON.parse(res.body).data
+    expect(data).toMatchObject({ vars: 20_000, clauses: 25_000, literals: 75_000 })
+  })
+})
