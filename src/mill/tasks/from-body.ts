@@ -6,6 +6,8 @@ import { joined, parseBody, type BodyFailure, type JsonFormat } from '../../body
 import { validationRefusal } from '../../http/validation.js'
 import { Refusal } from '../../http/refusal.js'
 import type { TaskRefusal, TaskResult } from './task-result.js'
+import { answerBytes, type AnswerSchema } from '../../json/serializer.js'
+import { moving } from '../moving.js'
 
 /** A body an operation reads in the mill: its blocks, moved here, and the caps to parse them under. */
 export interface BodyBlocksPayload {
@@ -42,4 +44,21 @@ export function refusedAsData<T>(work: () => TaskResult<T>): TaskResult<T> {
 function refusalData(refusal: Refusal): TaskRefusal {
   const { issues, hints } = refusal.options
   return { code: refusal.code as TaskRefusal['code'], reason: refusal.message, ...(issues ? { issues } : {}), ...(hints ? { hints } : {}) }
+}
+
+/** A body an operation answers from, with the schema its answer is written by. */
+export type AnswerFromBody = BodyBlocksPayload & { answer: AnswerSchema }
+
+/** An operation's whole answer from its body's bytes: read by `schema`, worked by `work`, written by `answer`. */
+export function answerFromBody<S extends z.ZodType, T extends object>({ answer, ...body }: AnswerFromBody, schema: S, work: (input: z.output<S>) => TaskResult<T>): FromBodyResult<Uint8Array> {
+  const read = inputFromBody(body, schema)
+  if (!read.ok) return read
+  return refusedAsData(() => writtenAnswer(work(read.input), answer))
+}
+
+/** A task's value written with its warnings by the answer's schema, as bytes that move to the loop. */
+export function writtenAnswer<T extends object>(result: TaskResult<T>, answer: AnswerSchema): TaskResult<Uint8Array> {
+  if (!result.ok) return result
+  const bytes = answerBytes(answer, { ...result.value, warnings: result.warnings })
+  return moving({ ...result, value: bytes }, [bytes.buffer as ArrayBuffer])
 }

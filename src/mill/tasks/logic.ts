@@ -3,8 +3,10 @@
 import type { TaskContext, TaskTable } from '../types.js'
 import { checkCnfLimits, cnfSource, type CnfSource } from '../../inputs/cnf.js'
 import { clausesInput } from '../../inputs/clauses.js'
+import { assignmentByName, quizInput, type QuizInput } from '../../inputs/quiz.js'
+import { FORMULA_LIMITS } from '../../inputs/formula.js'
 import type { TaskRefusal, TaskResult } from './task-result.js'
-import { inputFromBody, refusedAsData, type BodyBlocksPayload, type FromBodyResult } from './from-body.js'
+import { answerFromBody, writtenAnswer, type AnswerFromBody, type FromBodyResult } from './from-body.js'
 import { AssumptionError, solveDimacs, solveFormula, type JsonSatAnswer, type SatAnswer, type SearchOptions } from '../../engines/sat/answer.js'
 import type { Cnf } from '../../engines/sat/cnf.js'
 import { checkedAnswer, cnfBlob, type CheckedAnswer, type TextBlob } from './sat-check.js'
@@ -191,6 +193,20 @@ export function quizFormulaWork({ formula, assignment, maxListed }: QuizFormulaT
   })
 }
 
+/** /quiz's answer from its whole input, here: the formula or the CNF it names, checked against the assignment. */
+function quizAnswer(input: QuizInput): TaskResult<QuizResult & { checked: 'cnf' | 'formula' }> {
+  const common = { maxListed: input.max_listed }
+  const result = input.formula !== undefined
+    ? (() => {
+        const assignment = assignmentByName(input.assignment)
+        const formula = guarded(() => ({ value: parseFormula(input.formula, FORMULA_LIMITS, 'formula'), warnings: [] }))
+        return formula.ok ? quizFormulaWork({ formula: formula.value, assignment, ...common }) : formula
+      })()
+    : quizWork({ source: cnfSource(input).source, assignment: input.assignment, ...common })
+  if (!result.ok) return result
+  return { ...result, value: { ...result.value, checked: input.formula !== undefined ? 'formula' : 'cnf' } }
+}
+
 export const logicTasks = {
   // The model and the models enumerated (an answer near 8 MB at most) come written by /sat's schema for them.
   'logic.sat': ({ members, ...payload }: SatTaskPayload & { members: SatMembers }, context: TaskContext): TaskResult<WrittenSatAnswer> => {
@@ -212,25 +228,18 @@ export const logicTasks = {
     return movingBlobs({ ...result, value }, [value.model?.buffer, value.assignment?.buffer])
   },
   // A large CNF's whole answer (a model of every variable, the simplified DIMACS: megabytes) comes written by /clauses' schema.
-  'logic.clauses': ({ answer, ...payload }: ClausesTaskPayload & { answer: AnswerSchema }): TaskResult<Uint8Array> => {
-    const result = clausesWork(payload)
-    if (!result.ok) return result
-    const bytes = answerBytes(answer, { ...result.value, warnings: result.warnings })
-    return moving({ ...result, value: bytes }, [bytes.buffer as ArrayBuffer])
-  },
+  'logic.clauses': ({ answer, ...payload }: ClausesTaskPayload & { answer: AnswerSchema }): TaskResult<Uint8Array> =>
+    writtenAnswer(clausesWork(payload), answer),
   // /clauses from a large body's bytes: read as its route reads it, then worked and written as above.
-  'logic.clausesBody': ({ answer, ...body }: BodyBlocksPayload & { answer: AnswerSchema }): FromBodyResult<Uint8Array> => {
-    const read = inputFromBody(body, clausesInput)
-    if (!read.ok) return read
-    const { input } = read
-    return refusedAsData(() => {
-      checkCnfLimits(input)
-      const result = clausesWork({ source: cnfSource(input).source, options: { ...DEFAULT_SIMPLIFY_OPTIONS, listLimit: input.max_listed } })
-      if (!result.ok) return result
-      const bytes = answerBytes(answer, { ...result.value, warnings: result.warnings })
-      return moving({ ...result, value: bytes }, [bytes.buffer as ArrayBuffer])
-    })
-  },
+  'logic.clausesBody': (payload: AnswerFromBody): FromBodyResult<Uint8Array> => answerFromBody(payload, clausesInput, (input) => {
+    checkCnfLimits(input)
+    return clausesWork({ source: cnfSource(input).source, options: { ...DEFAULT_SIMPLIFY_OPTIONS, listLimit: input.max_listed } })
+  }),
+  // /quiz from a large body's bytes: read as its route reads it, then the CNF or the formula it names checked here.
+  'logic.quizBody': (payload: AnswerFromBody): FromBodyResult<Uint8Array> => answerFromBody(payload, quizInput, (input) => {
+    checkCnfLimits(input)
+    return quizAnswer(input)
+  }),
   'logic.quiz': quizWork,
   'logic.quizFormula': quizFormulaWork,
 } satisfies TaskTable

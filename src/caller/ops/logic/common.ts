@@ -5,33 +5,21 @@ export {
   checkCnfLimits, checkClauseArrays, checkDimacsHeader, cnfFromJson, cnfSource, dimacsText, exactlyOneOf, INLINE_MAX_DIMACS_CHARS,
   INLINE_MAX_LITERALS, INLINE_MAX_VARS, jsonClauses, limitRefusal, SAT_LIMITS,
 } from '../../../inputs/cnf.js'
+export { FORMULA_LIMITS, formulaInput } from '../../../inputs/formula.js'
+import { FORMULA_LIMITS } from '../../../inputs/formula.js'
 import { Refusal } from '../../../http/refusal.js'
 import type { OperationContext } from '../../operation.js'
 import { budgetOf, MAX_TIMEOUT_MS, type RunOptions } from '../../../mill/pool.js'
-import { parseFormula, type FlatFormula, type FormulaLimits } from '../../../engines/sat/formula.js'
+import { parseFormula, type FlatFormula } from '../../../engines/sat/formula.js'
 import type { SearchOptions } from '../../../engines/sat/answer.js'
 import { guarded, type TaskResult } from '../../../mill/tasks/logic.js'
 
-/** Declared limits of the logic lobe (SPEC §1.2 over_limit): each refusal names the limit and its value. */
-export const FORMULA_LIMITS: FormulaLimits = {
-  maxNodes: 2_000_000,
-  maxVars: 100_000,
-  maxNameLength: 256,
-  maxCounterCells: 10_000_000,
-}
 /** A JSON formula is parsed on the event loop (~1 µs a node) only when it holds at most this many values. */
 export const INLINE_MAX_NODES = 16_384
 
 export const timeoutMs = z.number().int().min(1).max(MAX_TIMEOUT_MS).optional().describe('Time budget in ms (default 10 000, max 60 000)')
 
 
-export const formulaInput = z
-  .unknown()
-  .refine((value) => value !== undefined, { message: 'a formula is required' })
-  .describe(
-    'F = {"var": name} | {"not": F} | {"and": [F…]} | {"or": [F…]} | {"implies": [F, F]} | {"iff": [F, F]} | {"xor": [F…]} | ' +
-      '{"atMost": {"k": int, "of": [F…]}} | {"atLeast": …} | {"exactly": …} | true | false',
-  )
 
 export const statsSchema = z.object({
   decisions: z.number().int(),

@@ -1,26 +1,15 @@
 // POST /quiz: checks a proposed assignment against a CNF or a JSON formula.
 import { z } from 'zod'
 import { defineOperation } from '../../operation.js'
-import { Refusal } from '../../../http/refusal.js'
 import { quizFormulaWork, quizWork, type FormulaSource, type QuizTaskPayload } from '../../../mill/tasks/logic.js'
-import {
-  checkCnfLimits, cnfSource, dimacsText, exactlyOneOf, flatFormula, formulaInput, inlineOrMill, jsonClauses,
-} from './common.js'
+import { checkCnfLimits, cnfSource, flatFormula, inlineOrMill } from './common.js'
+import { assignmentByName, quizInput } from '../../../inputs/quiz.js'
+import { answerSchema } from '../../../json/serializer.js'
+import { movable } from '../../../mill/moving.js'
+import { budgetOf } from '../../../mill/pool.js'
 import { formulaText, isSmallFormula } from './formula-source.js'
 
-const input = z
-  .object({
-    dimacs: dimacsText.optional(),
-    clauses: jsonClauses.optional(),
-    vars: z.number().int().min(0).optional().describe('With clauses: the variable count (default: the largest variable used)'),
-    formula: formulaInput.optional(),
-    assignment: z
-      .union([z.record(z.string(), z.boolean()), z.array(z.number().int())])
-      .describe('CNF: {"1": true, "2": false} or signed literals [1, -2]; formula: {"name": true, …}'),
-    max_listed: z.number().int().min(0).max(10_000).default(20).describe('Longest list of falsified clauses and unassigned variables'),
-  })
-  .strict()
-  .superRefine(exactlyOneOf(['dimacs', 'clauses', 'formula']))
+const input = quizInput
 
 const output = z.object({
   satisfied: z.boolean().describe('Every clause (the whole formula) is true under the assignment'),
@@ -55,21 +44,22 @@ export const quiz = defineOperation({
   output,
   provenance: ['computed'],
   bodyLimit: 'large',
-  textMembers: ['formula'],
   largeAnswer: true,
   checkLimits: checkCnfLimits,
   examples: [
     { clauses: [[1, 2], [-1, 3], [-2, -3]], assignment: [1, -2, 3] },
     { formula: { and: [{ var: 'x' }, { or: [{ var: 'y' }, { var: 'z' }] }] }, assignment: { x: true, y: false } },
   ],
+  // A body over 64 KiB is read, checked and answered in the mill from its bytes.
+  fromBody: (body, ctx) => {
+    ctx.admission.admitHeavy('quiz', ctx.principal)
+    const { views, transfer } = movable(body.blocks)
+    const payload = { blocks: views, format: body.format, answer: answerSchema(output) }
+    return ctx.mill.run('logic.quizBody', payload, { timeoutMs: budgetOf(undefined), op: 'quiz', owner: ctx.principal.owner, transfer })
+  },
   handler: async (i, ctx) => {
     if (i.formula !== undefined) {
-      if (Array.isArray(i.assignment)) {
-        throw new Refusal('invalid_input', 'a formula takes an assignment by name ({"x": true}), not a literal list', {
-          issues: [{ path: 'assignment', message: 'expected an object of names to booleans' }],
-        })
-      }
-      const assignment = i.assignment
+      const assignment = assignmentByName(i.assignment)
       const payload = (formula: FormulaSource) => ({ formula, assignment, maxListed: i.max_listed })
       // A large formula is admitted as heavy work before its text is written for the mill.
       const { value, warnings } = await inlineOrMill(ctx, 'quiz', isSmallFormula(i.formula), () => quizFormulaWork(payload(flatFormula(i.formula))),

@@ -1,4 +1,4 @@
-// /clauses reads a body over 64 KiB in the mill from its bytes (Operation.fromBody, issue #30 item 1): the same body
+// /clauses and /quiz read a body over 64 KiB in the mill from its bytes (Operation.fromBody, issue #30 item 1): the same body
 // padded past 64 KiB with JSON whitespace must get the answer or refusal it gets on the loop, byte for byte but the
 // envelope's request id and timings, while the loop tripwire (LOOP_TRIPWIRE=throw) would fail a value brought back.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
@@ -12,8 +12,8 @@ beforeAll(async () => {
 })
 afterAll(async () => app.close())
 
-const post = (text: string) =>
-  app.inject({ method: 'POST', url: '/api/v1/clauses', headers: { accept: 'application/json', 'content-type': 'application/json' }, payload: text })
+const post = (text: string, path = '/clauses') =>
+  app.inject({ method: 'POST', url: `/api/v1${path}`, headers: { accept: 'application/json', 'content-type': 'application/json' }, payload: text })
 
 /** The envelope without what differs from request to request. */
 function comparable(body: string): unknown {
@@ -48,12 +48,28 @@ const bodies: Record<string, string> = {
   'too deep': `{"clauses": ${'['.repeat(2_000)}${']'.repeat(2_000)}}`,
 }
 
-describe('/clauses from its bytes in the mill', () => {
-  for (const [name, text] of Object.entries(bodies)) {
-    it(`${name}: the same answer padded past ${OFF_LOOP_BODY_BYTES} bytes as on the loop`, async () => {
+const quizBodies: Record<string, string> = {
+  'a CNF and literals': JSON.stringify({ clauses: [[1, 2], [-1, 3], [-2, -3]], assignment: [1, -2, 3] }),
+  'a CNF by number': JSON.stringify({ dimacs: 'p cnf 3 2\n1 2 0\n-1 3 0\n', assignment: { 1: false, 2: true }, max_listed: 1 }),
+  'a formula by name': JSON.stringify({ formula: { and: [{ var: 'x' }, { or: [{ var: 'y' }, { var: 'z' }] }] }, assignment: { x: true, y: false } }),
+  'a wider CNF': JSON.stringify({ clauses: randomCnf(300, 1200, 3), assignment: Array.from({ length: 300 }, (_, v) => (v % 3 ? v + 1 : -(v + 1))), max_listed: 4 }),
+  'a formula with a literal list': JSON.stringify({ formula: { var: 'x' }, assignment: [1] }),
+  'a malformed formula': JSON.stringify({ formula: { nand: [] }, assignment: {} }),
+  'a formula over its name length': JSON.stringify({ formula: { var: 'n'.repeat(300) }, assignment: {} }),
+  'a variable outside the CNF': JSON.stringify({ clauses: [[1, 2]], assignment: [7] }),
+  'a variable given both values': JSON.stringify({ clauses: [[1, 2]], assignment: [1, -1] }),
+  'no assignment': JSON.stringify({ clauses: [[1]] }),
+  'formula and clauses': JSON.stringify({ clauses: [[1]], formula: { var: 'x' }, assignment: {} }),
+  'a zero literal': JSON.stringify({ clauses: [[0]], assignment: [] }),
+}
+
+describe('/clauses and /quiz from their bytes in the mill', () => {
+  const cases = [...Object.entries(bodies).map(([name, text]) => ['/clauses', name, text]), ...Object.entries(quizBodies).map(([name, text]) => ['/quiz', name, text])]
+  for (const [path, name, text] of cases as Array<[string, string, string]>) {
+    it(`${path}, ${name}: the same answer padded past ${OFF_LOOP_BODY_BYTES} bytes as on the loop`, async () => {
       expect(text.length).toBeLessThanOrEqual(OFF_LOOP_BODY_BYTES)
-      const onLoop = await post(text)
-      const padded = await post(text + ' '.repeat(OFF_LOOP_BODY_BYTES + 1))
+      const onLoop = await post(text, path)
+      const padded = await post(text + ' '.repeat(OFF_LOOP_BODY_BYTES + 1), path)
       expect(onLoop.statusCode).not.toBe(500)
       expect(padded.statusCode, padded.body).toBe(onLoop.statusCode)
       expect(padded.headers['content-type']).toBe(onLoop.headers['content-type'])
@@ -67,5 +83,12 @@ describe('/clauses from its bytes in the mill', () => {
     expect(res.statusCode, res.body).toBe(200)
     const data = JSON.parse(res.body).data
     expect(data).toMatchObject({ vars: 20_000, clauses: 25_000, literals: 75_000 })
+  })
+
+  it('a /quiz assignment too wide for the loop is answered from the mill', async () => {
+    const assignment = Array.from({ length: 40_000 }, (_, v) => v + 1)
+    const res = await post(JSON.stringify({ clauses: [[1, -2], [40_000]], assignment }), '/quiz')
+    expect(res.statusCode, res.body).toBe(200)
+    expect(JSON.parse(res.body).data).toMatchObject({ satisfied: true, checked: 'cnf', parts: 2 })
   })
 })
