@@ -36,7 +36,6 @@ export const STILL_WRITTEN_ON_THE_LOOP: ReadonlyMap<string, string> = new Map([
  */
 export const STILL_PARSED_INTO_VALUES: ReadonlyMap<string, string> = new Map([
   ['/api/v1/sat', 'assumptions, at most SAT_LIMITS.maxVars (100,000) literals'],
-  ['/api/v1/diff', 'an RFC 6902 patch, JSON_MAX_VALUES (150,000) values at most and charged by DIFF_PATCH_MAX_WEIGHT'],
   ['/api/v1/run', 'a batch of at most 64 items (MAX_BATCH) in a 1 MiB body (BODY_LIMIT_BYTES)'],
   ['/api/v1/cli', 'a batch of command lines in a 1 MiB body (BODY_LIMIT_BYTES)'],
   ['/mcp', 'a tools/call of the operations above carries their values, under the same bounds'],

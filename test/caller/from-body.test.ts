@@ -1,4 +1,4 @@
-// /clauses and /quiz read a body over 64 KiB in the mill from its bytes (Operation.fromBody, issue #30 item 1): the same body
+// /clauses, /quiz and /diff read a body over 64 KiB in the mill from its bytes (Operation.fromBody, issue #30 item 1): the same body
 // padded past 64 KiB with JSON whitespace must get the answer or refusal it gets on the loop, byte for byte but the
 // envelope's request id and timings, while the loop tripwire (LOOP_TRIPWIRE=throw) would fail a value brought back.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
@@ -63,8 +63,32 @@ const quizBodies: Record<string, string> = {
   'a zero literal': JSON.stringify({ clauses: [[0]], assignment: [] }),
 }
 
-describe('/clauses and /quiz from their bytes in the mill', () => {
-  const cases = [...Object.entries(bodies).map(([name, text]) => ['/clauses', name, text]), ...Object.entries(quizBodies).map(([name, text]) => ['/quiz', name, text])]
+const lines = (n: number, salt: string) => Array.from({ length: n }, (_, i) => `line ${i}${i % 7 === 0 ? salt : ''}`).join('\n') + '\n'
+const diffBodies: Record<string, string> = {
+  'lines': JSON.stringify({ a: 'one\ntwo\nthree\n', b: 'one\n2\nthree\nfour\n' }),
+  'words with context': JSON.stringify({ a: 'the quick brown fox', b: 'the slow brown fox', mode: 'words', context: 1 }),
+  'chars': JSON.stringify({ a: 'kitten', b: 'sitting', mode: 'chars' }),
+  'longer texts': JSON.stringify({ a: lines(900, ''), b: lines(900, ' changed') }),
+  'json values': JSON.stringify({ a: { name: 'ncm', tags: ['a', 'b'] }, b: { name: 'ncm', tags: ['a', 'c'], 'x/y': 1 }, mode: 'json' }),
+  'a json patch applied': JSON.stringify({ a: { n: 1, list: [1, 2] }, patch: [{ op: 'replace', path: '/n', value: 2 }, { op: 'add', path: '/list/-', value: 3 }], mode: 'json' }),
+  'a patch that cannot apply': JSON.stringify({ a: { n: 1 }, patch: [{ op: 'remove', path: '/missing' }], mode: 'json' }),
+  'a failing test op': JSON.stringify({ a: { n: 1 }, patch: [{ op: 'test', path: '/n', value: 2 }], mode: 'json' }),
+  'a bad pointer': JSON.stringify({ a: {}, patch: [{ op: 'add', path: 'no-slash', value: 1 }], mode: 'json' }),
+  'copies past DIFF_PATCH_MAX_WEIGHT': JSON.stringify({ a: { d: 'x'.repeat(4000) }, patch: Array.from({ length: 30 }, (_, i) => ({ op: 'copy', from: '', path: `/c${i}` })), mode: 'json' }),
+  'a value nested too deep': JSON.stringify({ a: JSON.parse('['.repeat(300) + ']'.repeat(300)), b: [], mode: 'json' }),
+  'an object in lines mode': JSON.stringify({ a: { x: 1 }, b: 'x' }),
+  'an array in words mode': JSON.stringify({ a: [1], b: 'x', mode: 'words' }),
+  'patch outside json mode': JSON.stringify({ a: 'x', b: 'y', patch: [] }),
+  'neither b nor patch': JSON.stringify({ a: {}, mode: 'json' }),
+  'an unknown mode': JSON.stringify({ a: 'x', b: 'y', mode: 'bytes' }),
+}
+
+describe('/clauses, /quiz and /diff from their bytes in the mill', () => {
+  const cases = [
+    ...Object.entries(bodies).map(([name, text]) => ['/clauses', name, text]),
+    ...Object.entries(quizBodies).map(([name, text]) => ['/quiz', name, text]),
+    ...Object.entries(diffBodies).map(([name, text]) => ['/diff', name, text]),
+  ]
   for (const [path, name, text] of cases as Array<[string, string, string]>) {
     it(`${path}, ${name}: the same answer padded past ${OFF_LOOP_BODY_BYTES} bytes as on the loop`, async () => {
       expect(text.length).toBeLessThanOrEqual(OFF_LOOP_BODY_BYTES)
@@ -83,6 +107,15 @@ describe('/clauses and /quiz from their bytes in the mill', () => {
     expect(res.statusCode, res.body).toBe(200)
     const data = JSON.parse(res.body).data
     expect(data).toMatchObject({ vars: 20_000, clauses: 25_000, literals: 75_000 })
+  })
+
+  it('a /diff patch too wide for the loop is applied in the mill', async () => {
+    const patch = Array.from({ length: 9_000 }, (_, i) => ({ op: 'add', path: `/k${i}`, value: i }))
+    const res = await post(JSON.stringify({ a: {}, patch, mode: 'json' }), '/diff')
+    expect(res.statusCode, res.body).toBe(200)
+    const data = JSON.parse(res.body).data
+    expect(data).toMatchObject({ mode: 'json', verified: true })
+    expect(data.patch).toHaveLength(9_000)
   })
 
   it('a /quiz assignment too wide for the loop is answered from the mill', async () => {
