@@ -43,7 +43,7 @@ export interface PinRepository {
   sweepOrphans(now: number): Promise<number>
 }
 
-export const PIN_DIGEST = /^sha256:[0-9a-f]{64}$/
+export { PIN_DIGEST } from '../inputs/pin.js'
 
 type PinRow = Omit<PinRecord, 'size'> & { size: number | string }
 

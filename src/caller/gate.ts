@@ -4,8 +4,8 @@ import { issuesFromZod, Refusal } from '../http/refusal.js'
 import { actionsOf, type AnyOperation, type OperationContext } from './operation.js'
 import { JsonBlocks } from '../body-parse/formats.js'
 import { bodyFailure } from '../body-parse/reader.js'
-import { JsonBytes } from '../json/bytes.js'
 import type { TaskRefusal } from '../mill/tasks/task-result.js'
+import type { FromBodyResult } from '../mill/tasks/from-body.js'
 
 /** Checks that need no parsed input: refused by nature, then the access policy for each action this call is. */
 export function admitBeforeInput(op: AnyOperation, raw: unknown, ctx: OperationContext): void {
@@ -42,22 +42,31 @@ export async function runParsed(op: AnyOperation, input: unknown, ctx: Operation
   return runHandler(op, input, ctx)
 }
 
+/** What an operation's fromBody gets to read its task's outcome: the value, or the refusal the same body gets on the loop. */
+export type ReadFromBody = <T>(task: Promise<FromBodyResult<T>>) => Promise<T>
+
 /**
- * A large body read, checked and answered in the mill (Operation.fromBody): its refusals are those the same body gets
- * on the loop, from the body parser, the route's validation (neither names the op), the limits or the work.
+ * A large body read, checked and answered in the mill (Operation.fromBody). Its refusals are those the same body gets
+ * on the loop, in the same order: the body parser's and the route's validation (neither names the op), the action its
+ * input calls for (asked before its validation, as at the door), then its limits' and its work's.
  */
-async function runFromBody(op: AnyOperation, body: JsonBlocks, ctx: OperationContext): Promise<JsonBytes> {
+async function runFromBody(op: AnyOperation, body: JsonBlocks, ctx: OperationContext): Promise<unknown> {
   if (!op.fromBody) throw new Error(`${op.name} was given its body's bytes but reads no body in the mill`)
-  let result: Awaited<ReturnType<NonNullable<AnyOperation['fromBody']>>>
-  try {
-    result = await op.fromBody(body, ctx)
-  } catch (err) {
-    throw err instanceof Refusal ? err.forOp(op.name) : err
+  const asTheRoute = new WeakSet<Error>()
+  const routes = (err: Error): Error => (asTheRoute.add(err), err)
+  const read: ReadFromBody = async (task) => {
+    const result = await task
+    if (!result.ok && 'body' in result) throw routes(bodyFailure(result.body))
+    if (result.asks) ctx.policy.authorize(ctx.principal, result.asks, undefined, op.name)
+    if (result.ok) return result.value
+    if ('input' in result) throw routes(refusalOf(result.input))
+    throw refusalOf(result.refusal)
   }
-  if (result.ok) return new JsonBytes([result.value])
-  if ('body' in result) throw bodyFailure(result.body)
-  if ('input' in result) throw refusalOf(result.input)
-  throw refusalOf(result.refusal).forOp(op.name)
+  try {
+    return await op.fromBody(body, ctx, read)
+  } catch (err) {
+    throw err instanceof Refusal && !asTheRoute.has(err) ? err.forOp(op.name) : err
+  }
 }
 
 const refusalOf = ({ code, reason, issues, hints }: TaskRefusal): Refusal =>

@@ -12,7 +12,7 @@ import type { CallerCounters } from './counters.js'
 import type { Clock } from '../sched/clock.js'
 import type { JsonBytes } from '../json/bytes.js'
 import type { JsonBlocks } from '../body-parse/formats.js'
-import type { FromBodyResult } from '../mill/tasks/from-body.js'
+import type { ReadFromBody } from './gate.js'
 
 export const LOBES = ['discovery', 'logic', 'capacity', 'text', 'access', 'orchestration', 'runtime'] as const
 export type Lobe = (typeof LOBES)[number]
@@ -121,9 +121,10 @@ export interface OperationDefinition<I extends z.ZodType, O extends z.ZodType> {
    * Reads a large body (over 64 KiB) in the mill from its bytes instead of the handler reading it as a value: parsed,
    * validated with `input`, limits checked and answered there, the answer written by `output` (issue #30: on the loop a
    * request handles at most 64 KiB of JSON as a value). Smaller bodies, /run items, /cli lines and MCP calls still come
-   * to the handler. Not for heavy operations (their jobs store the input) nor those whose input calls for an action.
+   * to the handler. `read` gives its mill task's value or throws the refusal the same body gets on the loop. Not for
+   * heavy operations (their jobs store the input). With inputAction, its task asks the same (workFromBody's inputAction).
    */
-  fromBody?: (body: JsonBlocks, ctx: OperationContext) => Promise<FromBodyResult<Uint8Array>>
+  fromBody?: (body: JsonBlocks, ctx: OperationContext, read: ReadFromBody) => Promise<Answer<O>>
   /** The answer, or its text as the output schema writes it (src/json/serializer.ts) where it was computed (the mill). */
   handler: (input: z.output<I>, ctx: OperationContext) => Answer<O> | Promise<Answer<O>>
 }

@@ -16,8 +16,8 @@ export function createRegistry(operations: readonly AnyOperation[]): Registry {
     const route = `${op.method} ${op.path}`
     if (routes.has(route)) throw new Error(`two operations answer ${route}`)
     if (op.examples.length === 0) throw new Error(`operation ${op.name} has no example`)
-    // A job stores its input as a value, and an action the input calls for is asked of the value before validation.
-    if (op.fromBody && (op.heavy || op.inputAction)) throw new Error(`operation ${op.name} cannot read its body in the mill (heavy, or an input action)`)
+    // A job stores its input as a value.
+    if (op.fromBody && op.heavy) throw new Error(`operation ${op.name} is heavy: its jobs store its input, so it cannot read its body in the mill`)
     byName.set(op.name, op)
     routes.add(route)
   }

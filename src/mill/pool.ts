@@ -75,7 +75,7 @@ export interface Mill {
  * takes, so they never wait behind it.
  */
 const SHORT_TASKS: ReadonlySet<TaskName> = new Set<TaskName>([
-  'body.parse', 'access.pin_read', 'access.pin_bytes', 'access.canonical_json', 'trading.runMembers',
+  'body.parse', 'access.pin_read', 'access.pin_bytes', 'access.canonical_json', 'access.pinBody', 'trading.runMembers',
 ])
 
 /** How long a mill worker beyond the first may sit idle before it exits. */

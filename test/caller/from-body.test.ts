@@ -1,6 +1,7 @@
-// /clauses, /quiz and /diff read a body over 64 KiB in the mill from its bytes (Operation.fromBody, issue #30 item 1): the same body
+// /clauses, /quiz, /diff and /pin read a body over 64 KiB in the mill from its bytes (Operation.fromBody, issue #30 item 1): the same body
 // padded past 64 KiB with JSON whitespace must get the answer or refusal it gets on the loop, byte for byte but the
 // envelope's request id and timings, while the loop tripwire (LOOP_TRIPWIRE=throw) would fail a value brought back.
+import { createHash } from 'node:crypto'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { FastifyInstance } from 'fastify'
 import { buildTestApp } from '../helper.js'
@@ -17,8 +18,10 @@ const post = (text: string, path = '/clauses') =>
 
 /** The envelope without what differs from request to request. */
 function comparable(body: string): unknown {
-  const envelope = JSON.parse(body) as Record<string, unknown>
+  const envelope = JSON.parse(body) as { meta?: unknown; data?: { created?: boolean } | null }
   delete envelope.meta
+  // A pin written twice: created the first time only.
+  if (typeof envelope.data?.created === 'boolean') delete envelope.data.created
   return envelope
 }
 
@@ -83,11 +86,28 @@ const diffBodies: Record<string, string> = {
   'an unknown mode': JSON.stringify({ a: 'x', b: 'y', mode: 'bytes' }),
 }
 
-describe('/clauses, /quiz and /diff from their bytes in the mill', () => {
+// In the order given: the read reads what the first write pins.
+const pinBodies: Record<string, string> = {
+  'a text': JSON.stringify({ content: 'pinned from the mill or the loop\n', label: 'either' }),
+  'a read of it': JSON.stringify({ digest: 'sha256:' + createHash('sha256').update('pinned from the mill or the loop\n').digest('hex') }),
+  'a read in capitals': JSON.stringify({ digest: 'SHA256:' + createHash('sha256').update('pinned from the mill or the loop\n').digest('hex').toUpperCase() }),
+  'a JSON value, keys in any order': JSON.stringify({ json: { z: [1, 2, { b: true, a: null }], a: 'x', n: 1e21 } }),
+  'two-byte text': JSON.stringify({ content: 'é'.repeat(3000) }),
+  'an unknown digest': JSON.stringify({ digest: 'sha256:' + '0'.repeat(64) }),
+  'a malformed digest': JSON.stringify({ digest: 'sha256:xyz' }),
+  'content and json': JSON.stringify({ content: 'a', json: 1 }),
+  'a label on a read': JSON.stringify({ digest: 'sha256:' + '0'.repeat(64), label: 'x' }),
+  'a lone surrogate': '{"content": "half \\ud800 a pair"}',
+  'json nested too deep': JSON.stringify({ json: JSON.parse('['.repeat(300) + ']'.repeat(300)) }),
+  'nothing': '{}',
+}
+
+describe('/clauses, /quiz, /diff and /pin from their bytes in the mill', () => {
   const cases = [
     ...Object.entries(bodies).map(([name, text]) => ['/clauses', name, text]),
     ...Object.entries(quizBodies).map(([name, text]) => ['/quiz', name, text]),
     ...Object.entries(diffBodies).map(([name, text]) => ['/diff', name, text]),
+    ...Object.entries(pinBodies).map(([name, text]) => ['/pin', name, text]),
   ]
   for (const [path, name, text] of cases as Array<[string, string, string]>) {
     it(`${path}, ${name}: the same answer padded past ${OFF_LOOP_BODY_BYTES} bytes as on the loop`, async () => {
@@ -123,5 +143,37 @@ describe('/clauses, /quiz and /diff from their bytes in the mill', () => {
     const res = await post(JSON.stringify({ clauses: [[1, -2], [40_000]], assignment }), '/quiz')
     expect(res.statusCode, res.body).toBe(200)
     expect(JSON.parse(res.body).data).toMatchObject({ satisfied: true, checked: 'cnf', parts: 2 })
+  })
+})
+
+describe('/pin from its bytes, with a token required to write', () => {
+  let guarded: FastifyInstance
+  beforeAll(async () => {
+    guarded = await buildTestApp({ env: { MAX_EVENT_LOOP_DELAY_MS: '60000', ADMIN_TOKEN: 'from-body-admin-token-0123456789abcdef' } })
+  })
+  afterAll(async () => guarded.close())
+  const send = (text: string) =>
+    guarded.inject({ method: 'POST', url: '/api/v1/pin', headers: { accept: 'application/json', 'content-type': 'application/json' }, payload: text })
+
+  // The write is asked of the value before its validation, on the loop and in the mill alike: an invalid write without
+  // a credential is refused for the credential.
+  for (const [name, text] of Object.entries({ 'a write': JSON.stringify({ content: 'x' }), 'an invalid write': JSON.stringify({ content: 'x', json: 1 }), 'a read': JSON.stringify({ digest: 'sha256:' + '0'.repeat(64) }) })) {
+    it(`${name} without a credential: the same refusal padded past ${OFF_LOOP_BODY_BYTES} bytes`, async () => {
+      const onLoop = await send(text)
+      const padded = await send(text + ' '.repeat(OFF_LOOP_BODY_BYTES + 1))
+      expect(padded.statusCode, padded.body).toBe(onLoop.statusCode)
+      expect(comparable(padded.body)).toEqual(comparable(onLoop.body))
+    })
+  }
+
+  it('a JSON value too wide for the loop is pinned from the mill, with the digest of its canonical form', async () => {
+    const json = Object.fromEntries(Array.from({ length: 20_000 }, (_, i) => [`k${19_999 - i}`, [i]]))
+    const res = await guarded.inject({
+      method: 'POST', url: '/api/v1/pin', payload: JSON.stringify({ json }),
+      headers: { 'content-type': 'application/json', authorization: 'Bearer from-body-admin-token-0123456789abcdef' },
+    })
+    expect(res.statusCode, res.body).toBe(200)
+    const canonical = JSON.stringify(Object.fromEntries(Object.entries(json).sort(([a], [b]) => (a < b ? -1 : 1))))
+    expect(JSON.parse(res.body).data).toMatchObject({ action: 'pinned', digest: 'sha256:' + createHash('sha256').update(canonical).digest('hex'), size: canonical.length })
   })
 })

@@ -6,6 +6,12 @@ import { canonicalWithin } from '../../engines/digest/canonical-json.js'
 import { utf8AsJsonString } from '../../json/bytes.js'
 import { movable, moving } from '../moving.js'
 import { hashedUtf8Parts, type HashedParts } from '../../engines/digest/utf8-parts.js'
+import { PIN_LIMITS, pinInput, pinInputAction, pinTooDeep } from '../../inputs/pin.js'
+import { workFromBody, type BodyBlocksPayload, type FromBodyResult } from './from-body.js'
+import type { TaskResult } from './task-result.js'
+
+/** What /pin's body asks: a pin read by its digest, or a write of these parts (a JSON value's canonical text, or a text). */
+export type PinBodyPlan = { digest: string } | { parts: HashedParts; label: string | null; json: boolean }
 
 export interface PinReadPayload {
   /** The pin's stored parts in order, moved here (RunOptions.transfer). */
@@ -67,6 +73,20 @@ export const accessTasks = {
     return text === null ? null : movedParts(text, partChars)
   },
   'access.pin_read': pinRead,
+  /**
+   * /pin from a large body's bytes: read as its route reads it (a write asks pin.write), then the text or the JSON
+   * value's canonical form encoded and hashed here; the loop stores the parts, or reads the digest's pin.
+   */
+  'access.pinBody': ({ partChars, ...body }: BodyBlocksPayload & { partChars: number }): FromBodyResult<PinBodyPlan> =>
+    workFromBody(body, pinInput, (input): TaskResult<PinBodyPlan> => {
+      if (input.digest !== undefined) return { ok: true, value: { digest: input.digest.toLowerCase() }, warnings: [] }
+      const text = input.json === undefined ? input.content! : canonicalWithin(input.json, PIN_LIMITS.jsonDepth)
+      if (text === null) throw pinTooDeep()
+      const parts = movedParts(text, partChars)
+      const value = { parts, label: input.label ?? null, json: input.json !== undefined }
+      // Each part is a buffer of its own (movedParts): they move with the answer.
+      return moving({ ok: true, value, warnings: [] }, parts.parts.map((part) => part.buffer as ArrayBuffer))
+    }, pinInputAction),
   /** A long text to pin, encoded and hashed here. */
   'access.pin_bytes': ({ text, partChars }: { text: string; partChars: number }): HashedParts => movedParts(text, partChars),
 } satisfies TaskTable

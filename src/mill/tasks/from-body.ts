@@ -6,6 +6,7 @@ import { joined, parseBody, type BodyFailure, type JsonFormat } from '../../body
 import { validationRefusal } from '../../http/validation.js'
 import { Refusal } from '../../http/refusal.js'
 import type { TaskRefusal, TaskResult } from './task-result.js'
+import type { Action } from '../../access/policy.js'
 import { answerBytes, type AnswerSchema } from '../../json/serializer.js'
 import { moving } from '../moving.js'
 
@@ -19,17 +20,24 @@ export interface BodyBlocksPayload {
  * An operation's answer from its body, or why not: the body itself (refused as the body parser refuses it), its input
  * (as the route's validation refuses it: no operation named), or a refusal of its limits or work (the gate names the op).
  */
-export type FromBodyResult<T> = TaskResult<T> | { ok: false; body: BodyFailure } | { ok: false; input: TaskRefusal }
+export type FromBodyResult<T> = (TaskResult<T> | { ok: false; input: TaskRefusal }) & { asks?: Action | null } | { ok: false; body: BodyFailure }
+
+/** The action an input calls for (Operation.inputAction), asked of the value before its validation. */
+export type InputAction = (raw: unknown) => Action | null
 
 /** The body's input as `schema` outputs it (defaults applied), or the failure the route would answer. */
-export function inputFromBody<S extends z.ZodType>({ blocks, format }: BodyBlocksPayload, schema: S): { ok: true; input: z.output<S> } | { ok: false; body: BodyFailure } | { ok: false; input: TaskRefusal } {
+export function inputFromBody<S extends z.ZodType>({ blocks, format }: BodyBlocksPayload, schema: S, inputAction?: InputAction): BodyInput<z.output<S>> {
   const parsed = parseBody(joined(blocks), format)
   if (!parsed.ok) return { ok: false, body: parsed }
   if (!('value' in parsed)) throw new Error('a JSON body parsed to a value, not text')
+  const asks = inputAction?.(parsed.value) ?? null
   const checked = validatorCompiler({ schema, method: 'POST', url: '', httpPart: 'body' })(parsed.value) as { value?: z.output<S>; error?: Parameters<typeof validationRefusal>[0] }
-  if (checked.error) return { ok: false, input: refusalData(validationRefusal(checked.error, 'body')) }
-  return { ok: true, input: checked.value as z.output<S> }
+  if (checked.error) return { ok: false, input: refusalData(validationRefusal(checked.error, 'body')), asks }
+  return { ok: true, input: checked.value as z.output<S>, asks }
 }
+
+/** A body's input, or why not (as FromBodyResult), with the action it calls for. */
+export type BodyInput<T> = { ok: true; input: T; asks: Action | null } | { ok: false; input: TaskRefusal; asks: Action | null } | { ok: false; body: BodyFailure }
 
 /** The work's value, or the refusal it threw as data (a Refusal's class does not cross the thread); other errors rethrown. */
 export function refusedAsData<T>(work: () => TaskResult<T>): TaskResult<T> {
@@ -51,9 +59,15 @@ export type AnswerFromBody = BodyBlocksPayload & { answer: AnswerSchema }
 
 /** An operation's whole answer from its body's bytes: read by `schema`, worked by `work`, written by `answer`. */
 export function answerFromBody<S extends z.ZodType, T extends object>({ answer, ...body }: AnswerFromBody, schema: S, work: (input: z.output<S>) => TaskResult<T>): FromBodyResult<Uint8Array> {
-  const read = inputFromBody(body, schema)
+  return workFromBody(body, schema, (input) => writtenAnswer(work(input), answer))
+}
+
+/** An operation's work from its body's bytes: read by `schema` (its input action asked), then `work`, its refusals as data. */
+export function workFromBody<S extends z.ZodType, T>(body: BodyBlocksPayload, schema: S, work: (input: z.output<S>) => TaskResult<T>, inputAction?: InputAction): FromBodyResult<T> {
+  const read = inputFromBody(body, schema, inputAction)
   if (!read.ok) return read
-  return refusedAsData(() => writtenAnswer(work(read.input), answer))
+  // Assigned, not spread: the result may be marked to move its buffers (moving), a mark a copy would lose.
+  return Object.assign(refusedAsData(() => work(read.input)), { asks: read.asks })
 }
 
 /** A task's value written with its warnings by the answer's schema, as bytes that move to the loop. */

@@ -2,53 +2,18 @@
 import { z } from 'zod'
 import { defineOperation } from '../../operation.js'
 import { Refusal } from '../../../http/refusal.js'
-import { PIN_DIGEST, pinMembers, pinRepository, readPin, type PinMediaType, type VerifiedPin } from '../../../access/pins.js'
+import { pinMembers, pinRepository, readPin, type PinMediaType, type VerifiedPin } from '../../../access/pins.js'
 import { pinBytesFor } from '../../../access/pin-bytes.js'
 import { canonicalPinBytes } from '../../../access/pin-json.js'
-import { isWellFormed } from '../../../engines/digest/base64.js'
+import { PIN_PART_CHARS, type PinBytes } from '../../../access/pin-parts.js'
+import { CANONICAL, PIN_LIMITS, pinInput, pinInputAction, pinTooDeep } from '../../../inputs/pin.js'
 import { splicedAnswer } from '../../../json/serializer.js'
-import type { JsonBytes } from '../../../json/bytes.js'
+import { bufferOf, type JsonBytes } from '../../../json/bytes.js'
+import { movable } from '../../../mill/moving.js'
+import { budgetOf } from '../../../mill/pool.js'
+import type { OperationContext } from '../../operation.js'
 
-export const PIN_LIMITS = {
-  /** Nesting depth of a pinned JSON value. */
-  jsonDepth: 256,
-} as const
-
-const CANONICAL = 'RFC 8785 JSON Canonicalization Scheme (sorted keys, no whitespace, ECMAScript number form)'
-
-const input = z
-  .object({
-    content: z.string().optional().describe('Text to pin, stored as its UTF-8 bytes (media type text/plain)'),
-    json: z.unknown().optional().describe(`A JSON value to pin, stored in its ${CANONICAL} form (application/json)`),
-    label: z.string().min(1).max(200).optional().describe('A note kept with a new pin (the first pin of some content keeps its label)'),
-    digest: z.string().optional().describe('"sha256:<64 hex digits>": read a pin instead of writing one'),
-  })
-  .strict()
-  .superRefine((v, ctx) => {
-    const given = ['content', 'json', 'digest'].filter((k) => v[k as keyof typeof v] !== undefined)
-    if (given.length !== 1) {
-      ctx.addIssue({
-        code: 'custom',
-        path: given.length === 0 ? ['content'] : [given[1]!],
-        message:
-          given.length === 0
-            ? 'give content or json to pin, or digest to read'
-            : `give exactly one of content, json and digest (got ${given.join(', ')})`,
-      })
-    }
-    if (v.digest !== undefined && !PIN_DIGEST.test(v.digest.toLowerCase())) {
-      ctx.addIssue({ code: 'custom', path: ['digest'], message: 'must be "sha256:" followed by 64 hex digits' })
-    }
-    if (v.digest !== undefined && v.label !== undefined) {
-      ctx.addIssue({ code: 'custom', path: ['label'], message: 'label is kept when pinning; a read takes only digest' })
-    }
-    if (v.content !== undefined && !isWellFormed(v.content)) {
-      ctx.addIssue({ code: 'custom', path: ['content'], message: 'has a lone surrogate, which UTF-8 cannot store; pin it as json instead' })
-    }
-  })
-
-const isWrite = (raw: unknown): boolean =>
-  raw !== null && typeof raw === 'object' && ('content' in raw || 'json' in raw)
+export { PIN_LIMITS }
 
 /** What every pin answer says of the pin (pin_text reads the same record). */
 export const meta = {
@@ -84,7 +49,7 @@ export const pin = defineOperation({
     `in its ${CANONICAL} form, so equal values share a digest whatever their key order. Writing needs scope pin:write. ` +
     '{ digest } (public) answers the content after hashing the stored bytes again (verified: true); bytes that no ' +
     'longer match their digest are withheld and refused with conflict. An unknown digest is not_found.',
-  input,
+  input: pinInput,
   output: z.discriminatedUnion('action', [
     z.object({
       action: z.literal('pinned'),
@@ -95,31 +60,44 @@ export const pin = defineOperation({
     readAnswer,
   ]),
   provenance: ['stored', 'computed'],
-  textMembers: ['json'],
   // Not largeAnswer: a read reserves memory for the pin's stored size once it is known (hashedPin), a write nothing.
   refusals: ['not_found', 'conflict', 'over_limit'],
   action: 'pin.read',
-  inputAction: (raw) => (isWrite(raw) ? 'pin.write' : null),
+  inputAction: pinInputAction,
   // The read example reads what the first one pins (examples run in order on one host).
   examples: [
     { content: 'hello, pinned world\n', label: 'greeting' },
     { json: { b: [1, 2], a: 'x' } },
     { digest: 'sha256:cdee2ebd9fb3469f980f065206301cb120af225b87a396f6ff78074e9121156b' },
   ],
+  // A body over 64 KiB is read, checked, made canonical and hashed in the mill from its bytes; the loop stores the parts.
+  fromBody: async (body, ctx, read) => {
+    const { views, transfer } = movable(body.blocks)
+    const plan = await read(ctx.mill.run('access.pinBody', { blocks: views, format: body.format, partChars: PIN_PART_CHARS },
+      { timeoutMs: budgetOf(undefined), op: 'pin', owner: ctx.principal.owner, transfer }))
+    if ('digest' in plan) return pinRead(plan.digest, ctx)
+    // A Buffer that crossed from a worker arrives as a Uint8Array over the moved memory.
+    return pinWrite({ ...plan.parts, parts: plan.parts.parts.map(bufferOf) }, plan.json, plan.label, ctx)
+  },
   handler: async (input, ctx) => {
-    const repo = pinRepository(ctx.store.sql)
-    if (input.digest !== undefined) {
-      return pinReadAnswer(await readPin(repo, input.digest.toLowerCase(), { mill: ctx.mill, owner: ctx.principal.owner, op: 'pin', hold: ctx.holdAnswer }))
-    }
+    if (input.digest !== undefined) return pinRead(input.digest.toLowerCase(), ctx)
     const isJson = input.json !== undefined
     // The depth limit is checked where the canonical form is made (in the mill for a large value): finding the depth
     // walks the whole value.
     const bytes = isJson
       ? await canonicalPinBytes(input.json, PIN_LIMITS.jsonDepth, ctx.mill, ctx.principal.owner)
       : await pinBytesFor(input.content!, ctx.mill, ctx.principal.owner)
-    if (bytes === null) throw new Refusal('over_limit', `json is nested deeper than the limit of ${PIN_LIMITS.jsonDepth} levels`)
-    const mediaType: PinMediaType = isJson ? 'application/json' : 'text/plain'
-    const { record, created } = await repo.put(bytes, mediaType, input.label ?? null, ctx.clock.now())
-    return { action: 'pinned' as const, ...record, created, canonicalization: isJson ? CANONICAL : null }
+    if (bytes === null) throw pinTooDeep()
+    return pinWrite(bytes, isJson, input.label ?? null, ctx)
   },
 })
+
+async function pinRead(digest: string, ctx: OperationContext): Promise<JsonBytes> {
+  return pinReadAnswer(await readPin(pinRepository(ctx.store.sql), digest, { mill: ctx.mill, owner: ctx.principal.owner, op: 'pin', hold: ctx.holdAnswer }))
+}
+
+async function pinWrite(bytes: PinBytes, isJson: boolean, label: string | null, ctx: OperationContext) {
+  const mediaType: PinMediaType = isJson ? 'application/json' : 'text/plain'
+  const { record, created } = await pinRepository(ctx.store.sql).put(bytes, mediaType, label, ctx.clock.now())
+  return { action: 'pinned' as const, ...record, created, canonicalization: isJson ? CANONICAL : null }
+}

@@ -69,11 +69,11 @@ export const clauses = defineOperation({
     { dimacs: 'p cnf 3 3\n1 0\n-1 2 0\n-2 3 0\n' },
   ],
   // A body over 64 KiB is read, checked and answered in the mill from its bytes.
-  fromBody: (body, ctx) => {
+  fromBody: async (body, ctx, read) => {
     ctx.admission.admitHeavy('clauses', ctx.principal)
     const { views, transfer } = movable(body.blocks)
     const payload = { blocks: views, format: body.format, answer: answerSchema(output) }
-    return ctx.mill.run('logic.clausesBody', payload, { timeoutMs: budgetOf(undefined), op: 'clauses', owner: ctx.principal.owner, transfer })
+    return new JsonBytes([await read(ctx.mill.run('logic.clausesBody', payload, { timeoutMs: budgetOf(undefined), op: 'clauses', owner: ctx.principal.owner, transfer }))])
   },
   handler: async (i, ctx) => {
     const { source, small } = cnfSource(i)

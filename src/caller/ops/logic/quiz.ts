@@ -4,6 +4,7 @@ import { defineOperation } from '../../operation.js'
 import { quizFormulaWork, quizWork, type FormulaSource, type QuizTaskPayload } from '../../../mill/tasks/logic.js'
 import { checkCnfLimits, cnfSource, flatFormula, inlineOrMill } from './common.js'
 import { assignmentByName, quizInput } from '../../../inputs/quiz.js'
+import { JsonBytes } from '../../../json/bytes.js'
 import { answerSchema } from '../../../json/serializer.js'
 import { movable } from '../../../mill/moving.js'
 import { budgetOf } from '../../../mill/pool.js'
@@ -51,11 +52,11 @@ export const quiz = defineOperation({
     { formula: { and: [{ var: 'x' }, { or: [{ var: 'y' }, { var: 'z' }] }] }, assignment: { x: true, y: false } },
   ],
   // A body over 64 KiB is read, checked and answered in the mill from its bytes.
-  fromBody: (body, ctx) => {
+  fromBody: async (body, ctx, read) => {
     ctx.admission.admitHeavy('quiz', ctx.principal)
     const { views, transfer } = movable(body.blocks)
     const payload = { blocks: views, format: body.format, answer: answerSchema(output) }
-    return ctx.mill.run('logic.quizBody', payload, { timeoutMs: budgetOf(undefined), op: 'quiz', owner: ctx.principal.owner, transfer })
+    return new JsonBytes([await read(ctx.mill.run('logic.quizBody', payload, { timeoutMs: budgetOf(undefined), op: 'quiz', owner: ctx.principal.owner, transfer }))])
   },
   handler: async (i, ctx) => {
     if (i.formula !== undefined) {

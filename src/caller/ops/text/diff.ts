@@ -68,11 +68,11 @@ export const diff = defineOperation({
     { a: { n: 1 }, patch: [{ op: 'replace', path: '/n', value: 2 }], mode: 'json' },
   ],
   // A body over 64 KiB is read, checked and diffed in the mill from its bytes.
-  fromBody: (body, ctx) => {
+  fromBody: async (body, ctx, read) => {
     ctx.admission.admitHeavy('diff', ctx.principal)
     const { views, transfer } = movable(body.blocks)
     const payload = { blocks: views, format: body.format, answer: answerSchema(output), maxResultWeight: ctx.config.diffPatchMaxWeight }
-    return ctx.mill.run('text.diffBody', payload, { timeoutMs: budgetOf(undefined), op: 'diff', owner: ctx.principal.owner, transfer })
+    return new JsonBytes([await read(ctx.mill.run('text.diffBody', payload, { timeoutMs: budgetOf(undefined), op: 'diff', owner: ctx.principal.owner, transfer }))])
   },
   handler: async (input, ctx) => {
     const maxResultWeight = ctx.config.diffPatchMaxWeight
