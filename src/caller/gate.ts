@@ -1,11 +1,10 @@
 // The refuse-first gate (SPEC §2.6): nature, credential, input, limits, admission — and only then the handler.
 import type { z } from 'zod'
 import { issuesFromZod, Refusal } from '../http/refusal.js'
-import { actionsOf, type AnyOperation, type OperationContext } from './operation.js'
+import { actionsOf, type AnyOperation, type OperationContext, type ReadFromBody } from './operation.js'
 import { JsonBlocks } from '../body-parse/formats.js'
 import { bodyFailure } from '../body-parse/reader.js'
 import type { TaskRefusal } from '../mill/tasks/task-result.js'
-import type { FromBodyResult } from '../mill/tasks/from-body.js'
 
 /** Checks that need no parsed input: refused by nature, then the access policy for each action this call is. */
 export function admitBeforeInput(op: AnyOperation, raw: unknown, ctx: OperationContext): void {
@@ -41,9 +40,6 @@ export async function runParsed(op: AnyOperation, input: unknown, ctx: Operation
   admitParsed(op, input, ctx)
   return runHandler(op, input, ctx)
 }
-
-/** What an operation's fromBody gets to read its task's outcome: the value, or the refusal the same body gets on the loop. */
-export type ReadFromBody = <T>(task: Promise<FromBodyResult<T>>) => Promise<T>
 
 /**
  * A large body read, checked and answered in the mill (Operation.fromBody). Its refusals are those the same body gets

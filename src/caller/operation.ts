@@ -12,7 +12,7 @@ import type { CallerCounters } from './counters.js'
 import type { Clock } from '../sched/clock.js'
 import type { JsonBytes } from '../json/bytes.js'
 import type { JsonBlocks } from '../body-parse/formats.js'
-import type { ReadFromBody } from './gate.js'
+import type { FromBodyResult } from '../mill/tasks/from-body.js'
 
 export const LOBES = ['discovery', 'logic', 'capacity', 'text', 'access', 'orchestration', 'runtime'] as const
 export type Lobe = (typeof LOBES)[number]
@@ -128,6 +128,9 @@ export interface OperationDefinition<I extends z.ZodType, O extends z.ZodType> {
   /** The answer, or its text as the output schema writes it (src/json/serializer.ts) where it was computed (the mill). */
   handler: (input: z.output<I>, ctx: OperationContext) => Answer<O> | Promise<Answer<O>>
 }
+
+/** What an operation's fromBody gets to read its task's outcome: the value, or the refusal the same body gets on the loop (gate.ts). */
+export type ReadFromBody = <T>(task: Promise<FromBodyResult<T>>) => Promise<T>
 
 export type Answer<O extends z.ZodType> = z.output<O> | JsonBytes
 
