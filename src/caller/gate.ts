@@ -5,6 +5,8 @@ import { actionsOf, type AnyOperation, type OperationContext, type ReadFromBody 
 import { JsonBlocks } from '../body-parse/formats.js'
 import { bodyFailure } from '../body-parse/reader.js'
 import type { TaskRefusal } from '../mill/tasks/task-result.js'
+import type { BodyTask } from '../mill/tasks/from-body.js'
+import { movable } from '../mill/moving.js'
 
 /** Checks that need no parsed input: refused by nature, then the access policy for each action this call is. */
 export function admitBeforeInput(op: AnyOperation, raw: unknown, ctx: OperationContext): void {
@@ -48,18 +50,23 @@ export async function runParsed(op: AnyOperation, input: unknown, ctx: Operation
  */
 async function runFromBody(op: AnyOperation, body: JsonBlocks, ctx: OperationContext): Promise<unknown> {
   if (!op.fromBody) throw new Error(`${op.name} was given its body's bytes but reads no body in the mill`)
+  // Asked now, refused only if the input turns out to need heavy work, after its own checks (as the handler's admission).
+  const heavyRefusal = ctx.admission.heavyRefusal(op.name, ctx.principal)
+  const { views, transfer } = movable(body.blocks)
+  const task: BodyTask = { payload: { blocks: views, format: body.format, mayWorkHeavy: heavyRefusal === null }, transfer }
   const asTheRoute = new WeakSet<Error>()
   const routes = (err: Error): Error => (asTheRoute.add(err), err)
-  const read: ReadFromBody = async (task) => {
-    const result = await task
+  const read: ReadFromBody = async (running) => {
+    const result = await running
     if (!result.ok && 'body' in result) throw routes(bodyFailure(result.body))
     if (result.asks) ctx.policy.authorize(ctx.principal, result.asks, undefined, op.name)
     if (result.ok) return result.value
     if ('input' in result) throw routes(refusalOf(result.input))
+    if ('heavy' in result) throw heavyRefusal ?? new Error(`${op.name}'s task held back heavy work it was allowed`)
     throw refusalOf(result.refusal)
   }
   try {
-    return await op.fromBody(body, ctx, read)
+    return await op.fromBody(task, ctx, read)
   } catch (err) {
     throw err instanceof Refusal && !asTheRoute.has(err) ? err.forOp(op.name) : err
   }

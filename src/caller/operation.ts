@@ -11,8 +11,7 @@ import type { Refusal, RefusalCode } from '../http/refusal.js'
 import type { CallerCounters } from './counters.js'
 import type { Clock } from '../sched/clock.js'
 import type { JsonBytes } from '../json/bytes.js'
-import type { JsonBlocks } from '../body-parse/formats.js'
-import type { FromBodyResult } from '../mill/tasks/from-body.js'
+import type { BodyTask, FromBodyResult } from '../mill/tasks/from-body.js'
 
 export const LOBES = ['discovery', 'logic', 'capacity', 'text', 'access', 'orchestration', 'runtime'] as const
 export type Lobe = (typeof LOBES)[number]
@@ -124,7 +123,7 @@ export interface OperationDefinition<I extends z.ZodType, O extends z.ZodType> {
    * to the handler. `read` gives its mill task's value or throws the refusal the same body gets on the loop. Not for
    * heavy operations (their jobs store the input). With inputAction, its task asks the same (workFromBody's inputAction).
    */
-  fromBody?: (body: JsonBlocks, ctx: OperationContext, read: ReadFromBody) => Promise<Answer<O>>
+  fromBody?: (body: BodyTask, ctx: OperationContext, read: ReadFromBody) => Promise<Answer<O>>
   /** The answer, or its text as the output schema writes it (src/json/serializer.ts) where it was computed (the mill). */
   handler: (input: z.output<I>, ctx: OperationContext) => Answer<O> | Promise<Answer<O>>
 }

@@ -4,7 +4,7 @@ import { z } from 'zod'
 import { Refusal } from '../http/refusal.js'
 import type { JsonPatchOperation } from '../engines/diff/json-patch.js'
 import { JsonPointerError, parsePointer } from '../engines/diff/json-pointer.js'
-import type { DiffOutcome, DiffRequest } from '../engines/diff/run.js'
+import { requestWeight, runDiff, type DiffOutcome, type DiffRequest } from '../engines/diff/run.js'
 import { countTokens } from '../engines/diff/tokenize.js'
 import { jsonDepth } from '../engines/digest/canonical-json.js'
 
@@ -105,7 +105,7 @@ export function checkDiffLimits(input: DiffInput): void {
 }
 
 /** The engine's request for an input (maxResultWeight: DIFF_PATCH_MAX_WEIGHT, the host's setting). */
-export function diffRequest(input: DiffInput, maxResultWeight: number): DiffRequest {
+export function diffRequest(input: DiffInput, maxResultWeight: number): DiffRequest & { maxResultWeight: number } {
   return {
     a: input.a,
     b: input.b,
@@ -129,4 +129,14 @@ export function diffRefusal(outcome: Exclude<DiffOutcome, { ok: true }>): Refusa
   return new Refusal('invalid_input', `patch[${index}] cannot be applied to a: ${message}`, {
     issues: [{ path: `patch[${index}]`, message }],
   })
+}
+
+/**
+ * A diff as the route works it on the event loop: requests up to DIFF_LIMITS.inline, growing (a patch's copies) at most
+ * to that size there; `heavy` when the route sends it to the mill instead, where it runs under the full budget.
+ */
+export function diffOnTheLoop(request: DiffRequest & { maxResultWeight: number }): DiffOutcome | 'heavy' {
+  if (requestWeight(request, DIFF_LIMITS.inline) > DIFF_LIMITS.inline) return 'heavy'
+  const outcome = runDiff({ ...request, maxResultWeight: Math.min(DIFF_LIMITS.inline, request.maxResultWeight) })
+  return 'overBudget' in outcome && DIFF_LIMITS.inline < request.maxResultWeight ? 'heavy' : outcome
 }

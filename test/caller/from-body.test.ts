@@ -152,15 +152,32 @@ describe('/pin from its bytes, with a token required to write', () => {
     guarded = await buildTestApp({ env: { MAX_EVENT_LOOP_DELAY_MS: '60000', ADMIN_TOKEN: 'from-body-admin-token-0123456789abcdef' } })
   })
   afterAll(async () => guarded.close())
-  const send = (text: string) =>
-    guarded.inject({ method: 'POST', url: '/api/v1/pin', headers: { accept: 'application/json', 'content-type': 'application/json' }, payload: text })
+  const send = (text: string, path = '/pin') =>
+    guarded.inject({ method: 'POST', url: `/api/v1${path}`, headers: { accept: 'application/json', 'content-type': 'application/json' }, payload: text })
 
-  // The write is asked of the value before its validation, on the loop and in the mill alike: an invalid write without
-  // a credential is refused for the credential.
-  for (const [name, text] of Object.entries({ 'a write': JSON.stringify({ content: 'x' }), 'an invalid write': JSON.stringify({ content: 'x', json: 1 }), 'a read': JSON.stringify({ digest: 'sha256:' + '0'.repeat(64) }) })) {
-    it(`${name} without a credential: the same refusal padded past ${OFF_LOOP_BODY_BYTES} bytes`, async () => {
-      const onLoop = await send(text)
-      const padded = await send(text + ' '.repeat(OFF_LOOP_BODY_BYTES + 1))
+  // A pin write is asked of the value before its validation, on the loop and in the mill alike: an invalid write
+  // without a credential is refused for the credential. Work the route sends to the mill needs run:heavy, asked after
+  // the input's own checks: small work is answered, an invalid input refused for itself.
+  const anonymous: Array<[string, string, string]> = [
+    ['/pin', 'a write', JSON.stringify({ content: 'x' })],
+    ['/pin', 'an invalid write', JSON.stringify({ content: 'x', json: 1 })],
+    ['/pin', 'a read', JSON.stringify({ digest: 'sha256:' + '0'.repeat(64) })],
+    ['/clauses', 'a small CNF', JSON.stringify({ clauses: [[1, 2], [-1]] })],
+    ['/clauses', 'a header over the loop\'s variables', JSON.stringify({ dimacs: 'p cnf 20000 1\n1 0\n' })],
+    ['/clauses', 'an invalid input', JSON.stringify({ dimacs: 'p cnf 20000 1\n1 0\n', clauses: [] })],
+    ['/quiz', 'a large CNF', JSON.stringify({ dimacs: 'p cnf 20000 1\n1 0\n', assignment: [1] })],
+    // Counted before it is parsed: over the loop's 16,384 values, malformed or not.
+    ['/quiz', 'a large formula', JSON.stringify({ formula: { and: new Array(17_000).fill(0) }, assignment: {} })],
+    ['/diff', 'a patch that grows past the loop\'s size', JSON.stringify({ a: { d: 'x'.repeat(50_000) }, patch: Array.from({ length: 4 }, (_, i) => ({ op: 'copy', from: '', path: `/c${i}` })), mode: 'json' })],
+    ['/diff', 'a small diff', JSON.stringify({ a: 'a\n', b: 'b\n' })],
+  ]
+  const expected = [401, 401, 404, 200, 401, 400, 401, 401, 401, 200]
+  for (const [[path, name, text], status] of anonymous.map((c, i) => [c, expected[i]] as const)) {
+    it(`${path}, ${name}, without a credential: ${status}, the same answer padded past ${OFF_LOOP_BODY_BYTES} bytes`, async () => {
+      expect(text.length).toBeLessThanOrEqual(OFF_LOOP_BODY_BYTES)
+      const onLoop = await send(text, path)
+      expect(onLoop.statusCode, onLoop.body).toBe(status)
+      const padded = await send(text + ' '.repeat(OFF_LOOP_BODY_BYTES + 1), path)
       expect(padded.statusCode, padded.body).toBe(onLoop.statusCode)
       expect(comparable(padded.body)).toEqual(comparable(onLoop.body))
     })

@@ -14,13 +14,31 @@ import { moving } from '../moving.js'
 export interface BodyBlocksPayload {
   blocks: Uint8Array[]
   format: JsonFormat
+  /**
+   * Whether the client may have heavy work done now (its compute.heavy and the host's load, asked on the loop before the
+   * task). When not, work the route would send to the mill is not done: the task answers NEEDS_HEAVY after the input's
+   * checks, and the loop refuses as the route's admission would, in the same order.
+   */
+  mayWorkHeavy: boolean
 }
+
+/** A body on its way to its operation's task: the payload and the buffers that move with it. */
+export interface BodyTask {
+  payload: BodyBlocksPayload
+  transfer: ArrayBuffer[]
+}
+
+/** Work the route would send to the mill, for a client that may not have heavy work done now. */
+export const NEEDS_HEAVY = { ok: false, heavy: true } as const
+
+/** A task's work from a body: its result, or NEEDS_HEAVY. */
+export type BodyWork<T> = TaskResult<T> | typeof NEEDS_HEAVY
 
 /**
  * An operation's answer from its body, or why not: the body itself (refused as the body parser refuses it), its input
  * (as the route's validation refuses it: no operation named), or a refusal of its limits or work (the gate names the op).
  */
-export type FromBodyResult<T> = (TaskResult<T> | { ok: false; input: TaskRefusal }) & { asks?: Action | null } | { ok: false; body: BodyFailure }
+export type FromBodyResult<T> = (BodyWork<T> | { ok: false; input: TaskRefusal }) & { asks?: Action | null } | { ok: false; body: BodyFailure }
 
 /** The action an input calls for (Operation.inputAction), asked of the value before its validation. */
 export type InputAction = (raw: unknown) => Action | null
@@ -40,7 +58,7 @@ export function inputFromBody<S extends z.ZodType>({ blocks, format }: BodyBlock
 export type BodyInput<T> = { ok: true; input: T; asks: Action | null } | { ok: false; input: TaskRefusal; asks: Action | null } | { ok: false; body: BodyFailure }
 
 /** The work's value, or the refusal it threw as data (a Refusal's class does not cross the thread); other errors rethrown. */
-export function refusedAsData<T>(work: () => TaskResult<T>): TaskResult<T> {
+export function refusedAsData<T>(work: () => BodyWork<T>): BodyWork<T> {
   try {
     return work()
   } catch (err) {
@@ -58,12 +76,12 @@ function refusalData(refusal: Refusal): TaskRefusal {
 export type AnswerFromBody = BodyBlocksPayload & { answer: AnswerSchema }
 
 /** An operation's whole answer from its body's bytes: read by `schema`, worked by `work`, written by `answer`. */
-export function answerFromBody<S extends z.ZodType, T extends object>({ answer, ...body }: AnswerFromBody, schema: S, work: (input: z.output<S>) => TaskResult<T>): FromBodyResult<Uint8Array> {
+export function answerFromBody<S extends z.ZodType, T extends object>({ answer, ...body }: AnswerFromBody, schema: S, work: (input: z.output<S>) => BodyWork<T>): FromBodyResult<Uint8Array> {
   return workFromBody(body, schema, (input) => writtenAnswer(work(input), answer))
 }
 
 /** An operation's work from its body's bytes: read by `schema` (its input action asked), then `work`, its refusals as data. */
-export function workFromBody<S extends z.ZodType, T>(body: BodyBlocksPayload, schema: S, work: (input: z.output<S>) => TaskResult<T>, inputAction?: InputAction): FromBodyResult<T> {
+export function workFromBody<S extends z.ZodType, T>(body: BodyBlocksPayload, schema: S, work: (input: z.output<S>) => BodyWork<T>, inputAction?: InputAction): FromBodyResult<T> {
   const read = inputFromBody(body, schema, inputAction)
   if (!read.ok) return read
   // Assigned, not spread: the result may be marked to move its buffers (moving), a mark a copy would lose.
@@ -71,7 +89,9 @@ export function workFromBody<S extends z.ZodType, T>(body: BodyBlocksPayload, sc
 }
 
 /** A task's value written with its warnings by the answer's schema, as bytes that move to the loop. */
-export function writtenAnswer<T extends object>(result: TaskResult<T>, answer: AnswerSchema): TaskResult<Uint8Array> {
+export function writtenAnswer<T extends object>(result: TaskResult<T>, answer: AnswerSchema): TaskResult<Uint8Array>
+export function writtenAnswer<T extends object>(result: BodyWork<T>, answer: AnswerSchema): BodyWork<Uint8Array>
+export function writtenAnswer<T extends object>(result: BodyWork<T>, answer: AnswerSchema): BodyWork<Uint8Array> {
   if (!result.ok) return result
   const bytes = answerBytes(answer, { ...result.value, warnings: result.warnings })
   return moving({ ...result, value: bytes }, [bytes.buffer as ArrayBuffer])

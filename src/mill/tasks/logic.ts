@@ -4,9 +4,9 @@ import type { TaskContext, TaskTable } from '../types.js'
 import { checkCnfLimits, cnfSource, type CnfSource } from '../../inputs/cnf.js'
 import { clausesInput } from '../../inputs/clauses.js'
 import { assignmentByName, quizInput, type QuizInput } from '../../inputs/quiz.js'
-import { FORMULA_LIMITS } from '../../inputs/formula.js'
+import { FORMULA_LIMITS, isSmallFormulaValue } from '../../inputs/formula.js'
 import type { TaskRefusal, TaskResult } from './task-result.js'
-import { answerFromBody, writtenAnswer, type AnswerFromBody, type FromBodyResult } from './from-body.js'
+import { answerFromBody, NEEDS_HEAVY, writtenAnswer, type AnswerFromBody, type BodyWork, type FromBodyResult } from './from-body.js'
 import { AssumptionError, solveDimacs, solveFormula, type JsonSatAnswer, type SatAnswer, type SearchOptions } from '../../engines/sat/answer.js'
 import type { Cnf } from '../../engines/sat/cnf.js'
 import { checkedAnswer, cnfBlob, type CheckedAnswer, type TextBlob } from './sat-check.js'
@@ -193,16 +193,23 @@ export function quizFormulaWork({ formula, assignment, maxListed }: QuizFormulaT
   })
 }
 
-/** /quiz's answer from its whole input, here: the formula or the CNF it names, checked against the assignment. */
-function quizAnswer(input: QuizInput): TaskResult<QuizResult & { checked: 'cnf' | 'formula' }> {
+/**
+ * /quiz's answer from its whole input, here: the formula or the CNF it names, checked against the assignment; a large
+ * one (which the route sends to the mill) only where the client may have heavy work done.
+ */
+function quizAnswer(input: QuizInput, mayWorkHeavy: boolean): BodyWork<QuizResult & { checked: 'cnf' | 'formula' }> {
   const common = { maxListed: input.max_listed }
-  const result = input.formula !== undefined
-    ? (() => {
-        const assignment = assignmentByName(input.assignment)
-        const formula = guarded(() => ({ value: parseFormula(input.formula, FORMULA_LIMITS, 'formula'), warnings: [] }))
-        return formula.ok ? quizFormulaWork({ formula: formula.value, assignment, ...common }) : formula
-      })()
-    : quizWork({ source: cnfSource(input).source, assignment: input.assignment, ...common })
+  let result: TaskResult<QuizResult>
+  if (input.formula !== undefined) {
+    const assignment = assignmentByName(input.assignment)
+    if (!isSmallFormulaValue(input.formula) && !mayWorkHeavy) return NEEDS_HEAVY
+    const formula = guarded(() => ({ value: parseFormula(input.formula, FORMULA_LIMITS, 'formula'), warnings: [] }))
+    result = formula.ok ? quizFormulaWork({ formula: formula.value, assignment, ...common }) : formula
+  } else {
+    const { source, small } = cnfSource(input)
+    if (!small && !mayWorkHeavy) return NEEDS_HEAVY
+    result = quizWork({ source, assignment: input.assignment, ...common })
+  }
   if (!result.ok) return result
   return { ...result, value: { ...result.value, checked: input.formula !== undefined ? 'formula' : 'cnf' } }
 }
@@ -233,12 +240,14 @@ export const logicTasks = {
   // /clauses from a large body's bytes: read as its route reads it, then worked and written as above.
   'logic.clausesBody': (payload: AnswerFromBody): FromBodyResult<Uint8Array> => answerFromBody(payload, clausesInput, (input) => {
     checkCnfLimits(input)
-    return clausesWork({ source: cnfSource(input).source, options: { ...DEFAULT_SIMPLIFY_OPTIONS, listLimit: input.max_listed } })
+    const { source, small } = cnfSource(input)
+    if (!small && !payload.mayWorkHeavy) return NEEDS_HEAVY
+    return clausesWork({ source, options: { ...DEFAULT_SIMPLIFY_OPTIONS, listLimit: input.max_listed } })
   }),
   // /quiz from a large body's bytes: read as its route reads it, then the CNF or the formula it names checked here.
   'logic.quizBody': (payload: AnswerFromBody): FromBodyResult<Uint8Array> => answerFromBody(payload, quizInput, (input) => {
     checkCnfLimits(input)
-    return quizAnswer(input)
+    return quizAnswer(input, payload.mayWorkHeavy)
   }),
   'logic.quiz': quizWork,
   'logic.quizFormula': quizFormulaWork,

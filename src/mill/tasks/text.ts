@@ -3,8 +3,8 @@
 // boundary as thousands of objects.
 import type { TaskTable } from '../types.js'
 import { runDiff, type DiffOutcome, type DiffRequest } from '../../engines/diff/run.js'
-import { checkDiffLimits, diffInput, diffRefusal, diffRequest } from '../../inputs/diff.js'
-import { answerFromBody, type AnswerFromBody, type FromBodyResult } from './from-body.js'
+import { checkDiffLimits, diffInput, diffOnTheLoop, diffRefusal, diffRequest } from '../../inputs/diff.js'
+import { answerFromBody, NEEDS_HEAVY, type AnswerFromBody, type FromBodyResult } from './from-body.js'
 import { answerBytes, type AnswerSchema } from '../../json/serializer.js'
 import { moving } from '../moving.js'
 
@@ -30,7 +30,10 @@ export const textTasks = {
   // /diff from a large body's bytes: read as its route reads it, then diffed and written here.
   'text.diffBody': (payload: AnswerFromBody & { maxResultWeight: number }): FromBodyResult<Uint8Array> => answerFromBody(payload, diffInput, (input) => {
     checkDiffLimits(input)
-    const outcome = runDiff(diffRequest(input, payload.maxResultWeight))
+    const request = diffRequest(input, payload.maxResultWeight)
+    const onLoop = diffOnTheLoop(request)
+    if (onLoop === 'heavy' && !payload.mayWorkHeavy) return NEEDS_HEAVY
+    const outcome = onLoop === 'heavy' ? runDiff(request) : onLoop
     if (!outcome.ok) throw diffRefusal(outcome)
     return { ok: true, value: diffAnswer(outcome), warnings: [] }
   }),

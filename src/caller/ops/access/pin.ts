@@ -9,7 +9,6 @@ import { PIN_PART_CHARS, type PinBytes } from '../../../access/pin-parts.js'
 import { CANONICAL, PIN_LIMITS, pinInput, pinInputAction, pinTooDeep } from '../../../inputs/pin.js'
 import { splicedAnswer } from '../../../json/serializer.js'
 import { bufferOf, type JsonBytes } from '../../../json/bytes.js'
-import { movable } from '../../../mill/moving.js'
 import { budgetOf } from '../../../mill/pool.js'
 import type { OperationContext } from '../../operation.js'
 
@@ -72,9 +71,8 @@ export const pin = defineOperation({
   ],
   // A body over 64 KiB is read, checked, made canonical and hashed in the mill from its bytes; the loop stores the parts.
   fromBody: async (body, ctx, read) => {
-    const { views, transfer } = movable(body.blocks)
-    const plan = await read(ctx.mill.run('access.pinBody', { blocks: views, format: body.format, partChars: PIN_PART_CHARS },
-      { timeoutMs: budgetOf(undefined), op: 'pin', owner: ctx.principal.owner, transfer }))
+    const plan = await read(ctx.mill.run('access.pinBody', { ...body.payload, partChars: PIN_PART_CHARS },
+      { timeoutMs: budgetOf(undefined), op: 'pin', owner: ctx.principal.owner, transfer: body.transfer }))
     if ('digest' in plan) return pinRead(plan.digest, ctx)
     // A Buffer that crossed from a worker arrives as a Uint8Array over the moved memory.
     return pinWrite({ ...plan.parts, parts: plan.parts.parts.map(bufferOf) }, plan.json, plan.label, ctx)

@@ -5,7 +5,7 @@ export {
   checkCnfLimits, checkClauseArrays, checkDimacsHeader, cnfFromJson, cnfSource, dimacsText, exactlyOneOf, INLINE_MAX_DIMACS_CHARS,
   INLINE_MAX_LITERALS, INLINE_MAX_VARS, jsonClauses, limitRefusal, SAT_LIMITS,
 } from '../../../inputs/cnf.js'
-export { FORMULA_LIMITS, formulaInput } from '../../../inputs/formula.js'
+export { FORMULA_LIMITS, formulaInput, INLINE_MAX_NODES } from '../../../inputs/formula.js'
 import { FORMULA_LIMITS } from '../../../inputs/formula.js'
 import { Refusal } from '../../../http/refusal.js'
 import type { OperationContext } from '../../operation.js'
@@ -14,8 +14,6 @@ import { parseFormula, type FlatFormula } from '../../../engines/sat/formula.js'
 import type { SearchOptions } from '../../../engines/sat/answer.js'
 import { guarded, type TaskResult } from '../../../mill/tasks/logic.js'
 
-/** A JSON formula is parsed on the event loop (~1 µs a node) only when it holds at most this many values. */
-export const INLINE_MAX_NODES = 16_384
 
 export const timeoutMs = z.number().int().min(1).max(MAX_TIMEOUT_MS).optional().describe('Time budget in ms (default 10 000, max 60 000)')
 

@@ -4,11 +4,11 @@
 import { jsonTextInTurns } from '../../../json/json-writer.js'
 import type { FormulaSource } from '../../../mill/tasks/logic.js'
 import { JsonText } from '../../../body-parse/text-members.js'
-import { flatFormula, FORMULA_LIMITS, INLINE_MAX_NODES } from './common.js'
-import { hasAtMostValues } from '../../../json/loop-rule.js'
+import { flatFormula, FORMULA_LIMITS } from './common.js'
+import { isSmallFormulaValue } from '../../../inputs/formula.js'
 
 /** A formula sent as text is large by construction (over 16 Ki characters): it is parsed where it is solved. */
-export const isSmallFormula = (value: unknown): boolean => !(value instanceof JsonText) && hasAtMostValues(value, INLINE_MAX_NODES)
+export const isSmallFormula = (value: unknown): boolean => !(value instanceof JsonText) && isSmallFormulaValue(value)
 
 /**
  * A formula as text for the mill, where the same parse as flatFormula's refuses it with the same invalid_input or

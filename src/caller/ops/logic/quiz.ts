@@ -6,7 +6,6 @@ import { checkCnfLimits, cnfSource, flatFormula, inlineOrMill } from './common.j
 import { assignmentByName, quizInput } from '../../../inputs/quiz.js'
 import { JsonBytes } from '../../../json/bytes.js'
 import { answerSchema } from '../../../json/serializer.js'
-import { movable } from '../../../mill/moving.js'
 import { budgetOf } from '../../../mill/pool.js'
 import { formulaText, isSmallFormula } from './formula-source.js'
 
@@ -53,10 +52,8 @@ export const quiz = defineOperation({
   ],
   // A body over 64 KiB is read, checked and answered in the mill from its bytes.
   fromBody: async (body, ctx, read) => {
-    ctx.admission.admitHeavy('quiz', ctx.principal)
-    const { views, transfer } = movable(body.blocks)
-    const payload = { blocks: views, format: body.format, answer: answerSchema(output) }
-    return new JsonBytes([await read(ctx.mill.run('logic.quizBody', payload, { timeoutMs: budgetOf(undefined), op: 'quiz', owner: ctx.principal.owner, transfer }))])
+    const payload = { ...body.payload, answer: answerSchema(output) }
+    return new JsonBytes([await read(ctx.mill.run('logic.quizBody', payload, { timeoutMs: budgetOf(undefined), op: 'quiz', owner: ctx.principal.owner, transfer: body.transfer }))])
   },
   handler: async (i, ctx) => {
     if (i.formula !== undefined) {

@@ -2,12 +2,10 @@
 import { z } from 'zod'
 import { defineOperation } from '../../operation.js'
 import { budgetOf } from '../../../mill/pool.js'
-import { movable } from '../../../mill/moving.js'
-import { requestWeight, runDiff } from '../../../engines/diff/run.js'
 import type { DiffTaskOutcome } from '../../../mill/tasks/text.js'
 import { JsonBytes } from '../../../json/bytes.js'
 import { answerSchema } from '../../../json/serializer.js'
-import { checkDiffLimits, DIFF_LIMITS, DIFF_MODES, diffInput, diffRefusal, diffRequest } from '../../../inputs/diff.js'
+import { checkDiffLimits, DIFF_LIMITS, DIFF_MODES, diffInput, diffOnTheLoop, diffRefusal, diffRequest } from '../../../inputs/diff.js'
 
 export { DIFF_LIMITS }
 
@@ -69,27 +67,17 @@ export const diff = defineOperation({
   ],
   // A body over 64 KiB is read, checked and diffed in the mill from its bytes.
   fromBody: async (body, ctx, read) => {
-    ctx.admission.admitHeavy('diff', ctx.principal)
-    const { views, transfer } = movable(body.blocks)
-    const payload = { blocks: views, format: body.format, answer: answerSchema(output), maxResultWeight: ctx.config.diffPatchMaxWeight }
-    return new JsonBytes([await read(ctx.mill.run('text.diffBody', payload, { timeoutMs: budgetOf(undefined), op: 'diff', owner: ctx.principal.owner, transfer }))])
+    const payload = { ...body.payload, answer: answerSchema(output), maxResultWeight: ctx.config.diffPatchMaxWeight }
+    return new JsonBytes([await read(ctx.mill.run('text.diffBody', payload, { timeoutMs: budgetOf(undefined), op: 'diff', owner: ctx.principal.owner, transfer: body.transfer }))])
   },
   handler: async (input, ctx) => {
-    const maxResultWeight = ctx.config.diffPatchMaxWeight
-    const request = diffRequest(input, maxResultWeight)
+    const request = diffRequest(input, ctx.config.diffPatchMaxWeight)
     const inMill = async (): Promise<DiffTaskOutcome> => {
       ctx.admission.admitHeavy('diff', ctx.principal)
       return ctx.mill.run('text.diff', { request, answer: answerSchema(output) }, { timeoutMs: budgetOf(undefined), op: 'diff', owner: ctx.principal.owner })
     }
-    let outcome: DiffTaskOutcome | ReturnType<typeof runDiff>
-    if (requestWeight(request, DIFF_LIMITS.inline) > DIFF_LIMITS.inline) {
-      outcome = await inMill()
-    } else {
-      // A small request may still grow (copy doubles a document): on the loop it may only grow to the inline size;
-      // past that it is applied again in the mill, under the full budget.
-      outcome = runDiff({ ...request, maxResultWeight: Math.min(DIFF_LIMITS.inline, maxResultWeight) })
-      if ('overBudget' in outcome && DIFF_LIMITS.inline < maxResultWeight) outcome = await inMill()
-    }
+    const onLoop = diffOnTheLoop(request)
+    const outcome = onLoop === 'heavy' ? await inMill() : onLoop
     if (!outcome.ok) throw diffRefusal(outcome)
     // From the mill, the answer comes written by its schema: sent as those bytes.
     if ('answer' in outcome) return new JsonBytes([outcome.answer])
