@@ -7,6 +7,7 @@ import { bodyFailure } from '../body-parse/reader.js'
 import type { TaskRefusal } from '../mill/tasks/task-result.js'
 import type { BodyTask } from '../mill/tasks/from-body.js'
 import { movable } from '../mill/moving.js'
+import { budgetOf } from '../mill/pool.js'
 
 /** Checks that need no parsed input: refused by nature, then the access policy for each action this call is. */
 export function admitBeforeInput(op: AnyOperation, raw: unknown, ctx: OperationContext): void {
@@ -53,7 +54,11 @@ async function runFromBody(op: AnyOperation, body: JsonBlocks, ctx: OperationCon
   // Asked now, refused only if the input turns out to need heavy work, after its own checks (as the handler's admission).
   const heavyRefusal = ctx.admission.heavyRefusal(op.name, ctx.principal)
   const { views, transfer } = movable(body.blocks)
-  const task: BodyTask = { payload: { blocks: views, format: body.format, mayWorkHeavy: heavyRefusal === null }, transfer }
+  const mayWorkHeavy = heavyRefusal === null
+  const task: BodyTask = {
+    payload: { blocks: views, format: body.format, mayWorkHeavy },
+    options: { timeoutMs: budgetOf(undefined), op: op.name, owner: ctx.principal.owner, transfer, short: !mayWorkHeavy },
+  }
   const asTheRoute = new WeakSet<Error>()
   const routes = (err: Error): Error => (asTheRoute.add(err), err)
   const read: ReadFromBody = async (running) => {

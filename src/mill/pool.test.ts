@@ -119,7 +119,13 @@ describe('the mill', () => {
     const parsed = await mill.run('body.parse', { blocks: [Buffer.from('{"a":[1,2]}')], format: { kind: 'json', maxDepth: 4, maxValues: 10 } },
       { timeoutMs: 5000, owner: null })
     expect(parsed).toEqual({ ok: true, value: { a: [1, 2] }, depth: 2 })
+    // So is any task run as short (a body read for a client that may not have heavy work done)...
+    expect(await mill.run('mill.spin', { ms: 1 }, { timeoutMs: 5000, owner: null, short: true })).toBeDefined()
     expect(settled).toBe(0)
+    // ...where the same task run as heavy work waits its turn.
+    const inLine = mill.run('mill.spin', { ms: 1 }, { timeoutMs: 5000, owner: null })
+    expect(await Promise.race([inLine.then(() => 'ran'), new Promise((r) => setTimeout(() => r('waiting'), 300))])).toBe('waiting')
+    inLine.catch(() => undefined)
     await mill.close()
     mill = undefined
     expect(await Promise.all(heavy)).toEqual(['failed', 'failed'])

@@ -40,6 +40,11 @@ export interface RunOptions {
   owner: string | null
   /** Buffers of the input that move to the worker instead of being copied (`movable`): gone from here once sent. */
   transfer?: ArrayBuffer[]
+  /**
+   * The task does only short work this time, whatever its name: a body read in the mill for a client that may not have
+   * heavy work done (BodyBlocksPayload.mayWorkHeavy). It runs beside heavy work, as SHORT_TASKS do.
+   */
+  short?: boolean
 }
 
 export interface MillStats {
@@ -177,9 +182,9 @@ export function createMill({ threads, maxQueue, nice = 10, perOwner, lineWaitMs 
   }
 
   return {
-    async run<K extends TaskName>(task: K, payload: In<K>, { timeoutMs, op, owner, transfer }: RunOptions): Promise<Out<K>> {
+    async run<K extends TaskName>(task: K, payload: In<K>, { timeoutMs, op, owner, transfer, short: shortRun }: RunOptions): Promise<Out<K>> {
       if (closed) throw new Refusal('occupied', 'the mill is shut down', { op, retryAfterS: 5 })
-      const isShort = SHORT_TASKS.has(task)
+      const isShort = shortRun === true || SHORT_TASKS.has(task)
       if (isShort ? (started?.queueSize ?? 0) >= maxQueue && running() > threads : saturated()) {
         rejectedFull++
         throw new Refusal('occupied', `the mill's queue is full (${maxQueue} waiting tasks)`, {

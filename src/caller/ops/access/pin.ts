@@ -1,7 +1,6 @@
 // POST /pin: content-addressed, immutable storage — pin text or JSON (scope pin:write), read it back by digest, re-hashed.
 import { z } from 'zod'
 import { defineOperation } from '../../operation.js'
-import { Refusal } from '../../../http/refusal.js'
 import { pinMembers, pinRepository, readPin, type PinMediaType, type VerifiedPin } from '../../../access/pins.js'
 import { pinBytesFor } from '../../../access/pin-bytes.js'
 import { canonicalPinBytes } from '../../../access/pin-json.js'
@@ -9,7 +8,6 @@ import { PIN_PART_CHARS, type PinBytes } from '../../../access/pin-parts.js'
 import { CANONICAL, PIN_LIMITS, pinInput, pinInputAction, pinTooDeep } from '../../../inputs/pin.js'
 import { splicedAnswer } from '../../../json/serializer.js'
 import { bufferOf, type JsonBytes } from '../../../json/bytes.js'
-import { budgetOf } from '../../../mill/pool.js'
 import type { OperationContext } from '../../operation.js'
 
 export { PIN_LIMITS }
@@ -71,8 +69,7 @@ export const pin = defineOperation({
   ],
   // A body over 64 KiB is read, checked, made canonical and hashed in the mill from its bytes; the loop stores the parts.
   fromBody: async (body, ctx, read) => {
-    const plan = await read(ctx.mill.run('access.pinBody', { ...body.payload, partChars: PIN_PART_CHARS },
-      { timeoutMs: budgetOf(undefined), op: 'pin', owner: ctx.principal.owner, transfer: body.transfer }))
+    const plan = await read(ctx.mill.run('access.pinBody', { ...body.payload, partChars: PIN_PART_CHARS }, body.options))
     if ('digest' in plan) return pinRead(plan.digest, ctx)
     // A Buffer that crossed from a worker arrives as a Uint8Array over the moved memory.
     return pinWrite({ ...plan.parts, parts: plan.parts.parts.map(bufferOf) }, plan.json, plan.label, ctx)

@@ -5,7 +5,6 @@ import { clausesWork, type ClausesTaskPayload } from '../../../mill/tasks/logic.
 import { DEFAULT_SIMPLIFY_OPTIONS } from '../../../engines/sat/simplify.js'
 import { checkCnfLimits, cnfSource, inTheMill, SAT_LIMITS, valueOf } from './common.js'
 import { clausesInput } from '../../../inputs/clauses.js'
-import { budgetOf } from '../../../mill/pool.js'
 import { JsonBytes } from '../../../json/bytes.js'
 import { answerSchema } from '../../../json/serializer.js'
 
@@ -70,7 +69,7 @@ export const clauses = defineOperation({
   // A body over 64 KiB is read, checked and answered in the mill from its bytes.
   fromBody: async (body, ctx, read) => {
     const payload = { ...body.payload, answer: answerSchema(output) }
-    return new JsonBytes([await read(ctx.mill.run('logic.clausesBody', payload, { timeoutMs: budgetOf(undefined), op: 'clauses', owner: ctx.principal.owner, transfer: body.transfer }))])
+    return new JsonBytes([await read(ctx.mill.run('logic.clausesBody', payload, body.options))])
   },
   handler: async (i, ctx) => {
     const { source, small } = cnfSource(i)

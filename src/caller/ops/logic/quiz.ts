@@ -6,7 +6,6 @@ import { checkCnfLimits, cnfSource, flatFormula, inlineOrMill } from './common.j
 import { assignmentByName, quizInput } from '../../../inputs/quiz.js'
 import { JsonBytes } from '../../../json/bytes.js'
 import { answerSchema } from '../../../json/serializer.js'
-import { budgetOf } from '../../../mill/pool.js'
 import { formulaText, isSmallFormula } from './formula-source.js'
 
 const input = quizInput
@@ -53,7 +52,7 @@ export const quiz = defineOperation({
   // A body over 64 KiB is read, checked and answered in the mill from its bytes.
   fromBody: async (body, ctx, read) => {
     const payload = { ...body.payload, answer: answerSchema(output) }
-    return new JsonBytes([await read(ctx.mill.run('logic.quizBody', payload, { timeoutMs: budgetOf(undefined), op: 'quiz', owner: ctx.principal.owner, transfer: body.transfer }))])
+    return new JsonBytes([await read(ctx.mill.run('logic.quizBody', payload, body.options))])
   },
   handler: async (i, ctx) => {
     if (i.formula !== undefined) {

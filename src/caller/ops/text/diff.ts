@@ -68,7 +68,7 @@ export const diff = defineOperation({
   // A body over 64 KiB is read, checked and diffed in the mill from its bytes.
   fromBody: async (body, ctx, read) => {
     const payload = { ...body.payload, answer: answerSchema(output), maxResultWeight: ctx.config.diffPatchMaxWeight }
-    return new JsonBytes([await read(ctx.mill.run('text.diffBody', payload, { timeoutMs: budgetOf(undefined), op: 'diff', owner: ctx.principal.owner, transfer: body.transfer }))])
+    return new JsonBytes([await read(ctx.mill.run('text.diffBody', payload, body.options))])
   },
   handler: async (input, ctx) => {
     const request = diffRequest(input, ctx.config.diffPatchMaxWeight)
