@@ -1,11 +1,10 @@
 // The refuse-first gate (SPEC §2.6): nature, credential, input, limits, admission — and only then the handler.
 import type { z } from 'zod'
 import { issuesFromZod, Refusal } from '../http/refusal.js'
-import { actionsOf, type AnyOperation, type OperationContext, type ReadFromBody } from './operation.js'
+import { actionsOf, type AnyOperation, type BodyTask, type OperationContext, type ReadFromBody } from './operation.js'
 import { JsonBlocks } from '../body-parse/formats.js'
 import { bodyFailure } from '../body-parse/reader.js'
 import type { TaskRefusal } from '../mill/tasks/task-result.js'
-import type { BodyTask } from '../mill/tasks/from-body.js'
 import { movable } from '../mill/moving.js'
 import { budgetOf } from '../mill/pool.js'
 

@@ -3,7 +3,7 @@ import type { FastifyBaseLogger, FastifyInstance } from 'fastify'
 import { z } from 'zod'
 import type { Config } from '../config.js'
 import type { Store } from '../store/index.js'
-import type { Mill } from '../mill/pool.js'
+import type { Mill, RunOptions } from '../mill/pool.js'
 import type { Admission } from '../plugins/admission.js'
 import type { Authenticator, Credential } from '../access/auth.js'
 import type { Action, Policy, Principal } from '../access/policy.js'
@@ -11,7 +11,7 @@ import type { Refusal, RefusalCode } from '../http/refusal.js'
 import type { CallerCounters } from './counters.js'
 import type { Clock } from '../sched/clock.js'
 import type { JsonBytes } from '../json/bytes.js'
-import type { BodyTask, FromBodyResult } from '../mill/tasks/from-body.js'
+import type { BodyBlocksPayload, FromBodyResult } from '../mill/tasks/from-body.js'
 
 export const LOBES = ['discovery', 'logic', 'capacity', 'text', 'access', 'orchestration', 'runtime'] as const
 export type Lobe = (typeof LOBES)[number]
@@ -126,6 +126,12 @@ export interface OperationDefinition<I extends z.ZodType, O extends z.ZodType> {
   fromBody?: (body: BodyTask, ctx: OperationContext, read: ReadFromBody) => Promise<Answer<O>>
   /** The answer, or its text as the output schema writes it (src/json/serializer.ts) where it was computed (the mill). */
   handler: (input: z.output<I>, ctx: OperationContext) => Answer<O> | Promise<Answer<O>>
+}
+
+/** A body on its way to its operation's task: the payload, and how the task runs (its budget, owner, moved buffers). */
+export interface BodyTask {
+  payload: BodyBlocksPayload
+  options: RunOptions
 }
 
 /** What an operation's fromBody gets to read its task's outcome: the value, or the refusal the same body gets on the loop (gate.ts). */

@@ -7,7 +7,6 @@ import { validationRefusal } from '../../http/validation.js'
 import { Refusal } from '../../http/refusal.js'
 import type { TaskRefusal, TaskResult } from './task-result.js'
 import type { Action } from '../../access/policy.js'
-import type { RunOptions } from '../pool.js'
 import { answerBytes, type AnswerSchema } from '../../json/serializer.js'
 import { moving } from '../moving.js'
 
@@ -21,12 +20,6 @@ export interface BodyBlocksPayload {
    * checks, and the loop refuses as the route's admission would, in the same order.
    */
   mayWorkHeavy: boolean
-}
-
-/** A body on its way to its operation's task: the payload, and how the task runs (its budget, owner, moved buffers). */
-export interface BodyTask {
-  payload: BodyBlocksPayload
-  options: RunOptions
 }
 
 /** Work the route would send to the mill, for a client that may not have heavy work done now. */
