@@ -47,6 +47,13 @@ module.exports = {
       to: { path: '^src/(caller|trading|admin|mcp|cli)/' },
     },
     {
+      name: 'inputs-are-read-in-the-mill-so-they-hold-no-host',
+      comment: 'An operation\'s input is read by its route and, from a large body\'s bytes, by a mill worker: it imports only what a worker may hold (engines, the HTTP vocabulary, the JSON rules).',
+      severity: 'error',
+      from: { path: '^src/inputs/', pathNot: '\\.test\\.ts$' },
+      to: { path: '^src/', pathNot: '^src/(inputs|engines|http|json)/' },
+    },
+    {
       name: 'mcp-does-not-import-the-cli',
       severity: 'error',
       comment: 'MCP and the CLI are two clients\' views of the same answers: what both render lives below them (src/render/).',
