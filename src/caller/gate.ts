@@ -70,10 +70,16 @@ async function runFromBody(op: AnyOperation, body: JsonBlocks, ctx: OperationCon
     throw refusalOf(result.refusal)
   }
   try {
-    return await op.fromBody(task, ctx, read)
+    return answered(op, ctx, await op.fromBody(task, ctx, read))
   } catch (err) {
     throw err instanceof Refusal && !asTheRoute.has(err) ? err.forOp(op.name) : err
   }
+}
+
+/** An operation's answer, counted (the store touched, for the truth summary) however it was worked. */
+function answered<T>(op: AnyOperation, ctx: OperationContext, data: T): T {
+  if (op.provenance.includes('stored')) ctx.counters.storeTouched++
+  return data
 }
 
 const refusalOf = ({ code, reason, issues, hints }: TaskRefusal): Refusal =>
@@ -82,9 +88,7 @@ const refusalOf = ({ code, reason, issues, hints }: TaskRefusal): Refusal =>
 /** The handler alone (limits and admission were checked at submission): what a job runs. */
 export async function runHandler(op: AnyOperation, input: unknown, ctx: OperationContext): Promise<unknown> {
   try {
-    const data = await op.handler(input, ctx)
-    if (op.provenance.includes('stored')) ctx.counters.storeTouched++
-    return data
+    return answered(op, ctx, await op.handler(input, ctx))
   } catch (err) {
     throw err instanceof Refusal ? err.forOp(op.name) : err
   }

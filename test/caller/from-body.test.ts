@@ -185,6 +185,7 @@ describe('/pin from its bytes, with a token required to write', () => {
 
   it('a JSON value too wide for the loop is pinned from the mill, with the digest of its canonical form', async () => {
     const json = Object.fromEntries(Array.from({ length: 20_000 }, (_, i) => [`k${19_999 - i}`, [i]]))
+    const touched = guarded.callerCounters.storeTouched
     const res = await guarded.inject({
       method: 'POST', url: '/api/v1/pin', payload: JSON.stringify({ json }),
       headers: { 'content-type': 'application/json', authorization: 'Bearer from-body-admin-token-0123456789abcdef' },
@@ -192,5 +193,7 @@ describe('/pin from its bytes, with a token required to write', () => {
     expect(res.statusCode, res.body).toBe(200)
     const canonical = JSON.stringify(Object.fromEntries(Object.entries(json).sort(([a], [b]) => (a < b ? -1 : 1))))
     expect(JSON.parse(res.body).data).toMatchObject({ action: 'pinned', digest: 'sha256:' + createHash('sha256').update(canonical).digest('hex'), size: canonical.length })
+    // Counted as a call that touched the store, as on the loop.
+    expect(guarded.callerCounters.storeTouched).toBe(touched + 1)
   })
 })
