@@ -13,6 +13,6 @@ describe('the file a mill worker runs', () => {
   it('runs from sources under their loader, or the build with none', () => {
     const { filename, execArgv } = workerFile()
     expect(execArgv).toEqual(filename.endsWith('.ts') ? ['--import', 'tsx'] : [])
-    expect(filename).toMatch(/(\/dist\/src\/mill\/worker\.js|\/src\/mill\/worker\.ts)$/)
+    expect(filename).toMatch(/(\/dist\/src\/mill\/worker-entry\.cjs|\/src\/mill\/worker\.ts)$/)
   })
 })

@@ -37,10 +37,10 @@ let chosen: WorkerFile | null = null
 
 export function workerFile(): WorkerFile {
   if (chosen) return chosen
-  if (extname(here) !== '.ts') return (chosen = { filename: fileURLToPath(new URL('./worker.js', import.meta.url)), execArgv: [] })
+  if (extname(here) !== '.ts') return (chosen = { filename: fileURLToPath(new URL('./worker-entry.cjs', import.meta.url)), execArgv: [] })
   const srcRoot = dirname(dirname(here))
   const root = dirname(srcRoot)
-  const built = join(root, 'dist', relative(root, dirname(here)), 'worker.js')
+  const built = join(root, 'dist', relative(root, dirname(here)), 'worker-entry.cjs')
   const buildMs = mtimeOrNull(join(root, 'dist', 'tsconfig.build.tsbuildinfo'))
   const fresh = isFreshBuild(buildMs, mtimeOrNull(built) !== null, () => newestSourceMs(srcRoot))
   return (chosen = fresh ? { filename: built, execArgv: [] } : { filename: fileURLToPath(new URL('./worker.ts', import.meta.url)), execArgv: ['--import', 'tsx'] })
