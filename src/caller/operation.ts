@@ -135,7 +135,7 @@ export interface BodyTask {
 }
 
 /** What an operation's fromBody gets to read its task's outcome: the value, or the refusal the same body gets on the loop (gate.ts). */
-export type ReadFromBody = <T>(task: Promise<FromBodyResult<T>>) => Promise<T>
+export type ReadFromBody = <T>(task: Promise<FromBodyResult<T, Action>>) => Promise<T>
 
 export type Answer<O extends z.ZodType> = z.output<O> | JsonBytes
 

@@ -77,7 +77,7 @@ export const accessTasks = {
    * /pin from a large body's bytes: read as its route reads it (a write asks pin.write), then the text or the JSON
    * value's canonical form encoded and hashed here; the loop stores the parts, or reads the digest's pin.
    */
-  'access.pinBody': ({ partChars, ...body }: BodyBlocksPayload & { partChars: number }): FromBodyResult<PinBodyPlan> =>
+  'access.pinBody': ({ partChars, ...body }: BodyBlocksPayload & { partChars: number }): FromBodyResult<PinBodyPlan, 'pin.write'> =>
     workFromBody(body, pinInput, (input): TaskResult<PinBodyPlan> => {
       if (input.digest !== undefined) return { ok: true, value: { digest: input.digest.toLowerCase() }, warnings: [] }
       const text = input.json === undefined ? input.content! : canonicalWithin(input.json, PIN_LIMITS.jsonDepth)

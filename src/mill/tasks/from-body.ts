@@ -6,7 +6,6 @@ import { joined, parseBody, type BodyFailure, type JsonFormat } from '../../body
 import { validationRefusal } from '../../http/validation.js'
 import { Refusal } from '../../http/refusal.js'
 import type { TaskRefusal, TaskResult } from './task-result.js'
-import type { Action } from '../../access/policy.js'
 import { answerBytes, type AnswerSchema } from '../../json/serializer.js'
 import { moving } from '../moving.js'
 
@@ -32,13 +31,16 @@ export type BodyWork<T> = TaskResult<T> | typeof NEEDS_HEAVY
  * An operation's answer from its body, or why not: the body itself (refused as the body parser refuses it), its input
  * (as the route's validation refuses it: no operation named), or a refusal of its limits or work (the gate names the op).
  */
-export type FromBodyResult<T> = (BodyWork<T> | { ok: false; input: TaskRefusal }) & { asks?: Action | null } | { ok: false; body: BodyFailure }
+export type FromBodyResult<T, A extends string = never> = (BodyWork<T> | { ok: false; input: TaskRefusal }) & { asks?: A | null } | { ok: false; body: BodyFailure }
 
-/** The action an input calls for (Operation.inputAction), asked of the value before its validation. */
-export type InputAction = (raw: unknown) => Action | null
+/**
+ * The action an input calls for (Operation.inputAction: an action of the access policy, which the gate asks), asked of
+ * the value before its validation.
+ */
+export type InputAction<A extends string> = (raw: unknown) => A | null
 
 /** The body's input as `schema` outputs it (defaults applied), or the failure the route would answer. */
-export function inputFromBody<S extends z.ZodType>({ blocks, format }: BodyBlocksPayload, schema: S, inputAction?: InputAction): BodyInput<z.output<S>> {
+export function inputFromBody<S extends z.ZodType, A extends string = never>({ blocks, format }: BodyBlocksPayload, schema: S, inputAction?: InputAction<A>): BodyInput<z.output<S>, A> {
   const parsed = parseBody(joined(blocks), format)
   if (!parsed.ok) return { ok: false, body: parsed }
   if (!('value' in parsed)) throw new Error('a JSON body parsed to a value, not text')
@@ -49,7 +51,7 @@ export function inputFromBody<S extends z.ZodType>({ blocks, format }: BodyBlock
 }
 
 /** A body's input, or why not (as FromBodyResult), with the action it calls for. */
-export type BodyInput<T> = { ok: true; input: T; asks: Action | null } | { ok: false; input: TaskRefusal; asks: Action | null } | { ok: false; body: BodyFailure }
+export type BodyInput<T, A extends string> = { ok: true; input: T; asks: A | null } | { ok: false; input: TaskRefusal; asks: A | null } | { ok: false; body: BodyFailure }
 
 /** The work's value, or the refusal it threw as data (a Refusal's class does not cross the thread); other errors rethrown. */
 export function refusedAsData<T>(work: () => BodyWork<T>): BodyWork<T> {
@@ -75,7 +77,7 @@ export function answerFromBody<S extends z.ZodType, T extends object>({ answer, 
 }
 
 /** An operation's work from its body's bytes: read by `schema` (its input action asked), then `work`, its refusals as data. */
-export function workFromBody<S extends z.ZodType, T>(body: BodyBlocksPayload, schema: S, work: (input: z.output<S>) => BodyWork<T>, inputAction?: InputAction): FromBodyResult<T> {
+export function workFromBody<S extends z.ZodType, T, A extends string = never>(body: BodyBlocksPayload, schema: S, work: (input: z.output<S>) => BodyWork<T>, inputAction?: InputAction<A>): FromBodyResult<T, A> {
   const read = inputFromBody(body, schema, inputAction)
   if (!read.ok) return read
   // Assigned, not spread: the result may be marked to move its buffers (moving), a mark a copy would lose.
