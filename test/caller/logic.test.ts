@@ -203,6 +203,19 @@ describe('POST /quiz', () => {
     expectRefusal(await post('/quiz', { clauses: [[1]], assignment: 'yes' }), 'invalid_input', 400)
     expectRefusal(await post('/quiz', { dimacs: 'p cnf 1 1\n1 q 0\n', assignment: [] }), 'invalid_input', 400)
   })
+
+  it('writes a large CNF\'s long answer in the mill (the loop tripwire would fail it written on the loop)', async () => {
+    // A small body (under 64 KiB) whose header declares more variables than the loop works on: the quiz runs in the
+    // mill, and its answer (3,000 falsified clauses listed: ~105 KB) is written there.
+    const units = Array.from({ length: 3_000 }, (_, i) => i + 1)
+    const dimacs = `p cnf 20000 3000\n${units.map((v) => `${v} 0`).join('\n')}\n`
+    const res = await post('/quiz', { dimacs, assignment: units.map((v) => -v), max_listed: 10_000 })
+    expect(res.body.length).toBeGreaterThan(64 * 1024)
+    const d = okData(res)
+    expect(d).toMatchObject({ satisfied: false, checked: 'cnf', falsified_count: 3_000 })
+    expect(d.falsified).toHaveLength(3_000)
+    expect(d.falsified[2_999]).toEqual({ index: 2_999, clause: [3_000], path: null })
+  })
 })
 
 describe('bad input is refused, never a 500', () => {

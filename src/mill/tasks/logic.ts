@@ -210,8 +210,12 @@ function quizAnswer(input: QuizInput, mayWorkHeavy: boolean): BodyWork<QuizResul
     if (!small && !mayWorkHeavy) return NEEDS_HEAVY
     result = quizWork({ source, assignment: input.assignment, ...common })
   }
-  if (!result.ok) return result
-  return { ...result, value: { ...result.value, checked: input.formula !== undefined ? 'formula' : 'cnf' } }
+  return checkedAs(result, input.formula !== undefined ? 'formula' : 'cnf')
+}
+
+/** A quiz's result with what it checked, as /quiz answers it. */
+function checkedAs<C extends 'cnf' | 'formula'>(result: TaskResult<QuizResult>, checked: C): TaskResult<QuizResult & { checked: C }> {
+  return result.ok ? { ...result, value: { ...result.value, checked } } : result
 }
 
 export const logicTasks = {
@@ -249,8 +253,11 @@ export const logicTasks = {
     checkCnfLimits(input)
     return quizAnswer(input, payload.mayWorkHeavy)
   }),
-  'logic.quiz': quizWork,
-  'logic.quizFormula': quizFormulaWork,
+  // A large CNF's or formula's answer (up to max_listed falsified clauses, each as long as it is) comes written by /quiz's schema.
+  'logic.quiz': ({ answer, ...payload }: QuizTaskPayload & { answer: AnswerSchema }): TaskResult<Uint8Array> =>
+    writtenAnswer(checkedAs(quizWork(payload), 'cnf'), answer),
+  'logic.quizFormula': ({ answer, ...payload }: QuizFormulaTaskPayload & { answer: AnswerSchema }): TaskResult<Uint8Array> =>
+    writtenAnswer(checkedAs(quizFormulaWork(payload), 'formula'), answer),
 } satisfies TaskTable
 
 /** A proof's and a CNF's bytes move back to the loop with the answer instead of being copied. */

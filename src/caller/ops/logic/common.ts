@@ -124,20 +124,6 @@ export function flatFormula(value: unknown, path = 'formula'): FlatFormula {
 }
 
 
-/**
- * Runs pure work inline when it is small, else in the mill (admitted as heavy work, with the default budget):
- * `inMill` names the task, so its input and answer are typed by the mill's task table.
- */
-export async function inlineOrMill<T>(
-  ctx: OperationContext,
-  op: string,
-  small: boolean,
-  work: () => TaskResult<T>,
-  inMill: (options: RunOptions) => Promise<TaskResult<T>>,
-): Promise<{ value: T; warnings: string[] }> {
-  return small ? valueOf(work()) : inTheMill(ctx, op, inMill)
-}
-
 /** Runs a task in the mill as a request's heavy work (admitted, with the default budget). */
 export async function inTheMill<T>(
   ctx: OperationContext,

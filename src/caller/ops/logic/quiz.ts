@@ -2,7 +2,7 @@
 import { z } from 'zod'
 import { defineOperation } from '../../operation.js'
 import { quizFormulaWork, quizWork, type FormulaSource, type QuizTaskPayload } from '../../../mill/tasks/logic.js'
-import { checkCnfLimits, cnfSource, flatFormula, inlineOrMill } from './common.js'
+import { checkCnfLimits, cnfSource, flatFormula, inTheMill, valueOf } from './common.js'
 import { assignmentByName, quizInput } from '../../../inputs/quiz.js'
 import { JsonBytes } from '../../../json/bytes.js'
 import { answerSchema } from '../../../json/serializer.js'
@@ -55,17 +55,25 @@ export const quiz = defineOperation({
     return new JsonBytes([await read(ctx.mill.run('logic.quizBody', payload, body.options))])
   },
   handler: async (i, ctx) => {
+    const answer = answerSchema(output)
     if (i.formula !== undefined) {
       const assignment = assignmentByName(i.assignment)
       const payload = (formula: FormulaSource) => ({ formula, assignment, maxListed: i.max_listed })
-      // A large formula is admitted as heavy work before its text is written for the mill.
-      const { value, warnings } = await inlineOrMill(ctx, 'quiz', isSmallFormula(i.formula), () => quizFormulaWork(payload(flatFormula(i.formula))),
-        async (options) => ctx.mill.run('logic.quizFormula', payload(await formulaText(i.formula)), options))
-      return { ...value, checked: 'formula' as const, warnings }
+      if (isSmallFormula(i.formula)) {
+        const { value, warnings } = valueOf(quizFormulaWork(payload(flatFormula(i.formula))))
+        return { ...value, checked: 'formula' as const, warnings }
+      }
+      // A large formula is admitted as heavy work before its text is written for the mill; its answer is written there.
+      const { value } = await inTheMill(ctx, 'quiz', async (options) => ctx.mill.run('logic.quizFormula', { ...payload(await formulaText(i.formula)), answer }, options))
+      return new JsonBytes([value])
     }
     const { source, small } = cnfSource(i)
     const payload: QuizTaskPayload = { source, assignment: i.assignment, maxListed: i.max_listed }
-    const { value, warnings } = await inlineOrMill(ctx, 'quiz', small, () => quizWork(payload), (options) => ctx.mill.run('logic.quiz', payload, options))
-    return { ...value, checked: 'cnf' as const, warnings }
+    if (small) {
+      const { value, warnings } = valueOf(quizWork(payload))
+      return { ...value, checked: 'cnf' as const, warnings }
+    }
+    const { value } = await inTheMill(ctx, 'quiz', (options) => ctx.mill.run('logic.quiz', { ...payload, answer }, options))
+    return new JsonBytes([value])
   },
 })
