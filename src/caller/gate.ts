@@ -4,7 +4,7 @@ import { issuesFromZod, Refusal } from '../http/refusal.js'
 import { actionsOf, type AnyOperation, type BodyTask, type OperationContext, type ReadFromBody } from './operation.js'
 import { JsonBlocks } from '../body-parse/formats.js'
 import { bodyFailure } from '../body-parse/reader.js'
-import type { TaskRefusal } from '../mill/tasks/task-result.js'
+import { refusalOf } from '../mill/tasks/task-result.js'
 import { movable } from '../mill/moving.js'
 import { budgetOf } from '../mill/pool.js'
 
@@ -81,9 +81,6 @@ function answered<T>(op: AnyOperation, ctx: OperationContext, data: T): T {
   if (op.provenance.includes('stored')) ctx.counters.storeTouched++
   return data
 }
-
-const refusalOf = ({ code, reason, issues, hints }: TaskRefusal): Refusal =>
-  new Refusal(code, reason, { ...(issues ? { issues } : {}), ...(hints ? { hints } : {}) })
 
 /** The handler alone (limits and admission were checked at submission): what a job runs. */
 export async function runHandler(op: AnyOperation, input: unknown, ctx: OperationContext): Promise<unknown> {

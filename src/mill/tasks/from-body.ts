@@ -5,7 +5,7 @@ import { validatorCompiler } from 'fastify-type-provider-zod'
 import { joined, parseBody, type BodyFailure, type JsonFormat } from '../../body-parse/formats.js'
 import { validationRefusal } from '../../http/validation.js'
 import { Refusal } from '../../http/refusal.js'
-import type { TaskRefusal, TaskResult } from './task-result.js'
+import { refusalAsData, type TaskRefusal, type TaskResult } from './task-result.js'
 import { answerBytes, type AnswerSchema } from '../../json/serializer.js'
 import { moving } from '../moving.js'
 
@@ -46,7 +46,7 @@ export function inputFromBody<S extends z.ZodType, A extends string = never>({ b
   if (!('value' in parsed)) throw new Error('a JSON body parsed to a value, not text')
   const asks = inputAction?.(parsed.value) ?? null
   const checked = validatorCompiler({ schema, method: 'POST', url: '', httpPart: 'body' })(parsed.value) as { value?: z.output<S>; error?: Parameters<typeof validationRefusal>[0] }
-  if (checked.error) return { ok: false, input: refusalData(validationRefusal(checked.error, 'body')), asks }
+  if (checked.error) return { ok: false, input: refusalAsData(validationRefusal(checked.error, 'body')), asks }
   return { ok: true, input: checked.value as z.output<S>, asks }
 }
 
@@ -58,15 +58,11 @@ export function refusedAsData<T>(work: () => BodyWork<T>): BodyWork<T> {
   try {
     return work()
   } catch (err) {
-    if (err instanceof Refusal && (err.code === 'invalid_input' || err.code === 'over_limit')) return { ok: false, refusal: refusalData(err) }
+    if (err instanceof Refusal && (err.code === 'invalid_input' || err.code === 'over_limit')) return { ok: false, refusal: refusalAsData(err) }
     throw err
   }
 }
 
-function refusalData(refusal: Refusal): TaskRefusal {
-  const { issues, hints } = refusal.options
-  return { code: refusal.code as TaskRefusal['code'], reason: refusal.message, ...(issues ? { issues } : {}), ...(hints ? { hints } : {}) }
-}
 
 /** A body an operation answers from, with the schema its answer is written by. */
 export type AnswerFromBody = BodyBlocksPayload & { answer: AnswerSchema }

@@ -18,11 +18,6 @@ import { moving } from '../moving.js'
 import { answerBytes, type AnswerSchema } from '../../json/serializer.js'
 import { cnfAssignment, formulaAssignment, QuizInputError, quizCnf, quizFormula, type CnfAssignment, type QuizResult } from '../../engines/sat/quiz.js'
 
-export type { TaskRefusal, TaskResult } from './task-result.js'
-
-
-export type { CnfSource }
-
 export interface SatTaskPayload {
   dimacs: string
   wantModel: boolean

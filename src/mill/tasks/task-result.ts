@@ -1,5 +1,6 @@
 // What a mill task answers: its value with warnings, or the refusal of its input as data (class instances do not
-// cross the thread boundary).
+// cross the thread boundary), and the two conversions between a Refusal and that data.
+import { Refusal } from '../../http/refusal.js'
 
 /** Input problems found off the event loop travel back as data (class instances do not cross the thread boundary). */
 export interface TaskRefusal {
@@ -10,3 +11,14 @@ export interface TaskRefusal {
 }
 
 export type TaskResult<T> = { ok: true; value: T; warnings: string[] } | { ok: false; refusal: TaskRefusal }
+
+/** A refusal of the input (invalid_input or over_limit: the callers check) as data, to cross to the loop. */
+export function refusalAsData(refusal: Refusal): TaskRefusal {
+  const { issues, hints } = refusal.options
+  return { code: refusal.code as TaskRefusal['code'], reason: refusal.message, ...(issues ? { issues } : {}), ...(hints ? { hints } : {}) }
+}
+
+/** The Refusal a task's refusal data stands for. */
+export function refusalOf({ code, reason, issues, hints }: TaskRefusal): Refusal {
+  return new Refusal(code, reason, { ...(issues ? { issues } : {}), ...(hints ? { hints } : {}) })
+}

@@ -7,12 +7,12 @@ export {
 } from '../../../inputs/cnf.js'
 export { FORMULA_LIMITS, formulaInput, INLINE_MAX_NODES } from '../../../inputs/formula.js'
 import { FORMULA_LIMITS } from '../../../inputs/formula.js'
-import { Refusal } from '../../../http/refusal.js'
 import type { OperationContext } from '../../operation.js'
 import { budgetOf, MAX_TIMEOUT_MS, type RunOptions } from '../../../mill/pool.js'
 import { parseFormula, type FlatFormula } from '../../../engines/sat/formula.js'
 import type { SearchOptions } from '../../../engines/sat/answer.js'
-import { guarded, type TaskResult } from '../../../mill/tasks/logic.js'
+import { guarded } from '../../../mill/tasks/logic.js'
+import { refusalOf, type TaskResult } from '../../../mill/tasks/task-result.js'
 
 
 export const timeoutMs = z.number().int().min(1).max(MAX_TIMEOUT_MS).optional().describe('Time budget in ms (default 10 000, max 60 000)')
@@ -110,8 +110,7 @@ export const satFields = {
 /** The value of a task result, or the refusal it carries. */
 export function valueOf<T>(result: TaskResult<T>): { value: T; warnings: string[] } {
   if (result.ok) return result
-  const { code, reason, issues, hints } = result.refusal
-  throw new Refusal(code, reason, { ...(issues ? { issues } : {}), ...(hints ? { hints } : {}) })
+  throw refusalOf(result.refusal)
 }
 
 
