@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { FastifyInstance } from 'fastify'
 import { buildTestApp } from '../helper.js'
 import { OFF_LOOP_BODY_BYTES } from '../../src/body-parse/reader.js'
+import { pinRepository } from '../../src/access/pins.js'
 
 let app: FastifyInstance
 beforeAll(async () => {
@@ -120,6 +121,16 @@ describe('/clauses, /quiz, /diff and /pin from their bytes in the mill', () => {
       expect(comparable(padded.body)).toEqual(comparable(onLoop.body))
     })
   }
+
+  it('a refused /pin write read in the mill stores nothing', async () => {
+    const pins = async () => (await pinRepository(app.store.sql).latest(1_000)).length
+    const before = await pins()
+    for (const text of [pinBodies['content and json']!, pinBodies['a lone surrogate']!, pinBodies['json nested too deep']!]) {
+      const padded = await post(text + ' '.repeat(OFF_LOOP_BODY_BYTES + 1), '/pin')
+      expect(padded.statusCode, padded.body).toBeGreaterThanOrEqual(400)
+    }
+    expect(await pins()).toBe(before)
+  })
 
   it('a clause list too wide for the loop is answered from the mill (the tripwire would throw on its values)', async () => {
     const clauses = randomCnf(20_000, 25_000, 11)
