@@ -132,8 +132,10 @@ export async function buildApp(opts: BuildOptions): Promise<FastifyInstance> {
     mill,
     deadlineMs: config.slowClientMs,
     tripwire: config.loopTripwire,
-    textMembers: (req) => registry.byName(req.routeOptions.config.operation ?? '')?.textMembers,
-    readsInMill: (req) => registry.byName(req.routeOptions.config.operation ?? '')?.fromBody !== undefined,
+    readsInMill: (req) => {
+      const op = registry.byName(req.routeOptions.config.operation ?? '')
+      return op?.fromBody !== undefined || op?.fromStored !== undefined
+    },
   })
   await app.register(storePlugin, { store })
   await app.register(redisPlugin, { url: config.redisUrl, prefix: config.redisPrefix })

@@ -6,13 +6,17 @@ import { parseJsonShaped } from './json-text.js'
 import { Refusal, type RefusalCode, type RefusalOptions } from '../http/refusal.js'
 
 export type BodyFormat =
-  // textMembers: top-level members that cross back from the mill as JSON text when wide (text-members.ts);
-  // inTheMill: a large body is not parsed here but kept as its bytes (JsonBlocks) for the operation that reads it in the mill
-  | JsonFormat & { textMembers?: readonly string[]; inTheMill?: boolean }
+  // inTheMill: a large body is not parsed here but kept as its bytes (BodyBlocks) for the operation that reads it in the mill
+  | JsonFormat & { inTheMill?: boolean }
   // the body's bytes, undecoded (isBodyBytes): a CSV import's, moved (`movable`) to the mill task that decodes them
   | { kind: 'bytes' }
-  // a text/plain body that is one member of the operation's input (e.g. /sat's dimacs); no member: the text itself
-  | { kind: 'text'; member?: string }
+  | TextFormat & { inTheMill?: boolean }
+
+/** A text/plain body that is one member of the operation's input (e.g. /sat's dimacs); no member: the text itself. */
+export interface TextFormat {
+  kind: 'text'
+  member?: string
+}
 
 /** How a JSON body is parsed: the host's caps on its nesting and its values. */
 export interface JsonFormat {
@@ -22,14 +26,21 @@ export interface JsonFormat {
 }
 
 /**
- * A large JSON body kept as the bytes it arrived in, for an operation that reads its input in the mill (issue #30: on
- * the loop a request handles at most 64 KiB of JSON as a value): parsed, validated and answered there, under `format`.
+ * A large body kept as the bytes it arrived in, for an operation that reads its input in the mill (issue #30: on the
+ * loop a request handles at most 64 KiB of JSON as a value): parsed, validated and answered there, under `format`. A
+ * text body's `fields` are the input's other members (from the query string), joined to its text's there.
  */
-export class JsonBlocks {
+export class BodyBlocks {
   constructor(
     readonly blocks: Uint8Array[],
-    readonly format: JsonFormat,
+    readonly format: JsonFormat | TextFormat,
+    readonly fields?: Record<string, unknown>,
   ) {}
+
+  /** The same body with the members that join its text's. */
+  withFields(fields: Record<string, unknown>): BodyBlocks {
+    return new BodyBlocks(this.blocks, this.format, fields)
+  }
 }
 
 /** A body's outcome that refuses it: a refusal, or one of Fastify's own JSON body errors. */
@@ -40,11 +51,10 @@ export type BodyFailure =
 /**
  * A body's outcome as it crosses the thread: a value, a refusal, or one of Fastify's own JSON body errors. `depth` is
  * a JSON value's nesting; `json` is a checked JSON text sent in place of a value too deep to cross by structured clone;
- * `texts` are wide members taken out of `value` to cross as their JSON text; `overLoop`: what crosses back holds more
- * values than a body parsed on the loop may (LOOP_BODY_MAX_VALUES).
+ * `overLoop`: what crosses back holds more values than a body parsed on the loop may (LOOP_BODY_MAX_VALUES).
  */
 export type BodyOutcome =
-  | { ok: true; value: unknown; depth?: number; texts?: Record<string, string>; overLoop?: boolean }
+  | { ok: true; value: unknown; depth?: number; overLoop?: boolean }
   | { ok: true; json: string; overLoop?: boolean }
   | BodyFailure
 

@@ -25,8 +25,8 @@ const COMMA = 0x2c
 /**
  * What one object member counts toward JSON_MAX_VALUES: a property costs the loop about four array items to clone
  * back from the mill, list and write (a pin of 200k keys held it 110–130 ms a stretch, 200k array items 20–40).
- * Kept for every route: the members /pin, /diff, /jsonsat and /quiz take as text (body-parse/text-members.ts) no longer
- * cost the loop that, but a wide object anywhere else in a body still crosses back as one.
+ * Kept for every route: a large body that an operation reads in the mill (/pin, /diff, /quiz, /jsonsat, …) no longer
+ * costs the loop that, but a wide object in a body still crosses back as one where its route takes values.
  */
 export const OBJECT_MEMBER_VALUES = 4
 

@@ -3,7 +3,6 @@ import { Readable } from 'node:stream'
 import { afterAll, describe, expect, it } from 'vitest'
 import { createBodyReader, type ParseOffLoop } from './reader.js'
 import { isBodyBytes, type BodyFormat } from './formats.js'
-import { JsonText } from './text-members.js'
 import { createMill } from '../mill/pool.js'
 import { millBodyParser } from '../plugins/json-body.js'
 import { LOOP_BODY_MAX_VALUES } from '../json/loop-rule.js'
@@ -139,33 +138,8 @@ describe('a body that never ends', () => {
   })
 })
 
-describe('members a route takes as text', () => {
-  const format: BodyFormat = { kind: 'json', maxDepth: 100, maxValues: 200_000, textMembers: ['json', 'formula', 'absent'] }
-  const wide = Object.fromEntries(Array.from({ length: 3_000 }, (_, i) => [`k${i}`, [i, 'é😀']]))
-
-  it('cross back from the mill as their JSON text when wide; small ones, strings and unnamed members as values', async () => {
-    const body = { json: wide, formula: { var: 'x' }, label: 'l', other: wide }
-    const there = (await outcome(offLoop, JSON.stringify(body), format)).value as Record<string, unknown>
-    expect(there.json).toBeInstanceOf(JsonText)
-    expect((there.json as JsonText).text).toBe(JSON.stringify(wide))
-    expect(there.formula).toEqual({ var: 'x' })
-    expect(there.other).toEqual(wide)
-    expect(there.label).toBe('l')
-    expect('absent' in there).toBe(false)
-    const text = (await outcome(offLoop, JSON.stringify({ json: 'a string is cloned cheaply'.repeat(1_000) }), format)).value
-    expect(text).toEqual({ json: 'a string is cloned cheaply'.repeat(1_000) })
-  })
-
-  it('are values on the loop (small bodies), and a body too deep to clone still comes back whole', async () => {
-    expect((await outcome(onLoop, JSON.stringify({ json: wide }), format)).value).toEqual({ json: wide })
-    const deep = `{"json":${'['.repeat(600)}${JSON.stringify(wide)}${']'.repeat(600)}}`
-    const value = (await outcome(offLoop, deep, { ...format, maxDepth: 1_000 })).value as { json: unknown }
-    expect(Array.isArray(value.json)).toBe(true)
-  })
-})
-
 describe('the tripwire on values back from the mill', () => {
-  const format: BodyFormat = { kind: 'json', maxDepth: 5_000, maxValues: 200_000, textMembers: ['json'] }
+  const format: BodyFormat = { kind: 'json', maxDepth: 5_000, maxValues: 200_000 }
   const tripped: string[] = []
   const reader = createBodyReader({ parseOffLoop: inMill, offLoopBytes: 0, overLoop: (route) => void tripped.push(route) })
   const read = (body: unknown, text = JSON.stringify(body)) =>
@@ -182,10 +156,9 @@ describe('the tripwire on values back from the mill', () => {
     expect(tripped).toEqual(['/wide', '/wide'])
   })
 
-  it('is not told of long strings, nor of wide members that cross as their text', async () => {
+  it('is not told of long strings', async () => {
     tripped.length = 0
     await read({ text: 'x'.repeat(5_000_000) })
-    await read({ json: Array.from({ length: 100_000 }, (_, i) => i) })
     expect(tripped).toEqual([])
   })
 })

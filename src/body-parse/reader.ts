@@ -2,14 +2,13 @@
 // task `body.parse`). A large body is copied once, chunk by chunk as it arrives, into 1 MiB blocks that move (are not
 // copied) to the worker, so no single step on the loop costs more than a block's copy. What remains on the loop is the
 // parsed value's structured clone back (cheap for strings, about the parse's own cost for bodies of many values, which
-// JSON_MAX_VALUES bounds), except for the wide members a route takes as text (text-members.ts). A body read as `bytes`
+// JSON_MAX_VALUES bounds). A body read as `bytes`
 // (a CSV import) is not parsed at all: its blocks are the body, for the operation to move to the task that reads them;
-// so is a large JSON body of an operation that reads its input in the mill (JsonBlocks).
+// so is a large JSON or text body of an operation that reads its input in the mill (BodyBlocks).
 import type { Readable } from 'node:stream'
 import { errorCodes } from 'fastify'
 import { Refusal } from '../http/refusal.js'
-import { joined, JsonBlocks, parseBody, type BodyFailure, type BodyFormat, type BodyOutcome } from './formats.js'
-import { putTextMembers } from './text-members.js'
+import { joined, BodyBlocks, parseBody, type BodyFailure, type BodyFormat, type BodyOutcome } from './formats.js'
 
 /**
  * Bodies up to this many bytes are parsed on the loop: their parse costs less than the trip to a worker. Values, not
@@ -123,7 +122,7 @@ export function bodyFailure(outcome: BodyFailure): Error {
 function outcomeValue(outcome: BodyOutcome): unknown {
   if (!outcome.ok) throw bodyFailure(outcome)
   if ('json' in outcome) return JSON.parse(outcome.json)
-  return outcome.texts ? putTextMembers(outcome.value, outcome.texts) : outcome.value
+  return outcome.value
 }
 
 export function createBodyReader(options: BodyReaderOptions): BodyReader {
@@ -160,8 +159,9 @@ export function createBodyReader(options: BodyReaderOptions): BodyReader {
         const kept = blocks
         blocks = []
         if (format.kind === 'bytes') return Promise.resolve({ ok: true, value: kept.length > 0 ? kept : [new Uint8Array(0)] })
-        if (format.kind === 'json' && format.inTheMill) {
-          return Promise.resolve({ ok: true, value: new JsonBlocks(kept, { kind: 'json', maxDepth: format.maxDepth, maxValues: format.maxValues }) })
+        if (format.inTheMill) {
+          const { inTheMill: _, ...parsedThere } = format
+          return Promise.resolve({ ok: true, value: new BodyBlocks(kept, parsedThere) })
         }
         return options.parseOffLoop(kept, format, owner)
       },

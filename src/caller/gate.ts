@@ -2,11 +2,14 @@
 import type { z } from 'zod'
 import { issuesFromZod, Refusal } from '../http/refusal.js'
 import { actionsOf, type AnyOperation, type BodyTask, type OperationContext, type ReadFromBody } from './operation.js'
-import { JsonBlocks } from '../body-parse/formats.js'
+import { BodyBlocks } from '../body-parse/formats.js'
 import { bodyFailure } from '../body-parse/reader.js'
 import { refusalOf } from '../mill/tasks/task-result.js'
 import { movable } from '../mill/moving.js'
 import { budgetOf } from '../mill/pool.js'
+import { isStoredInputOp } from '../inputs/stored.js'
+import { StoredInput } from '../jobs/types.js'
+import { JsonBytes } from '../json/bytes.js'
 
 /** Checks that need no parsed input: refused by nature, then the access policy for each action this call is. */
 export function admitBeforeInput(op: AnyOperation, raw: unknown, ctx: OperationContext): void {
@@ -38,7 +41,7 @@ export function admitParsed(op: AnyOperation, input: unknown, ctx: OperationCont
 
 /** Limits, admission, then the handler. Input must already be parsed, or be a large body the operation reads in the mill. */
 export async function runParsed(op: AnyOperation, input: unknown, ctx: OperationContext): Promise<unknown> {
-  if (input instanceof JsonBlocks) return runFromBody(op, input, ctx)
+  if (input instanceof BodyBlocks) return runFromBody(op, input, ctx)
   admitParsed(op, input, ctx)
   return runHandler(op, input, ctx)
 }
@@ -48,14 +51,37 @@ export async function runParsed(op: AnyOperation, input: unknown, ctx: Operation
  * on the loop, in the same order: the body parser's and the route's validation (neither names the op), the action its
  * input calls for (asked before its validation, as at the door), then its limits' and its work's.
  */
-async function runFromBody(op: AnyOperation, body: JsonBlocks, ctx: OperationContext): Promise<unknown> {
-  if (!op.fromBody) throw new Error(`${op.name} was given its body's bytes but reads no body in the mill`)
+async function runFromBody(op: AnyOperation, body: BodyBlocks, ctx: OperationContext): Promise<unknown> {
+  const { fromBody } = op
+  if (!fromBody) throw new Error(`${op.name} was given its body's bytes but reads no body in the mill`)
+  return answered(op, ctx, await inTheMillFromBody(op, body, ctx, (task, read) => fromBody(task, ctx, read)))
+}
+
+/**
+ * A heavy operation's input for its job, after its limits and admission: a large body made into its stored input in
+ * the mill (inputs/stored.ts; refused as runFromBody refuses), never a value here; any other input as it is.
+ */
+export async function jobInput(op: AnyOperation, input: unknown, ctx: OperationContext, jobMaxMs: number | null): Promise<unknown> {
+  if (!(input instanceof BodyBlocks)) {
+    admitParsed(op, input, ctx)
+    return input
+  }
+  const { name } = op
+  if (!isStoredInputOp(name)) throw new Error(`${name} was given its body's bytes but stores no input from them`)
+  return inTheMillFromBody(op, input, ctx, async ({ payload, options }, read) => {
+    const { json, digest } = await read(ctx.mill.run('jobs.storedInput', { ...payload, op: name, jobMaxMs }, options))
+    return new StoredInput(new JsonBytes([json]), digest)
+  })
+}
+
+/** A body's task in the mill, and how its outcome is read: refused as the route refuses the same body (runFromBody). */
+async function inTheMillFromBody<T>(op: AnyOperation, body: BodyBlocks, ctx: OperationContext, use: (task: BodyTask, read: ReadFromBody) => Promise<T>): Promise<T> {
   // Asked now, refused only if the input turns out to need heavy work, after its own checks (as the handler's admission).
   const heavyRefusal = ctx.admission.heavyRefusal(op.name, ctx.principal)
   const { views, transfer } = movable(body.blocks)
   const mayWorkHeavy = heavyRefusal === null
   const task: BodyTask = {
-    payload: { blocks: views, format: body.format, mayWorkHeavy },
+    payload: { blocks: views, format: body.format, fields: body.fields, mayWorkHeavy },
     options: { timeoutMs: budgetOf(undefined), op: op.name, owner: ctx.principal.owner, transfer, short: !mayWorkHeavy },
   }
   const asTheRoute = new WeakSet<Error>()
@@ -70,7 +96,7 @@ async function runFromBody(op: AnyOperation, body: JsonBlocks, ctx: OperationCon
     throw refusalOf(result.refusal)
   }
   try {
-    return answered(op, ctx, await op.fromBody(task, ctx, read))
+    return await use(task, read)
   } catch (err) {
     throw err instanceof Refusal && !asTheRoute.has(err) ? err.forOp(op.name) : err
   }
@@ -82,9 +108,16 @@ function answered<T>(op: AnyOperation, ctx: OperationContext, data: T): T {
   return data
 }
 
-/** The handler alone (limits and admission were checked at submission): what a job runs. */
+/**
+ * What a job runs, its limits and admission checked at submission: the handler, or the operation's run from its input's
+ * JSON bytes (an input over 64 KiB: Operation.fromStored; the job hands bytes only where that is declared).
+ */
 export async function runHandler(op: AnyOperation, input: unknown, ctx: OperationContext): Promise<unknown> {
   try {
+    if (input instanceof JsonBytes) {
+      if (!op.fromStored) throw new Error(`${op.name}'s job was handed its input's bytes but runs from no bytes`)
+      return answered(op, ctx, await op.fromStored(input, ctx))
+    }
     return answered(op, ctx, await op.handler(input, ctx))
   } catch (err) {
     throw err instanceof Refusal ? err.forOp(op.name) : err

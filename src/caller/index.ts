@@ -9,13 +9,13 @@ import { shortUrl } from '../http/redact.js'
 import { CALLER_PREFIX, envelope, okEnvelope, refusalEnvelope } from '../http/envelope.js'
 import { createCallerErrorHandler } from './errors.js'
 import { acceptTextBodies } from './text-body.js'
-import { admitBeforeInput, admitParsed, runParsed, runHandler } from './gate.js'
+import { admitBeforeInput, jobInput, runParsed, runHandler } from './gate.js'
 import { INTERNAL_PRINCIPAL, POLICY } from '../access/policy.js'
 import jobRoutes from '../jobs/routes.js'
 import { submitOrWait } from '../jobs/submit.js'
 import { inputForPath, jobBudgetNote, JUDGE_BY_PATH } from '../jobs/budget.js'
 import { jobViewSchema } from '../jobs/types.js'
-import { answerWriter } from '../jobs/view.js'
+import { answerWriter, prefersAsync } from '../jobs/view.js'
 import { JsonBytes, RenderedBytes } from '../json/bytes.js'
 import { actionOf, operationContext, type AnyOperation, type OperationContext, type RequestPart } from './operation.js'
 
@@ -68,8 +68,9 @@ export default async function callerPlugin(app: FastifyInstance, opts: CallerPlu
       // The submission was authorized; the run acts for the host.
       // A run has no response to hold memory for: its answer is stored as bytes, and each door reading it reserves.
       write(await runHandler(op, input, contextFor({ credential: null, principal: INTERNAL_PRINCIPAL, requestId: run.jobId, log: app.log.child({ job: run.jobId }), baseUrl: baseUrlOf(null, config), holdAnswer: () => undefined }))),
-      // Identical submissions share one job where nothing measured is in the answer.
-      { shared: !op.provenance.includes('measured') })
+      // Identical submissions share one job where nothing measured is in the answer. An operation that runs from its
+      // input's bytes is handed a large input as those bytes (gate.ts runHandler).
+      { shared: !op.provenance.includes('measured'), storedBytes: op.fromStored !== undefined })
   }
 
   acceptTextBodies(app, (name) => registry.byName(name))
@@ -165,8 +166,8 @@ function refusalsOf(op: AnyOperation): RefusalCode[] {
 }
 
 /** Refuse first (limits, admission), then the job: 202 with its resource, or its answer once it is final. */
-async function submitHeavy(app: FastifyInstance, op: AnyOperation, input: unknown, req: FastifyRequest, reply: FastifyReply, ctx: OperationContext) {
-  admitParsed(op, input, ctx)
+async function submitHeavy(app: FastifyInstance, op: AnyOperation, body: unknown, req: FastifyRequest, reply: FastifyReply, ctx: OperationContext) {
+  const input = await jobInput(op, body, ctx, prefersAsync(req) ? app.config.jobMaxMs : null)
   const submitted = await submitOrWait(app.jobs, req, reply, { op: op.name, surface: 'caller', input })
   return submitted.async ? submitted.view : submitted.result
 }

@@ -78,12 +78,6 @@ export interface OperationDefinition<I extends z.ZodType, O extends z.ZodType> {
    */
   largeAnswer?: boolean
   /**
-   * Top-level body members the handler takes as JsonText when they are wide and the body was parsed in the body
-   * thread: their text crosses to the loop as one string (a wide object's clone cost 15–50 ms) and goes on to the mill
-   * as it is. Their schemas must accept any value (z.unknown), and the handler must take plain values too (/run, /cli).
-   */
-  textMembers?: readonly string[]
-  /**
    * The input member a `text/plain` body fills (e.g. /sat's `dimacs`: `curl --data-binary @f.cnf -H 'content-type:
    * text/plain'`); the other members then come from the query string. Without it a text body is refused.
    */
@@ -124,6 +118,13 @@ export interface OperationDefinition<I extends z.ZodType, O extends z.ZodType> {
    * heavy operations (their jobs store the input). With inputAction, its task asks the same (workFromBody's inputAction).
    */
   fromBody?: (body: BodyTask, ctx: OperationContext, read: ReadFromBody) => Promise<Answer<O>>
+  /**
+   * A heavy operation's run from its input's JSON bytes, for an input over 64 KiB: a large body is made into its job's
+   * stored input in the mill (parsed, validated by `input`, limits checked: by inputs/stored.ts's rules for this
+   * operation, which must be its own `input`, checkLimits and inputAction), and its job hands those bytes here, to send
+   * on to its mill task. Smaller inputs, /run items, /cli lines and MCP calls still come to the handler.
+   */
+  fromStored?: (input: JsonBytes, ctx: OperationContext) => Promise<Answer<O>>
   /** The answer, or its text as the output schema writes it (src/json/serializer.ts) where it was computed (the mill). */
   handler: (input: z.output<I>, ctx: OperationContext) => Answer<O> | Promise<Answer<O>>
 }

@@ -4,6 +4,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify'
 import type { Readable } from 'node:stream'
 import { errorCodes } from 'fastify'
 import { readBody } from '../plugins/json-body.js'
+import { BodyBlocks } from '../body-parse/formats.js'
 import { Refusal } from '../http/refusal.js'
 import type { AnyOperation } from './operation.js'
 
@@ -13,8 +14,8 @@ function scalar(value: string): unknown {
   return value
 }
 
-/** The input of a text body: the query's members as scalars, the body as `member`. */
-export function textBodyInput(query: Record<string, string | string[]>, member: string, body: Record<string, unknown>): Record<string, unknown> {
+/** The members of a text body's input that come from the query, as scalars: all but `member`, which is the body. */
+export function queryMembers(query: Record<string, string | string[]>, member: string): Record<string, unknown> {
   if (Object.hasOwn(query, member)) {
     throw new Refusal('invalid_input', `${member} is the text/plain body; it cannot come from the query string too`)
   }
@@ -23,16 +24,25 @@ export function textBodyInput(query: Record<string, string | string[]>, member: 
     if (Array.isArray(value)) throw new Refusal('invalid_input', `query parameter ${key} is given more than once`)
     input[key] = scalar(value)
   }
-  input[member] = body[member]
   return input
+}
+
+/** The input of a text body: the query's members as scalars, the body as `member`. */
+export function textBodyInput(query: Record<string, string | string[]>, member: string, body: Record<string, unknown>): Record<string, unknown> {
+  return { ...queryMembers(query, member), [member]: body[member] }
 }
 
 /** Registers the text/plain parser on the caller's scope: only routes of operations with a textBody take it. */
 export function acceptTextBodies(app: FastifyInstance, byName: (name: string) => AnyOperation | undefined): void {
   app.addContentTypeParser('text/plain', async (req: FastifyRequest, payload: Readable) => {
-    const member = byName(req.routeOptions.config.operation ?? '')?.textBody
+    const op = byName(req.routeOptions.config.operation ?? '')
+    const member = op?.textBody
     if (!member) throw new errorCodes.FST_ERR_CTP_INVALID_MEDIA_TYPE(req.headers['content-type'])
-    const body = (await readBody(app.bodyReader, req, payload, { kind: 'text', member })) as Record<string, unknown>
-    return textBodyInput(req.query as Record<string, string | string[]>, member, body)
+    // An operation that reads a large body in the mill gets a large text as its bytes, and its query members beside them.
+    const inTheMill = op.fromBody !== undefined || op.fromStored !== undefined
+    const body = await readBody(app.bodyReader, req, payload, { kind: 'text', member, inTheMill })
+    const query = req.query as Record<string, string | string[]>
+    if (body instanceof BodyBlocks) return body.withFields(queryMembers(query, member))
+    return textBodyInput(query, member, body as Record<string, unknown>)
   })
 }

@@ -180,7 +180,7 @@ export function createBullJobQueue(opts: BullQueueOptions): JobQueue {
     backend: 'bullmq',
 
     define(op, executor, options) {
-      executors.set(op, executor)
+      runner.defineExecutor(op, executor, options)
       if (options?.shared) sharedOps.set(op, options)
     },
 

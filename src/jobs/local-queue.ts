@@ -67,7 +67,7 @@ export function createLocalJobQueue(opts: LocalQueueOptions): LocalJobQueue {
     channel,
 
     define(op, executor, options) {
-      executors.set(op, executor)
+      runner.defineExecutor(op, executor, options)
       if (options?.shared) sharedOps.set(op, options)
     },
 

@@ -10,11 +10,13 @@ import type { ProgressSnapshot } from '../mill/progress.js'
 import { TaskCancelled, taskScope } from '../mill/scope.js'
 import { backoffMs, retryTransient, storeFaultOf, storeRefusal } from '../store/faults.js'
 import { withJobEffects } from './effects.js'
+import { JsonBytes } from '../json/bytes.js'
+import { LOOP_VALUE_MAX_BYTES } from '../json/loop-rule.js'
 import type { JobChannel } from './channel.js'
 import { createDurationHistogram } from './durations.js'
 import { cancelledRefusal, progressOf, refusalFrom } from './outcomes.js'
 import { QUEUED_PROGRESS, type JobRepository } from './repository.js'
-import { isFinal, type JobEvent, type JobExecutor, type JobProgress, type JobRecord, type SettledJob } from './types.js'
+import { isFinal, StoredInput, type DefineOptions, type JobEvent, type JobExecutor, type JobProgress, type JobRecord, type SettledJob } from './types.js'
 
 export interface LocalRunnerOptions {
   repo: JobRepository
@@ -50,9 +52,21 @@ interface FinalOutcome { result?: unknown; error?: unknown; refuse?: RefusalBody
 
 export type LocalRunner = ReturnType<typeof createLocalRunner>
 
+/**
+ * What an executor is handed: the submitted value, or the JSON its input was stored as. Past LOOP_VALUE_MAX_BYTES that
+ * JSON stays bytes for an executor that reads them in the mill (DefineOptions.storedBytes), and is a value otherwise.
+ */
+export function inputFor(input: unknown, storedBytes: boolean): unknown {
+  const json = input instanceof StoredInput ? input.json : input
+  if (!(json instanceof JsonBytes)) return json
+  return storedBytes && json.byteLength > LOOP_VALUE_MAX_BYTES ? json : json.value()
+}
+
 export function createLocalRunner(opts: LocalRunnerOptions) {
   const { repo, channel, clock, concurrency, maxRunMs, log } = opts
   const executors = new Map<string, JobExecutor>()
+  /** Ops whose executor reads a large input from its JSON bytes (DefineOptions.storedBytes). */
+  const storedBytes = new Set<string>()
   const waiting: string[] = []
   const active = new Map<string, ActiveRun>()
   const seqs = new Map<string, number>()
@@ -162,7 +176,7 @@ export function createLocalRunner(opts: LocalRunnerOptions) {
       const handed = inputs.get(id)
       inputs.delete(id)
       running = await start(id)
-      if (running) await run(running, inHand ? handed : await retryTransient(() => repo.input(id), STORE_RETRY), entry)
+      if (running) await run(running, inputFor(inHand ? handed : await retryTransient(() => repo.input(id), STORE_RETRY), storedBytes.has(running.op)), entry)
     } catch (err) {
       // The store failed (a run's own errors end in finish): the row stays as it was and a restart picks it up;
       // requests waiting on the job get the error rather than waiting for that.
@@ -254,7 +268,13 @@ export function createLocalRunner(opts: LocalRunnerOptions) {
   }
 
   // runJob is also how a distributed backend runs a job it was handed (its own dispatch instead of the waiting line).
-  return { executors, waiting, active, waiters, inputs, durations, flags, withLive, publish, finish, pump, runJob, settle, drain }
+  /** How an op's jobs run (both backends define through this). */
+  function defineExecutor(op: string, executor: JobExecutor, options: DefineOptions | undefined): void {
+    executors.set(op, executor)
+    if (options?.storedBytes) storedBytes.add(op)
+  }
+
+  return { defineExecutor, executors, waiting, active, waiters, inputs, durations, flags, withLive, publish, finish, pump, runJob, settle, drain }
 }
 
 /** How a run that threw ends: timed out, cancelled, refused, or failed on an internal error (logged). */

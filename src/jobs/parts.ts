@@ -28,13 +28,7 @@ function* cut(bytes: Uint8Array): Generator<Uint8Array> {
   for (let at = 0; at < bytes.byteLength || at === 0; at += PART_BYTES) yield bytes.subarray(at, at + PART_BYTES)
 }
 
-/** The stored text parsed, or null when it has no parts (an input, which a run needs as data). */
-export async function readParts(sql: Sql, jobId: string, kind: PartKind): Promise<unknown> {
-  const bytes = await readBytes(sql, jobId, kind)
-  return bytes === null ? null : JSON.parse([...bytes.texts()].join(''))
-}
-
-/** The stored answer as the bytes a reply sends, or null when it has no parts (none yet, or part 0 removed first). */
+/** The stored input or answer as its JSON bytes (an answer's as a reply sends them), or null when it has no parts (none yet, or part 0 removed first). */
 export async function readBytes(sql: Sql, jobId: string, kind: PartKind): Promise<JsonBytes | null> {
   const chunks: Buffer[] = []
   for await (const part of readByteParts(sql, partsOf(jobId, kind))) {

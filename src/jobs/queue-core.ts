@@ -7,7 +7,7 @@ import { Refusal, type RefusalBody } from '../http/refusal.js'
 import { jsonParts } from '../json/json-writer.js'
 import { refusalFrom } from './outcomes.js'
 import type { JobRepository } from './repository.js'
-import { JOB_STATES, type JobOutcome, type JobRecord, type JobState, type JobStats, type SettledJob, type SubmitAnswer, type SubmitRequest, type DefineOptions } from './types.js'
+import { JOB_STATES, StoredInput, type JobOutcome, type JobRecord, type JobState, type JobStats, type SettledJob, type SubmitAnswer, type SubmitRequest, type DefineOptions } from './types.js'
 
 /** How a queue takes submissions: the owner's share, and which ops give identical inputs the same answer. */
 export interface SubmissionRules {
@@ -31,15 +31,7 @@ export async function storeSubmission(
   repo: JobRepository, request: SubmitRequest, clock: Clock, rules: SubmissionRules, admit: () => void | Promise<void>,
 ): Promise<SubmitAnswer> {
   const { perOwner } = rules
-  // One serialisation serves the digest and the stored parts; an input may be megabytes of DIMACS, so it is written
-  // and hashed a part at a time with loop turns between (the digest is the whole text's: replays compare it).
-  const hash = createHash('sha256').update(request.op).update('\0')
-  const inputParts: string[] = []
-  for await (const part of jsonParts(request.input ?? null)) {
-    hash.update(part)
-    inputParts.push(part)
-  }
-  const inputDigest = hash.digest('hex')
+  const { inputParts, inputDigest } = await storedForm(request)
   const key = request.idempotencyKey ?? null
   const existing = key !== null
     ? await sameKeyJob(repo, request, key, inputDigest)
@@ -57,6 +49,21 @@ export async function storeSubmission(
   const winner = key === null ? null : await sameKeyJob(repo, request, key, inputDigest)
   if (!winner) throw new Error(`job ${id} was not stored`)
   return { job: winner, created: false }
+}
+
+/**
+ * The input's JSON text in parts and its digest (the whole text's: replays compare it). A StoredInput comes written and
+ * hashed; a value is written and hashed here, at most LOOP_VALUE_MAX_BYTES for any input a large body could carry.
+ */
+async function storedForm({ op, input }: SubmitRequest): Promise<{ inputParts: ReadonlyArray<string | Uint8Array>; inputDigest: string }> {
+  if (input instanceof StoredInput) return { inputParts: input.json.chunks, inputDigest: input.digest }
+  const hash = createHash('sha256').update(op).update('\0')
+  const inputParts: string[] = []
+  for await (const part of jsonParts(input ?? null)) {
+    hash.update(part)
+    inputParts.push(part)
+  }
+  return { inputParts, inputDigest: hash.digest('hex') }
 }
 
 /** The identical job of the same owner a submission shares (DefineOptions), while what its answer stands on stands. */

@@ -7,7 +7,7 @@ import { keysetPages } from '../store/keyset.js'
 import type { Sql } from '../store/sql.js'
 import { inTurns } from '../sched/turns.js'
 import { jsonParts } from '../json/json-writer.js'
-import { createOrphanSweep, deleteParts, readBytes, readParts, writeParts } from './parts.js'
+import { createOrphanSweep, deleteParts, readBytes, writeParts } from './parts.js'
 import { JsonBytes } from '../json/bytes.js'
 import type { JobProgress, JobRecord, JobState, JobSurface } from './types.js'
 
@@ -53,8 +53,8 @@ export interface NewJob {
   op: string
   surface: JobSurface
   owner: string
-  /** The input's JSON text in parts (json.ts jsonParts: the queue hashed the same text). */
-  inputParts: readonly string[]
+  /** The input's JSON text in parts (as the queue hashed it: queue-core.ts storedForm). */
+  inputParts: ReadonlyArray<string | Uint8Array>
   inputDigest: string
   idempotencyKey: string | null
   createdAt: number
@@ -94,8 +94,8 @@ export interface JobRepository {
   seal(tx: Sql, id: string, now: number): Promise<boolean>
   /** The stored answer of a succeeded job as its bytes (null before, or once purged): sent as it is, never parsed. */
   result(id: string): Promise<JsonBytes | null>
-  /** The stored input (null once purged): for a run whose submission was not made in this process, or a restart. */
-  input(id: string): Promise<unknown>
+  /** The stored input's JSON (null once purged): for a run whose submission was not made in this process, or a restart. */
+  input(id: string): Promise<JsonBytes | null>
   /** queued → running (one more attempt); the running job, or null when it was no longer queued (cancelled meanwhile). */
   start(id: string, now: number): Promise<JobRecord | null>
   /**
@@ -187,7 +187,7 @@ export function createJobRepository(sql: Sql): JobRepository {
       return (await tx.run("UPDATE jobs SET sealed_at = ? WHERE id = ? AND state = 'running'", [now, id])).changes === 1
     },
     result: (id) => readBytes(sql, id, 'result'),
-    input: (id) => readParts(sql, id, 'input'),
+    input: (id) => readBytes(sql, id, 'input'),
     start: (id, now) => one(
       `UPDATE jobs SET state = 'running', attempts = attempts + 1, started_at = ?, progress = NULL
        WHERE id = ? AND state = 'queued' RETURNING ${COLUMNS}`,

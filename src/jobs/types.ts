@@ -3,6 +3,7 @@
 import { z } from 'zod'
 import { refusalSchema, type RefusalBody } from '../http/refusal.js'
 import type { Page, PageQuery } from '../http/paging.js'
+import type { JsonBytes } from '../json/bytes.js'
 
 export const JOB_STATES = ['queued', 'running', 'succeeded', 'failed', 'cancelled'] as const
 export type JobState = (typeof JOB_STATES)[number]
@@ -83,6 +84,11 @@ export interface DefineOptions {
    */
   shared?: boolean
   /**
+   * The executor reads a large input from its JSON bytes (in the mill): an input stored or submitted as bytes
+   * (StoredInput) over LOOP_VALUE_MAX_BYTES reaches it as JsonBytes. Without it every input is handed as a value.
+   */
+  storedBytes?: boolean
+  /**
    * Whether a shared job's effect (JobRecord.effect) still stands: a job whose answer names something since deleted
    * is not shared, and the submission runs anew. Without it, effects always stand.
    */
@@ -94,7 +100,7 @@ export interface SubmitRequest {
   surface: JobSurface
   /** Who submits it (Principal.owner): its Idempotency-Key is looked up among this owner's jobs only. */
   owner: string
-  /** The parsed input; it must survive JSON (it is stored and re-run after a restart). */
+  /** The parsed input (it must survive JSON: it is stored and re-run after a restart), or its JSON as stored (StoredInput). */
   input: unknown
   idempotencyKey?: string | null
 }
@@ -148,7 +154,21 @@ export interface JobRun {
   maxMs: number
 }
 
-/** Runs one operation from its stored input; throws a Refusal to fail. Pure functions of their input (re-run safe). */
+/**
+ * An input written as its JSON text where it was read (a large body, in the mill: caller/gate.ts), with the digest jobs
+ * give an input (SHA-256 of the op, a NUL and the text): stored as it is, never parsed on the loop.
+ */
+export class StoredInput {
+  constructor(
+    readonly json: JsonBytes,
+    readonly digest: string,
+  ) {}
+}
+
+/**
+ * Runs one operation from its input; throws a Refusal to fail. Pure functions of their input (re-run safe). The input is
+ * a value, or its JSON bytes where the executor reads those (DefineOptions.storedBytes); it may be run more than once.
+ */
 export type JobExecutor = (input: unknown, run: JobRun) => Promise<unknown>
 
 /**

@@ -36,7 +36,6 @@ export const STILL_WRITTEN_ON_THE_LOOP: ReadonlyMap<string, string> = new Map([
  * #30 item 1): run the operation in the mill from the body's bytes (Operation.fromBody), then take it off this list.
  */
 export const STILL_PARSED_INTO_VALUES: ReadonlyMap<string, string> = new Map([
-  ['/api/v1/sat', 'assumptions, at most SAT_LIMITS.maxVars (100,000) literals'],
   ['/api/v1/run', 'a batch of at most 64 items (MAX_BATCH) in a 1 MiB body (BODY_LIMIT_BYTES)'],
   ['/api/v1/cli', 'a batch of command lines in a 1 MiB body (BODY_LIMIT_BYTES)'],
   ['/mcp', 'a tools/call of the operations above carries their values, under the same bounds'],

@@ -25,6 +25,10 @@ export function movable(views: readonly Uint8Array[]): { views: Uint8Array[]; tr
   return { views: moved, transfer: [...transfer] }
 }
 
+/** Copies of bytes that stay here (a job's stored input, which a run tried again needs), to move to a task. */
+export const movedCopies = (views: readonly Uint8Array[]): { views: Uint8Array[]; transfer: ArrayBuffer[] } =>
+  movable(views.map((view) => new Uint8Array(view)))
+
 /** What the worker posts for a task's answer: piscina's movable wrapper when the answer moves buffers. */
 export function postable(result: unknown): unknown {
   const buffers = typeof result === 'object' && result !== null ? (result as { [MOVED]?: ArrayBuffer[] })[MOVED] : undefined

@@ -13,8 +13,8 @@ import type { In, Out, TaskName } from './tasks/index.js'
 
 export { HARD_STOP_GRACE_MS } from './watch.js'
 export type { MillAgent, MillMemory } from './slots.js'
-export const DEFAULT_TIMEOUT_MS = 10_000
-export const MAX_TIMEOUT_MS = 60_000
+import { DEFAULT_TIMEOUT_MS, MAX_TIMEOUT_MS } from '../inputs/search.js'
+export { DEFAULT_TIMEOUT_MS, MAX_TIMEOUT_MS }
 
 export interface MillOptions {
   /** Workers heavy work may hold at once (MILL_THREADS); the pool has one more, for short tasks. */
@@ -80,7 +80,7 @@ export interface Mill {
  * takes, so they never wait behind it.
  */
 const SHORT_TASKS: ReadonlySet<TaskName> = new Set<TaskName>([
-  'body.parse', 'access.pin_read', 'access.pin_bytes', 'access.canonical_json', 'access.pinBody', 'trading.runMembers',
+  'body.parse', 'jobs.storedInput', 'access.pin_read', 'access.pin_bytes', 'access.canonical_json', 'access.pinBody', 'trading.runMembers',
 ])
 
 /** How long a mill worker beyond the first may sit idle before it exits. */

@@ -24,9 +24,7 @@ export interface JsonBodyOptions {
   deadlineMs?: number
   /** `throw`: a body that comes back from the mill with more values than the loop may hold throws (LOOP_TRIPWIRE). */
   tripwire?: 'off' | 'throw'
-  /** The route's top-level members that come back from the mill as JSON text when wide (body-parse/text-members.ts). */
-  textMembers?: (req: FastifyRequest) => readonly string[] | undefined
-  /** Whether the route's operation reads a large body in the mill: it gets the body's bytes (JsonBlocks), not a value. */
+  /** Whether the route's operation reads a large body in the mill: it gets the body's bytes (BodyBlocks), not a value. */
   readsInMill?: (req: FastifyRequest) => boolean
 }
 
@@ -88,11 +86,7 @@ export default fp(
     app.decorateRequest('bodyOffLoop', false)
     app.addHook('preHandler', turnAfterLargeBody)
     app.removeContentTypeParser('application/json')
-    const formatFor = (req: FastifyRequest): BodyFormat => {
-      if (opts.readsInMill?.(req)) return { ...format, inTheMill: true }
-      const textMembers = opts.textMembers?.(req)
-      return textMembers ? { ...format, textMembers } : format
-    }
+    const formatFor = (req: FastifyRequest): BodyFormat => (opts.readsInMill?.(req) ? { ...format, inTheMill: true } : format)
     app.addContentTypeParser('application/json', (req: FastifyRequest, payload: Readable) => readBody(reader, req, payload, formatFor(req)))
   },
   { name: 'ncm-json-body', fastify: '5.x' },

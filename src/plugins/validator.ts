@@ -2,7 +2,7 @@
 // bodies kept as bytes for the mill.
 import { validatorCompiler } from 'fastify-type-provider-zod'
 import { z } from 'zod'
-import { JsonBlocks } from '../body-parse/formats.js'
+import { BodyBlocks } from '../body-parse/formats.js'
 
 /**
  * Unknown query parameters are ignored, not refused: `/api/v1/health?x=1` is a health probe with a cache-buster, and
@@ -14,8 +14,8 @@ export const lenientQueryValidatorCompiler: typeof validatorCompiler = (route) =
 }
 
 /**
- * A large body kept as its bytes (JsonBlocks: an operation that reads its input in the mill) is validated there, with
+ * A large body kept as its bytes (BodyBlocks: an operation that reads its input in the mill) is validated there, with
  * the same schema and the same refusal (http/validation.ts); here it passes as it is.
  */
 const bodyValidator = (validate: ReturnType<typeof validatorCompiler>): ReturnType<typeof validatorCompiler> =>
-  (data) => (data instanceof JsonBlocks ? { value: data } : validate(data))
+  (data) => (data instanceof BodyBlocks ? { value: data } : validate(data))

@@ -36,7 +36,7 @@ describe('a job may ask for a longer budget than a request', () => {
     const res = await app.inject({ method: 'POST', url: '/api/v1/sat', payload: { ...SAT, timeout_ms: 120_000 }, headers: ASYNC })
     expect(res.statusCode, res.body).toBe(202)
     const id = json(res).data.id
-    const stored = (await createJobRepository(app.store.sql).input(id)) as Record<string, unknown>
+    const stored = (await createJobRepository(app.store.sql).input(id))!.value() as Record<string, unknown>
     expect(stored.timeout_ms).toBe(120_000)
     const job = await settled(`/api/v1/jobs/${id}`, (r) => okData(r))
     expect(job.state).toBe('succeeded')

@@ -149,7 +149,7 @@ describe('/mcp (Streamable HTTP, SDK client)', () => {
     await expect(call).rejects.toThrow()
     const page = await app.jobs.list({ op: 'sat', limit: 1 })
     const job = page.rows[0]!
-    const stored = (await createJobRepository(app.store.sql).input(job.id)) as Record<string, unknown>
+    const stored = (await createJobRepository(app.store.sql).input(job.id))!.value() as Record<string, unknown>
     expect(stored.dimacs).toContain('p cnf 132 ')
     const settled = await app.jobs.settled(job.id)
     expect(settled.job.state).toBe('cancelled')

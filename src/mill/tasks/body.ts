@@ -2,7 +2,6 @@
 // parsed under the host's rules (body-parse/formats.ts); its value, or its refusal as data, goes back.
 import type { TaskTable } from '../types.js'
 import { joined, parseBody, textOf, type BodyFormat, type BodyOutcome } from '../../body-parse/formats.js'
-import { takeTextMembers } from '../../body-parse/text-members.js'
 import { hasAtMostValues, LOOP_BODY_MAX_VALUES } from '../../json/loop-rule.js'
 
 /** The deepest value sent back by structured clone (1,800 levels still arrive; 2,000 do not). */
@@ -21,10 +20,6 @@ export function parseBodyBlocks({ blocks, format }: BodyParsePayload): BodyOutco
   // The receiving side's deserializer recurses: from about 2,000 levels the loop's thread gets a messageerror (stack
   // overflow) and never the value. A deep value goes back as its checked text, for JSON.parse there.
   if (outcome.depth! > CLONE_MAX_DEPTH) return overLoop({ ok: true, json: textOf(bytes) }, outcome.value)
-  if (format.textMembers) {
-    const texts = takeTextMembers(outcome.value, format.textMembers)
-    if (texts) outcome.texts = texts
-  }
   return overLoop(outcome, outcome.value)
 }
 

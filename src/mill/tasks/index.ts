@@ -9,6 +9,7 @@ import { accessTasks } from './access.js'
 import { selfTestTasks } from './self-test.js'
 import { docsTasks } from './docs.js'
 import { bodyTasks } from './body.js'
+import { storedInputTasks } from './stored-input.js'
 
 export const TASKS = Object.freeze({
   ...selfTestTasks,
@@ -20,6 +21,7 @@ export const TASKS = Object.freeze({
   ...accessTasks,
   ...docsTasks,
   ...bodyTasks,
+  ...storedInputTasks,
 })
 
 export type Tasks = typeof TASKS

@@ -1,7 +1,11 @@
 // Mill tasks of the logic domain: SAT solving (DIMACS or a JSON formula) under the soft deadline, and the
 // analysis/quiz of large CNFs and formulas. Each work function is also what the operations run inline for small inputs.
 import type { TaskContext, TaskTable } from '../types.js'
-import { checkCnfLimits, cnfSource, type CnfSource } from '../../inputs/cnf.js'
+import { checkCnfLimits, cnfSource, SAT_LIMITS, type CnfSource } from '../../inputs/cnf.js'
+import type { SatInput } from '../../inputs/sat.js'
+import type { JsonsatInput } from '../../inputs/jsonsat.js'
+import { DEFAULT_TIMEOUT_MS, PROOF_LIMITS, searchOptions } from '../../inputs/search.js'
+import { joined, textOf } from '../../body-parse/formats.js'
 import { clausesInput } from '../../inputs/clauses.js'
 import { assignmentByName, quizInput, type QuizInput } from '../../inputs/quiz.js'
 import { FORMULA_LIMITS, isSmallFormulaValue } from '../../inputs/formula.js'
@@ -213,25 +217,60 @@ function checkedAs<C extends 'cnf' | 'formula'>(result: TaskResult<QuizResult>, 
   return result.ok ? { ...result, value: { ...result.value, checked } } : result
 }
 
+/** /sat's task payload from its input. */
+export const satPayloadOf = (i: SatInput): SatTaskPayload => ({ dimacs: i.dimacs, wantModel: i.want_model, limits: SAT_LIMITS, search: searchOptions(i) })
+
+/** /jsonsat's task payload from its input and its formula (read on the loop when small, else in the mill). */
+export const jsonsatPayloadOf = (i: JsonsatInput, formula: FormulaSource): JsonSatTaskPayload =>
+  ({ formula, wantModel: i.want_model, search: searchOptions(i), wantCnf: i.want_cnf, maxCnfBytes: PROOF_LIMITS.maxBytes })
+
+/**
+ * A job's input from the JSON bytes it was stored as (a large body's: mill/tasks/stored-input.ts), and the deadline its
+ * timeout_ms sets: such a run is given its job's whole budget (its route never read timeout_ms), and keeps to the input's.
+ */
+function storedInput<T extends { timeout_ms?: number | undefined }>(stored: readonly Uint8Array[], context: TaskContext): { input: T; deadline: number } {
+  const input = JSON.parse(textOf(joined(stored))) as T
+  return { input, deadline: Math.min(context.deadline, Date.now() + Math.max(1, input.timeout_ms ?? DEFAULT_TIMEOUT_MS)) }
+}
+
+/** A job's input stored as JSON bytes, copied here (a run may be tried again), with the schemas its answer's long members are written by. */
+export interface StoredPayload<M> {
+  stored: Uint8Array[]
+  members: M
+}
+
+function writtenSat(result: TaskResult<CheckedAnswer<SatAnswer>>, members: SatMembers): TaskResult<WrittenSatAnswer> {
+  if (!result.ok) return result
+  const { model, models } = result.value
+  const value = { ...result.value, model: model && answerBytes(members.model, model), models: models && answerBytes(members.models, models) }
+  return movingBlobs({ ...result, value }, [value.model?.buffer, value.models?.buffer])
+}
+
+function writtenJsonSat(result: TaskResult<CheckedJsonSatAnswer>, members: JsonSatMembers): TaskResult<WrittenJsonSatAnswer> {
+  if (!result.ok) return result
+  const { model, assignment } = result.value
+  const value = {
+    ...result.value,
+    model: model && answerBytes(members.model, model),
+    assignment: assignment && answerBytes(members.assignment, assignment),
+  }
+  return movingBlobs({ ...result, value }, [value.model?.buffer, value.assignment?.buffer])
+}
+
 export const logicTasks = {
   // The model and the models enumerated (an answer near 8 MB at most) come written by /sat's schema for them.
-  'logic.sat': ({ members, ...payload }: SatTaskPayload & { members: SatMembers }, context: TaskContext): TaskResult<WrittenSatAnswer> => {
-    const result = satWork(payload, context.deadline, context)
-    if (!result.ok) return result
-    const { model, models } = result.value
-    const value = { ...result.value, model: model && answerBytes(members.model, model), models: models && answerBytes(members.models, models) }
-    return movingBlobs({ ...result, value }, [value.model?.buffer, value.models?.buffer])
+  'logic.sat': ({ members, ...payload }: SatTaskPayload & { members: SatMembers }, context: TaskContext): TaskResult<WrittenSatAnswer> =>
+    writtenSat(satWork(payload, context.deadline, context), members),
+  'logic.satStored': ({ stored, members }: StoredPayload<SatMembers>, context: TaskContext): TaskResult<WrittenSatAnswer> => {
+    const { input, deadline } = storedInput<SatInput>(stored, context)
+    return writtenSat(satWork(satPayloadOf(input), deadline, context), members)
   },
-  'logic.jsonsat': ({ members, ...payload }: JsonSatTaskPayload & { members: JsonSatMembers }, context: TaskContext): TaskResult<WrittenJsonSatAnswer> => {
-    const result = jsonSatWork(payload, context.deadline, context)
-    if (!result.ok) return result
-    const { model, assignment } = result.value
-    const value = {
-      ...result.value,
-      model: model && answerBytes(members.model, model),
-      assignment: assignment && answerBytes(members.assignment, assignment),
-    }
-    return movingBlobs({ ...result, value }, [value.model?.buffer, value.assignment?.buffer])
+  'logic.jsonsat': ({ members, ...payload }: JsonSatTaskPayload & { members: JsonSatMembers }, context: TaskContext): TaskResult<WrittenJsonSatAnswer> =>
+    writtenJsonSat(jsonSatWork(payload, context.deadline, context), members),
+  'logic.jsonsatStored': ({ stored, members }: StoredPayload<JsonSatMembers>, context: TaskContext): TaskResult<WrittenJsonSatAnswer> => {
+    const { input, deadline } = storedInput<JsonsatInput>(stored, context)
+    const formula = guarded(() => ({ value: parseFormula(input.formula, FORMULA_LIMITS, 'formula'), warnings: [] }))
+    return formula.ok ? writtenJsonSat(jsonSatWork(jsonsatPayloadOf(input, formula.value), deadline, context), members) : formula
   },
   // A large CNF's whole answer (a model of every variable, the simplified DIMACS: megabytes) comes written by /clauses' schema.
   'logic.clauses': ({ answer, ...payload }: ClausesTaskPayload & { answer: AnswerSchema }): TaskResult<Uint8Array> =>

@@ -8,15 +8,11 @@ export {
 export { FORMULA_LIMITS, formulaInput, INLINE_MAX_NODES } from '../../../inputs/formula.js'
 import { FORMULA_LIMITS } from '../../../inputs/formula.js'
 import type { OperationContext } from '../../operation.js'
-import { budgetOf, MAX_TIMEOUT_MS, type RunOptions } from '../../../mill/pool.js'
+import { budgetOf, type RunOptions } from '../../../mill/pool.js'
+export { PROOF_LIMITS, searchFields, searchOptions, timeoutMs } from '../../../inputs/search.js'
 import { parseFormula, type FlatFormula } from '../../../engines/sat/formula.js'
-import type { SearchOptions } from '../../../engines/sat/answer.js'
 import { guarded } from '../../../mill/tasks/logic.js'
 import { refusalOf, type TaskResult } from '../../../mill/tasks/task-result.js'
-
-
-export const timeoutMs = z.number().int().min(1).max(MAX_TIMEOUT_MS).optional().describe('Time budget in ms (default 10 000, max 60 000)')
-
 
 
 export const statsSchema = z.object({
@@ -28,43 +24,6 @@ export const statsSchema = z.object({
   time_ms: z.number().describe('Measured: wall time in the worker (parse, encode, solve, check)'),
   check_ms: z.number().nullable().describe('Measured: wall time of the proof check alone; null when none ran'),
 })
-
-/** A proof is kept to this size; past it the proof is dropped (the UNSAT answer then says it is unchecked). */
-export const PROOF_LIMITS = { maxBytes: 32 * 1024 * 1024 }
-const MAX_BUDGET = Number.MAX_SAFE_INTEGER
-
-/** The request's search settings every SAT operation takes: budgets beside timeout_ms, and the proof to write. */
-export const searchFields = {
-  max_conflicts: z.number().int().min(1).max(MAX_BUDGET).optional()
-    .describe('Stop with UNKNOWN (stopped_by "conflicts") once this many conflicts were met; the answer\'s stats.conflicts is then exactly this'),
-  max_decisions: z.number().int().min(1).max(MAX_BUDGET).optional()
-    .describe('Stop with UNKNOWN (stopped_by "decisions") once this many branching decisions were made (assumptions do not count)'),
-  max_propagations: z.number().int().min(1).max(MAX_BUDGET).optional()
-    .describe('Stop with UNKNOWN (stopped_by "propagations") once this many literals were propagated'),
-  proof: z.enum(['none', 'drat', 'lrat']).default('none').describe(
-    'Write a proof of an UNSAT answer, check it with the service\'s independent checker, and store it as a pin (needs scope ' +
-      `pin:write): "drat" (lemmas and deletions) or "lrat" (clause ids and hints). Default "none". Proofs over ${PROOF_LIMITS.maxBytes} bytes are dropped`,
-  ),
-}
-
-/** The engine's search options from an input's fields (absent fields stay absent). */
-export function searchOptions(i: {
-  max_conflicts?: number | undefined
-  max_decisions?: number | undefined
-  max_propagations?: number | undefined
-  proof: 'none' | 'drat' | 'lrat'
-  assumptions?: number[] | undefined
-  models?: number | undefined
-}): SearchOptions {
-  return {
-    ...(i.max_conflicts !== undefined ? { maxConflicts: i.max_conflicts } : {}),
-    ...(i.max_decisions !== undefined ? { maxDecisions: i.max_decisions } : {}),
-    ...(i.max_propagations !== undefined ? { maxPropagations: i.max_propagations } : {}),
-    ...(i.assumptions !== undefined ? { assumptions: i.assumptions } : {}),
-    ...(i.models !== undefined ? { models: i.models } : {}),
-    ...(i.proof !== 'none' ? { proof: { format: i.proof, maxBytes: PROOF_LIMITS.maxBytes } } : {}),
-  }
-}
 
 export const proofSchema = z
   .object({

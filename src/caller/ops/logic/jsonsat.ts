@@ -1,24 +1,17 @@
 // POST /jsonsat: a JSON boolean formula, Tseitin-encoded and solved in the mill; the answer names the user's variables.
 import { z } from 'zod'
-import { defineOperation } from '../../operation.js'
+import { defineOperation, type OperationContext } from '../../operation.js'
 import { budgetOf } from '../../../mill/pool.js'
-import type { JsonSatTaskPayload } from '../../../mill/tasks/logic.js'
+import { movedCopies } from '../../../mill/moving.js'
+import { jsonsatPayloadOf, type JsonSatMembers, type WrittenJsonSatAnswer } from '../../../mill/tasks/logic.js'
+import type { TaskResult } from '../../../mill/tasks/task-result.js'
 import type { FlatFormula } from '../../../engines/sat/formula.js'
-import { flatFormula, FORMULA_LIMITS, formulaInput, PROOF_LIMITS, satFields, searchFields, searchOptions, timeoutMs, valueOf } from './common.js'
+import { jsonsatInput as input, jsonsatInputAction } from '../../../inputs/jsonsat.js'
+import { flatFormula, FORMULA_LIMITS, satFields, valueOf } from './common.js'
 import { storedProof, storeText } from './stored-text.js'
-import { formulaSource, isSmallFormula } from './formula-source.js'
+import { formulaSource } from './formula-source.js'
+import { isSmallFormulaValue } from '../../../inputs/formula.js'
 import { answerSchema, splicedAnswer } from '../../../json/serializer.js'
-
-const input = z
-  .object({
-    formula: formulaInput,
-    timeout_ms: timeoutMs,
-    want_model: z.boolean().default(true).describe('Return the model and assignment of a SAT answer (default true)'),
-    ...searchFields,
-    want_cnf: z.boolean().default(false).describe('Store the Tseitin CNF that was solved as a pin and name it in cnf.url (needs scope pin:write; ' +
-      `a proof names its CNF always: the proof is of that CNF). CNFs over ${PROOF_LIMITS.maxBytes} bytes of DIMACS are not stored (a warning says so)`),
-  })
-  .strict()
 
 const output = z.object({
   ...satFields,
@@ -39,6 +32,23 @@ const output = z.object({
 // A small formula is parsed (iteratively: any depth) while limits are checked, and the handler reuses that parse.
 const parsed = new WeakMap<object, FlatFormula>()
 
+/** The schemas /jsonsat's task writes the model and assignment by. */
+const members = (): JsonSatMembers => ({ model: answerSchema(output.shape.model), assignment: answerSchema(output.shape.assignment) })
+
+/** The answer from the task's: its proof and CNF stored, and the model and assignment it wrote spliced in as they are. */
+async function jsonsatAnswer(ctx: OperationContext, result: TaskResult<WrittenJsonSatAnswer>) {
+  const { cnf_dimacs: cnfText, core: _core, models: _models, enumeration: _enumeration, model, assignment, ...rest } = valueOf(result).value
+  const stored = cnfText ? await storeText(ctx, cnfText, 'Tseitin CNF of a formula solved by /jsonsat') : null
+  const answer = {
+    ...rest,
+    proof: await storedProof(ctx, rest.proof, 'jsonsat'),
+    cnf: { ...rest.cnf, sha256: stored?.sha256 ?? null, url: stored?.url ?? null },
+    model: null,
+    assignment: null,
+  }
+  return splicedAnswer(output, answer, { model, assignment })
+}
+
 export const jsonsat = defineOperation({
   name: 'jsonsat',
   method: 'POST',
@@ -56,16 +66,12 @@ export const jsonsat = defineOperation({
   provenance: ['computed', 'measured'],
   heavy: true,
   bodyLimit: 'large',
-  textMembers: ['formula'],
-  // A proof or the CNF is pinned: the call is a pin write too.
-  inputAction: (raw) => {
-    if (typeof raw !== 'object' || raw === null) return null
-    return ('proof' in raw && raw.proof !== 'none') || ('want_cnf' in raw && raw.want_cnf === true) ? 'pin.write' : null
-  },
+  inputAction: jsonsatInputAction,
   checkLimits: (i) => {
-    // A large formula is not parsed on the event loop: its limits (and syntax) are checked by the job's run in the
-    // mill, which fails with the same refusal; a sync call answers it as before, only after the job was made (§2.6).
-    if (isSmallFormula(i.formula)) parsed.set(i, flatFormula(i.formula))
+    // A large formula of a value (a /run item, an MCP call) is not parsed on the event loop: its limits (and syntax)
+    // are checked by the job's run in the mill, which fails with the same refusal. A large body's formula is parsed
+    // whole in the mill before its job is stored (inputs/stored.ts).
+    if (isSmallFormulaValue(i.formula)) parsed.set(i, flatFormula(i.formula))
   },
   downloads: {
     proof_out: { caption: 'write the proof of an UNSAT answer (proof.url) to this file', url: (data) => data.proof?.url ?? null },
@@ -86,19 +92,13 @@ export const jsonsat = defineOperation({
   ],
   handler: async (i, ctx) => {
     const formula = parsed.get(i) ?? (await formulaSource(i.formula))
-    const payload: JsonSatTaskPayload = { formula, wantModel: i.want_model, search: searchOptions(i), wantCnf: i.want_cnf, maxCnfBytes: PROOF_LIMITS.maxBytes }
-    const members = { model: answerSchema(output.shape.model), assignment: answerSchema(output.shape.assignment) }
-    const { value } = valueOf(await ctx.mill.run('logic.jsonsat', { ...payload, members }, { timeoutMs: budgetOf(i.timeout_ms), op: 'jsonsat', owner: ctx.principal.owner }))
-    const { cnf_dimacs: cnfText, core: _core, models: _models, enumeration: _enumeration, model, assignment, ...rest } = value
-    const stored = cnfText ? await storeText(ctx, cnfText, 'Tseitin CNF of a formula solved by /jsonsat') : null
-    // The model and assignment come written by the answer's schema for them: spliced in as they are.
-    const answer = {
-      ...rest,
-      proof: await storedProof(ctx, rest.proof, 'jsonsat'),
-      cnf: { ...rest.cnf, sha256: stored?.sha256 ?? null, url: stored?.url ?? null },
-      model: null,
-      assignment: null,
-    }
-    return splicedAnswer(output, answer, { model, assignment })
+    const options = { timeoutMs: budgetOf(i.timeout_ms), op: 'jsonsat', owner: ctx.principal.owner }
+    return jsonsatAnswer(ctx, await ctx.mill.run('logic.jsonsat', { ...jsonsatPayloadOf(i, formula), members: members() }, options))
+  },
+  // A large input's run: its task reads the input and keeps to its timeout_ms (logic.ts storedInput).
+  fromStored: async (stored, ctx) => {
+    const { views, transfer } = movedCopies(stored.chunks)
+    const options = { timeoutMs: budgetOf(Number.POSITIVE_INFINITY), op: 'jsonsat', owner: ctx.principal.owner, transfer }
+    return jsonsatAnswer(ctx, await ctx.mill.run('logic.jsonsatStored', { stored: views, members: members() }, options))
   },
 })

@@ -6,7 +6,8 @@ import { checkCnfLimits, cnfSource, flatFormula, inTheMill, valueOf } from './co
 import { assignmentByName, quizInput } from '../../../inputs/quiz.js'
 import { JsonBytes } from '../../../json/bytes.js'
 import { answerSchema } from '../../../json/serializer.js'
-import { formulaText, isSmallFormula } from './formula-source.js'
+import { formulaText } from './formula-source.js'
+import { isSmallFormulaValue } from '../../../inputs/formula.js'
 
 const input = quizInput
 
@@ -59,7 +60,7 @@ export const quiz = defineOperation({
     if (i.formula !== undefined) {
       const assignment = assignmentByName(i.assignment)
       const payload = (formula: FormulaSource) => ({ formula, assignment, maxListed: i.max_listed })
-      if (isSmallFormula(i.formula)) {
+      if (isSmallFormulaValue(i.formula)) {
         const { value, warnings } = valueOf(quizFormulaWork(payload(flatFormula(i.formula))))
         return { ...value, checked: 'formula' as const, warnings }
       }

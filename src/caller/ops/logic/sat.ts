@@ -1,42 +1,15 @@
 // POST /sat: a DIMACS CNF solved by the CDCL solver in the mill — under assumptions and budgets, enumerating models or
 // proving UNSAT — with every SAT model checked and every UNSAT proof checked before it is returned.
 import { z } from 'zod'
-import { defineOperation } from '../../operation.js'
+import { defineOperation, type OperationContext } from '../../operation.js'
 import { budgetOf } from '../../../mill/pool.js'
-import type { SatTaskPayload } from '../../../mill/tasks/logic.js'
-import { peekDimacsHeader } from '../../../engines/sat/dimacs.js'
-import { Refusal } from '../../../http/refusal.js'
-import { checkDimacsHeader, dimacsText, limitRefusal, PROOF_LIMITS, SAT_LIMITS, satFields, searchFields, searchOptions, timeoutMs, valueOf } from './common.js'
+import { movedCopies } from '../../../mill/moving.js'
+import { satPayloadOf, type SatMembers, type WrittenSatAnswer } from '../../../mill/tasks/logic.js'
+import type { TaskResult } from '../../../mill/tasks/task-result.js'
+import { checkSearchLimits, satInput as input, satInputAction } from '../../../inputs/sat.js'
+import { PROOF_LIMITS, SAT_LIMITS, satFields, valueOf } from './common.js'
 import { storedProof } from './stored-text.js'
 import { answerSchema, splicedAnswer } from '../../../json/serializer.js'
-
-/** Enumeration is bounded in models and in the literals of the models returned (an answer near 8 MB at most). */
-export const ENUMERATION_LIMITS = { maxModels: 1000, maxModelLiterals: 1_000_000 }
-
-const input = z
-  .object({
-    dimacs: dimacsText,
-    timeout_ms: timeoutMs,
-    want_model: z.boolean().default(true).describe('Return the model of a SAT answer (default true)'),
-    ...searchFields,
-    assumptions: z
-      .array(z.number().int().refine((lit) => lit !== 0, 'a literal is a non-zero variable number, negative for false'))
-      .max(SAT_LIMITS.maxVars)
-      .optional()
-      .describe('Literals solved under, without changing the formula (as the first decisions). UNSAT under them answers core'),
-    models: z
-      .number()
-      .int()
-      .min(1)
-      .optional()
-      .describe(`Enumerate up to this many distinct models (at most ${ENUMERATION_LIMITS.maxModels}) by blocking each one in a copy of the formula; each is checked`),
-  })
-  .strict()
-  .superRefine((v, ctx) => {
-    if (v.proof !== 'none' && v.models !== undefined && v.models > 1) {
-      ctx.addIssue({ code: 'custom', path: ['proof'], message: 'a proof refutes the formula alone: it is not written while enumerating (models > 1)' })
-    }
-  })
 
 const output = z.object({
   ...satFields,
@@ -56,23 +29,13 @@ const output = z.object({
     .describe('With models: how many were asked for and found; null otherwise'),
 })
 
-/** Refusals that need the header: assumptions above its variables, and models × variables over the answer's bound. */
-function checkSearchLimits(i: z.output<typeof input>): void {
-  checkDimacsHeader(i.dimacs)
-  const { maxModels, maxModelLiterals } = ENUMERATION_LIMITS
-  if (i.models !== undefined && i.models > maxModels) {
-    throw limitRefusal('maxModels', maxModels, `models = ${i.models} is over the limit of ${maxModels}`)
-  }
-  const vars = peekDimacsHeader(i.dimacs)?.vars
-  if (vars === undefined) return // the parser says what is wrong with the text; assumptions are checked again in the mill
-  const above = (i.assumptions ?? []).findIndex((lit) => Math.abs(lit) > vars)
-  if (above >= 0) {
-    const message = `literal ${i.assumptions![above]} is outside the header's ${vars} variables`
-    throw new Refusal('invalid_input', `the assumptions are malformed: ${message}`, { issues: [{ path: `assumptions[${above}]`, message }] })
-  }
-  if (i.models !== undefined && i.want_model && i.models * vars > maxModelLiterals) {
-    throw limitRefusal('maxModelLiterals', maxModelLiterals, `${i.models} models of ${vars} variables would list ${i.models * vars} literals; the limit is ${maxModelLiterals}`)
-  }
+/** The schemas /sat's task writes the model and models by. */
+const members = (): SatMembers => ({ model: answerSchema(output.shape.model), models: answerSchema(output.shape.models) })
+
+/** The answer from the task's: its proof stored, and the model and models it wrote spliced in as they are. */
+async function satAnswer(ctx: OperationContext, result: TaskResult<WrittenSatAnswer>) {
+  const { model, models, ...answer } = valueOf(result).value
+  return splicedAnswer(output, { ...answer, model: null, models: null, proof: await storedProof(ctx, answer.proof, 'sat') }, { model, models })
 }
 
 export const sat = defineOperation({
@@ -99,8 +62,7 @@ export const sat = defineOperation({
   heavy: true,
   bodyLimit: 'large',
   textBody: 'dimacs',
-  // A proof is pinned: the call is a pin write too.
-  inputAction: (raw) => (typeof raw === 'object' && raw !== null && 'proof' in raw && raw.proof !== 'none' ? 'pin.write' : null),
+  inputAction: satInputAction,
   checkLimits: checkSearchLimits,
   downloads: { proof_out: { caption: 'write the proof of an UNSAT answer (proof.url) to this file', url: (data) => data.proof?.url ?? null } },
   examples: [
@@ -111,11 +73,13 @@ export const sat = defineOperation({
     { dimacs: 'p cnf 3 1\n1 2 3 0\n', models: 10 },
   ],
   handler: async (i, ctx) => {
-    const payload: SatTaskPayload = { dimacs: i.dimacs, wantModel: i.want_model, limits: SAT_LIMITS, search: searchOptions(i) }
-    const members = { model: answerSchema(output.shape.model), models: answerSchema(output.shape.models) }
-    const result = await ctx.mill.run('logic.sat', { ...payload, members }, { timeoutMs: budgetOf(i.timeout_ms), op: 'sat', owner: ctx.principal.owner })
-    const { model, models, ...answer } = valueOf(result).value
-    // The model and models come written by the answer's schema for them: spliced in as they are.
-    return splicedAnswer(output, { ...answer, model: null, models: null, proof: await storedProof(ctx, answer.proof, 'sat') }, { model, models })
+    const options = { timeoutMs: budgetOf(i.timeout_ms), op: 'sat', owner: ctx.principal.owner }
+    return satAnswer(ctx, await ctx.mill.run('logic.sat', { ...satPayloadOf(i), members: members() }, options))
+  },
+  // A large input's run: its task reads the input and keeps to its timeout_ms (logic.ts storedInput).
+  fromStored: async (stored, ctx) => {
+    const { views, transfer } = movedCopies(stored.chunks)
+    const options = { timeoutMs: budgetOf(Number.POSITIVE_INFINITY), op: 'sat', owner: ctx.principal.owner, transfer }
+    return satAnswer(ctx, await ctx.mill.run('logic.satStored', { stored: views, members: members() }, options))
   },
 })
