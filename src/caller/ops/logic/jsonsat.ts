@@ -97,7 +97,7 @@ export const jsonsat = defineOperation({
   },
   // A large input's run: its task reads the input and keeps to its timeout_ms (logic.ts storedInput).
   fromStored: async (stored, ctx) => {
-    const { views, transfer } = movedCopies(stored.chunks)
+    const { views, transfer } = await movedCopies(stored.chunks)
     const options = { timeoutMs: budgetOf(Number.POSITIVE_INFINITY), op: 'jsonsat', owner: ctx.principal.owner, transfer }
     return jsonsatAnswer(ctx, await ctx.mill.run('logic.jsonsatStored', { stored: views, members: members() }, options))
   },

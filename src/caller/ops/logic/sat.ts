@@ -78,7 +78,7 @@ export const sat = defineOperation({
   },
   // A large input's run: its task reads the input and keeps to its timeout_ms (logic.ts storedInput).
   fromStored: async (stored, ctx) => {
-    const { views, transfer } = movedCopies(stored.chunks)
+    const { views, transfer } = await movedCopies(stored.chunks)
     const options = { timeoutMs: budgetOf(Number.POSITIVE_INFINITY), op: 'sat', owner: ctx.principal.owner, transfer }
     return satAnswer(ctx, await ctx.mill.run('logic.satStored', { stored: views, members: members() }, options))
   },
