@@ -267,12 +267,13 @@ export function createLocalRunner(opts: LocalRunnerOptions) {
     if (await retryTransient(() => repo.requeue(job.id), STORE_RETRY)) opts.handBack?.(job.id)
   }
 
-  // runJob is also how a distributed backend runs a job it was handed (its own dispatch instead of the waiting line).
   /** How an op's jobs run (both backends define through this). */
   function defineExecutor(op: string, executor: JobExecutor, options: DefineOptions | undefined): void {
     executors.set(op, executor)
     if (options?.storedBytes) storedBytes.add(op)
   }
+
+  // runJob is also how a distributed backend runs a job it was handed (its own dispatch instead of the waiting line).
 
   return { defineExecutor, executors, waiting, active, waiters, inputs, durations, flags, withLive, publish, finish, pump, runJob, settle, drain }
 }

@@ -38,7 +38,7 @@ export const STILL_WRITTEN_ON_THE_LOOP: ReadonlyMap<string, string> = new Map([
 export const STILL_PARSED_INTO_VALUES: ReadonlyMap<string, string> = new Map([
   ['/api/v1/run', 'a batch of at most 64 items (MAX_BATCH) in a 1 MiB body (BODY_LIMIT_BYTES)'],
   ['/api/v1/cli', 'a batch of command lines in a 1 MiB body (BODY_LIMIT_BYTES)'],
-  ['/mcp', 'a tools/call of the operations above carries their values, under the same bounds'],
+  ['/mcp', 'a tools/call carries its arguments as values: a message of at most LARGE_BODY_LIMIT_BYTES (16 MiB) holding at most JSON_MAX_VALUES (150,000) values, the cap of every JSON body'],
 ])
 
 /** Breaks the rule under test: said on stderr too (the tests' hosts log nothing, and their 500 names only the request id). */

@@ -60,6 +60,7 @@ const jsonsatBodies: Record<string, string> = {
   'a contradiction without a model': JSON.stringify({ formula: { and: [{ var: 'p' }, { not: { var: 'p' } }] }, want_model: false }),
   'a DRAT proof': JSON.stringify({ formula: { and: [{ xor: [{ var: 'a' }, { var: 'b' }] }, { iff: [{ var: 'a' }, { var: 'b' }] }] }, proof: 'drat' }),
   'the CNF kept': JSON.stringify({ formula, want_cnf: true }),
+  'a formula 8,000 deep': `{"formula":${'{"not":'.repeat(8_000)}{"var":"x"}${'}'.repeat(8_000)}}`,
   'a malformed formula': JSON.stringify({ formula: { nand: [{ var: 'a' }] } }),
   'a name over its length': JSON.stringify({ formula: { var: 'n'.repeat(300) } }),
   'an unknown field': JSON.stringify({ formula: true, extra: 1 }),
