@@ -11,6 +11,8 @@ import { buildTestApp, json, okData } from '../helper.js'
 import { OFF_LOOP_BODY_BYTES } from '../../src/body-parse/reader.js'
 import { createJobRepository } from '../../src/jobs/repository.js'
 import { createMill } from '../../src/mill/pool.js'
+import { createRegistry, registry } from '../../src/caller/registry.js'
+import { defineOperation } from '../../src/caller/operation.js'
 
 let app: FastifyInstance
 beforeAll(async () => {
@@ -236,4 +238,24 @@ describe('/sat and /jsonsat from their bytes, with a token required for heavy wo
       expect(comparable(large.body)).toEqual(comparable(onLoop.body))
     })
   }
+})
+
+describe('the registry holds an operation to the rules the mill reads its stored input by', () => {
+  const sat = registry.byName('sat')!
+  const jsonsat = registry.byName('jsonsat')!
+
+  it('takes /sat and /jsonsat as they are: their own schema and input action are the mill\'s', () => {
+    expect(() => createRegistry([sat, jsonsat])).not.toThrow()
+  })
+
+  it('refuses an operation whose schema or input action is not the one the mill reads by, one without a run from bytes, and one the mill has no rules for', () => {
+    const otherSchema = defineOperation({ ...sat, input: sat.input.describe('another schema object') })
+    expect(() => createRegistry([otherSchema])).toThrow(/not its own input and inputAction/)
+    const otherAction = defineOperation({ ...jsonsat, inputAction: () => null })
+    expect(() => createRegistry([otherAction])).toThrow(/not its own input and inputAction/)
+    const { fromStored: _dropped, ...withoutRun } = sat
+    expect(() => createRegistry([defineOperation(withoutRun)])).toThrow(/fromStored is for heavy operations with rules/)
+    const noRules = defineOperation({ ...sat, name: 'not-stored', path: '/not-stored' })
+    expect(() => createRegistry([noRules])).toThrow(/fromStored is for heavy operations with rules/)
+  })
 })
