@@ -201,7 +201,7 @@ export function createBullJobQueue(opts: BullQueueOptions): JobQueue {
     async submit(request) {
       if (flags.closing) throw new Refusal('occupied', 'the host is shutting down', { op: request.op, retryAfterS: 5 })
       if (!executors.has(request.op)) throw new Refusal('not_found', `${request.op} does not run as a job`, { op: request.op })
-      const { job, created } = await storeSubmission(repo, request, clock, { ...opts, shared: (op) => sharedOps.get(op) }, async () => {
+      const { job, created, json } = await storeSubmission(repo, request, clock, { ...opts, shared: (op) => sharedOps.get(op) }, async () => {
         const waiting = await within(queue.getWaitingCount(), DISPATCH_WAIT_MS, 0).catch(() => 0)
         if (waiting >= maxQueued) {
           throw new Refusal('occupied', `the job queue is full (${maxQueued} waiting jobs)`, { op: request.op, retryAfterS: runner.durations.retryAfterS(waiting, concurrency) })
@@ -214,7 +214,7 @@ export function createBullJobQueue(opts: BullQueueOptions): JobQueue {
         return { job: live(job), created }
       }
       // Kept for a run on this replica; dropped at the job's final event when another replica ran it.
-      runner.inputs.set(job.id, request.input ?? null)
+      runner.keepInput(job.id, request.op, request.input, json)
       runner.publish('queued', job)
       // Not taken by Redis in time (a slow or reconnecting Redis): tried again shortly, not only at the minute's upkeep.
       if (!(await dispatch(job))) redispatchLater(job.id)

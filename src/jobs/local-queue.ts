@@ -83,13 +83,13 @@ export function createLocalJobQueue(opts: LocalQueueOptions): LocalJobQueue {
     async submit(request: SubmitRequest): Promise<SubmitAnswer> {
       if (flags.closing) throw new Refusal('occupied', 'the host is shutting down', { op: request.op, retryAfterS: 5 })
       if (!executors.has(request.op)) throw new Refusal('not_found', `${request.op} does not run as a job`, { op: request.op })
-      const { job, created } = await storeSubmission(repo, request, clock, { ...opts, shared: (op) => sharedOps.get(op) }, () => {
+      const { job, created, json } = await storeSubmission(repo, request, clock, { ...opts, shared: (op) => sharedOps.get(op) }, () => {
         if (waiting.length >= maxQueued && active.size >= concurrency) {
           throw new Refusal('occupied', `the job queue is full (${maxQueued} waiting jobs)`, { op: request.op, retryAfterS: runner.durations.retryAfterS(waiting.length, concurrency) })
         }
       })
       if (!created) return { job: withLive(job), created }
-      runner.inputs.set(job.id, request.input ?? null)
+      runner.keepInput(job.id, request.op, request.input, json)
       waiting.push(job.id)
       runner.publish('queued', job)
       pump()

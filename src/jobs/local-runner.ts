@@ -73,8 +73,8 @@ export function createLocalRunner(opts: LocalRunnerOptions) {
   /** What a waiting request gets: the executor's own value or error (kept only until the job is final and read). */
   const waiters = new Map<string, Array<(settled: SettledJob) => void>>()
   /**
-   * Inputs of jobs submitted in this process, by job id, until their run starts or they end: the run takes the value
-   * it was submitted with instead of reading back and parsing its stored text (megabytes, maybe).
+   * Inputs of jobs submitted in this process, by job id, until their run starts or they end (keepInput): the run takes
+   * the value or the stored JSON it was submitted with instead of reading its parts back (megabytes, maybe).
    */
   const inputs = new Map<string, unknown>()
   const durations = createDurationHistogram()
@@ -267,6 +267,14 @@ export function createLocalRunner(opts: LocalRunnerOptions) {
     if (await retryTransient(() => repo.requeue(job.id), STORE_RETRY)) opts.handBack?.(job.id)
   }
 
+  /**
+   * Keeps a submission's input for its run in this process: its stored JSON where the op's executor reads a large input
+   * from bytes (whatever door it came by: a large body, an MCP call, a /run item), else the value it was submitted as.
+   */
+  function keepInput(id: string, op: string, input: unknown, json: JsonBytes): void {
+    inputs.set(id, storedBytes.has(op) && json.byteLength > LOOP_VALUE_MAX_BYTES ? json : input ?? null)
+  }
+
   /** How an op's jobs run (both backends define through this). */
   function defineExecutor(op: string, executor: JobExecutor, options: DefineOptions | undefined): void {
     executors.set(op, executor)
@@ -275,7 +283,7 @@ export function createLocalRunner(opts: LocalRunnerOptions) {
 
   // runJob is also how a distributed backend runs a job it was handed (its own dispatch instead of the waiting line).
 
-  return { defineExecutor, executors, waiting, active, waiters, inputs, durations, flags, withLive, publish, finish, pump, runJob, settle, drain }
+  return { defineExecutor, keepInput, executors, waiting, active, waiters, inputs, durations, flags, withLive, publish, finish, pump, runJob, settle, drain }
 }
 
 /** How a run that threw ends: timed out, cancelled, refused, or failed on an internal error (logged). */

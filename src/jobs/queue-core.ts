@@ -5,6 +5,7 @@ import type { FastifyBaseLogger } from 'fastify'
 import type { Clock } from '../sched/clock.js'
 import { Refusal, type RefusalBody } from '../http/refusal.js'
 import { jsonParts } from '../json/json-writer.js'
+import { JsonBytes } from '../json/bytes.js'
 import { refusalFrom } from './outcomes.js'
 import type { JobRepository } from './repository.js'
 import { JOB_STATES, StoredInput, type JobOutcome, type JobRecord, type JobState, type JobStats, type SettledJob, type SubmitAnswer, type SubmitRequest, type DefineOptions } from './types.js'
@@ -29,14 +30,15 @@ export interface SubmissionRules {
  */
 export async function storeSubmission(
   repo: JobRepository, request: SubmitRequest, clock: Clock, rules: SubmissionRules, admit: () => void | Promise<void>,
-): Promise<SubmitAnswer> {
+): Promise<SubmitAnswer & { json: JsonBytes }> {
   const { perOwner } = rules
   const { inputParts, inputDigest } = await storedForm(request)
+  const json = new JsonBytes(inputParts)
   const key = request.idempotencyKey ?? null
   const existing = key !== null
     ? await sameKeyJob(repo, request, key, inputDigest)
     : await sharedJob(repo, request, inputDigest, rules.shared?.(request.op))
-  if (existing) return { job: existing, created: false }
+  if (existing) return { job: existing, created: false, json }
   if (perOwner !== undefined && (await repo.unfinishedOf(request.owner)) >= perOwner) {
     throw new Refusal('occupied', `this client already has ${perOwner} unfinished jobs (JOBS_PER_CLIENT, its share of the queue); ` +
       'wait for one to end or cancel one', { op: request.op, retryAfterS: 2, hints: { limit: 'JOBS_PER_CLIENT', value: perOwner } })
@@ -44,24 +46,26 @@ export async function storeSubmission(
   await admit()
   const id = randomUUID()
   const job = await repo.insert({ id, op: request.op, surface: request.surface, owner: request.owner, inputParts, inputDigest, idempotencyKey: key, createdAt: clock.now() })
-  if (job) return { job, created: true }
+  if (job) return { job, created: true, json }
   // The same key won a race with this submission (here or on another replica) since sameKeyJob looked.
   const winner = key === null ? null : await sameKeyJob(repo, request, key, inputDigest)
   if (!winner) throw new Error(`job ${id} was not stored`)
-  return { job: winner, created: false }
+  return { job: winner, created: false, json }
 }
 
 /**
- * The input's JSON text in parts and its digest (the whole text's: replays compare it). A StoredInput comes written and
- * hashed; a value is written and hashed here, at most LOOP_VALUE_MAX_BYTES for any input a large body could carry.
+ * The input's JSON in parts and its digest (the whole text's: replays compare it). A StoredInput comes written and
+ * hashed (a large body's, in the mill); a value (a small body's, a /run item's, an MCP call's) is written, encoded and
+ * hashed here, a part a turn.
  */
-async function storedForm({ op, input }: SubmitRequest): Promise<{ inputParts: ReadonlyArray<string | Uint8Array>; inputDigest: string }> {
+async function storedForm({ op, input }: SubmitRequest): Promise<{ inputParts: readonly Uint8Array[]; inputDigest: string }> {
   if (input instanceof StoredInput) return { inputParts: input.json.chunks, inputDigest: input.digest }
   const hash = createHash('sha256').update(op).update('\0')
-  const inputParts: string[] = []
+  const inputParts: Uint8Array[] = []
   for await (const part of jsonParts(input ?? null)) {
-    hash.update(part)
-    inputParts.push(part)
+    const bytes = Buffer.from(part)
+    hash.update(bytes)
+    inputParts.push(bytes)
   }
   return { inputParts, inputDigest: hash.digest('hex') }
 }

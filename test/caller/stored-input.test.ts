@@ -107,6 +107,22 @@ describe('/sat and /jsonsat from their bytes in the mill', () => {
     }
   })
 
+  it('a value input over 64 KiB (an MCP call\'s) runs from the JSON its job stored, never cloned to the mill as a value', async () => {
+    const run = vi.spyOn(app.mill, 'run')
+    try {
+      const input = { dimacs: `c ${'v'.repeat(80_000)}\np cnf 2 1\n-1 -2 0\n`, want_model: true, proof: 'none' }
+      const { job } = await app.jobs.submit({ op: 'sat', surface: 'caller', owner: 'anonymous', input })
+      const settled = await app.jobs.settled(job.id)
+      expect(settled.ok).toBe(true)
+      expect(run.mock.calls.map((call) => call[0])).toEqual(['logic.satStored'])
+      const small = await app.jobs.submit({ op: 'sat', surface: 'caller', owner: 'anonymous', input: { dimacs: 'p cnf 1 1\n1 0\n', want_model: true, proof: 'none' } })
+      expect((await app.jobs.settled(small.job.id)).ok).toBe(true)
+      expect(run.mock.calls.map((call) => call[0])).toEqual(['logic.satStored', 'logic.sat'])
+    } finally {
+      run.mockRestore()
+    }
+  })
+
   it('an async timeout_ms up to JOB_MAX_MS is kept; past it the refusal is the loop\'s, and no job is made', async () => {
     const within = JSON.stringify({ dimacs: 'p cnf 1 1\n1 0\n', timeout_ms: 120_000 })
     const res = await post(app, '/sat', padded(within), { prefer: 'respond-async' })
