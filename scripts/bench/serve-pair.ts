@@ -26,9 +26,11 @@ const ctx = {
   config, store: app.store, mill: app.mill, admission: app.admission, clock: { now: () => Date.now() }, host: app,
 } as unknown as OperationContext
 const bareHealth = async () => health.handler({}, ctx)
-// Registered on the host root, so the host-wide plugins (security headers, request id, metrics) apply as to every route.
-app.get(HOST_BARE_PATH, bareHealth)
-app.get(HOST_TWIN_PATH, bareHealth)
+// Registered on the host root, so the host-wide plugins (security headers, request id, metrics, the access policy's
+// door: anyone may read it, as /api/v1/health) apply as to every route.
+const door = { config: { access: 'host.read' as const } }
+app.get(HOST_BARE_PATH, door, bareHealth)
+app.get(HOST_TWIN_PATH, door, bareHealth)
 await app.listen({ host: '127.0.0.1', port: 0 })
 // /health's document, measured per request as the platform route measures it (the store's SELECT 1, the shared Redis
 // when there is one): a bare route serving a document frozen at start skipped the probes the host's route pays for.
