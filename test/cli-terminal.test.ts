@@ -62,7 +62,8 @@ describe.skipIf(!hasTmux)('ncm on a 120-column terminal (tmux)', () => {
     // `ncm` on the PATH, as an installed or linked binary is; `npx` only needs to exist for completion.
     writeFileSync(join(dir, 'ncm'), `#!/bin/sh\nexec "${process.execPath}" "${CLI_BIN}" "$@"\n`)
     chmodSync(join(dir, 'ncm'), 0o755)
-    const env = `PATH=${dir}:${process.env.PATH} NCM_URL=${host.base} NO_COLOR=1 SOCK=${socket} PS1='$ ' TERM=xterm-256color`
+    // No history file: the shell would write one into `dir` as tmux ends it, racing the directory's removal.
+    const env = `PATH=${dir}:${process.env.PATH} NCM_URL=${host.base} NO_COLOR=1 SOCK=${socket} PS1='$ ' TERM=xterm-256color HISTFILE=/dev/null`
     requireCompiledServer() // the binary runs from dist/ too: `npm test` builds it first
     tmux('new-session', '-d', '-s', 'ncm', '-x', String(WIDTH), '-y', '40', '-c', dir, `env -i HOME=${dir} ${env} bash --norc --noprofile`)
   })
@@ -70,7 +71,7 @@ describe.skipIf(!hasTmux)('ncm on a 120-column terminal (tmux)', () => {
   afterAll(() => {
     spawnSync('tmux', ['-S', socket, 'kill-server'])
     // tmux may still be writing its socket directory as it goes: retried as Node retries a busy directory.
-    rmSync(dir, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 })
+    rmSync(dir, { recursive: true, force: true, maxRetries: 20, retryDelay: 200 })
   })
 
   it('ncm jobs, runs and datasets print the columns people scan, every line within 120 columns', async () => {
