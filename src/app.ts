@@ -31,7 +31,7 @@ import accessPlugin from './plugins/access.js'
 import { createCallerCounters, type CallerCounters } from './caller/counters.js'
 import { systemClock, type Clock } from './sched/clock.js'
 import { registry as defaultRegistry } from './caller/registry.js'
-import type { Registry } from './caller/operation.js'
+import { readsBodyInMill, type Registry } from './caller/operation.js'
 import tradingPlugin from './trading/plugin.js'
 import { createTradingContext } from './trading/context.js'
 import mcpPlugin from './mcp/plugin.js'
@@ -134,7 +134,7 @@ export async function buildApp(opts: BuildOptions): Promise<FastifyInstance> {
     tripwire: config.loopTripwire,
     readsInMill: (req) => {
       const op = registry.byName(req.routeOptions.config.operation ?? '')
-      return op?.fromBody !== undefined || op?.fromStored !== undefined
+      return op !== undefined && readsBodyInMill(op)
     },
   })
   await app.register(storePlugin, { store })

@@ -182,6 +182,9 @@ export const operationContext = (app: FastifyInstance, who: RequestPart): Operat
   ...who,
 })
 
+/** Whether the operation reads a body over 64 KiB in the mill (fromBody, or fromStored for a heavy one): its route keeps such a body as bytes. */
+export const readsBodyInMill = (op: AnyOperation): boolean => op.fromBody !== undefined || op.fromStored !== undefined
+
 /** The action every call of the operation is (refused-by-nature operations open their door and refuse). */
 export function actionOf(op: AnyOperation): Action {
   if (op.refuses) return 'compute.refused'

@@ -6,7 +6,7 @@ import { errorCodes } from 'fastify'
 import { readBody } from '../plugins/json-body.js'
 import { BodyBlocks } from '../body-parse/formats.js'
 import { Refusal } from '../http/refusal.js'
-import type { AnyOperation } from './operation.js'
+import { readsBodyInMill, type AnyOperation } from './operation.js'
 
 /** A query value as the JSON scalar it spells (`2000`, `false`, `null`), else the string itself. */
 function scalar(value: string): unknown {
@@ -39,8 +39,7 @@ export function acceptTextBodies(app: FastifyInstance, byName: (name: string) =>
     const member = op?.textBody
     if (!member) throw new errorCodes.FST_ERR_CTP_INVALID_MEDIA_TYPE(req.headers['content-type'])
     // An operation that reads a large body in the mill gets a large text as its bytes, and its query members beside them.
-    const inTheMill = op.fromBody !== undefined || op.fromStored !== undefined
-    const body = await readBody(app.bodyReader, req, payload, { kind: 'text', member, inTheMill })
+    const body = await readBody(app.bodyReader, req, payload, { kind: 'text', member, inTheMill: readsBodyInMill(op) })
     const query = req.query as Record<string, string | string[]>
     if (body instanceof BodyBlocks) return body.withFields(queryMembers(query, member))
     return textBodyInput(query, member, body as Record<string, unknown>)

@@ -50,6 +50,5 @@ export type PinInput = z.output<typeof pinInput>
 export const pinInputAction = (raw: unknown): 'pin.write' | null =>
   raw !== null && typeof raw === 'object' && ('content' in raw || 'json' in raw) ? 'pin.write' : null
 
-
 /** The refusal of a JSON value nested deeper than a pin's limit (found where its canonical form is made). */
 export const pinTooDeep = (): Refusal => new Refusal('over_limit', `json is nested deeper than the limit of ${PIN_LIMITS.jsonDepth} levels`)

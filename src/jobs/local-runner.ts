@@ -52,16 +52,6 @@ interface FinalOutcome { result?: unknown; error?: unknown; refuse?: RefusalBody
 
 export type LocalRunner = ReturnType<typeof createLocalRunner>
 
-/**
- * What an executor is handed: the submitted value, or the JSON its input was stored as. Past LOOP_VALUE_MAX_BYTES that
- * JSON stays bytes for an executor that reads them in the mill (DefineOptions.storedBytes), and is a value otherwise.
- */
-export function inputFor(input: unknown, storedBytes: boolean): unknown {
-  const json = input instanceof StoredInput ? input.json : input
-  if (!(json instanceof JsonBytes)) return json
-  return storedBytes && json.byteLength > LOOP_VALUE_MAX_BYTES ? json : json.value()
-}
-
 export function createLocalRunner(opts: LocalRunnerOptions) {
   const { repo, channel, clock, concurrency, maxRunMs, log } = opts
   const executors = new Map<string, JobExecutor>()
@@ -176,7 +166,7 @@ export function createLocalRunner(opts: LocalRunnerOptions) {
       const handed = inputs.get(id)
       inputs.delete(id)
       running = await start(id)
-      if (running) await run(running, inputFor(inHand ? handed : await retryTransient(() => repo.input(id), STORE_RETRY), storedBytes.has(running.op)), entry)
+      if (running) await run(running, inputOf(running.op, inHand ? handed : await retryTransient(() => repo.input(id), STORE_RETRY)), entry)
     } catch (err) {
       // The store failed (a run's own errors end in finish): the row stays as it was and a restart picks it up;
       // requests waiting on the job get the error rather than waiting for that.
@@ -268,11 +258,23 @@ export function createLocalRunner(opts: LocalRunnerOptions) {
   }
 
   /**
-   * Keeps a submission's input for its run in this process: its stored JSON where the op's executor reads a large input
-   * from bytes (whatever door it came by: a large body, an MCP call, a /run item), else the value it was submitted as.
+   * Whether a job runs from its input's JSON bytes: an input over LOOP_VALUE_MAX_BYTES, whatever door it came by, of an
+   * op whose executor reads them in the mill (DefineOptions.storedBytes). Any other input runs from its value.
+   */
+  const runsFromBytes = (op: string, json: JsonBytes): boolean => storedBytes.has(op) && json.byteLength > LOOP_VALUE_MAX_BYTES
+
+  /** What an executor is handed: a value, or the JSON its input was stored as where the job runs from bytes. */
+  function inputOf(op: string, input: unknown): unknown {
+    if (!(input instanceof JsonBytes)) return input
+    return runsFromBytes(op, input) ? input : input.value()
+  }
+
+  /**
+   * Keeps a submission's input for its run in this process: its stored JSON where the job runs from bytes, or where
+   * the input came as JSON already (a large body's, written in the mill: StoredInput); else the value it came as.
    */
   function keepInput(id: string, op: string, input: unknown, json: JsonBytes): void {
-    inputs.set(id, storedBytes.has(op) && json.byteLength > LOOP_VALUE_MAX_BYTES ? json : input ?? null)
+    inputs.set(id, runsFromBytes(op, json) || input instanceof StoredInput ? json : input ?? null)
   }
 
   /** How an op's jobs run (both backends define through this). */
