@@ -10,10 +10,10 @@ import type { TaskMessage } from './types.js'
 import { armHardStop, HARD_STOP_GRACE_MS, watchTask } from './watch.js'
 import { workerFile } from './worker-file.js'
 import type { In, Out, TaskName } from './tasks/index.js'
+import { DEFAULT_TIMEOUT_MS, MAX_TIMEOUT_MS } from '../inputs/search.js'
 
 export { HARD_STOP_GRACE_MS } from './watch.js'
 export type { MillAgent, MillMemory } from './slots.js'
-import { DEFAULT_TIMEOUT_MS, MAX_TIMEOUT_MS } from '../inputs/search.js'
 export { DEFAULT_TIMEOUT_MS, MAX_TIMEOUT_MS }
 
 export interface MillOptions {

@@ -128,6 +128,10 @@ function readSource(source: CnfSource): { cnf: Cnf; warnings: string[] } {
   return { cnf: parsed.cnf, warnings: parsed.warnings }
 }
 
+/** A JSON formula's flat form under the declared limits, or the refusal of its syntax or size (as data). */
+export const formulaOf = (value: unknown, root = 'formula'): TaskResult<FlatFormula> =>
+  guarded(() => ({ value: parseFormula(value, FORMULA_LIMITS, root), warnings: [] }))
+
 export function readFormula(source: FormulaSource): FlatFormula {
   return 'json' in source ? parseFormula(JSON.parse(source.json), source.limits, source.root) : source
 }
@@ -202,7 +206,7 @@ function quizAnswer(input: QuizInput, mayWorkHeavy: boolean): BodyWork<QuizResul
   if (input.formula !== undefined) {
     const assignment = assignmentByName(input.assignment)
     if (!isSmallFormulaValue(input.formula) && !mayWorkHeavy) return NEEDS_HEAVY
-    const formula = guarded(() => ({ value: parseFormula(input.formula, FORMULA_LIMITS, 'formula'), warnings: [] }))
+    const formula = formulaOf(input.formula)
     result = formula.ok ? quizFormulaWork({ formula: formula.value, assignment, ...common }) : formula
   } else {
     const { source, small } = cnfSource(input)
@@ -269,7 +273,7 @@ export const logicTasks = {
     writtenJsonSat(jsonSatWork(payload, context.deadline, context), members),
   'logic.jsonsatStored': ({ stored, members }: StoredPayload<JsonSatMembers>, context: TaskContext): TaskResult<WrittenJsonSatAnswer> => {
     const { input, deadline } = storedInput<JsonsatInput>(stored, context)
-    const formula = guarded(() => ({ value: parseFormula(input.formula, FORMULA_LIMITS, 'formula'), warnings: [] }))
+    const formula = formulaOf(input.formula)
     return formula.ok ? writtenJsonSat(jsonSatWork(jsonsatPayloadOf(input, formula.value), deadline, context), members) : formula
   },
   // A large CNF's whole answer (a model of every variable, the simplified DIMACS: megabytes) comes written by /clauses' schema.

@@ -6,12 +6,11 @@ export {
   INLINE_MAX_LITERALS, INLINE_MAX_VARS, jsonClauses, limitRefusal, SAT_LIMITS,
 } from '../../../inputs/cnf.js'
 export { FORMULA_LIMITS, formulaInput, INLINE_MAX_NODES } from '../../../inputs/formula.js'
-import { FORMULA_LIMITS } from '../../../inputs/formula.js'
 import type { OperationContext } from '../../operation.js'
 import { budgetOf, type RunOptions } from '../../../mill/pool.js'
 export { PROOF_LIMITS, searchFields, searchOptions, timeoutMs } from '../../../inputs/search.js'
-import { parseFormula, type FlatFormula } from '../../../engines/sat/formula.js'
-import { guarded } from '../../../mill/tasks/logic.js'
+import type { FlatFormula } from '../../../engines/sat/formula.js'
+import { formulaOf } from '../../../mill/tasks/logic.js'
 import { refusalOf, type TaskResult } from '../../../mill/tasks/task-result.js'
 
 
@@ -78,7 +77,7 @@ export function valueOf<T>(result: TaskResult<T>): { value: T; warnings: string[
 
 /** Parses a JSON formula into its flat form; syntax problems become invalid_input, size problems over_limit. */
 export function flatFormula(value: unknown, path = 'formula'): FlatFormula {
-  return valueOf(guarded(() => ({ value: parseFormula(value, FORMULA_LIMITS, path), warnings: [] }))).value
+  return valueOf(formulaOf(value, path)).value
 }
 
 
