@@ -136,6 +136,26 @@ describe('/sat and /jsonsat from their bytes in the mill', () => {
     expect(comparable(large.body)).toEqual(comparable(onLoop.body))
   })
 
+  it('a refused large body stores no job, sync or async', async () => {
+    const jobs = async () => (await app.jobs.list({ limit: 500 })).rows.length
+    const before = await jobs()
+    const refused: Array<[string, string]> = [
+      ['/sat', satBodies['a header over the variable limit']!],
+      ['/sat', satBodies['an unknown field']!],
+      ['/sat', JSON.stringify({ dimacs: 'p cnf 1 1\n1 0\n', timeout_ms: 99_000_000 })],
+      ['/jsonsat', jsonsatBodies['a malformed formula']!],
+      ['/jsonsat', jsonsatBodies['a name over its length']!],
+    ]
+    for (const [path, text] of refused) {
+      for (const headers of [{}, { prefer: 'respond-async' }]) {
+        const res = await post(app, path, padded(text), headers)
+        expect(res.statusCode, res.body).toBeGreaterThanOrEqual(400)
+        expect(res.statusCode).toBeLessThan(500)
+      }
+    }
+    expect(await jobs()).toBe(before)
+  })
+
   it('an Idempotency-Key replays the large body\'s job; another input under the key is a conflict', async () => {
     const text = padded(JSON.stringify({ dimacs: 'p cnf 2 1\n1 2 0\n' }))
     const headers = { prefer: 'respond-async', 'idempotency-key': 'stored-input-replay' }
