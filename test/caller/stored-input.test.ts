@@ -147,7 +147,7 @@ describe('/sat and /jsonsat from their bytes in the mill', () => {
       ['/jsonsat', jsonsatBodies['a name over its length']!],
     ]
     for (const [path, text] of refused) {
-      for (const headers of [{}, { prefer: 'respond-async' }]) {
+      for (const headers of [{}, { prefer: 'respond-async' }] as Array<Record<string, string>>) {
         const res = await post(app, path, padded(text), headers)
         expect(res.statusCode, res.body).toBeGreaterThanOrEqual(400)
         expect(res.statusCode).toBeLessThan(500)
