@@ -8,7 +8,7 @@
 import type { Readable } from 'node:stream'
 import { errorCodes } from 'fastify'
 import { Refusal } from '../http/refusal.js'
-import { joined, BodyBlocks, parseBody, type BodyFailure, type BodyFormat, type BodyOutcome } from './formats.js'
+import { joined, BodyBlocks, parseBody, type BodyFailure, type BodyFormat, type BodyOutcome, type JsonFormat } from './formats.js'
 
 /**
  * Bodies up to this many bytes are parsed on the loop: their parse costs less than the trip to a worker. Values, not
@@ -53,6 +53,11 @@ export interface BodyReader {
   read(payload: Readable, request: BodyRequest): Promise<unknown>
   /** Whether a body of this declared length (NaN: unknown) is parsed off the loop. */
   offLoopFor(contentLength: number): boolean
+  /**
+   * A large body already in hand (a /run job's input the mill handed back as bytes) parsed into its value off the loop,
+   * as `read` parses one that arrives for `route`. The blocks are the caller's to move.
+   */
+  parseBlocks(blocks: Uint8Array[], format: JsonFormat, request: Pick<BodyRequest, 'owner' | 'route'>): Promise<unknown>
 }
 
 interface BodySink {
@@ -181,14 +186,20 @@ export function createBodyReader(options: BodyReaderOptions): BodyReader {
     }
   }
 
+  const valueFor = (outcome: BodyOutcome, route: string): unknown => {
+    if (outcome.ok && outcome.overLoop) options.overLoop?.(route)
+    return outcomeValue(outcome)
+  }
+
   return {
     async read(payload, { contentLength, limit, format, owner, route }) {
       if (contentLength > limit) throw new errorCodes.FST_ERR_CTP_BODY_TOO_LARGE()
       const sink = offLoopFor(contentLength) ? millSink(format, owner) : loopSink(format)
-      const outcome = await collect(payload, contentLength, limit, deadlineMs, sink)
-      if (outcome.ok && outcome.overLoop) options.overLoop?.(route)
-      return outcomeValue(outcome)
+      return valueFor(await collect(payload, contentLength, limit, deadlineMs, sink), route)
     },
     offLoopFor,
+    async parseBlocks(blocks, format, { owner, route }) {
+      return valueFor(await options.parseOffLoop(blocks, format, owner), route)
+    },
   }
 }

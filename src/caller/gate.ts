@@ -1,7 +1,7 @@
 // The refuse-first gate (SPEC §2.6): nature, credential, input, limits, admission — and only then the handler.
 import type { z } from 'zod'
 import { issuesFromZod, Refusal } from '../http/refusal.js'
-import { actionsOf, type AnyOperation, type BodyTask, type OperationContext, type ReadFromBody } from './operation.js'
+import { actionsOf, readsBodyInMill, type AnyOperation, type BodyTask, type OperationContext, type ReadFromBody } from './operation.js'
 import { BodyBlocks } from '../body-parse/formats.js'
 import { bodyFailure } from '../body-parse/reader.js'
 import { refusalOf } from '../mill/tasks/task-result.js'
@@ -10,6 +10,7 @@ import { budgetOf } from '../mill/pool.js'
 import { isStoredInputOp } from '../inputs/stored.js'
 import { StoredInput } from '../jobs/types.js'
 import { JsonBytes } from '../json/bytes.js'
+import { CALLER_PREFIX } from '../http/envelope.js'
 
 /** Checks that need no parsed input: refused by nature, then the access policy for each action this call is. */
 export function admitBeforeInput(op: AnyOperation, raw: unknown, ctx: OperationContext): void {
@@ -49,12 +50,14 @@ export async function runParsed(op: AnyOperation, input: unknown, ctx: Operation
 /**
  * A large body read, checked and answered in the mill (Operation.fromBody). Its refusals are those the same body gets
  * on the loop, in the same order: the body parser's and the route's validation (neither names the op), the action its
- * input calls for (asked before its validation, as at the door), then its limits' and its work's.
+ * input calls for (asked before its validation, as at the door), then its limits' and its work's. A heavy operation
+ * that runs from its input's bytes (Operation.fromStored) is given the stored input its job would be, without a job.
  */
 async function runFromBody(op: AnyOperation, body: BodyBlocks, ctx: OperationContext): Promise<unknown> {
   const { fromBody } = op
-  if (!fromBody) throw new Error(`${op.name} was given its body's bytes but reads no body in the mill`)
-  return answered(op, ctx, await inTheMillFromBody(op, body, ctx, (task, read) => fromBody(task, ctx, read)))
+  if (fromBody) return answered(op, ctx, await inTheMillFromBody(op, body, ctx, (task, read) => fromBody(task, ctx, read)))
+  if (!op.fromStored) throw new Error(`${op.name} was given its body's bytes but reads no body in the mill`)
+  return runHandler(op, (await storedInputOf(op, body, ctx, null)).json, ctx)
 }
 
 /**
@@ -62,13 +65,15 @@ async function runFromBody(op: AnyOperation, body: BodyBlocks, ctx: OperationCon
  * the mill (inputs/stored.ts; refused as runFromBody refuses), never a value here; any other input as it is.
  */
 export async function jobInput(op: AnyOperation, input: unknown, ctx: OperationContext, jobMaxMs: number | null): Promise<unknown> {
-  if (!(input instanceof BodyBlocks)) {
-    admitParsed(op, input, ctx)
-    return input
-  }
+  if (input instanceof BodyBlocks) return storedInputOf(op, input, ctx, jobMaxMs)
+  admitParsed(op, input, ctx)
+  return input
+}
+
+async function storedInputOf(op: AnyOperation, body: BodyBlocks, ctx: OperationContext, jobMaxMs: number | null): Promise<StoredInput> {
   const { name } = op
   if (!isStoredInputOp(name)) throw new Error(`${name} was given its body's bytes but stores no input from them`)
-  return inTheMillFromBody(op, input, ctx, async ({ payload, options }, read) => {
+  return inTheMillFromBody(op, body, ctx, async ({ payload, options }, read) => {
     const { json, digest } = await read(ctx.mill.run('jobs.storedInput', { ...payload, op: name, jobMaxMs }, options))
     return new StoredInput(new JsonBytes([json]), digest)
   })
@@ -124,8 +129,18 @@ export async function runHandler(op: AnyOperation, input: unknown, ctx: Operatio
   }
 }
 
-/** The whole gate, as /run and /cli use it. */
+/**
+ * The whole gate, as /run and /cli use it. An input handed over as its bytes (a /run job's too large for the loop) is
+ * read as the operation's own route reads such a body: in the mill by an operation that reads it there, else parsed
+ * there into the value its route would get.
+ */
 export async function runOperation(op: AnyOperation, raw: unknown, ctx: OperationContext): Promise<unknown> {
-  admitBeforeInput(op, raw, ctx)
-  return runParsed(op, parseInput(op, raw), ctx)
+  const input = raw instanceof BodyBlocks && !readsBodyInMill(op) ? await valueOfBody(op, raw, ctx) : raw
+  admitBeforeInput(op, input, ctx)
+  return runParsed(op, input instanceof BodyBlocks ? input : parseInput(op, input), ctx)
+}
+
+function valueOfBody(op: AnyOperation, body: BodyBlocks, ctx: OperationContext): Promise<unknown> {
+  if (body.format.kind !== 'json') throw new Error(`a ${body.format.kind} body is read only by an operation that reads it in the mill`)
+  return ctx.host.bodyReader.parseBlocks(body.blocks, body.format, { owner: ctx.principal.owner, route: CALLER_PREFIX + op.path })
 }

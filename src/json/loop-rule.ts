@@ -36,7 +36,6 @@ export const STILL_WRITTEN_ON_THE_LOOP: ReadonlyMap<string, string> = new Map([
  * #30 item 1): run the operation in the mill from the body's bytes (Operation.fromBody), then take it off this list.
  */
 export const STILL_PARSED_INTO_VALUES: ReadonlyMap<string, string> = new Map([
-  ['/api/v1/run', 'a batch of at most 64 items (MAX_BATCH) in a 1 MiB body (BODY_LIMIT_BYTES)'],
   ['/api/v1/cli', 'a batch of command lines in a 1 MiB body (BODY_LIMIT_BYTES)'],
   ['/mcp', 'a tools/call carries its arguments as values: a message of at most LARGE_BODY_LIMIT_BYTES (16 MiB) holding at most JSON_MAX_VALUES (150,000) values, the cap of every JSON body'],
 ])
@@ -48,11 +47,15 @@ export function tripLoopRule(what: string): never {
   throw new Error(message)
 }
 
+/** Whether a parsed JSON value holds at most `max` values (objects, arrays and leaves). */
+export const hasAtMostValues = (value: unknown, max: number): boolean => valuesUpTo(value, max) !== null
+
 /**
- * Whether a parsed JSON value holds at most `max` values (objects, arrays and leaves). Walks with its own stack (values
- * nest 10,000 deep) and stops as soon as the values seen or waiting pass `max`, so it costs O(max) whatever the size.
+ * How many values (objects, arrays and leaves) a parsed JSON value holds, or null when more than `max`. Walks with its
+ * own stack (values nest 10,000 deep) and stops as soon as the values seen or waiting pass `max`, so it costs O(max)
+ * whatever the size.
  */
-export function hasAtMostValues(value: unknown, max: number): boolean {
+export function valuesUpTo(value: unknown, max: number): number | null {
   const waiting: unknown[] = [value]
   let seen = 0
   while (waiting.length > 0) {
@@ -60,14 +63,14 @@ export function hasAtMostValues(value: unknown, max: number): boolean {
     seen++
     if (typeof v !== 'object' || v === null) continue
     if (Array.isArray(v)) {
-      if (seen + waiting.length + v.length > max) return false
+      if (seen + waiting.length + v.length > max) return null
       for (const item of v) waiting.push(item)
       continue
     }
     for (const key in v) {
       waiting.push((v as Record<string, unknown>)[key])
-      if (seen + waiting.length > max) return false
+      if (seen + waiting.length > max) return null
     }
   }
-  return seen <= max
+  return seen <= max ? seen : null
 }

@@ -80,8 +80,11 @@ export interface Mill {
  * takes, so they never wait behind it.
  */
 const SHORT_TASKS: ReadonlySet<TaskName> = new Set<TaskName>([
-  'body.parse', 'jobs.storedInput', 'access.pin_read', 'access.pin_bytes', 'access.canonical_json', 'access.pinBody', 'trading.runMembers',
+  'body.parse', 'jobs.storedInput', 'run.items', 'access.pin_read', 'access.pin_bytes', 'access.canonical_json', 'access.pinBody', 'trading.runMembers',
 ])
+
+/** Whether a task runs as short work: one of SHORT_TASKS, or one its caller marked short (RunOptions.short). */
+export const isShortRun = (task: TaskName, options: Pick<RunOptions, 'short'>): boolean => options.short === true || SHORT_TASKS.has(task)
 
 /** How long a mill worker beyond the first may sit idle before it exits. */
 const IDLE_WORKER_MS = 60_000
@@ -182,9 +185,10 @@ export function createMill({ threads, maxQueue, nice = 10, perOwner, lineWaitMs 
   }
 
   return {
-    async run<K extends TaskName>(task: K, payload: In<K>, { timeoutMs, op, owner, transfer, short: shortRun }: RunOptions): Promise<Out<K>> {
+    async run<K extends TaskName>(task: K, payload: In<K>, options: RunOptions): Promise<Out<K>> {
+      const { timeoutMs, op, owner, transfer } = options
       if (closed) throw new Refusal('occupied', 'the mill is shut down', { op, retryAfterS: 5 })
-      const isShort = shortRun === true || SHORT_TASKS.has(task)
+      const isShort = isShortRun(task, options)
       if (isShort ? (started?.queueSize ?? 0) >= maxQueue && running() > threads : saturated()) {
         rejectedFull++
         throw new Refusal('occupied', `the mill's queue is full (${maxQueue} waiting tasks)`, {

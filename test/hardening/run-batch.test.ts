@@ -2,7 +2,7 @@
 // watched. Before, the batch's jobs ran back to back in one turn: 64 `openapi` jobs (each clones the document, ~6 ms)
 // held the loop 350-530 ms of CPU, 64 `lexicon` jobs 50-70.
 import { beforeAll, describe, expect, it } from 'vitest'
-import { MAX_BATCH } from '../../src/caller/ops/orchestration/run.js'
+import { MAX_BATCH } from '../../src/inputs/run.js'
 import { listeningTestApp } from '../helper.js'
 import { besideHealth, keepingBytes, pastStartReport } from './monitor.js'
 

@@ -10,6 +10,7 @@ import { selfTestTasks } from './self-test.js'
 import { docsTasks } from './docs.js'
 import { bodyTasks } from './body.js'
 import { storedInputTasks } from './stored-input.js'
+import { runItemsTasks } from './run-items.js'
 
 export const TASKS = Object.freeze({
   ...selfTestTasks,
@@ -22,6 +23,7 @@ export const TASKS = Object.freeze({
   ...docsTasks,
   ...bodyTasks,
   ...storedInputTasks,
+  ...runItemsTasks,
 })
 
 export type Tasks = typeof TASKS

@@ -5,18 +5,18 @@ import { runOperation } from '../../gate.js'
 import { Refusal, REFUSAL_CODES, refusalSchema, type RefusalBody, type RefusalCode } from '../../../http/refusal.js'
 import { findOperation } from '../../grammar.js'
 import type { AnyOperation } from '../../operation.js'
-import type { Mill } from '../../../mill/pool.js'
+import { isShortRun, type Mill } from '../../../mill/pool.js'
 import { inTurns } from '../../../sched/turns.js'
 import { JsonBytes } from '../../../json/bytes.js'
 import { splicedAnswer, writtenBy } from '../../../json/serializer.js'
+import { MAX_BATCH, runInput, type RunJob } from '../../../inputs/run.js'
+import { BodyBlocks } from '../../../body-parse/formats.js'
+import type { RunItems } from '../../../mill/tasks/run-items.js'
 
-export const MAX_BATCH = 64
 /** Jobs of one batch that may enter the mill (heavy operations, and light ones whose input sends them there). */
 export const MAX_BATCH_MILL_JOBS = 8
 /** Dispatchers cannot dispatch themselves: no recursion through /run or /cli. */
 const NOT_DISPATCHABLE = new Set(['run', 'cli'])
-
-const job = z.object({ op: z.string().min(1).max(100), input: z.unknown().optional() }).strict()
 
 const itemResult = z.object({
   index: z.number().int(),
@@ -63,9 +63,10 @@ function canonicalOf(op: string, ctx: OperationContext): AnyOperation | null {
 }
 
 /**
- * The mill as the jobs of one batch see it: a batch multiplies work, so every task is heavy work for the access policy
- * (a light operation whose input sends it to the mill too: /pack exact, large /diff, /clauses, /quiz), and the batch
- * may start at most MAX_BATCH_MILL_JOBS tasks in all.
+ * The mill as the jobs of one batch see it: a batch multiplies work, so every task that may do heavy work is heavy
+ * work for the access policy (a light operation whose input sends it to the mill too: /pack exact, large /diff,
+ * /clauses, /quiz), and the batch may start at most MAX_BATCH_MILL_JOBS of them. Short tasks (an input read, a pin
+ * hashed: linear in bytes the batch's body already holds, isShortRun) are neither.
  */
 function batchMill(ctx: OperationContext): Mill {
   let started = 0
@@ -76,6 +77,7 @@ function batchMill(ctx: OperationContext): Mill {
     stats: () => mill.stats(),
     close: () => mill.close(),
     run(task, payload, options) {
+      if (isShortRun(task, options)) return mill.run(task, payload, options)
       ctx.policy.authorize(ctx.principal, 'compute.heavy', undefined, options.op)
       if (++started > MAX_BATCH_MILL_JOBS) {
         throw new Refusal('over_limit', `a batch may start at most ${MAX_BATCH_MILL_JOBS} tasks in the mill`, {
@@ -131,10 +133,7 @@ export const run = defineOperation({
     `operation would (its refusal is the envelope's); a batch (at most ${MAX_BATCH} jobs) gives each job its own result or refusal. ` +
     'Heavy work needs scope run:heavy when ADMIN_TOKEN is set (unless HEAVY_ACCESS=open), on this door as on every other; in a ' +
     'batch, so does every job whose input sends it to the mill.',
-  input: z.union([
-    z.object({ op: z.string().min(1).max(100), input: z.unknown().optional() }).strict(),
-    z.object({ batch: z.array(job).min(1), stop_on_refusal: z.boolean().default(false) }).strict(),
-  ]),
+  input: runInput,
   output: runOutput,
   provenance: ['computed', 'measured', 'stored'],
   largeAnswer: true,
@@ -148,60 +147,73 @@ export const run = defineOperation({
     { op: 'captions' },
     { batch: [{ op: 'surface' }, { op: 'chat', input: {} }, { op: 'lexicon' }] },
   ],
-  handler: async (input, ctx) => {
-    if ('op' in input) {
-      const result = await dispatch(input.op, input.input, ctx)
-      rethrowSingle(result)
-      return dispatchAnswer(runOutput, [itemBytes(result)], { mode: 'single', completed: 1, refused: 0, stopped_early: false })
-    }
-    // Scopes and counts are checked on the canonical operation, never on the spelling of its name.
-    const heavyJobs = input.batch.filter((j) => canonicalOf(j.op, ctx)?.heavy).length
-    if (heavyJobs > 0) ctx.policy.authorize(ctx.principal, 'compute.heavy', undefined, 'run')
-    if (heavyJobs > MAX_BATCH_MILL_JOBS) {
-      throw new Refusal('over_limit', `a batch holds at most ${MAX_BATCH_MILL_JOBS} heavy jobs; this one has ${heavyJobs}`, {
-        hints: { limit: 'MAX_BATCH_MILL_JOBS', value: MAX_BATCH_MILL_JOBS },
-      })
-    }
-    const jobCtx: OperationContext = { ...ctx, mill: batchMill(ctx) }
-    const maxWeight = ctx.config.runBatchMaxWeight
-    let weight = 0
-    /**
-     * What the batch writes is counted in bytes as each job answers; past the budget, answers become over_limit
-     * refusals. A result is written as its bytes then, so the batch's answer only splices them.
-     */
-    const written = (result: ItemResult): { ok: boolean; bytes: JsonBytes } => {
-      if (result.ok && (weight += result.data!.byteLength) > maxWeight) {
-        const refusal = new Refusal('over_limit', `the batch's answers come to more than ${maxWeight} bytes of JSON (RUN_BATCH_MAX_WEIGHT)`, {
-          op: result.op, hints: { limit: 'RUN_BATCH_MAX_WEIGHT', value: maxWeight },
-        })
-        result = { ...result, ok: false, data: null, refuse: refusal.toBody() }
-      }
-      return { ok: result.ok, bytes: itemBytes(result) }
-    }
-    const results: Array<{ ok: boolean; bytes: JsonBytes }> = []
-    let stopped = false
-    if (input.stop_on_refusal) {
-      for await (const [index, j] of inTurns(input.batch.entries())) {
-        const result = written(await dispatch(j.op, j.input, jobCtx, index))
-        results.push(result)
-        if (!result.ok) {
-          stopped = index < input.batch.length - 1
-          break
-        }
-      }
-    } else {
-      // Independent jobs go out together (the mill queues the heavy ones), each light one's work in a turn of its own:
-      // run back to back in one turn, 64 `openapi` jobs held the loop 350-530 ms.
-      const pending: Array<Promise<{ ok: boolean; bytes: JsonBytes }>> = []
-      for await (const [index, j] of inTurns(input.batch.entries())) {
-        const result = dispatch(j.op, j.input, jobCtx, index).then(written)
-        result.catch(() => undefined) // a bug's rejection is Promise.all's to throw, not unhandled while the loop turns
-        pending.push(result)
-      }
-      results.push(...(await Promise.all(pending)))
-    }
-    const refused = results.filter((r) => !r.ok).length
-    const rest = { mode: 'batch', completed: results.length - refused, refused, stopped_early: stopped }
-    return dispatchAnswer(runOutput, results.map((r) => r.bytes), rest)
+  // A body over 64 KiB is read in the mill: each job's input comes back as a value while the loop's budget allows, as
+  // its bytes past it, and is then read as its own route reads such a body (gate.ts runOperation).
+  fromBody: async (body, ctx, read) => {
+    const items = await read(ctx.mill.run('run.items', body.payload, body.options))
+    const asBody = ({ op, input, wide }: { op: string; input?: unknown; wide?: Uint8Array }): RunJob =>
+      ({ op, input: wide ? new BodyBlocks([wide], body.payload.format) : input })
+    const input = 'batch' in items ? { ...items, batch: items.batch.map(asBody) } : asBody(items)
+    run.checkLimits?.(input, ctx)
+    return answerRun(input, ctx)
   },
+  handler: (input, ctx) => answerRun(input, ctx),
 })
+
+/** /run's answer to its input, each job's input a value or a body the mill handed back as bytes. */
+async function answerRun(input: RunJob | { batch: RunJob[]; stop_on_refusal: boolean }, ctx: OperationContext): Promise<JsonBytes> {
+  if ('op' in input) {
+    const result = await dispatch(input.op, input.input, ctx)
+    rethrowSingle(result)
+    return dispatchAnswer(runOutput, [itemBytes(result)], { mode: 'single', completed: 1, refused: 0, stopped_early: false })
+  }
+  // Scopes and counts are checked on the canonical operation, never on the spelling of its name.
+  const heavyJobs = input.batch.filter((j) => canonicalOf(j.op, ctx)?.heavy).length
+  if (heavyJobs > 0) ctx.policy.authorize(ctx.principal, 'compute.heavy', undefined, 'run')
+  if (heavyJobs > MAX_BATCH_MILL_JOBS) {
+    throw new Refusal('over_limit', `a batch holds at most ${MAX_BATCH_MILL_JOBS} heavy jobs; this one has ${heavyJobs}`, {
+      hints: { limit: 'MAX_BATCH_MILL_JOBS', value: MAX_BATCH_MILL_JOBS },
+    })
+  }
+  const jobCtx: OperationContext = { ...ctx, mill: batchMill(ctx) }
+  const maxWeight = ctx.config.runBatchMaxWeight
+  let weight = 0
+  /**
+   * What the batch writes is counted in bytes as each job answers; past the budget, answers become over_limit
+   * refusals. A result is written as its bytes then, so the batch's answer only splices them.
+   */
+  const written = (result: ItemResult): { ok: boolean; bytes: JsonBytes } => {
+    if (result.ok && (weight += result.data!.byteLength) > maxWeight) {
+      const refusal = new Refusal('over_limit', `the batch's answers come to more than ${maxWeight} bytes of JSON (RUN_BATCH_MAX_WEIGHT)`, {
+        op: result.op, hints: { limit: 'RUN_BATCH_MAX_WEIGHT', value: maxWeight },
+      })
+      result = { ...result, ok: false, data: null, refuse: refusal.toBody() }
+    }
+    return { ok: result.ok, bytes: itemBytes(result) }
+  }
+  const results: Array<{ ok: boolean; bytes: JsonBytes }> = []
+  let stopped = false
+  if (input.stop_on_refusal) {
+    for await (const [index, j] of inTurns(input.batch.entries())) {
+      const result = written(await dispatch(j.op, j.input, jobCtx, index))
+      results.push(result)
+      if (!result.ok) {
+        stopped = index < input.batch.length - 1
+        break
+      }
+    }
+  } else {
+    // Independent jobs go out together (the mill queues the heavy ones), each light one's work in a turn of its own:
+    // run back to back in one turn, 64 `openapi` jobs held the loop 350-530 ms.
+    const pending: Array<Promise<{ ok: boolean; bytes: JsonBytes }>> = []
+    for await (const [index, j] of inTurns(input.batch.entries())) {
+      const result = dispatch(j.op, j.input, jobCtx, index).then(written)
+      result.catch(() => undefined) // a bug's rejection is Promise.all's to throw, not unhandled while the loop turns
+      pending.push(result)
+    }
+    results.push(...(await Promise.all(pending)))
+  }
+  const refused = results.filter((r) => !r.ok).length
+  const rest = { mode: 'batch', completed: results.length - refused, refused, stopped_early: stopped }
+  return dispatchAnswer(runOutput, results.map((r) => r.bytes), rest)
+}
