@@ -140,6 +140,10 @@ export async function runOperation(op: AnyOperation, raw: unknown, ctx: Operatio
   return runParsed(op, input instanceof BodyBlocks ? input : parseInput(op, input), ctx)
 }
 
+/** An input the mill handed back as its JSON's bytes (too wide for the loop), as a JSON body under the host's caps. */
+export const inputBytes = (json: Uint8Array, ctx: OperationContext): BodyBlocks =>
+  new BodyBlocks([json], { kind: 'json', maxDepth: ctx.config.jsonMaxDepth, maxValues: ctx.config.jsonMaxValues })
+
 function valueOfBody(op: AnyOperation, body: BodyBlocks, ctx: OperationContext): Promise<unknown> {
   if (body.format.kind !== 'json') throw new Error(`a ${body.format.kind} body is read only by an operation that reads it in the mill`)
   return ctx.host.bodyReader.parseBlocks(body.blocks, body.format, { owner: ctx.principal.owner, route: CALLER_PREFIX + op.path })

@@ -36,7 +36,6 @@ export const STILL_WRITTEN_ON_THE_LOOP: ReadonlyMap<string, string> = new Map([
  * #30 item 1): run the operation in the mill from the body's bytes (Operation.fromBody), then take it off this list.
  */
 export const STILL_PARSED_INTO_VALUES: ReadonlyMap<string, string> = new Map([
-  ['/api/v1/cli', 'a batch of command lines in a 1 MiB body (BODY_LIMIT_BYTES)'],
   ['/mcp', 'a tools/call carries its arguments as values: a message of at most LARGE_BODY_LIMIT_BYTES (16 MiB) holding at most JSON_MAX_VALUES (150,000) values, the cap of every JSON body'],
 ])
 

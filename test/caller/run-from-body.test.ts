@@ -1,7 +1,7 @@
-// /run reads a body over 64 KiB in the mill (issue #30 item 1): the batch comes back with no more values than a body
-// parsed on the loop may hold, and a job whose input does not fit that budget comes back as its input's bytes, read
-// as its own route reads such a body. So: the same body padded past 64 KiB gets the answer it gets on the loop, and a
-// job too wide for the loop answers as its own route answers the same input.
+// /run and /cli read a body over 64 KiB in the mill (issue #30 item 1): a batch or a command line comes back with no
+// more values than a body parsed on the loop may hold, and a job whose input does not fit that budget comes back as
+// its input's bytes, read as its own route reads such a body. So: the same body padded past 64 KiB gets the answer it
+// gets on the loop, and a job too wide for the loop answers as its own route answers the same input.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { FastifyInstance } from 'fastify'
 import { buildTestApp, json } from '../helper.js'
@@ -141,6 +141,47 @@ describe('a job too wide for the loop is read as its own route reads the same in
     expect(anonymous.results[1].refuse).toMatchObject({ code: route.refuse.code, op: 'clauses' })
     const admin = json(await post(guarded, '/run', body, { authorization: `Bearer ${ADMIN_TOKEN}` })).data
     expect(admin.completed).toBe(2)
+  })
+})
+
+describe('a /cli body padded past 64 KiB answers as on the loop', () => {
+  const bodies: Record<string, unknown> = {
+    'a light command': { line: 'captions' },
+    'a heavy command, typed by its schema': { line: `sat --dimacs 'p cnf 2 2\n1 2 0\n-1 0\n' --want-model --max-conflicts 100` },
+    'argv': { argv: ['quiz', '--dimacs', 'p cnf 2 1\n1 2 0\n', '--assignment', '[1,-2]'] },
+    'a positional argument': { line: `sat 'p cnf 1 1\n1 0\n'` },
+    'a whole input as --json': { line: `clauses --json '{"clauses": [[1, 2], [-1]], "max_listed": 3}'` },
+    'an unknown operation (closest names)': { line: 'claues --x 1' },
+    'a first word longer than any operation': { line: `${'x'.repeat(2_000)} --y 1` },
+    'an unterminated quote': { line: `sat --dimacs 'p cnf` },
+    'cli running cli': { line: 'cli --line captions' },
+    'run through cli': { line: 'run --op captions' },
+    'an empty argv word': { argv: [''] },
+    'an @file value': { line: 'sat --dimacs @/etc/passwd' },
+    '--json that is not JSON': { line: `clauses --json '{bad'` },
+    'two positional arguments': { line: 'sat a b' },
+    'a flag typed wrong': { line: 'clauses --max-listed lots --clauses [[1]]' },
+    'an empty line': { line: '' },
+    'both line and argv': { line: 'captions', argv: ['captions'] },
+  }
+  for (const [name, body] of Object.entries(bodies)) {
+    it(name, async () => {
+      const text = JSON.stringify(body)
+      const [onLoop, inMill] = [await post(app, '/cli', text), await post(app, '/cli', padded(text))]
+      expect(inMill.statusCode).toBe(onLoop.statusCode)
+      expect(comparable(inMill.body)).toEqual(comparable(onLoop.body))
+    })
+  }
+
+  it('a command whose input is too wide for the loop answers as its route, and echoes the command parsed', async () => {
+    for (const [op, body] of [['clauses', { line: `clauses --json '${JSON.stringify(wide.clauses)}'` }], ['quiz', { argv: ['quiz', '--json', JSON.stringify(wide.quiz)] }]] as const) {
+      const route = await post(app, `/${op}`, JSON.stringify(wide[op]))
+      const ran = await post(app, '/cli', JSON.stringify(body))
+      expect(ran.statusCode).toBe(200)
+      const answer = json(ran).data
+      expect(answer.parsed).toEqual({ op, input: wide[op] })
+      expect(comparable(JSON.stringify(answer.results[0].data))).toEqual(comparable(JSON.stringify(json(route).data)))
+    }
   })
 })
 

@@ -80,7 +80,7 @@ export function refusedAsData<T>(work: () => BodyWork<T>): BodyWork<T> {
   try {
     return work()
   } catch (err) {
-    if (err instanceof Refusal && (err.code === 'invalid_input' || err.code === 'over_limit')) return { ok: false, refusal: refusalAsData(err) }
+    if (err instanceof Refusal && (err.code === 'invalid_input' || err.code === 'over_limit' || err.code === 'not_found')) return { ok: false, refusal: refusalAsData(err) }
     throw err
   }
 }

@@ -11,6 +11,7 @@ import { docsTasks } from './docs.js'
 import { bodyTasks } from './body.js'
 import { storedInputTasks } from './stored-input.js'
 import { runItemsTasks } from './run-items.js'
+import { cliCommandTasks } from './cli-command.js'
 
 export const TASKS = Object.freeze({
   ...selfTestTasks,
@@ -24,6 +25,7 @@ export const TASKS = Object.freeze({
   ...bodyTasks,
   ...storedInputTasks,
   ...runItemsTasks,
+  ...cliCommandTasks,
 })
 
 export type Tasks = typeof TASKS

@@ -1,7 +1,7 @@
 // POST /run: refuse-first dispatch of one operation or a batch, through the same gate as the direct routes.
 import { z } from 'zod'
 import { defineOperation, type OperationContext } from '../../operation.js'
-import { runOperation } from '../../gate.js'
+import { inputBytes, runOperation } from '../../gate.js'
 import { Refusal, REFUSAL_CODES, refusalSchema, type RefusalBody, type RefusalCode } from '../../../http/refusal.js'
 import { findOperation } from '../../grammar.js'
 import type { AnyOperation } from '../../operation.js'
@@ -10,7 +10,6 @@ import { inTurns } from '../../../sched/turns.js'
 import { JsonBytes } from '../../../json/bytes.js'
 import { splicedAnswer, writtenBy } from '../../../json/serializer.js'
 import { MAX_BATCH, runInput, type RunJob } from '../../../inputs/run.js'
-import { BodyBlocks } from '../../../body-parse/formats.js'
 import type { RunItems } from '../../../mill/tasks/run-items.js'
 
 /** Jobs of one batch that may enter the mill (heavy operations, and light ones whose input sends them there). */
@@ -45,11 +44,11 @@ export const itemBytes = (result: ItemResult): JsonBytes =>
   splicedAnswer(itemResult, { ...result, data: null }, { data: result.data })
 
 /**
- * The answer of /run or /cli (`schema`) around its results' bytes, spliced as they are: the loop writes only the small
- * rest, never the batch whole, and never parses an answer the mill wrote.
+ * The answer of /run or /cli (`schema`) around its results' bytes, spliced as they are, and any other member the mill
+ * wrote (`written`): the loop writes only the small rest, never the batch whole, and never parses what the mill wrote.
  */
-export function dispatchAnswer(schema: z.ZodType, results: readonly JsonBytes[], rest: Record<string, unknown>): JsonBytes {
-  return splicedAnswer(schema, { ...rest, results: [] }, { results: JsonBytes.array(results) })
+export function dispatchAnswer(schema: z.ZodType, results: readonly JsonBytes[], rest: Record<string, unknown>, written: Record<string, Uint8Array> = {}): JsonBytes {
+  return splicedAnswer(schema, { ...rest, results: [] }, { ...written, results: JsonBytes.array(results) })
 }
 
 /** The canonical operation a job names, whatever the spelling ('/sat', '//sat', 'SAT'), or null when none does. */
@@ -152,7 +151,7 @@ export const run = defineOperation({
   fromBody: async (body, ctx, read) => {
     const items = await read(ctx.mill.run('run.items', body.payload, body.options))
     const asBody = ({ op, input, wide }: { op: string; input?: unknown; wide?: Uint8Array }): RunJob =>
-      ({ op, input: wide ? new BodyBlocks([wide], body.payload.format) : input })
+      ({ op, input: wide ? inputBytes(wide, ctx) : input })
     const input = 'batch' in items ? { ...items, batch: items.batch.map(asBody) } : asBody(items)
     run.checkLimits?.(input, ctx)
     return answerRun(input, ctx)
