@@ -124,7 +124,8 @@ export function bodyFailure(outcome: BodyFailure): Error {
   return new Refusal(outcome.refusal.code, outcome.refusal.reason, outcome.refusal.options)
 }
 
-function outcomeValue(outcome: BodyOutcome): unknown {
+/** The value a body's outcome stands for (a deep one's text parsed here), or its failure thrown. */
+export function outcomeValue(outcome: BodyOutcome): unknown {
   if (!outcome.ok) throw bodyFailure(outcome)
   if ('json' in outcome) return JSON.parse(outcome.json)
   return outcome.value

@@ -135,7 +135,7 @@ export async function runHandler(op: AnyOperation, input: unknown, ctx: Operatio
  * there into the value its route would get.
  */
 export async function runOperation(op: AnyOperation, raw: unknown, ctx: OperationContext): Promise<unknown> {
-  const input = raw instanceof BodyBlocks && !readsBodyInMill(op) ? await valueOfBody(op, raw, ctx) : raw
+  const input = raw instanceof BodyBlocks && !readsBodyInMill(op) ? await valueOfBody(raw, CALLER_PREFIX + op.path, ctx) : raw
   admitBeforeInput(op, input, ctx)
   return runParsed(op, input instanceof BodyBlocks ? input : parseInput(op, input), ctx)
 }
@@ -144,7 +144,8 @@ export async function runOperation(op: AnyOperation, raw: unknown, ctx: Operatio
 export const inputBytes = (json: Uint8Array, ctx: OperationContext): BodyBlocks =>
   new BodyBlocks([json], { kind: 'json', maxDepth: ctx.config.jsonMaxDepth, maxValues: ctx.config.jsonMaxValues })
 
-function valueOfBody(op: AnyOperation, body: BodyBlocks, ctx: OperationContext): Promise<unknown> {
+/** A large JSON body's value, parsed in the mill as the body parser parses one that arrives for `route`. */
+export function valueOfBody(body: BodyBlocks, route: string, ctx: OperationContext): Promise<unknown> {
   if (body.format.kind !== 'json') throw new Error(`a ${body.format.kind} body is read only by an operation that reads it in the mill`)
-  return ctx.host.bodyReader.parseBlocks(body.blocks, body.format, { owner: ctx.principal.owner, route: CALLER_PREFIX + op.path })
+  return ctx.host.bodyReader.parseBlocks(body.blocks, body.format, { owner: ctx.principal.owner, route })
 }

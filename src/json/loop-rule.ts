@@ -1,8 +1,8 @@
 // Issue #30's invariant, in one place: on the event loop a request handles at most 64 KiB of JSON as a value. Answers
-// larger than that are written in the mill (the serializer's tripwire, plugins/serializer.ts); bodies larger than that
-// are parsed in the mill, and what comes back to the loop may hold no more values than the largest body parsed on the
-// loop (the body parser's tripwire, plugins/json-body.ts). Under LOOP_TRIPWIRE=throw (every test) both throw on any
-// route not listed below with the bound that keeps it finite.
+// larger than that are written in the mill (the serializer's tripwire, plugins/serializer.ts; every route but those
+// listed below with the bound that keeps them finite); bodies larger than that are parsed in the mill, and what comes
+// back to the loop may hold no more values than the largest body parsed on the loop (the body parser's tripwire,
+// plugins/json-body.ts; every route). Under LOOP_TRIPWIRE=throw (every test) both throw.
 
 /** The most JSON a request writes on the event loop; a larger answer is written in the mill. */
 export const LOOP_VALUE_MAX_BYTES = 64 * 1024
@@ -28,15 +28,6 @@ export const STILL_WRITTEN_ON_THE_LOOP: ReadonlyMap<string, string> = new Map([
   ['/api/v1/quiz', 'a quiz worked on the loop (at most 16,384 literals and 16,384 variables, or a formula of 16,384 values): up to max_listed (10,000) falsified clauses and unassigned variables, each listed once, so about twice the input\'s JSON at most; a larger input\'s answer is written in the mill'],
   ['/api/v1/diff', 'a diff worked on the loop: inputs up to DIFF_LIMITS.inline (256 Ki characters), which anyone may ask; heavier ones run in the mill, which needs run:heavy'],
   ['/api/v11/datasets/:ref', 'a page of at most 500 bars'],
-])
-
-/**
- * Routes whose large bodies still come back from the mill as values of more than LOOP_BODY_MAX_VALUES, each with the
- * bound that keeps it finite: the tripwire lets these through and trips on every other route. Each is work left (issue
- * #30 item 1): run the operation in the mill from the body's bytes (Operation.fromBody), then take it off this list.
- */
-export const STILL_PARSED_INTO_VALUES: ReadonlyMap<string, string> = new Map([
-  ['/mcp', 'a tools/call carries its arguments as values: a message of at most LARGE_BODY_LIMIT_BYTES (16 MiB) holding at most JSON_MAX_VALUES (150,000) values, the cap of every JSON body'],
 ])
 
 /** Breaks the rule under test: said on stderr too (the tests' hosts log nothing, and their 500 names only the request id). */

@@ -21,6 +21,10 @@ import { requestedToolsets, TOOLSETS, TOOLSETS_HEADER, type Toolset } from './to
 import { createSessionBook, type OwnedSession } from './sessions.js'
 import { originMayUseMcp } from './origin.js'
 import { cachedToolsList } from './tools-list.js'
+import { BodyBlocks } from '../body-parse/formats.js'
+import { outcomeValue } from '../body-parse/reader.js'
+import { movable } from '../mill/moving.js'
+import { DEFAULT_TIMEOUT_MS } from '../mill/pool.js'
 
 export const MCP_PATH = '/mcp'
 /** Sessions kept at once; past it the least recently used one of the principal holding the most is closed. */
@@ -130,6 +134,17 @@ export default async function mcpPlugin(app: FastifyInstance, opts: McpPluginOpt
     await Promise.all([...sessions.entries()].map(([id]) => closeSession(id)))
   })
 
+  /**
+   * A message over 64 KiB, read in the mill (task mcp.message): its value, with a tools/call's arguments taken out as
+   * their bytes when the loop may not hold them; refused as the body parser refuses a body.
+   */
+  async function messageFromBody(body: BodyBlocks, owner: string): Promise<{ message: unknown; toolArguments: Uint8Array | null }> {
+    if (body.format.kind !== 'json') throw new Error(`${MCP_PATH} reads JSON bodies only`)
+    const { views, transfer } = movable(body.blocks)
+    const read = await app.mill.run('mcp.message', { blocks: views, format: body.format }, { timeoutMs: DEFAULT_TIMEOUT_MS, op: 'request body', owner, transfer })
+    return { message: outcomeValue(read.outcome), toolArguments: read.toolArguments ?? null }
+  }
+
   async function handle(req: FastifyRequest, reply: FastifyReply) {
     // A browser page may not drive the endpoint unless it is the host's own or listed (DNS rebinding, cross-site requests).
     const origin = req.headers.origin
@@ -138,9 +153,10 @@ export default async function mcpPlugin(app: FastifyInstance, opts: McpPluginOpt
         '(PUBLIC_URL, or a loopback address on its port) and those CORS_ORIGINS lists may')
     }
     const toolsets = requestedToolsets(req.query, req.headers[TOOLSETS_HEADER])
+    const { message, toolArguments } = req.body instanceof BodyBlocks ? await messageFromBody(req.body, req.principal.owner) : { message: req.body, toolArguments: null }
     // Authenticated per request by the host's access plugin, like every API call: a bad bearer was refused before any
     // message was read; each message then asks the policy as the tool or resource it names.
-    const binding: RequestBinding = { context: contextOf(req), bodyBytes: (req as CountedRequest)[BODY_BYTES]?.() ?? 0 }
+    const binding: RequestBinding = { context: contextOf(req), bodyBytes: (req as CountedRequest)[BODY_BYTES]?.() ?? 0, toolArguments }
     const authInfo: AuthInfo = {
       token: '',
       clientId: req.principal.subject,
@@ -150,9 +166,9 @@ export default async function mcpPlugin(app: FastifyInstance, opts: McpPluginOpt
 
     // The SDK answers a JSON-RPC batch as one message written at once: a batch of many large answers is one long
     // stretch of the loop (50 resource reads of the host's OpenAPI document: 29 MB, ~400 ms). A few are answered.
-    if (Array.isArray(req.body) && req.body.length > MAX_BATCH_MESSAGES) {
+    if (Array.isArray(message) && message.length > MAX_BATCH_MESSAGES) {
       return rpcError(reply, 400, -32600, `a JSON-RPC batch holds at most ${MAX_BATCH_MESSAGES} messages here; this one has ` +
-        `${req.body.length} (send them one at a time or in smaller batches)`, { refuse: new Refusal('over_limit',
+        `${message.length} (send them one at a time or in smaller batches)`, { refuse: new Refusal('over_limit',
         `a JSON-RPC batch holds at most ${MAX_BATCH_MESSAGES} messages`, { hints: { limit: 'MAX_BATCH_MESSAGES', value: MAX_BATCH_MESSAGES } }).toBody() })
     }
     const sdk = await runtime()
@@ -168,7 +184,7 @@ export default async function mcpPlugin(app: FastifyInstance, opts: McpPluginOpt
       sessions.touch(sessionId, clock.now())
       // The standalone stream (GET) stays open as long as the client likes: it takes one of the principal's stream slots.
       if (req.method === 'GET') releaseStream = await app.jobStreams.take(owner)
-    } else if (req.method === 'POST' && isInitializeRequest(req.body)) {
+    } else if (req.method === 'POST' && isInitializeRequest(message)) {
       const victim = sessions.victimFor(owner)
       if (victim !== null) await closeSession(victim)
       // The toolsets are the session's from its initialize on: its later requests carry the same URL anyway.
@@ -181,7 +197,7 @@ export default async function mcpPlugin(app: FastifyInstance, opts: McpPluginOpt
       await server.connect(transport)
       session = { transport, server, owner, lastSeen: clock.now() }
     } else if (req.method === 'POST') {
-      const listing = cachedToolsList(req.body, req.headers, sdk.supportedVersions, sdk.toolsFor(toolsets).listingBytes)
+      const listing = cachedToolsList(message, req.headers, sdk.supportedVersions, sdk.toolsFor(toolsets).listingBytes)
       if (listing) return reply.type('application/json').send(listing)
       // No session: a one-shot server answers this message alone, as plain JSON (a curl line, a simple agent).
       const server = newServer(sdk, toolsets)
@@ -198,7 +214,7 @@ export default async function mcpPlugin(app: FastifyInstance, opts: McpPluginOpt
     reply.hijack()
     const raw = req.raw as IncomingMessage & { auth?: AuthInfo }
     raw.auth = authInfo
-    await session.transport.handleRequest(raw, reply.raw, req.body)
+    await session.transport.handleRequest(raw, reply.raw, message)
   }
 
   app.route({
@@ -206,6 +222,7 @@ export default async function mcpPlugin(app: FastifyInstance, opts: McpPluginOpt
     url: MCP_PATH,
     // Tools take up to the large limit (sat, digest…); a tool with the default limit refuses a larger message itself.
     bodyLimit: config.largeBodyLimitBytes,
+    config: { bodyInMill: true },
     schema: { hide: true },
     // Counted as read: a tool's body limit holds for a chunked message too (it has no Content-Length).
     preParsing: (req, _reply, payload, done) => {

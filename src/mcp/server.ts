@@ -16,6 +16,7 @@ import { listResources, readResource, RESOURCE_TEMPLATES } from './resources.js'
 import type { MemoryAdmission } from '../plugins/memory-admission.js'
 import type { McpTool } from './tools.js'
 import { runAsJob } from './job-runner.js'
+import { inputBytes, valueOfBody } from '../caller/gate.js'
 import type { JobQueue } from '../jobs/types.js'
 import { PLAIN, renderData } from '../render/render.js'
 import { SURFACE_PREFIX } from '../jobs/view.js'
@@ -29,6 +30,8 @@ const MCP_TOOLSETS_HINT = `/mcp?${TOOLSETS_PARAM}=`
 export interface RequestBinding {
   context: OperationContext
   bodyBytes: number
+  /** A tools/call's arguments the mill took out of its message (too wide for the loop), as their JSON's bytes; taken once. */
+  toolArguments: Uint8Array | null
 }
 
 export interface McpServerDeps {
@@ -42,6 +45,18 @@ export interface McpServerDeps {
   memory: Pick<MemoryAdmission, 'reserveAnswer'>
   /** The binding of the HTTP request a JSON-RPC message came in (the plugin puts it in the transport's authInfo). */
   bindingOf(extra: { authInfo?: { extra?: Record<string, unknown> } }): RequestBinding
+}
+
+/**
+ * A call's arguments: as sent, or, when the mill took them out of a large message (too wide for the loop), as their
+ * bytes for a tool that reads them in the mill and as the value its route's body would be for any other.
+ */
+async function argumentsOf(tool: McpTool, sent: Record<string, unknown> | undefined, binding: RequestBinding): Promise<unknown> {
+  const wide = binding.toolArguments
+  if (!wide) return sent ?? {}
+  binding.toolArguments = null
+  const body = inputBytes(wide, binding.context)
+  return tool.readsBytes ? body : valueOfBody(body, tool.route.path, binding.context)
 }
 
 export const SERVER_INSTRUCTIONS =
@@ -111,7 +126,8 @@ export function createMcpServer(deps: McpServerDeps): Server {
         ? `${request.params.name} is in toolset ${toolset}, which this connection did not select: connect to ${MCP_TOOLSETS_HINT}${toolset}`
         : `no tool named ${request.params.name.slice(0, 100)}; tools/list names them`)
     }
-    const { context, bodyBytes } = deps.bindingOf(extra)
+    const binding = deps.bindingOf(extra)
+    const { context, bodyBytes } = binding
     counters.requests++
     let release: (() => void) | null = null
     try {
@@ -123,7 +139,7 @@ export function createMcpServer(deps: McpServerDeps): Server {
         throw new Refusal('payload_too_large', `the message is ${bodyBytes} bytes; ${tool.name} takes at most ${config.bodyLimitBytes} (BODY_LIMIT_BYTES)`)
       }
       const toolContext = { op: context, trading }
-      const input = await tool.admit(request.params.arguments ?? {}, toolContext)
+      const input = await tool.admit(await argumentsOf(tool, request.params.arguments, binding), toolContext)
       let data: unknown
       let meta: Record<string, unknown> | undefined
       let resultUrl: string | null = null

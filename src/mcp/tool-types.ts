@@ -29,6 +29,8 @@ export interface McpTool {
   /** 'large' when the tool takes bodies up to LARGE_BODY_LIMIT_BYTES, as its HTTP route does. */
   bodyLimit: 'default' | 'large'
   readOnly: boolean
+  /** Its arguments too wide for the loop are given as their bytes (BodyBlocks), read in the mill as its route reads a large body. */
+  readsBytes: boolean
   /** Every check that can refuse, in the gate's order; answers the parsed input (or a promise of it). Refusals are thrown as Refusal. */
   admit(args: unknown, ctx: ToolContext): unknown
   /** Heavy tools run as this job (progress and cancellation come from it); the others run in the request. */

@@ -1,9 +1,10 @@
 // MCP tools: one more projection of the operation registry, plus the trading research tools (run in-process).
 import { z } from 'zod'
 import type { AnyOperation, OperationContext, Registry } from '../caller/operation.js'
-import { admitBeforeInput, admitParsed, parseInput, runHandler } from '../caller/gate.js'
+import { admitBeforeInput, admitParsed, jobInput, parseInput, runHandler, runParsed } from '../caller/gate.js'
+import { BodyBlocks } from '../body-parse/formats.js'
 import { POLICY } from '../access/policy.js'
-import { actionOf } from '../caller/operation.js'
+import { actionOf, readsBodyInMill } from '../caller/operation.js'
 import { inputJsonSchema } from '../caller/projections.js'
 import { Refusal } from '../http/refusal.js'
 import { SURFACE_PREFIX } from '../jobs/view.js'
@@ -30,10 +31,13 @@ function operationTool(op: AnyOperation): McpTool {
     readOnly: op.method === 'GET',
     largeAnswer: op.heavy || op.largeAnswer === true,
     route: { method: op.method, path: `${SURFACE_PREFIX.caller}${op.path}` },
-    admit(args, { op: ctx }) {
+    readsBytes: readsBodyInMill(op),
+    async admit(args, { op: ctx }) {
       try {
         // Nature (chat), then the access policy (as the route asks it), then input, limits, admission.
         admitBeforeInput(op, args, ctx)
+        // Arguments too wide for the loop: read in the mill, by the job's stored input for a heavy operation.
+        if (args instanceof BodyBlocks) return op.heavy ? await jobInput(op, args, ctx, null) : args
         const input = parseInput(op, args)
         admitParsed(op, input, ctx)
         return input
@@ -44,7 +48,7 @@ function operationTool(op: AnyOperation): McpTool {
     ...(op.heavy ? { job: { op: op.name, surface: 'caller' as const } } : {}),
     // Text a mill task or the answer writer wrote (a large /diff's patch) is passed on as it is: toolAnswer reads it
     // back as data when it is small enough to inline, and links it otherwise (parsing megabytes is one long stretch).
-    run: (input, { op: ctx }) => runHandler(op, input, ctx),
+    run: (input, { op: ctx }) => (input instanceof BodyBlocks ? runParsed(op, input, ctx) : runHandler(op, input, ctx)),
     ...(op.render ? { renderText: (data: unknown) => op.render!.body(data as never) } : {}),
   }
 }

@@ -32,6 +32,8 @@ export function tradingTool(op: TradingOperation): McpTool {
     heavy,
     bodyLimit: op.bodyLimit === 'large' ? 'large' : 'default',
     readOnly: op.method === 'GET',
+    // Arguments too wide for the loop reach the tool as the value its route's body would be.
+    readsBytes: false,
     largeAnswer: heavy || op.largeAnswer === true,
     route: { method: op.method, path: op.url },
     async admit(args, ctx) {

@@ -9,7 +9,7 @@ import type { BodyFormat } from '../body-parse/formats.js'
 import { nextTurn } from '../sched/turns.js'
 import { DEFAULT_TIMEOUT_MS, type Mill } from '../mill/pool.js'
 import { movable } from '../mill/moving.js'
-import { LOOP_BODY_MAX_VALUES, STILL_PARSED_INTO_VALUES, tripLoopRule } from '../json/loop-rule.js'
+import { LOOP_BODY_MAX_VALUES, tripLoopRule } from '../json/loop-rule.js'
 
 export interface JsonBodyOptions {
   /** Deepest nesting of arrays and objects a body may have. */
@@ -29,6 +29,10 @@ export interface JsonBodyOptions {
 }
 
 declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** The route reads a large JSON body in the mill itself (/mcp): it gets the body's bytes (BodyBlocks), not a value. */
+    bodyInMill?: boolean
+  }
   interface FastifyInstance {
     /** Reads and parses request bodies, large ones off the event loop; other content types' parsers use it too. */
     bodyReader: BodyReader
@@ -56,9 +60,8 @@ export async function readBody(reader: BodyReader, req: FastifyRequest, payload:
   return value
 }
 
-/** The tripwire: a body over the loop's values on a route not listed in STILL_PARSED_INTO_VALUES throws, naming the route. */
+/** The tripwire: a body that comes back over the loop's values throws, naming the route. */
 function bodyTripwire(route: string): void {
-  if (STILL_PARSED_INTO_VALUES.has(route)) return
   tripLoopRule(`a body for ${route} came back from the mill with more than ${LOOP_BODY_MAX_VALUES} values for the event ` +
     'loop: run this operation in the mill from the body\'s bytes')
 }
@@ -86,7 +89,8 @@ export default fp(
     app.decorateRequest('bodyOffLoop', false)
     app.addHook('preHandler', turnAfterLargeBody)
     app.removeContentTypeParser('application/json')
-    const formatFor = (req: FastifyRequest): BodyFormat => (opts.readsInMill?.(req) ? { ...format, inTheMill: true } : format)
+    const inTheMill = (req: FastifyRequest) => req.routeOptions.config.bodyInMill === true || opts.readsInMill?.(req) === true
+    const formatFor = (req: FastifyRequest): BodyFormat => (inTheMill(req) ? { ...format, inTheMill: true } : format)
     app.addContentTypeParser('application/json', (req: FastifyRequest, payload: Readable) => readBody(reader, req, payload, formatFor(req)))
   },
   { name: 'ncm-json-body', fastify: '5.x' },

@@ -2,7 +2,7 @@
 import { describe, expect, it } from 'vitest'
 import { listeningTestApp } from '../helper.js'
 import { monitorHealth, postRaw } from './monitor.js'
-import { LOOP_BODY_MAX_VALUES, STILL_PARSED_INTO_VALUES } from '../../src/json/loop-rule.js'
+import { LOOP_BODY_MAX_VALUES } from '../../src/json/loop-rule.js'
 
 const host = listeningTestApp()
 
@@ -94,9 +94,8 @@ describe('bulk JSON arrays', () => {
     expect(health.failures).toBe(0)
   })
 
-  it('trips on a body that comes back from the mill with more values than the loop may, on a route not listed', async () => {
+  it('trips on a body that comes back from the mill with more values than the loop may', async () => {
     const items = Array.from({ length: LOOP_BODY_MAX_VALUES }, (_, i) => 1 + (i % 50))
-    expect(STILL_PARSED_INTO_VALUES.has('/api/v1/pack')).toBe(false)
     const res = await postRaw(host.base, '/api/v1/pack', JSON.stringify({ items, capacity: 100 }))
     expect(res.status).toBe(500)
     // Within the loop's values, the same route answers (refused by its own schema: items are bounded there).

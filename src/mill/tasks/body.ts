@@ -5,7 +5,7 @@ import { joined, parseBody, textOf, type BodyFormat, type BodyOutcome } from '..
 import { hasAtMostValues, LOOP_BODY_MAX_VALUES } from '../../json/loop-rule.js'
 
 /** The deepest value sent back by structured clone (1,800 levels still arrive; 2,000 do not). */
-const CLONE_MAX_DEPTH = 512
+export const CLONE_MAX_DEPTH = 512
 
 export interface BodyParsePayload {
   /** The body's bytes in order, moved here (RunOptions.transfer). */

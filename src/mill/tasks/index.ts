@@ -12,6 +12,7 @@ import { bodyTasks } from './body.js'
 import { storedInputTasks } from './stored-input.js'
 import { runItemsTasks } from './run-items.js'
 import { cliCommandTasks } from './cli-command.js'
+import { mcpMessageTasks } from './mcp-message.js'
 
 export const TASKS = Object.freeze({
   ...selfTestTasks,
@@ -26,6 +27,7 @@ export const TASKS = Object.freeze({
   ...storedInputTasks,
   ...runItemsTasks,
   ...cliCommandTasks,
+  ...mcpMessageTasks,
 })
 
 export type Tasks = typeof TASKS
