@@ -167,6 +167,11 @@ export function hostileRequests(): HostileRequest[] {
     { name: 'clauses: 100k-var header, accepted', method: 'POST', path: '/api/v1/clauses', body: JSON.stringify({ dimacs: mostVars }) },
     { name: 'run: 5 x clauses 100k-var, accepted', method: 'POST', path: '/api/v1/run',
       body: JSON.stringify({ batch: Array.from({ length: 5 }, () => ({ op: 'clauses', input: { dimacs: mostVars } })) }) },
+    // Accepted, inputs too wide for the loop inside a batch, a command line and an MCP call (120–150k values): read in
+    // the mill from their bytes, as their routes read such a body (issue #30 item 1).
+    { name: 'run: a clauses job of 120k values, accepted', method: 'POST', path: '/api/v1/run', body: JSON.stringify({ op: 'clauses', input: { clauses: clauses.slice(0, 30_000) } }) },
+    { name: 'cli: clauses --json of 120k values, accepted', method: 'POST', path: '/api/v1/cli', body: JSON.stringify({ line: `clauses --json '${JSON.stringify({ clauses: clauses.slice(0, 30_000) })}'` }) },
+    mcpCall('mcp: clauses tool of 150k values, accepted', 'tools/call', { name: 'clauses', arguments: { clauses: clauses.slice(0, 37_490) } }),
     freshBody({ name: 'sat: 100k-var header model, accepted', method: 'POST', path: '/api/v1/sat', soloOnly: true },
       (n) => JSON.stringify({ dimacs: `c ${n}\n${mostVars}` })),
     freshBody({ name: 'jsonsat: and of 29,990 vars, accepted', method: 'POST', path: '/api/v1/jsonsat', soloOnly: true },

@@ -27,7 +27,6 @@ export const STILL_WRITTEN_ON_THE_LOOP: ReadonlyMap<string, string> = new Map([
   ['/api/v1/clauses', 'a small CNF answered on the loop (at most 64 KiB of DIMACS or 16,384 literals, and 16,384 variables): its model, lists and simplified CNF, about 0.6 MB at most; a larger CNF\'s answer is written in the mill'],
   ['/api/v1/quiz', 'a quiz worked on the loop (at most 16,384 literals and 16,384 variables, or a formula of 16,384 values): up to max_listed (10,000) falsified clauses and unassigned variables, each listed once, so about twice the input\'s JSON at most; a larger input\'s answer is written in the mill'],
   ['/api/v1/diff', 'a diff worked on the loop: inputs up to DIFF_LIMITS.inline (256 Ki characters), which anyone may ask; heavier ones run in the mill, which needs run:heavy'],
-  ['/api/v11/datasets/:ref', 'a page of at most 500 bars'],
 ])
 
 /** Breaks the rule under test: said on stderr too (the tests' hosts log nothing, and their 500 names only the request id). */

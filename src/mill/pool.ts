@@ -80,7 +80,7 @@ export interface Mill {
  * takes, so they never wait behind it.
  */
 const SHORT_TASKS: ReadonlySet<TaskName> = new Set<TaskName>([
-  'body.parse', 'jobs.storedInput', 'run.items', 'cli.command', 'mcp.message', 'access.pin_read', 'access.pin_bytes', 'access.canonical_json', 'access.pinBody', 'trading.runMembers',
+  'body.parse', 'jobs.storedInput', 'run.items', 'cli.command', 'mcp.message', 'access.pin_read', 'access.pin_bytes', 'access.canonical_json', 'access.pinBody', 'trading.runMembers', 'trading.barsPage',
 ])
 
 /** Whether a task runs as short work: one of SHORT_TASKS, or one its caller marked short (RunOptions.short). */

@@ -4,15 +4,14 @@ import { pageAnswer, pagedList, type PagedList, type PageQuery, type Position } 
 import { Refusal } from '../http/refusal.js'
 import { datasetView, resolveDataset } from './datasets.js'
 import { INLINE_TRADES_MAX } from '../engines/trading/answer-caps.js'
-import { iso } from './present.js'
 import type { AccountRow, CycleRow, DatasetRow, FillRow, OrderRow, PositionRow, RunKind, RunRow } from './repository.js'
 import type { BarRow, LedgerFilter, RunListRow } from './repository-pages.js'
 import type { BacktestBody } from './schemas.js'
 import { answerSchema, splicedAnswer } from '../json/serializer.js'
 import { ON_LOOP_WORK_MAX_BYTES } from '../json/loop-rule.js'
 import { budgetOf, type Mill } from '../mill/pool.js'
-import { runMembers, type RunMembersPayload } from '../mill/tasks/trading.js'
-import { runDetail } from './readback-schemas.js'
+import { BAR_COLUMNS, barsPage, runMembers, type RunMembersPayload } from '../mill/tasks/trading.js'
+import { datasetDetail, runDetail } from './readback-schemas.js'
 import type { TradingService } from './service.js'
 import { headlineOf } from './system.js'
 import { resultsNotStored } from './run-results.js'
@@ -49,15 +48,15 @@ export function createReadback(service: TradingService, mill: Pick<Mill, 'run'>)
     datasets: async (query: PageQuery) =>
       pageAnswer('datasets', await LISTS.datasets.read(query, (r) => repo.datasetsPage(r.after, r.limit)), datasetView),
 
-    /** One dataset by id, symbol or symbol@timeframe: its metadata, what refers to it, and a page of its bars. */
-    async dataset(ref: string, query: PageQuery) {
+    /**
+     * One dataset by id, symbol or symbol@timeframe: its metadata, what refers to it, and a page of its bars, written as
+     * bytes (in the mill past ON_LOOP_WORK_MAX_BYTES, in `owner`'s share) and spliced in.
+     */
+    async dataset(ref: string, query: PageQuery, owner: string | null) {
       const dataset = await resolveDataset(repo, ref)
-      const page = await LISTS.bars.read(query, (r) => repo.barsPage(dataset.id, r.after, r.limit))
-      return {
-        dataset: datasetView(dataset),
-        references: await repo.datasetReferences(dataset.id),
-        ...pageAnswer('bars', page, (b) => ({ ts: b.ts, time: iso(b.ts), open: b.open, high: b.high, low: b.low, close: b.close, volume: b.volume })),
-      }
+      const { bars, ...page } = pageAnswer('bars', await LISTS.bars.read(query, (r) => repo.barsPage(dataset.id, r.after, r.limit)))
+      const answer = { dataset: datasetView(dataset), references: await repo.datasetReferences(dataset.id), ...page, bars: [] }
+      return splicedAnswer(datasetDetail, answer, { bars: (await barsPageOf(mill, owner, bars)).bars })
     },
 
     /**
@@ -176,6 +175,19 @@ async function runMembersOf(mill: Pick<Mill, 'run'>, owner: string | null, paylo
   return mill.run('trading.runMembers', payload, {
     timeoutMs: budgetOf(undefined), op: 'trading.runs.get', owner, ...(payload.trades ? { transfer: [payload.trades.buffer as ArrayBuffer] } : {}),
   })
+}
+
+/** A bar's JSON in a dataset's page at most: its seven members, every figure at its longest. */
+const BAR_JSON_MAX_BYTES = 250
+const barsSchema = answerSchema(datasetDetail.shape.bars)
+
+/** A page of bars written on the loop when small (ON_LOOP_WORK_MAX_BYTES), else in the mill by the route's own schema. */
+async function barsPageOf(mill: Pick<Mill, 'run'>, owner: string | null, rows: readonly BarRow[]) {
+  const block = new Float64Array(rows.length * BAR_COLUMNS.length)
+  rows.forEach((b, i) => block.set([b.ts, b.open, b.high, b.low, b.close, b.volume], i * BAR_COLUMNS.length))
+  const payload = { block, bars: barsSchema }
+  if (rows.length * BAR_JSON_MAX_BYTES <= ON_LOOP_WORK_MAX_BYTES) return barsPage(payload)
+  return mill.run('trading.barsPage', payload, { timeoutMs: budgetOf(undefined), op: 'trading.datasets.get', owner, transfer: [block.buffer] })
 }
 
 /** The curve's note; the curve itself is written from the stored text (runMembers). */

@@ -74,6 +74,27 @@ export function runMembers({ equity, trades, members }: RunMembersPayload): { eq
   return moving(written, [written.equity?.buffer, written.trades?.buffer].filter((b) => b !== undefined) as ArrayBuffer[])
 }
 
+/** A bar's figures in a page's block, in order (a page's bars one after another). */
+export const BAR_COLUMNS = ['ts', 'open', 'high', 'low', 'close', 'volume'] as const
+
+export interface BarsPagePayload {
+  /** The page's bars, BAR_COLUMNS each, moved here. */
+  block: Float64Array
+  /** The schema of the answer's `bars` member. */
+  bars: AnswerSchema
+}
+
+/** A page of a dataset's bars written: on the loop for a small page (src/trading/readback.ts), in a worker for a larger one. */
+export function barsPage({ block, bars }: BarsPagePayload): { bars: Uint8Array } {
+  const rows = []
+  for (let at = 0; at < block.length; at += BAR_COLUMNS.length) {
+    const ts = block[at]!
+    rows.push({ ts, time: new Date(ts).toISOString(), open: block[at + 1], high: block[at + 2], low: block[at + 3], close: block[at + 4], volume: block[at + 5] })
+  }
+  const written = { bars: answerBytes(bars, rows) }
+  return moving(written, [written.bars.buffer as ArrayBuffer])
+}
+
 export interface SimulatePayload extends EngineRun {
   spec: Omit<SimulateSpec, 'shouldStop' | 'onProgress'>
 }
@@ -144,6 +165,8 @@ export const tradingTasks = {
   },
   // A stored run's curve and its first 1,000 trades, read back (GET /api/v11/runs/{id}): written here past a few KiB.
   'trading.runMembers': runMembers,
+  // A dataset's page of bars (GET /api/v11/datasets/{ref}): written here past a few KiB.
+  'trading.barsPage': barsPage,
   'trading.simulate': ({ bars, strategy, params, options, spec }: SimulatePayload, { deadline, progress, cancelled }: TaskContext) => {
     progress.phase('simulating')
     progress.advance(0, spec.paths)

@@ -73,7 +73,7 @@ export const datasetOperations = [
     largeAnswer: true,
     // At most PAGE_LIMIT_MAX (500) bars and the dataset's rows: ~120 KB, so 30 pages at once fit one client's share.
     answerBytes: 2 ** 20,
-    handler: ({ ref, ...query }, { readback }) => readback.dataset(ref, query),
+    handler: ({ ref, ...query }, { readback, principal }) => readback.dataset(ref, query, principal.owner),
   }),
   defineTradingOperation({
     name: 'trading.datasets.delete',
