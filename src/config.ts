@@ -3,7 +3,7 @@ import { availableParallelism } from 'node:os'
 import { isAbsolute, join, resolve } from 'node:path'
 import { z } from 'zod'
 import { databaseLocation, publicEndpointUrl, redactEndpointUrl } from './http/redact.js'
-import { DEFAULT_JSON_MAX_DEPTH, DEFAULT_JSON_MAX_VALUES } from './json/json-text.js'
+import { DEFAULT_JSON_MAX_DEPTH, DEFAULT_JSON_MAX_VALUES } from './body-parse/json-text.js'
 
 /** Alternative names accepted for a variable; reported in the readiness report's environment summary. */
 export const CONFIG_ALIASES: ReadonlyArray<{ alias: string; canonical: string; meaning: string }> = [

@@ -2,7 +2,7 @@
 // the host's rules (json-text.ts, Fastify's prototype-poisoning protection), a text member, or the body's bytes as
 // they arrived (a CSV import: decoded and parsed by the mill task that reads it, never on the loop).
 import secureJsonParse from 'secure-json-parse'
-import { parseJsonShaped } from '../json/json-text.js'
+import { parseJsonShaped } from './json-text.js'
 import { Refusal, type RefusalCode, type RefusalOptions } from '../http/refusal.js'
 
 export type BodyFormat =

@@ -2,7 +2,7 @@
 // tokenising, operation names, flags → fields typed by the operation's input schema, closest names. It reads the
 // operations as plain data (CommandOp), so a mill worker reads a line as the loop does.
 import { Refusal } from '../http/refusal.js'
-import { parseJsonText } from '../json/json-text.js'
+import { parseJsonText } from '../body-parse/json-text.js'
 
 /** What the grammar knows of an operation: its name and path, to find it by, and its input's JSON Schema, to type flags. */
 export interface CommandOp {
