@@ -2,7 +2,10 @@
 import type { FastifyInstance } from 'fastify'
 import { z } from 'zod'
 import { isSmokeRequest } from '../access/internal.js'
-import { commandPostSchema, readinessReportSchema, truthSummarySchema } from './schemas.js'
+import { commandPostSchema, dependencySummarySchema, readinessReportSchema, truthSummarySchema, type ContractDependencySummary } from './schemas.js'
+import type { ReadinessReport } from './readiness.js'
+import { answerBytes, answerSchema, splicedAnswer } from '../json/serializer.js'
+import type { JsonBytes } from '../json/bytes.js'
 import { okEnvelope, refusalEnvelope } from '../http/envelope.js'
 
 // Re-exported for tests that wait for the start-up report.
@@ -49,5 +52,17 @@ export default async function adminApi(app: FastifyInstance) {
       description: 'The go-live readiness report: boot smoke checks, blockers, advisories, weighted score, plan, dependency, migration, startup and environment summaries.',
       response: responses(readinessReportSchema),
     },
-  }, async (req) => readiness.report({ smoke: isSmokeRequest(req) }))
+  }, async (req) => reportAnswer(await readiness.report({ smoke: isSmokeRequest(req) })))
+}
+
+const dependencySchema = answerSchema(dependencySummarySchema)
+/** The Node analysis written once per analysis (~60 KB: every package of the tree), not once per report. */
+const writtenSummaries = new WeakMap<ContractDependencySummary, Uint8Array>()
+
+/** The report with its Node dependency analysis spliced in as the bytes it was written to. */
+function reportAnswer(report: ReadinessReport): JsonBytes {
+  const node = report.node_dependency_summary
+  let written = writtenSummaries.get(node)
+  if (!written) writtenSummaries.set(node, (written = answerBytes(dependencySchema, node)))
+  return splicedAnswer(readinessReportSchema, { ...report, node_dependency_summary: null }, { node_dependency_summary: written })
 }

@@ -300,10 +300,19 @@ function judgeEnvironment(t: Tally, env: EnvironmentSummary): void {
 }
 
 /** Both dependency analyses (package.json, the Python ops scripts) in the seed's shape, with their findings tallied. */
+/** One contract form per analysis: reports rebuilt from the same cached analysis share it (and its written bytes, api.ts). */
+const contracts = new WeakMap<DependencySummary, ContractDependencySummary>()
+
+function contractOf(summary: DependencySummary): ContractDependencySummary {
+  let contract = contracts.get(summary)
+  if (!contract) contracts.set(summary, (contract = contractDependencySummary(summary)))
+  return contract
+}
+
 function judgeDependencies(t: Tally, input: ReadinessInputs): { python: ContractDependencySummary; node: ContractDependencySummary } {
   const { blockers, advisories, notices, notice, check, nextSteps } = t
-  const python = contractDependencySummary(input.python)
-  const node = contractDependencySummary(input.node)
+  const python = contractOf(input.python)
+  const node = contractOf(input.node)
   for (const [name, kind, summary, raw] of [
     ['node_dependencies', DEPENDENCY_KIND.node, node, input.node],
     ['python_dependencies', DEPENDENCY_KIND.python, python, input.python],

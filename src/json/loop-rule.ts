@@ -23,7 +23,6 @@ export const LOOP_BODY_MAX_VALUES = LOOP_VALUE_MAX_BYTES / 2
  * page it below the limit, then take it off this list.
  */
 export const STILL_WRITTEN_ON_THE_LOOP: ReadonlyMap<string, string> = new Map([
-  ['/api/v1/admin/go-live/overview', 'the host\'s own readiness report, ~75 KB, sized by its configuration, not by a request'],
   ['/api/v1/clauses', 'a small CNF answered on the loop (at most 64 KiB of DIMACS or 16,384 literals, and 16,384 variables): its model, lists and simplified CNF, about 0.6 MB at most; a larger CNF\'s answer is written in the mill'],
   ['/api/v1/quiz', 'a quiz worked on the loop (at most 16,384 literals and 16,384 variables, or a formula of 16,384 values): up to max_listed (10,000) falsified clauses and unassigned variables, each listed once, so about twice the input\'s JSON at most; a larger input\'s answer is written in the mill'],
   ['/api/v1/diff', 'a diff worked on the loop: inputs up to DIFF_LIMITS.inline (256 Ki characters), which anyone may ask; heavier ones run in the mill, which needs run:heavy'],

@@ -8,6 +8,7 @@ import { internalHeaders } from '../../src/access/internal.js'
 import { ADMIN_ROUTES } from '../../src/admin/smoke.js'
 import { CHECK_WEIGHTS } from '../../src/admin/readiness.js'
 import { readinessReportSchema } from '../../src/admin/schemas.js'
+import { serializerOf } from '../../src/json/serializer.js'
 
 const OVERVIEW = '/api/v1/admin/go-live/overview'
 
@@ -222,6 +223,15 @@ describe('GET /api/v1/admin/go-live/overview', () => {
     expect(report.plan.migration_summary).toMatchObject({ alembic_exists: false, migrations_dir: 'src/store/migrations/sqlite', migrations_exist: true, database_path: ':memory:', pending: [] })
     expect(report.plan.migration_summary.applied.map((m) => m.name)).toContain('0001-core.sql')
     expect(report.plan.environment_summary.aliases.map((a) => a.alias)).toContain('NCM_PORT')
+  })
+
+  it('its Node dependency analysis, spliced in as bytes written once per analysis, is the report\'s own, written by the route\'s schema', async () => {
+    const [first, second] = [json(await app.inject(OVERVIEW)).data, json(await app.inject(OVERVIEW)).data]
+    const report = await app.adminCollectors.readiness.report({ smoke: false })
+    const written = JSON.parse(serializerOf(readinessReportSchema)(report)) as { node_dependency_summary: unknown }
+    expect(first.node_dependency_summary).toEqual(written.node_dependency_summary)
+    expect(second.node_dependency_summary).toEqual(first.node_dependency_summary)
+    expect(JSON.stringify(first.node_dependency_summary).length).toBeGreaterThan(10_000)
   })
 
   it('a healthy host is ready: boot pass from in-process checks, every check listed, all four admin routes 2xx', async () => {
