@@ -85,6 +85,8 @@ export class Ledger {
   writes = 0
   /** Writes that failed while a server was being killed (not acknowledged, so not checked). */
   excusedFailures = 0
+  /** Writes refused 503 occupied (contention: a write that lost its serializable race too often) and sent again. */
+  occupiedRetries = 0
   repeatedKeyAcks = 0
   repeatedImportAcks = 0
   replaysChecked = 0
@@ -227,6 +229,10 @@ export interface WriteStreamOptions {
 
 type Answer = { status: number; headers: Record<string, string | string[] | undefined>; body: Record<string, any> }
 
+/** How often a write refused 503 occupied is sent again before the refusal counts as a problem. */
+const OCCUPIED_RETRIES = 5
+const isOccupied = (res: Answer): boolean => res.status === 503 && res.body.refuse?.code === 'occupied'
+
 async function send(p: Pool, path: string, payload: unknown, headers: Record<string, string>, contentType = 'application/json'): Promise<Answer> {
   const res = await p.request({
     path, method: 'POST', body: typeof payload === 'string' ? payload : JSON.stringify(payload), headers: { 'content-type': contentType, ...headers },
@@ -257,6 +263,19 @@ export async function writeStream(p: Pool, o: WriteStreamOptions) {
       if (o.excused({ startedAt, endedAt: Date.now() })) ledger.excusedFailures++
       else ledger.problem(`round ${round}: ${what} failed: ${(err as Error).message}`)
       return null
+    }
+    // Every write here is safe to send again (a keyed cycle, a content-addressed pin, a series imported by symbol): a
+    // typed refusal that says to come back is met as a client meets it, and counted. Never acknowledged, it was never lost.
+    for (let tries = 1; isOccupied(res) && tries <= OCCUPIED_RETRIES; tries++) {
+      ledger.occupiedRetries++
+      await new Promise((resolve) => setTimeout(resolve, 1000 * Number(res.body.refuse?.retry_after_s ?? 1)))
+      try {
+        res = await fn()
+      } catch (err) {
+        if (o.excused({ startedAt, endedAt: Date.now() })) ledger.excusedFailures++
+        else ledger.problem(`round ${round}: ${what} failed after ${tries} refusal(s) occupied: ${(err as Error).message}`)
+        return null
+      }
     }
     if (res.status >= 200 && res.status < 300) return res
     if (o.excused({ status: res.status, startedAt, endedAt: Date.now() })) ledger.excusedFailures++

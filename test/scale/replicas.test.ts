@@ -117,8 +117,9 @@ describe.skipIf(missing !== null)('three replicas on one PostgreSQL database and
     expect([...replicasHit].sort(), 'nginx spread the requests over every replica').toEqual([0, 1, 2])
   })
 
-  // Full cycles on one account from several replicas take the account's transaction lock (src/trading/cycle.ts), so
-  // none loses its serializable race for good; a write cut off by the kill (nginx's 502) is the only excused failure.
+  // Full cycles on one account from several replicas take the account's transaction lock (src/trading/cycle.ts); a
+  // write that still loses its serializable race TRANSACTION_ATTEMPTS times is refused 503 occupied, and is sent again
+  // as a client would (write-mix.ts, counted). A write cut off by the kill (nginx's 502) is the only excused failure.
   it('concurrent writes with repeated keys, pins and imports survive a replica SIGKILLed mid-stream and restarted', async () => {
     const ledger = new Ledger()
     const rng = prng(SEED)
@@ -152,6 +153,7 @@ describe.skipIf(missing !== null)('three replicas on one PostgreSQL database and
         `${restartedAtWrite - killedAtWrite} while it was down or starting), ${ledger.excusedFailures} cut off by the kill; ` +
         `${ledger.cycles.size} cycles (${ledger.orderOwner.size} orders), ${ledger.pins.size} pins, ${ledger.datasets.size} datasets acknowledged; ` +
         `${ledger.repeatedKeyAcks} repeated-key and ${ledger.repeatedImportAcks} repeated-import answers; ` +
+        `${ledger.occupiedRetries} sent again after 503 occupied; ` +
         `checked ${ledger.replaysChecked} replays, ${ledger.pinsChecked} pins, ${ledger.datasetsChecked} datasets`,
     )
     expect(ledger.problems, context()).toEqual([])
