@@ -137,11 +137,7 @@ export const run = defineOperation({
   provenance: ['computed', 'measured', 'stored'],
   largeAnswer: true,
   refusals: DISPATCHED_REFUSALS,
-  checkLimits: (input) => {
-    if ('batch' in input && input.batch.length > MAX_BATCH) {
-      throw new Refusal('over_limit', `a batch holds at most ${MAX_BATCH} jobs; this one has ${input.batch.length}`)
-    }
-  },
+  checkLimits: checkBatchSize,
   examples: [
     { op: 'captions' },
     { batch: [{ op: 'surface' }, { op: 'chat', input: {} }, { op: 'lexicon' }] },
@@ -153,11 +149,17 @@ export const run = defineOperation({
     const asBody = ({ op, input, wide }: { op: string; input?: unknown; wide?: Uint8Array }): RunJob =>
       ({ op, input: wide ? inputBytes(wide, ctx) : input })
     const input = 'batch' in items ? { ...items, batch: items.batch.map(asBody) } : asBody(items)
-    run.checkLimits?.(input, ctx)
+    checkBatchSize(input)
     return answerRun(input, ctx)
   },
   handler: (input, ctx) => answerRun(input, ctx),
 })
+
+function checkBatchSize(input: RunJob | { batch: RunJob[] }): void {
+  if ('batch' in input && input.batch.length > MAX_BATCH) {
+    throw new Refusal('over_limit', `a batch holds at most ${MAX_BATCH} jobs; this one has ${input.batch.length}`)
+  }
+}
 
 /** /run's answer to its input, each job's input a value or a body the mill handed back as bytes. */
 async function answerRun(input: RunJob | { batch: RunJob[]; stop_on_refusal: boolean }, ctx: OperationContext): Promise<JsonBytes> {
