@@ -167,6 +167,11 @@ export function hostileRequests(): HostileRequest[] {
     { name: 'clauses: 100k-var header, accepted', method: 'POST', path: '/api/v1/clauses', body: JSON.stringify({ dimacs: mostVars }) },
     { name: 'run: 5 x clauses 100k-var, accepted', method: 'POST', path: '/api/v1/run',
       body: JSON.stringify({ batch: Array.from({ length: 5 }, () => ({ op: 'clauses', input: { dimacs: mostVars } })) }) },
+    // Accepted, small inputs worked and answered on the loop (STILL_WRITTEN_ON_THE_LOOP), their answers the largest such
+    // a body under 64 KiB gets: a 30-byte header declaring the most variables the loop works; every unit falsified.
+    { name: 'clauses: 16,384-var header on the loop, accepted', method: 'POST', path: '/api/v1/clauses', body: JSON.stringify({ dimacs: 'p cnf 16384 1\n1 0\n', max_listed: 10_000 }) },
+    { name: 'quiz: 4,500 falsified units on the loop, accepted', method: 'POST', path: '/api/v1/quiz',
+      body: JSON.stringify({ dimacs: `p cnf 4500 4500\n${Array.from({ length: 4_500 }, (_, i) => `${i + 1} 0`).join('\n')}\n`, assignment: Array.from({ length: 4_500 }, (_, i) => -(i + 1)), max_listed: 10_000 }) },
     // Accepted, inputs too wide for the loop inside a batch, a command line and an MCP call (120–150k values): read in
     // the mill from their bytes, as their routes read such a body (issue #30 item 1).
     { name: 'run: a clauses job of 120k values, accepted', method: 'POST', path: '/api/v1/run', body: JSON.stringify({ op: 'clauses', input: { clauses: clauses.slice(0, 30_000) } }) },
