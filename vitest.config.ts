@@ -17,6 +17,16 @@ const testFiles = ['src', 'test'].flatMap((dir) => readdirSync(dir, { recursive:
 const ownRegistry = (file: string): boolean => /\bvi\.(mock|doMock|stub\w*|spyOn|useFakeTimers)\(|process\.memoryUsage/.test(readFileSync(file, 'utf8'))
 const isolated = testFiles.filter(ownRegistry)
 
+/**
+ * ioredis rejects the commands still queued on a connection when it closes; BullMQ sometimes leaves one of those
+ * promises without a handler while its parts close (taskforcesh/bullmq#3546, open upstream): "Connection is closed."
+ * from ioredis's close handler, after every test of the file passed. Only that rejection is let through; any other
+ * unhandled error still fails the run.
+ */
+function isStrayRedisClose(error: { message?: string; stack?: string }): boolean {
+  return error.message === 'Connection is closed.' && /ioredis[\\/]built[\\/]redis[\\/]event_handler\.js/.test(error.stack ?? '')
+}
+
 export default defineConfig({
   test: {
     environment: 'node',
@@ -32,6 +42,7 @@ export default defineConfig({
     env: { LOOP_TRIPWIRE: 'throw' },
     testTimeout: 60_000,
     hookTimeout: 60_000,
+    onUnhandledError: (error) => !isStrayRedisClose(error),
     projects: [
       { extends: true, test: { name: 'shared', include: testFiles.filter((file) => !isolated.includes(file)), isolate: false } },
       { extends: true, test: { name: 'isolated', include: isolated, isolate: true } },
