@@ -233,6 +233,17 @@ type Answer = { status: number; headers: Record<string, string | string[] | unde
 const OCCUPIED_RETRIES = 5
 const isOccupied = (res: Answer): boolean => res.status === 503 && res.body.refuse?.code === 'occupied'
 
+/** Sends, then again after each 503 occupied's Retry-After (as a client does), at most `times` more; `onRetry` counts. */
+async function whileOccupied(send: () => Promise<Answer>, times: number, onRetry: () => void = () => {}): Promise<Answer> {
+  let res = await send()
+  for (let tries = 1; isOccupied(res) && tries <= times; tries++) {
+    onRetry()
+    await new Promise((resolve) => setTimeout(resolve, 1000 * Number(res.body.refuse?.retry_after_s ?? 1)))
+    res = await send()
+  }
+  return res
+}
+
 async function send(p: Pool, path: string, payload: unknown, headers: Record<string, string>, contentType = 'application/json'): Promise<Answer> {
   const res = await p.request({
     path, method: 'POST', body: typeof payload === 'string' ? payload : JSON.stringify(payload), headers: { 'content-type': contentType, ...headers },
@@ -258,24 +269,13 @@ export async function writeStream(p: Pool, o: WriteStreamOptions) {
     const startedAt = Date.now()
     let res: Answer
     try {
-      res = await fn()
+      // Every write here is safe to send again (a keyed cycle, a content-addressed pin, a series imported by symbol): a
+      // typed refusal that says to come back is met as a client meets it, and counted. Never acknowledged, it was never lost.
+      res = await whileOccupied(fn, OCCUPIED_RETRIES, () => ledger.occupiedRetries++)
     } catch (err) {
       if (o.excused({ startedAt, endedAt: Date.now() })) ledger.excusedFailures++
       else ledger.problem(`round ${round}: ${what} failed: ${(err as Error).message}`)
       return null
-    }
-    // Every write here is safe to send again (a keyed cycle, a content-addressed pin, a series imported by symbol): a
-    // typed refusal that says to come back is met as a client meets it, and counted. Never acknowledged, it was never lost.
-    for (let tries = 1; isOccupied(res) && tries <= OCCUPIED_RETRIES; tries++) {
-      ledger.occupiedRetries++
-      await new Promise((resolve) => setTimeout(resolve, 1000 * Number(res.body.refuse?.retry_after_s ?? 1)))
-      try {
-        res = await fn()
-      } catch (err) {
-        if (o.excused({ startedAt, endedAt: Date.now() })) ledger.excusedFailures++
-        else ledger.problem(`round ${round}: ${what} failed after ${tries} refusal(s) occupied: ${(err as Error).message}`)
-        return null
-      }
     }
     if (res.status >= 200 && res.status < 300) return res
     if (o.excused({ status: res.status, startedAt, endedAt: Date.now() })) ledger.excusedFailures++
@@ -404,11 +404,7 @@ export async function checkWrites(p: Pool, o: CheckOptions) {
   const pinReads = () => eachLimited(choose([...ledger.pins.entries()]), o.concurrency, async ([digest, pin]) => {
     ledger.pinsChecked++
     // A read past the client's memory share is refused occupied with Retry-After: a client waits and asks again.
-    let res = await send(p, '/api/v1/pin', { digest }, headers())
-    for (let tries = 1; res.status === 503 && res.body.refuse?.code === 'occupied' && tries < 20; tries++) {
-      await new Promise((resolve) => setTimeout(resolve, 1000 * Number(res.body.refuse?.retry_after_s ?? 1)))
-      res = await send(p, '/api/v1/pin', { digest }, headers())
-    }
+    const res = await whileOccupied(() => send(p, '/api/v1/pin', { digest }, headers()), 19)
     const data = res.body.data as { action?: string; verified?: boolean; content?: string; size?: number } | undefined
     if (res.status !== 200 || !data || data.action !== 'read' || data.verified !== true || typeof data.content !== 'string') {
       ledger.problem(`${label}: pin ${digest} (acknowledged in round ${pin.round}) cannot be read: ${res.status} ${JSON.stringify(res.body.refuse ?? res.body).slice(0, 300)}`)

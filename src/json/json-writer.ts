@@ -124,6 +124,9 @@ export function stringifyDeep(value: unknown): string {
   return createJsonWriter(value).next(Number.POSITIVE_INFINITY)
 }
 
+/** The whole JSON as UTF-8 bytes in a buffer of their own, so they can move to another thread (a mill task's result). */
+export const jsonBytesDeep = (value: unknown): Uint8Array => new TextEncoder().encode(stringifyDeep(value))
+
 /** Text handed to another thread (the mill) is written this many characters a turn: ~2 ms for many small members. */
 export const TURN_TEXT_CHARS = 64 * 1024
 

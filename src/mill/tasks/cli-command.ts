@@ -5,7 +5,7 @@
 import { cliInput } from '../../inputs/cli.js'
 import { parseCommand, refuseOverlongOperation, tokenize, type CommandTable } from '../../inputs/command-line.js'
 import { Refusal } from '../../http/refusal.js'
-import { stringifyDeep } from '../../json/json-writer.js'
+import { jsonBytesDeep } from '../../json/json-writer.js'
 import { LOOP_BODY_MAX_VALUES, valuesUpTo } from '../../json/loop-rule.js'
 import { answerBytes, type AnswerSchema } from '../../json/serializer.js'
 import { moving } from '../moving.js'
@@ -39,7 +39,7 @@ export function cliCommandFromBody({ commands, parsed, ...body }: CliCommandPayl
       return moving({ ok: true as const, value: { op, input: command.input, parsed: written }, warnings: [] }, [written.buffer as ArrayBuffer])
     }
     // Written without recursion: a --json input may nest JSON_MAX_DEPTH deep.
-    const wide = new TextEncoder().encode(stringifyDeep(command.input))
+    const wide = jsonBytesDeep(command.input)
     return moving({ ok: true as const, value: { op, wide, parsed: written }, warnings: [] }, [written.buffer as ArrayBuffer, wide.buffer as ArrayBuffer])
   }))
 }

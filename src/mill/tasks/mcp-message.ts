@@ -4,7 +4,7 @@
 // route reads a large body (mcp/server.ts). What remains must fit what a body parsed on the loop may hold.
 import { joined, parseBody, textOf, type BodyOutcome, type JsonFormat } from '../../body-parse/formats.js'
 import { jsonDepth } from '../../engines/digest/canonical-json.js'
-import { stringifyDeep } from '../../json/json-writer.js'
+import { jsonBytesDeep, stringifyDeep } from '../../json/json-writer.js'
 import { LOOP_BODY_MAX_VALUES, valuesUpTo } from '../../json/loop-rule.js'
 import { moving } from '../moving.js'
 import type { TaskTable } from '../types.js'
@@ -37,13 +37,16 @@ export function mcpMessageFromBody({ blocks, format }: McpMessagePayload): McpMe
   const message = outcome.value
   const deep = outcome.depth! > CLONE_MAX_DEPTH
   const params = toolCallParams(message)
+  const fits = () => valuesUpTo(message, LOOP_BODY_MAX_VALUES) !== null
+  let fitsTheLoop = fits()
   let toolArguments: Uint8Array | undefined
-  if (params && (deep || valuesUpTo(message, LOOP_BODY_MAX_VALUES) === null)) {
+  if (params && (deep || !fitsTheLoop)) {
     // Written without recursion: arguments may nest JSON_MAX_DEPTH deep.
-    toolArguments = new TextEncoder().encode(stringifyDeep(params.arguments))
+    toolArguments = jsonBytesDeep(params.arguments)
     params.arguments = {}
+    fitsTheLoop = fits()
   }
-  if (valuesUpTo(message, LOOP_BODY_MAX_VALUES) === null) {
+  if (!fitsTheLoop) {
     const reason = `a JSON-RPC message may hold at most ${LOOP_BODY_MAX_VALUES} values besides one tools/call's arguments ` +
       '(send large calls one at a time)'
     return { outcome: { ok: false, refusal: { code: 'over_limit', reason, options: { hints: { limit: 'LOOP_BODY_MAX_VALUES', value: LOOP_BODY_MAX_VALUES } } } } }

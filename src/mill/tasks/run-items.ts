@@ -3,7 +3,7 @@
 // fit in that budget; a job whose input does not is handed back as its input's JSON bytes, for its operation to read
 // as it reads a large body of its own route (caller/gate.ts runOperation).
 import { runInput, type RunInput, type RunJob } from '../../inputs/run.js'
-import { stringifyDeep } from '../../json/json-writer.js'
+import { jsonBytesDeep } from '../../json/json-writer.js'
 import { LOOP_BODY_MAX_VALUES, valuesUpTo } from '../../json/loop-rule.js'
 import { moving } from '../moving.js'
 import type { TaskTable } from '../types.js'
@@ -29,7 +29,7 @@ export function runItemsFromBody(payload: BodyBlocksPayload): FromBodyResult<Run
         continue
       }
       // Written without recursion: an input may nest JSON_MAX_DEPTH deep.
-      const wide = new TextEncoder().encode(stringifyDeep(job.input))
+      const wide = jsonBytesDeep(job.input)
       delete job.input
       job.wide = wide
       moved.push(wide.buffer as ArrayBuffer)

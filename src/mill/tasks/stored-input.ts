@@ -7,7 +7,7 @@ import { validationRefusal } from '../../http/validation.js'
 import { checkJobBudget, jobSchemaOf } from '../../inputs/job-budget.js'
 import { STORED_INPUTS, type StoredInputOp, type StoredInputRules } from '../../inputs/stored.js'
 import type { z } from 'zod'
-import { stringifyDeep } from '../../json/json-writer.js'
+import { jsonBytesDeep } from '../../json/json-writer.js'
 import { moving } from '../moving.js'
 import type { TaskTable } from '../types.js'
 import { NEEDS_HEAVY, validated, workFromBody, type BodyBlocksPayload, type FromBodyResult, type Judge } from './from-body.js'
@@ -52,7 +52,7 @@ export function storedInputFromBody(payload: StoredInputPayload): FromBodyResult
     // Admission comes after the limits, as on the loop (caller/gate.ts admitParsed).
     if (!mayWorkHeavy) return NEEDS_HEAVY
     // Written without recursion (a formula nests JSON_MAX_DEPTH deep), into bytes of their own (they move to the loop).
-    const json = new TextEncoder().encode(stringifyDeep(input))
+    const json = jsonBytesDeep(input)
     const digest = createHash('sha256').update(op).update('\0').update(json).digest('hex')
     return moving({ ok: true as const, value: { json, digest }, warnings: [] }, [json.buffer as ArrayBuffer])
   }
