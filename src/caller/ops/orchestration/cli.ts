@@ -6,7 +6,7 @@ import { inputBytes } from '../../gate.js'
 import { answerSchema } from '../../../json/serializer.js'
 import { Refusal } from '../../../http/refusal.js'
 import { cliInput } from '../../../inputs/cli.js'
-import { DISPATCHED_REFUSALS, dispatch, dispatchAnswer, itemBytes, rethrowSingle, runOutput } from './run.js'
+import { DISPATCHED_REFUSALS, dispatch, dispatchAnswer, itemBytes, rethrowSingle, runOutput, SINGLE_ANSWER } from './run.js'
 
 const parsedCommand = z.object({ op: z.string(), input: z.record(z.string(), z.unknown()) })
 const output = runOutput.extend({ parsed: parsedCommand })
@@ -34,7 +34,7 @@ export const cli = defineOperation({
     const command = await read(ctx.mill.run('cli.command', payload, body.options))
     const result = await dispatch(command.op, command.wide ? inputBytes(command.wide, ctx) : command.input, ctx)
     rethrowSingle(result)
-    return dispatchAnswer(output, [itemBytes(result)], singleAnswer, { parsed: command.parsed })
+    return dispatchAnswer(output, [itemBytes(result)], SINGLE_ANSWER, { parsed: command.parsed })
   },
   handler: async (input, ctx) => {
     if ('line' in input) refuseOverlongOperation(input.line, ctx.registry)
@@ -43,8 +43,6 @@ export const cli = defineOperation({
     if (parsed.op.name === 'cli') throw new Refusal('invalid_input', 'cli cannot run cli')
     const result = await dispatch(parsed.op.name, parsed.input, ctx)
     rethrowSingle(result)
-    return dispatchAnswer(output, [itemBytes(result)], { ...singleAnswer, parsed: { op: parsed.op.name, input: parsed.input } })
+    return dispatchAnswer(output, [itemBytes(result)], { ...SINGLE_ANSWER, parsed: { op: parsed.op.name, input: parsed.input } })
   },
 })
-
-const singleAnswer = { mode: 'single', completed: 1, refused: 0, stopped_early: false }

@@ -10,7 +10,6 @@ import { inTurns } from '../../../sched/turns.js'
 import { JsonBytes } from '../../../json/bytes.js'
 import { splicedAnswer, writtenBy } from '../../../json/serializer.js'
 import { MAX_BATCH, runInput, type RunJob } from '../../../inputs/run.js'
-import type { RunItems } from '../../../mill/tasks/run-items.js'
 
 /** Jobs of one batch that may enter the mill (heavy operations, and light ones whose input sends them there). */
 export const MAX_BATCH_MILL_JOBS = 8
@@ -107,6 +106,9 @@ export async function dispatch(op: string, input: unknown, ctx: OperationContext
 
 const elapsed = (start: number) => Math.round((performance.now() - start) * 1000) / 1000
 
+/** The rest of the answer of one job dispatched alone (/run's single form, /cli). */
+export const SINGLE_ANSWER = { mode: 'single', completed: 1, refused: 0, stopped_early: false } as const
+
 /** A single dispatch answers with the inner refusal itself, so its HTTP status is the inner one. */
 export function rethrowSingle(result: ItemResult): void {
   if (result.refuse) {
@@ -166,7 +168,7 @@ async function answerRun(input: RunJob | { batch: RunJob[]; stop_on_refusal: boo
   if ('op' in input) {
     const result = await dispatch(input.op, input.input, ctx)
     rethrowSingle(result)
-    return dispatchAnswer(runOutput, [itemBytes(result)], { mode: 'single', completed: 1, refused: 0, stopped_early: false })
+    return dispatchAnswer(runOutput, [itemBytes(result)], SINGLE_ANSWER)
   }
   // Scopes and counts are checked on the canonical operation, never on the spelling of its name.
   const heavyJobs = input.batch.filter((j) => canonicalOf(j.op, ctx)?.heavy).length
