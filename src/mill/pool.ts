@@ -106,6 +106,9 @@ export function createMill({ threads, maxQueue, nice = 10, perOwner, lineWaitMs 
     idleTimeout: IDLE_WORKER_MS,
     // piscina's run-time histogram makes its `utilization` getter cost ~0.5 ms per read; ours is a few additions.
     recordTiming: false,
+    // Between tasks a worker waits on its event loop (Atomics.waitAsync), not in Atomics.wait: a thread blocked there
+    // never runs V8's own collection tasks nor the collection worker.ts asks for, and kept its garbage (~100 MiB each).
+    atomics: 'async',
     workerData: slots.shared,
     // A worker run from TypeScript sources needs their loader (worker-file.ts).
     execArgv: worker.execArgv,
