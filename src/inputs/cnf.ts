@@ -85,6 +85,22 @@ export function cnfFromJson(clauses: number[][], vars: number | undefined, path 
   return cnfFromClauses(clauses, vars ?? maxVar)
 }
 
+/** What a CNF's answers grow with: its declared variables, literals and clauses (for DIMACS not yet parsed, at most half its characters each). */
+export interface CnfSize {
+  vars: number
+  literals: number
+  clauses: number
+}
+
+export function cnfSizeOf(source: CnfSource): CnfSize {
+  if ('cnf' in source) return { vars: source.cnf.vars, literals: source.cnf.lits.length, clauses: source.cnf.starts.length - 1 }
+  const most = Math.ceil(source.dimacs.length / 2)
+  return { vars: peekDimacsHeader(source.dimacs)?.vars ?? 0, literals: most, clauses: most }
+}
+
+/** The most characters a variable or literal of a CNF worked on the loop takes in an answer, with its separator ("-16384,"). */
+export const LOOP_NUMBER_CHARS = String(-INLINE_MAX_VARS).length + 1
+
 /** Where a CNF comes from, and whether it is small enough to handle on the event loop. */
 export function cnfSource(input: { dimacs?: string | undefined; clauses?: number[][] | undefined; vars?: number | undefined }): {
   source: CnfSource

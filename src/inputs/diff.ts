@@ -132,6 +132,16 @@ export function diffRefusal(outcome: Exclude<DiffOutcome, { ok: true }>): Refusa
 }
 
 /**
+ * The most JSON /diff answers for a request worked as on the loop: each unit of a and b a part of a hunk and again in
+ * the unified text, escaped at most six times over (50 characters per unit of the request's weight covers both), and
+ * with a patch the patched document, up to its budget.
+ */
+export function diffAnswerBytes(request: DiffRequest & { maxResultWeight: number }): number {
+  const result = request.patch ? 6 * Math.min(DIFF_LIMITS.inline, request.maxResultWeight) : 0
+  return 50 * requestWeight(request, DIFF_LIMITS.inline + 1) + result + 4096
+}
+
+/**
  * A diff as the route works it on the event loop: requests up to DIFF_LIMITS.inline, growing (a patch's copies) at most
  * to that size there; `heavy` when the route sends it to the mill instead, where it runs under the full budget.
  */

@@ -1,7 +1,7 @@
 // POST /quiz's input: read by its route on the loop and, for a large body, by the mill (mill/tasks/logic.ts).
 import { z } from 'zod'
 import { Refusal } from '../http/refusal.js'
-import { dimacsText, exactlyOneOf, jsonClauses } from './cnf.js'
+import { dimacsText, exactlyOneOf, jsonClauses, LOOP_NUMBER_CHARS, type CnfSize } from './cnf.js'
 import { formulaInput } from './formula.js'
 
 export const quizInput = z
@@ -27,3 +27,14 @@ export function assignmentByName(assignment: QuizInput['assignment']): Record<st
     issues: [{ path: 'assignment', message: 'expected an object of names to booleans' }],
   })
 }
+
+/** The most JSON /quiz answers for a CNF of this size checked on the loop: the falsified clauses listed, the unassigned variables. */
+export const quizAnswerBytes = ({ vars, literals, clauses }: CnfSize, maxListed: number): number =>
+  LOOP_NUMBER_CHARS * (literals + Math.min(maxListed, vars)) + 48 * Math.min(maxListed, clauses) + 2048
+
+/**
+ * The most JSON /quiz answers for a formula of this weight (jsonWeight: its nodes and characters) checked on the loop:
+ * the unassigned names, each in the formula too and escaped at most six times over, and the falsified conjuncts listed
+ * with their paths.
+ */
+export const quizFormulaAnswerBytes = (weight: number, maxListed: number): number => 6 * weight + 80 * maxListed + 2048

@@ -1,8 +1,8 @@
 // Issue #30's invariant, in one place: on the event loop a request handles at most 64 KiB of JSON as a value. Answers
-// larger than that are written in the mill (the serializer's tripwire, plugins/serializer.ts; every route but those
-// listed below with the bound that keeps them finite); bodies larger than that are parsed in the mill, and what comes
-// back to the loop may hold no more values than the largest body parsed on the loop (the body parser's tripwire,
-// plugins/json-body.ts; every route). Under LOOP_TRIPWIRE=throw (every test) both throw.
+// larger than that are written in the mill (the serializer's tripwire, plugins/serializer.ts); bodies larger than that
+// are parsed in the mill, and what comes back to the loop may hold no more values than the largest body parsed on the
+// loop (the body parser's tripwire, plugins/json-body.ts). Under LOOP_TRIPWIRE=throw (every test) both throw, on every
+// route.
 
 /** The most JSON a request writes on the event loop; a larger answer is written in the mill. */
 export const LOOP_VALUE_MAX_BYTES = 64 * 1024
@@ -16,17 +16,6 @@ export const ON_LOOP_WORK_MAX_BYTES = 32 * 1024
 
 /** The most values a body parsed on the loop can hold (`[0,0,…]` in 64 KiB): a body back from the mill may hold no more. */
 export const LOOP_BODY_MAX_VALUES = LOOP_VALUE_MAX_BYTES / 2
-
-/**
- * Routes that still write more than LOOP_VALUE_MAX_BYTES on the loop, each with the bound that keeps it finite: the
- * tripwire lets these through and trips on every other route. Each is work left (issue #30): write it in the mill, or
- * page it below the limit, then take it off this list.
- */
-export const STILL_WRITTEN_ON_THE_LOOP: ReadonlyMap<string, string> = new Map([
-  ['/api/v1/clauses', 'a small CNF answered on the loop (at most 64 KiB of DIMACS or 16,384 literals, and 16,384 variables): its model, lists and simplified CNF, about 0.6 MB at most; a larger CNF\'s answer is written in the mill'],
-  ['/api/v1/quiz', 'a quiz worked on the loop (at most 16,384 literals and 16,384 variables, or a formula of 16,384 values): up to max_listed (10,000) falsified clauses and unassigned variables, each listed once, so about twice the input\'s JSON at most; a larger input\'s answer is written in the mill'],
-  ['/api/v1/diff', 'a diff worked on the loop: inputs up to DIFF_LIMITS.inline (256 Ki characters), which anyone may ask; heavier ones run in the mill, which needs run:heavy'],
-])
 
 /** Breaks the rule under test: said on stderr too (the tests' hosts log nothing, and their 500 names only the request id). */
 export function tripLoopRule(what: string): never {

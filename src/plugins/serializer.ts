@@ -4,7 +4,7 @@ import type { FastifySerializerCompiler } from 'fastify/types/schema.js'
 import type { z } from 'zod'
 import { JsonBytes } from '../json/bytes.js'
 import { serializerOf, type Serialize } from '../json/serializer.js'
-import { LOOP_VALUE_MAX_BYTES, STILL_WRITTEN_ON_THE_LOOP, tripLoopRule } from '../json/loop-rule.js'
+import { LOOP_VALUE_MAX_BYTES, tripLoopRule } from '../json/loop-rule.js'
 
 export interface SerializerOptions {
   /** `throw`: writing more than LOOP_VALUE_MAX_BYTES here throws (config LOOP_TRIPWIRE; the tests run with it). */
@@ -20,7 +20,6 @@ export interface SerializerOptions {
 export function zodSerializerCompiler(options: SerializerOptions = {}): FastifySerializerCompiler<z.ZodType> {
   const armed = options.tripwire === 'throw'
   const compiler = ({ schema, url }: { schema: z.ZodType; url?: string }) => {
-    const tripped = armed && !STILL_WRITTEN_ON_THE_LOOP.has(url ?? '')
     // Compiled on the route's first answer with that status, not at start: compiling every route's schemas was about a
     // sixth of the start-up time, and most routes (and most error statuses) are never answered in a process's life.
     let serialize: Serialize | null = null
@@ -28,7 +27,7 @@ export function zodSerializerCompiler(options: SerializerOptions = {}): FastifyS
       // An answer already written through this schema (where it was computed) is sent as its bytes.
       if (data instanceof JsonBytes) return data.payload()
       const text = (serialize ??= serializerOf(schema))(data)
-      if (tripped && text.length > LOOP_VALUE_MAX_BYTES) {
+      if (armed && text.length > LOOP_VALUE_MAX_BYTES) {
         tripLoopRule(`${url ?? 'a route'} wrote ${text.length} characters of JSON on the event loop, over ` +
           `${LOOP_VALUE_MAX_BYTES}: write this answer in the mill (src/json/serializer.ts answerSchema)`)
       }

@@ -86,9 +86,13 @@ describe('POST /diff', () => {
     expect(app.mill.stats().completed).toBe(before + 1)
     expect(body.data).toMatchObject({ added: 41, removed: 41, verified: true, minimal: true })
     expect(applyUnified(a, body.data.unified)).toBe(b)
+    // 2,000 lines are light work, but their answer's bound (diffAnswerBytes) is over what the loop writes: one short task.
     const small = await post({ a: lines.slice(0, 2000).join(''), b: b.split('\n').slice(0, 2000).join('\n') + '\n' })
     expect(small.body.data.added).toBe(3)
-    expect(app.mill.stats().completed).toBe(before + 1)
+    expect(app.mill.stats().completed).toBe(before + 2)
+    // A few lines are answered on the loop.
+    expect((await post({ a: lines.slice(0, 20).join(''), b: b.split('\n').slice(0, 20).join('\n') + '\n' })).body.data.added).toBe(1)
+    expect(app.mill.stats().completed).toBe(before + 2)
   })
 
   it('reports a bad patch the same way from the mill', async () => {

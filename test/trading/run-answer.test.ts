@@ -7,7 +7,7 @@ import { generateSyntheticBars, SYNTHETIC_PRESETS } from '../../src/engines/trad
 import { downsample } from '../../src/engines/trading/downsample.js'
 import { INLINE_TRADES_MAX } from '../../src/engines/trading/answer-caps.js'
 import { serializerOf } from '../../src/json/serializer.js'
-import { LOOP_VALUE_MAX_BYTES, STILL_WRITTEN_ON_THE_LOOP } from '../../src/json/loop-rule.js'
+import { LOOP_VALUE_MAX_BYTES } from '../../src/json/loop-rule.js'
 import { runDetail } from '../../src/trading/readback-schemas.js'
 import { TRADE_JSON_MAX_BYTES } from '../../src/trading/readback.js'
 import { createTradingRepository, type TradingRepository } from '../../src/trading/repository.js'
@@ -66,10 +66,6 @@ async function formerText(id: number, answer: Record<string, unknown>, query: { 
 }
 
 describe('a run read back', () => {
-  it('is off the tripwire\'s list: the route is held to the loop\'s limit', () => {
-    expect(STILL_WRITTEN_ON_THE_LOOP.has('/api/v11/runs/:id')).toBe(false)
-  })
-
   const cases: Array<[string, keyof typeof runs, string, { trades: boolean; points?: number }, 'mill' | 'loop']> = [
     ['1,000 of its trades and its curve (over the loop\'s limit)', 'many', '?include=trades', { trades: true }, 'mill'],
     ['1,000 trades and a curve downsampled further', 'many', '?include=trades&equity_points=10', { trades: true, points: 10 }, 'mill'],

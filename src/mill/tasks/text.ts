@@ -23,10 +23,22 @@ export function diffTask({ request, answer }: DiffTaskPayload): DiffTaskOutcome 
   return moving({ ok: true, answer: bytes }, [bytes.buffer as ArrayBuffer])
 }
 
+/**
+ * A diff inside the loop's limits whose answer may pass what the loop writes (light work): worked as on the loop
+ * (`heavy` when the loop would send it on), written here.
+ */
+export function lightDiffTask({ request, answer }: DiffTaskPayload & { request: { maxResultWeight: number } }): DiffTaskOutcome | 'heavy' {
+  const outcome = diffOnTheLoop(request)
+  if (outcome === 'heavy' || !outcome.ok) return outcome
+  const bytes = answerBytes(answer, diffAnswer(outcome))
+  return moving({ ok: true as const, answer: bytes }, [bytes.buffer as ArrayBuffer])
+}
+
 const diffAnswer = (outcome: Extract<DiffOutcome, { ok: true }>) => ({ ...outcome.report, ...('result' in outcome ? { result: outcome.result } : {}) })
 
 export const textTasks = {
   'text.diff': diffTask,
+  'text.diffLight': lightDiffTask,
   // /diff from a large body's bytes: read as its route reads it, then diffed and written here.
   'text.diffBody': (payload: AnswerFromBody & { maxResultWeight: number }): FromBodyResult<Uint8Array> => answerFromBody(payload, diffInput, (input) => {
     checkDiffLimits(input)

@@ -3,8 +3,10 @@ import { z } from 'zod'
 import { defineOperation } from '../../operation.js'
 import { clausesWork, type ClausesTaskPayload } from '../../../mill/tasks/logic.js'
 import { DEFAULT_SIMPLIFY_OPTIONS } from '../../../engines/sat/simplify.js'
-import { checkCnfLimits, cnfSource, inTheMill, SAT_LIMITS, valueOf } from './common.js'
-import { clausesInput } from '../../../inputs/clauses.js'
+import { checkCnfLimits, cnfSource, inTheMill, lightInTheMill, SAT_LIMITS, valueOf } from './common.js'
+import { clausesAnswerBytes, clausesInput } from '../../../inputs/clauses.js'
+import { cnfSizeOf } from '../../../inputs/cnf.js'
+import { LOOP_VALUE_MAX_BYTES } from '../../../json/loop-rule.js'
 import { JsonBytes } from '../../../json/bytes.js'
 import { answerSchema } from '../../../json/serializer.js'
 
@@ -74,13 +76,14 @@ export const clauses = defineOperation({
   handler: async (i, ctx) => {
     const { source, small } = cnfSource(i)
     const payload: ClausesTaskPayload = { source, options: { ...DEFAULT_SIMPLIFY_OPTIONS, listLimit: i.max_listed } }
-    if (small) {
+    if (small && clausesAnswerBytes(cnfSizeOf(source), i.max_listed) <= LOOP_VALUE_MAX_BYTES) {
       const { value, warnings } = valueOf(clausesWork(payload))
       return { ...value, warnings }
     }
-    // A large CNF's answer grows with its variables, not its text (a 20-byte header declares a 100k-variable model):
-    // written in the worker, sent as its bytes.
-    const { value } = await inTheMill(ctx, 'clauses', (options) => ctx.mill.run('logic.clauses', { ...payload, answer: answerSchema(output) }, options))
+    // The answer grows with the variables, not the text (a 30-byte header declares a 16,384-variable model): written in
+    // the worker, sent as its bytes; light work when the CNF is small, heavy when it is not.
+    const inMill = small ? lightInTheMill : inTheMill
+    const { value } = await inMill(ctx, 'clauses', (options) => ctx.mill.run('logic.clauses', { ...payload, answer: answerSchema(output) }, options))
     return new JsonBytes([value])
   },
 })

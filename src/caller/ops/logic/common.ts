@@ -81,6 +81,14 @@ export function flatFormula(value: unknown, path = 'formula'): FlatFormula {
 }
 
 
+/**
+ * Runs a task in the mill as light work: work the loop's input limits bound, whose answer may still pass what a request
+ * writes on the loop (LOOP_VALUE_MAX_BYTES). Short work: beside heavy work, in the client's share, without run:heavy.
+ */
+export async function lightInTheMill<T>(ctx: OperationContext, op: string, run: (options: RunOptions) => Promise<TaskResult<T>>): Promise<{ value: T; warnings: string[] }> {
+  return valueOf(await run({ timeoutMs: budgetOf(undefined), op, owner: ctx.principal.owner, short: true }))
+}
+
 /** Runs a task in the mill as a request's heavy work (admitted, with the default budget). */
 export async function inTheMill<T>(
   ctx: OperationContext,

@@ -2,8 +2,11 @@
 import { z } from 'zod'
 import { defineOperation } from '../../operation.js'
 import { quizFormulaWork, quizWork, type FormulaSource, type QuizTaskPayload } from '../../../mill/tasks/logic.js'
-import { checkCnfLimits, cnfSource, flatFormula, inTheMill, valueOf } from './common.js'
-import { assignmentByName, quizInput } from '../../../inputs/quiz.js'
+import { checkCnfLimits, cnfSource, flatFormula, inTheMill, lightInTheMill, valueOf } from './common.js'
+import { assignmentByName, quizAnswerBytes, quizFormulaAnswerBytes, quizInput } from '../../../inputs/quiz.js'
+import { cnfSizeOf } from '../../../inputs/cnf.js'
+import { LOOP_VALUE_MAX_BYTES } from '../../../json/loop-rule.js'
+import { jsonWeight } from '../../../engines/diff/json-patch.js'
 import { JsonBytes } from '../../../json/bytes.js'
 import { answerSchema } from '../../../json/serializer.js'
 import { formulaText } from './formula-source.js'
@@ -61,8 +64,14 @@ export const quiz = defineOperation({
       const assignment = assignmentByName(i.assignment)
       const payload = (formula: FormulaSource) => ({ formula, assignment, maxListed: i.max_listed })
       if (isSmallFormulaValue(i.formula)) {
-        const { value, warnings } = valueOf(quizFormulaWork(payload(flatFormula(i.formula))))
-        return { ...value, checked: 'formula' as const, warnings }
+        const formula = flatFormula(i.formula)
+        if (quizFormulaAnswerBytes(jsonWeight(i.formula, LOOP_VALUE_MAX_BYTES + 1), i.max_listed) <= LOOP_VALUE_MAX_BYTES) {
+          const { value, warnings } = valueOf(quizFormulaWork(payload(formula)))
+          return { ...value, checked: 'formula' as const, warnings }
+        }
+        // A small formula whose answer may still pass what the loop writes: light work, answered from the mill.
+        const { value } = await lightInTheMill(ctx, 'quiz', (options) => ctx.mill.run('logic.quizFormula', { ...payload(formula), answer }, options))
+        return new JsonBytes([value])
       }
       // A large formula is admitted as heavy work before its text is written for the mill; its answer is written there.
       const { value } = await inTheMill(ctx, 'quiz', async (options) => ctx.mill.run('logic.quizFormula', { ...payload(await formulaText(i.formula)), answer }, options))
@@ -70,11 +79,12 @@ export const quiz = defineOperation({
     }
     const { source, small } = cnfSource(i)
     const payload: QuizTaskPayload = { source, assignment: i.assignment, maxListed: i.max_listed }
-    if (small) {
+    if (small && quizAnswerBytes(cnfSizeOf(source), i.max_listed) <= LOOP_VALUE_MAX_BYTES) {
       const { value, warnings } = valueOf(quizWork(payload))
       return { ...value, checked: 'cnf' as const, warnings }
     }
-    const { value } = await inTheMill(ctx, 'quiz', (options) => ctx.mill.run('logic.quiz', { ...payload, answer }, options))
+    const inMill = small ? lightInTheMill : inTheMill
+    const { value } = await inMill(ctx, 'quiz', (options) => ctx.mill.run('logic.quiz', { ...payload, answer }, options))
     return new JsonBytes([value])
   },
 })

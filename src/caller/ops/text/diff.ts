@@ -5,7 +5,8 @@ import { budgetOf } from '../../../mill/pool.js'
 import type { DiffTaskOutcome } from '../../../mill/tasks/text.js'
 import { JsonBytes } from '../../../json/bytes.js'
 import { answerSchema } from '../../../json/serializer.js'
-import { checkDiffLimits, DIFF_LIMITS, DIFF_MODES, diffInput, diffOnTheLoop, diffRefusal, diffRequest } from '../../../inputs/diff.js'
+import { checkDiffLimits, DIFF_LIMITS, DIFF_MODES, diffAnswerBytes, diffInput, diffOnTheLoop, diffRefusal, diffRequest } from '../../../inputs/diff.js'
+import { LOOP_VALUE_MAX_BYTES } from '../../../json/loop-rule.js'
 
 export { DIFF_LIMITS }
 
@@ -76,8 +77,12 @@ export const diff = defineOperation({
       ctx.admission.admitHeavy('diff', ctx.principal)
       return ctx.mill.run('text.diff', { request, answer: answerSchema(output) }, { timeoutMs: budgetOf(undefined), op: 'diff', owner: ctx.principal.owner })
     }
-    const onLoop = diffOnTheLoop(request)
-    const outcome = onLoop === 'heavy' ? await inMill() : onLoop
+    // Light work whose answer may pass what the loop writes is worked and written in the mill, as short work.
+    const light = (): Promise<DiffTaskOutcome | 'heavy'> => ctx.mill.run('text.diffLight', { request, answer: answerSchema(output) }, {
+      timeoutMs: budgetOf(undefined), op: 'diff', owner: ctx.principal.owner, short: true,
+    })
+    const first = diffAnswerBytes(request) > LOOP_VALUE_MAX_BYTES ? await light() : diffOnTheLoop(request)
+    const outcome = first === 'heavy' ? await inMill() : first
     if (!outcome.ok) throw diffRefusal(outcome)
     // From the mill, the answer comes written by its schema: sent as those bytes.
     if ('answer' in outcome) return new JsonBytes([outcome.answer])
