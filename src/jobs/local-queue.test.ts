@@ -22,7 +22,7 @@ describe.each(TEST_BACKENDS)('local job queue on %s', (backend) => {
     const seen: unknown[] = []
     const echo = async (value: unknown) => {
       seen.push(value)
-      return { ok: true }
+      return JsonBytes.of('{"ok":true}')
     }
 
     const here = queueOn(store)

@@ -48,7 +48,7 @@ export interface ActiveRun {
 }
 
 type FinalState = 'succeeded' | 'failed' | 'cancelled'
-interface FinalOutcome { result?: unknown; error?: unknown; refuse?: RefusalBody; effect?: string }
+interface FinalOutcome { result?: JsonBytes; error?: unknown; refuse?: RefusalBody; effect?: string }
 
 export type LocalRunner = ReturnType<typeof createLocalRunner>
 
@@ -76,7 +76,7 @@ export function createLocalRunner(opts: LocalRunnerOptions) {
     return live && job.state === 'running' ? { ...job, progress: live.progress } : job
   }
 
-  function publish(type: JobEvent['type'], job: JobRecord, result?: unknown): void {
+  function publish(type: JobEvent['type'], job: JobRecord, result?: JsonBytes): void {
     const seq = (seqs.get(job.id) ?? 0) + 1
     seqs.set(job.id, seq)
     // Records carry no input (repository.ts): events go to every watcher, and an input may be megabytes of DIMACS.
@@ -117,7 +117,7 @@ export function createLocalRunner(opts: LocalRunnerOptions) {
     inputs.delete(job.id)
     if (final.startedAt !== null) durations.record(now - final.startedAt)
     publish(state, final, state === 'succeeded' ? outcome.result : undefined)
-    settle(job.id, state === 'succeeded' ? { job: final, ok: true, result: outcome.result } : { job: final, ok: false, error: outcome.error ?? refusalFrom(outcome.refuse!) })
+    settle(job.id, state === 'succeeded' ? { job: final, ok: true, result: outcome.result ?? null } : { job: final, ok: false, error: outcome.error ?? refusalFrom(outcome.refuse!) })
     return true
   }
 

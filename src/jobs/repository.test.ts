@@ -1,6 +1,7 @@
 // The job repository over Sql, on SQLite and PostgreSQL: one job per Idempotency-Key, state changes that happen once,
 // inputs and answers in parts, purge and paging.
 import { afterAll, describe, expect, it } from 'vitest'
+import { JsonBytes } from '../json/bytes.js'
 import { TEST_BACKENDS, testStores } from '../store/test-backends.js'
 import type { Sql } from '../store/sql.js'
 import { turnsDuring } from '../store/test-turns.js'
@@ -11,6 +12,9 @@ const stores = testStores()
 
 const partCount = async (sql: Sql, id: string, kind: 'input' | 'result'): Promise<number> =>
   Number((await sql.get<{ count: number | string }>('SELECT COUNT(*) AS count FROM job_parts WHERE job_id = ? AND kind = ?', [id, kind]))!.count)
+/** An answer as a run hands it over: written as its route writes it. */
+const written = (value: unknown): JsonBytes => JsonBytes.of(JSON.stringify(value))
+
 const progress = { fraction: 1, phase: 'succeeded', done: 1, total: 1, eta_s: null, counters: {} }
 afterAll(() => stores.cleanup())
 
@@ -53,7 +57,7 @@ describe.each(TEST_BACKENDS)('job repository on %s', (backend) => {
     expect(await repo.start('a', 2_000)).toMatchObject({ state: 'running', attempts: 1, startedAt: 2_000 })
     expect((await repo.input('a'))?.value()).toEqual({ n: 1 })
     expect(await repo.start('a', 2_001)).toBeNull()
-    const final = await repo.finish('a', 'succeeded', { result: { ok: 1 }, progress, now: 3_000 })
+    const final = await repo.finish('a', 'succeeded', { result: written({ ok: 1 }), progress, now: 3_000 })
     expect(final).toMatchObject({ state: 'succeeded', finishedAt: 3_000, progress })
     expect(await repo.finish('a', 'cancelled', { progress, now: 3_001 })).toBeNull()
     expect((await repo.result('a'))?.value()).toEqual({ ok: 1 })
@@ -67,7 +71,7 @@ describe.each(TEST_BACKENDS)('job repository on %s', (backend) => {
     const repo = createJobRepository(sql)
     await repo.insert(job('a'))
     const result = { model: 'x\u{1F600}'.repeat(400_000), sat: true } // 1.2 M characters: five parts
-    const { value: final, turns } = await turnsDuring(() => repo.finish('a', 'succeeded', { result, progress, now: 3_000 }))
+    const { value: final, turns } = await turnsDuring(() => repo.finish('a', 'succeeded', { result: written(result), progress, now: 3_000 }))
     expect(final).toMatchObject({ state: 'succeeded' })
     expect(await partCount(sql, 'a', 'result')).toBeGreaterThanOrEqual(5)
     expect(turns).toBeGreaterThanOrEqual(4)
@@ -84,9 +88,9 @@ describe.each(TEST_BACKENDS)('job repository on %s', (backend) => {
       await sql.run("INSERT INTO job_parts (job_id, kind, seq, created_at, content) VALUES ('b', 'result', ?, 1, ?)", [seq, Buffer.from(seq === 0 ? '[' : '0]')])
     }
     await repo.finish('a', 'cancelled', { refuse: { code: 'conflict', reason: 'x', http_status: 409 }, progress, now: 3_000 })
-    expect(await repo.finish('a', 'succeeded', { result: { late: true }, progress, now: 3_001 })).toBeNull()
+    expect(await repo.finish('a', 'succeeded', { result: written({ late: true }), progress, now: 3_001 })).toBeNull()
     expect(await partCount(sql, 'a', 'result')).toBe(0)
-    expect(await repo.finish('b', 'succeeded', { result: { ok: 2 }, progress, now: 3_002 })).toMatchObject({ state: 'succeeded' })
+    expect(await repo.finish('b', 'succeeded', { result: written({ ok: 2 }), progress, now: 3_002 })).toMatchObject({ state: 'succeeded' })
     expect(await partCount(sql, 'b', 'result')).toBe(1)
     expect((await repo.result('b'))?.value()).toEqual({ ok: 2 })
   })
@@ -95,7 +99,7 @@ describe.each(TEST_BACKENDS)('job repository on %s', (backend) => {
     const { sql } = await stores.open(backend)
     const repo = createJobRepository(sql)
     await repo.insert({ ...job('a'), inputParts: ['[1,', '2]'] })
-    await repo.finish('a', 'succeeded', { result: [3], progress, now: 5_000 })
+    await repo.finish('a', 'succeeded', { result: written([3]), progress, now: 5_000 })
     // A crash between the parts and the row: parts of a job that never was.
     await sql.run("INSERT INTO job_parts (job_id, kind, seq, created_at, content) VALUES ('ghost', 'input', 0, 5000, ?)", [Buffer.from('1')])
     expect(await repo.purge(5_000 + 60_000, 60_000)).toBe(1)

@@ -6,7 +6,6 @@ import type { RefusalBody } from '../http/refusal.js'
 import { keysetPages } from '../store/keyset.js'
 import type { Sql } from '../store/sql.js'
 import { inTurns } from '../sched/turns.js'
-import { jsonParts } from '../json/json-writer.js'
 import { createOrphanSweep, deleteParts, readBytes, writeParts } from './parts.js'
 import { JsonBytes } from '../json/bytes.js'
 import type { JobProgress, JobRecord, JobState, JobSurface } from './types.js'
@@ -61,7 +60,8 @@ export interface NewJob {
 }
 
 export interface JobFinal {
-  result?: unknown
+  /** A succeeded run's answer, as its route writes it. */
+  result?: JsonBytes
   refuse?: RefusalBody | null
   /** What a succeeded run's answer stands on (JobRecord.effect). */
   effect?: string | null
@@ -134,14 +134,14 @@ export function createJobRepository(sql: Sql): JobRepository {
    * Writes a job's answer unless the job already is final (its answer, if any, is another run's). Parts of an earlier
    * finish cut short (the process died between them and the UPDATE) are removed first.
    */
-  async function answerWritten(id: string, result: unknown, now: number): Promise<boolean> {
+  async function answerWritten(id: string, result: JsonBytes, now: number): Promise<boolean> {
     const row = await sql.get<{ state: JobState; leftover: number | boolean }>(
       "SELECT state, EXISTS (SELECT 1 FROM job_parts WHERE job_id = @id AND kind = 'result') AS leftover FROM jobs WHERE id = @id",
       { id },
     )
     if (!row || (row.state !== 'queued' && row.state !== 'running')) return false
     if (row.leftover) await deleteParts(sql, id, 'result')
-    await writeParts(sql, id, 'result', result instanceof JsonBytes ? result.chunks : jsonParts(result), now)
+    await writeParts(sql, id, 'result', result.chunks, now)
     return true
   }
   const one = async (text: string, params: Record<string, unknown> | unknown[]): Promise<JobRecord | null> => {
@@ -195,7 +195,7 @@ export function createJobRepository(sql: Sql): JobRepository {
     ),
     async finish(id, state, fields) {
       const answered = fields.result !== undefined
-      if (answered && !(await answerWritten(id, fields.result, fields.now))) return null
+      if (fields.result !== undefined && !(await answerWritten(id, fields.result, fields.now))) return null
       const final = await one(
         `UPDATE jobs SET state = @state, refuse = @refuse, progress = @progress, finished_at = @finished_at, effect = @effect
          WHERE id = @id AND state IN ('queued', 'running') AND (sealed_at IS NULL OR @state <> 'cancelled') RETURNING ${COLUMNS}`,

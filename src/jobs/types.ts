@@ -74,7 +74,7 @@ export interface JobEvent {
   type: 'queued' | 'running' | 'progress' | JobState
   job: JobRecord
   /** With `succeeded`: the answer. */
-  result?: unknown
+  result?: JsonBytes
 }
 
 export interface DefineOptions {
@@ -117,7 +117,7 @@ export interface JobListQuery extends PageQuery {
 }
 
 export type JobOutcome =
-  | { kind: 'succeeded'; result: unknown }
+  | { kind: 'succeeded'; result: JsonBytes | null }
   | { kind: 'failed' | 'cancelled'; refuse: RefusalBody }
   | { kind: 'pending'; state: JobState }
   | { kind: 'purged'; finishedAt: number; purgedAt: number }
@@ -128,7 +128,7 @@ export type JobOutcome =
  * produced (so the sync answer is byte for byte today's); a distributed one rebuilds them from the stored row.
  */
 export type SettledJob =
-  | { job: JobRecord; ok: true; result: unknown }
+  | { job: JobRecord; ok: true; result: JsonBytes | null }
   | { job: JobRecord; ok: false; error: unknown }
 
 export interface JobStats {
@@ -169,7 +169,7 @@ export class StoredInput {
  * Runs one operation from its input; throws a Refusal to fail. Pure functions of their input (re-run safe). The input is
  * a value, or its JSON bytes where the executor reads those (DefineOptions.storedBytes); it may be run more than once.
  */
-export type JobExecutor = (input: unknown, run: JobRun) => Promise<unknown>
+export type JobExecutor = (input: unknown, run: JobRun) => Promise<JsonBytes>
 
 /**
  * The queue: the only way long work runs. Async throughout so a distributed backend fits behind it.

@@ -156,7 +156,8 @@ export function createMcpServer(deps: McpServerDeps): Server {
       // structuredContent. A large answer is linked instead (tool-answer.ts).
       const render = tool.renderText ?? ((value: unknown) => renderData(value, PLAIN))
       const link = { resultUrl, route: `${tool.route.method} ${context.baseUrl}${tool.route.path}` }
-      return await toolAnswer(data, link, render, meta)
+      const reading = { mill: context.mill, owner: context.principal.owner, tripwire: config.loopTripwire === 'throw', tool: tool.name }
+      return await toolAnswer(data, link, render, reading, meta)
     } catch (err) {
       const refusal = toRefusal(err, context.requestId).forOp(tool.name)
       counters.refused(refusal.code)

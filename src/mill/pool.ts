@@ -76,11 +76,11 @@ export interface Mill {
 
 /**
  * Tasks a request waits for whose cost is linear in bytes the host already holds (at most a body's 16 MiB): a body's
- * parse, a pin's hashing and encoding, a stored run's members written. The pool keeps a worker that heavy work never
+ * parse, a pin's hashing and encoding, a stored run's members written, a large answer read for MCP. The pool keeps a worker that heavy work never
  * takes, so they never wait behind it.
  */
 const SHORT_TASKS: ReadonlySet<TaskName> = new Set<TaskName>([
-  'body.parse', 'jobs.storedInput', 'run.items', 'cli.command', 'mcp.message', 'access.pin_read', 'access.pin_bytes', 'access.canonical_json', 'access.pinBody', 'trading.runMembers', 'trading.barsPage',
+  'body.parse', 'jobs.storedInput', 'run.items', 'cli.command', 'mcp.message', 'mcp.largeAnswer', 'access.pin_read', 'access.pin_bytes', 'access.canonical_json', 'access.pinBody', 'trading.runMembers', 'trading.barsPage',
 ])
 
 /** Whether a task runs as short work: one of SHORT_TASKS, or one its caller marked short (RunOptions.short). */

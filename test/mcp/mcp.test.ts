@@ -190,8 +190,9 @@ describe('/mcp (Streamable HTTP, SDK client)', () => {
     expect((await client.listResources()).resources.map((r) => r.uri)).toContain(`ncm://pins/${digest}`)
     const pin = await client.readResource({ uri: `ncm://pins/${digest}` })
     expect(pin.contents[0]).toMatchObject({ text: 'pinned through MCP', mimeType: 'text/plain' })
-    // Over the loop's 64 KiB (hashed and counted in the mill) and under the inline size: its text whole.
-    const wide = 'é😀 "wide" pin\n'.repeat(8_000)
+    // Over the loop's 64 KiB of bytes (hashed and counted in the mill) and under the inline size in characters
+    // (72,000 bytes, 60,000 characters): its text whole.
+    const wide = 'é😀 "wide" pin\n'.repeat(4_000)
     const widePin = (await client.callTool({ name: 'pin', arguments: { content: wide } })).structuredContent as any
     const wideRead = await client.readResource({ uri: `ncm://pins/${widePin.digest}` })
     expect((wideRead.contents[0] as { text: string }).text === wide).toBe(true)

@@ -13,6 +13,7 @@ import { storedInputTasks } from './stored-input.js'
 import { runItemsTasks } from './run-items.js'
 import { cliCommandTasks } from './cli-command.js'
 import { mcpMessageTasks } from './mcp-message.js'
+import { mcpAnswerTasks } from './mcp-answer.js'
 
 export const TASKS = Object.freeze({
   ...selfTestTasks,
@@ -28,6 +29,7 @@ export const TASKS = Object.freeze({
   ...runItemsTasks,
   ...cliCommandTasks,
   ...mcpMessageTasks,
+  ...mcpAnswerTasks,
 })
 
 export type Tasks = typeof TASKS

@@ -13,9 +13,9 @@ describe('answerMembers', () => {
   }
   const text = JSON.stringify(value)
 
-  it('keeps the short top-level members as values and names the long ones with their size, however the parts are cut', async () => {
+  it('keeps the short top-level members as values and names the long ones with their size, however the parts are cut', () => {
     for (const size of [1, 2, 3, 7, text.length]) {
-      const members = await answerMembers(cutInto(text, size), limits)
+      const members = answerMembers(cutInto(text, size), limits)
       expect(members.kept).toEqual({ a: 1, 'q"{k},': 'x\\"}]', nested: { b: [1, { c: '}' }] }, last: null })
       expect(members.omitted).toEqual([
         { member: 'long', chars: JSON.stringify(value.long).length },
@@ -25,15 +25,15 @@ describe('answerMembers', () => {
     }
   })
 
-  it('stops keeping members once their text passes keptChars in all', async () => {
+  it('stops keeping members once their text passes keptChars in all', () => {
     const wide = Object.fromEntries(Array.from({ length: 10 }, (_, i) => [`k${i}`, i]))
-    const members = await answerMembers(cutInto(JSON.stringify(wide), 5), { memberChars: 20, keptChars: 24, listed: 100 })
+    const members = answerMembers(cutInto(JSON.stringify(wide), 5), { memberChars: 20, keptChars: 24, listed: 100 })
     expect(members.kept).toEqual({ k0: 0, k1: 1, k2: 2, k3: 3 })
     expect(members.omitted.map((m) => m.member)).toEqual(['k4', 'k5', 'k6', 'k7', 'k8', 'k9'])
   })
 
-  it('answers an empty object as no members, and a root that is not an object as omitted whole', async () => {
-    expect(await answerMembers(cutInto('{}', 1), limits)).toEqual({ kept: {}, omitted: [], omittedMore: 0 })
-    expect(await answerMembers(cutInto('[1,{"a":2}]', 4), limits)).toEqual({ kept: {}, omitted: [{ member: '', chars: 11 }], omittedMore: 0 })
+  it('answers an empty object as no members, and a root that is not an object as omitted whole', () => {
+    expect(answerMembers(cutInto('{}', 1), limits)).toEqual({ kept: {}, omitted: [], omittedMore: 0 })
+    expect(answerMembers(cutInto('[1,{"a":2}]', 4), limits)).toEqual({ kept: {}, omitted: [{ member: '', chars: 11 }], omittedMore: 0 })
   })
 })

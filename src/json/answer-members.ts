@@ -1,6 +1,5 @@
-// The top-level members of an answer's JSON text, read a part per loop turn without parsing the whole: the short
-// members as values, the long ones by name and size. A tool answer too large to inline over MCP keeps these.
-import { inTurns } from '../sched/turns.js'
+// The top-level members of an answer's JSON text without parsing the whole: the short members as values, the long ones
+// by name and size. A tool answer too large to inline over MCP keeps these (read in the mill, mill/tasks/mcp-answer.ts).
 
 export interface AnswerMembers {
   /** Members whose text is at most `memberChars`, parsed, while they fit `keptChars` in all. */
@@ -22,10 +21,10 @@ const STRUCTURE = /["{}[\],:]/g
 const IN_STRING = /["\\]/g
 
 /**
- * Walks the text's characters by regular-expression jumps (a 15 MB string is one search), a part per turn. A root
- * that is not an object has no members: everything is omitted under the name "".
+ * Walks the text's characters by regular-expression jumps (a 15 MB string is one search), in parts as it was decoded.
+ * A root that is not an object has no members: everything is omitted under the name "".
  */
-export async function answerMembers(parts: readonly string[], limits: MemberLimits): Promise<AnswerMembers> {
+export function answerMembers(parts: Iterable<string>, limits: MemberLimits): AnswerMembers {
   const out: AnswerMembers = { kept: {}, omitted: [], omittedMore: 0 }
   let keptChars = 0
   let depth = 0
@@ -61,7 +60,7 @@ export async function answerMembers(parts: readonly string[], limits: MemberLimi
   let memberKey = ''
 
   let all = 0
-  for await (const part of inTurns(parts)) {
+  for (const part of parts) {
     all += part.length
     let i = 0
     if (skipEscaped && part.length > 0) {
