@@ -4,6 +4,7 @@ import type { Socket } from 'node:net'
 import closeWithGrace from 'close-with-grace'
 import { buildApp } from './app.js'
 import { ConfigError, loadConfig } from './config.js'
+import { isStrayRedisClose } from './redis/stray-close.js'
 
 async function main() {
   let config
@@ -20,7 +21,13 @@ async function main() {
   // The self-test host is built by the start report, 2 s after listening (a short stall then, not before the first answer).
   const app = await buildApp({ config })
   const drain = trackConnections(app.server)
-  closeWithGrace({ delay: config.shutdownGraceMs }, async ({ signal, err }) => {
+  // An unhandled rejection closes the host as an uncaught exception does (thrown again from here, close-with-grace
+  // takes it), except ioredis's rejection of what a closing connection still held: logged, as it says nothing is wrong.
+  process.on('unhandledRejection', (reason) => {
+    if (!isStrayRedisClose(reason)) throw reason
+    app.log.warn({ err: reason }, 'a Redis command queued on a closing connection was rejected with no handler (bullmq#3546)')
+  })
+  closeWithGrace({ delay: config.shutdownGraceMs, skip: ['unhandledRejection'] }, async ({ signal, err }) => {
     if (err) app.log.error({ err }, 'closing after an error')
     else app.log.info({ signal }, 'closing: draining in-flight requests')
     const stopDraining = drain()
