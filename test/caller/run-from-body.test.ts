@@ -5,6 +5,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { FastifyInstance } from 'fastify'
 import { buildTestApp, json } from '../helper.js'
+import { padded, comparable, postText as post } from '../off-loop.js'
 import { OFF_LOOP_BODY_BYTES } from '../../src/body-parse/reader.js'
 import { LOOP_BODY_MAX_VALUES, valuesUpTo } from '../../src/json/loop-rule.js'
 import { runItemsFromBody, type RunItems } from '../../src/mill/tasks/run-items.js'
@@ -23,14 +24,7 @@ beforeAll(async () => {
 })
 afterAll(async () => Promise.all([app.close(), guarded.close(), lenient.close()]))
 
-const post = (host: FastifyInstance, path: string, text: string, headers: Record<string, string> = {}) =>
-  host.inject({ method: 'POST', url: `/api/v1${path}`, headers: { 'content-type': 'application/json', ...headers }, payload: text })
-const padded = (text: string) => text + ' '.repeat(OFF_LOOP_BODY_BYTES + 1)
 
-/** What does not differ from run to run: no meta, no timings (a job's ms, a solver's time). */
-function comparable(body: string): unknown {
-  return JSON.parse(body, (key, value) => (key === 'meta' || key === 'ms' || key === 'time_ms' || key === 'check_ms' ? undefined : value))
-}
 
 /** A CNF of `n` clauses as JSON arrays: 4 values a clause, so past LOOP_BODY_MAX_VALUES from about 8,200 clauses. */
 const chainClauses = (n: number) => Array.from({ length: n }, (_, i) => [i + 1, -(i + 2), i + 3])

@@ -8,6 +8,7 @@ import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
 import type { FastifyInstance } from 'fastify'
 import { buildTestApp, json, okData } from '../helper.js'
+import { padded, comparable, postText as post } from '../off-loop.js'
 import { OFF_LOOP_BODY_BYTES } from '../../src/body-parse/reader.js'
 import { createJobRepository } from '../../src/jobs/repository.js'
 import { createMill } from '../../src/mill/pool.js'
@@ -20,20 +21,7 @@ beforeAll(async () => {
 })
 afterAll(async () => app.close())
 
-const post = (host: FastifyInstance, path: string, text: string, headers: Record<string, string> = {}) =>
-  host.inject({ method: 'POST', url: `/api/v1${path}`, headers: { 'content-type': 'application/json', ...headers }, payload: text })
-const padded = (text: string) => text + ' '.repeat(OFF_LOOP_BODY_BYTES + 1)
 
-/** The envelope without what differs from run to run: its meta, and the solver's measured times. */
-function comparable(body: string): unknown {
-  const envelope = JSON.parse(body) as { meta?: unknown; data?: { stats?: Record<string, unknown> } | null }
-  delete envelope.meta
-  if (envelope.data?.stats) {
-    delete envelope.data.stats.time_ms
-    delete envelope.data.stats.check_ms
-  }
-  return envelope
-}
 
 const satBodies: Record<string, string> = {
   'a SAT CNF': JSON.stringify({ dimacs: 'p cnf 2 3\n1 2 0\n-1 2 0\n1 -2 0\n' }),

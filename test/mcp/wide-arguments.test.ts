@@ -5,7 +5,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { FastifyInstance } from 'fastify'
 import { buildTestApp } from '../helper.js'
-import { OFF_LOOP_BODY_BYTES } from '../../src/body-parse/reader.js'
+import { padded, comparable } from '../off-loop.js'
 import { LOOP_BODY_MAX_VALUES, valuesUpTo } from '../../src/json/loop-rule.js'
 import { mcpMessageFromBody } from '../../src/mill/tasks/mcp-message.js'
 
@@ -23,12 +23,8 @@ const mcp = (host: FastifyInstance, text: string) => host.inject({
 })
 const route = (host: FastifyInstance, path: string, input: unknown) =>
   host.inject({ method: 'POST', url: `/api/v1${path}`, headers: { 'content-type': 'application/json' }, payload: JSON.stringify(input) })
-const padded = (text: string) => text + ' '.repeat(OFF_LOOP_BODY_BYTES + 1)
 const call = (name: string, args: unknown, id = 1) => ({ jsonrpc: '2.0', id, method: 'tools/call', params: { name, arguments: args } })
 
-/** What does not differ from run to run: no meta, no timings. */
-const comparable = (body: string): unknown => JSON.parse(body, (key, value) =>
-  (['meta', '_meta', 'ms', 'time_ms', 'check_ms'].includes(key) ? undefined : key === 'text' && typeof value === 'string' ? value.replace(/time_ms.*\n/g, '') : value))
 
 /** A tool's data: its structuredContent, the answer's data inline. */
 function toolData(body: string): unknown {
