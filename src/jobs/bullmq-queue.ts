@@ -88,7 +88,7 @@ export function createBullJobQueue(opts: BullQueueOptions): JobQueue {
     const { id, state } = event.job
     if (isFinal(state)) {
       progressElsewhere.delete(id)
-      runner.inputs.delete(id)
+      runner.inputs.take(id)
     } else if (state === 'running' && !active.has(id)) {
       progressElsewhere.delete(id)
       progressElsewhere.set(id, event.job.progress)

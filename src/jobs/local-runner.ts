@@ -64,9 +64,11 @@ export function createLocalRunner(opts: LocalRunnerOptions) {
   const waiters = new Map<string, Array<(settled: SettledJob) => void>>()
   /**
    * Inputs of jobs submitted in this process, by job id, until their run starts or they end (keepInput): the run takes
-   * the value or the stored JSON it was submitted with instead of reading its parts back (megabytes, maybe).
+   * the value or the stored JSON it was submitted with instead of reading its parts back (megabytes, maybe). At most
+   * IN_HAND_MAX_BYTES of them in all: the inputs of a full queue (MILL_QUEUE × 16 MiB) would otherwise be held outside
+   * every memory bound; past it, a run reads its input back from the store, as after a restart.
    */
-  const inputs = new Map<string, unknown>()
+  const inputs = createInHand()
   const durations = createDurationHistogram()
   /** closing: no new submissions or runs (a drain); abandoned: the drain is over, runs still going are given up. */
   const flags = { started: false, closing: false, abandoned: false }
@@ -114,7 +116,7 @@ export function createLocalRunner(opts: LocalRunnerOptions) {
       }
     }, STORE_RETRY)
     if (!final) return false
-    inputs.delete(job.id)
+    inputs.take(job.id)
     if (final.startedAt !== null) durations.record(now - final.startedAt)
     publish(state, final, state === 'succeeded' ? outcome.result : undefined)
     settle(job.id, state === 'succeeded' ? { job: final, ok: true, result: outcome.result ?? null } : { job: final, ok: false, error: outcome.error ?? refusalFrom(outcome.refuse!) })
@@ -162,11 +164,9 @@ export function createLocalRunner(opts: LocalRunnerOptions) {
     const { entry, release } = beginRun(id)
     let running: JobRecord | null = null
     try {
-      const inHand = inputs.has(id)
-      const handed = inputs.get(id)
-      inputs.delete(id)
+      const handed = inputs.take(id)
       running = await start(id)
-      if (running) await run(running, inputOf(running.op, inHand ? handed : await retryTransient(() => repo.input(id), STORE_RETRY)), entry)
+      if (running) await run(running, inputOf(running.op, handed ? handed.input : await retryTransient(() => repo.input(id), STORE_RETRY)), entry)
     } catch (err) {
       // The store failed (a run's own errors end in finish): the row stays as it was and a restart picks it up;
       // requests waiting on the job get the error rather than waiting for that.
@@ -274,7 +274,7 @@ export function createLocalRunner(opts: LocalRunnerOptions) {
    * the input came as JSON already (a large body's, written in the mill: StoredInput); else the value it came as.
    */
   function keepInput(id: string, op: string, input: unknown, json: JsonBytes): void {
-    inputs.set(id, runsFromBytes(op, json) || input instanceof StoredInput ? json : input ?? null)
+    inputs.keep(id, runsFromBytes(op, json) || input instanceof StoredInput ? json : input ?? null, json.byteLength)
   }
 
   /** How an op's jobs run (both backends define through this). */
@@ -304,4 +304,32 @@ function failureOf(err: unknown, job: JobRecord, entry: ActiveRun, maxRunMs: num
   log?.error({ err, job: job.id, op: job.op }, 'job failed')
   const refuse: RefusalBody = { code: 'internal', reason: `job ${job.id} failed on an internal error (logged with the job id)`, op: job.op, http_status: 500 }
   return ['failed', { error: err, refuse }]
+}
+
+/** The most bytes of submitted inputs kept in hand for runs not yet started (their stored JSON's size). */
+export const IN_HAND_MAX_BYTES = 64 * 2 ** 20
+
+/** Submitted inputs kept for their runs, up to IN_HAND_MAX_BYTES in all: one past it is not kept (read back instead). */
+export function createInHand() {
+  const kept = new Map<string, { input: unknown; bytes: number }>()
+  let bytes = 0
+  return {
+    keep(id: string, input: unknown, size: number): void {
+      if (kept.has(id) || bytes + size > IN_HAND_MAX_BYTES) return
+      kept.set(id, { input, bytes: size })
+      bytes += size
+    },
+    /** The input kept for `id`, no longer kept; undefined when none was. */
+    take(id: string): { input: unknown } | undefined {
+      const found = kept.get(id)
+      if (found) {
+        kept.delete(id)
+        bytes -= found.bytes
+      }
+      return found
+    },
+    get bytes() {
+      return bytes
+    },
+  }
 }
