@@ -37,24 +37,25 @@ if (process.platform === 'linux' && shared.nice > 0) {
 since[slot] = Date.now()
 heapBytes[slot] = getHeapStatistics().total_heap_size
 
-// A worker's garbage is collected when V8 chooses, and V8 lets a heap that only works grow far past what it holds
-// live: hundreds of small tasks left each worker ~100 MiB of garbage that RSS kept. So a worker collects itself once
-// what it holds has grown by HEAP_SLACK since its last collection, after its answer has gone. Node has no API to ask
-// for a collection but `gc`, which --expose-gc puts in contexts made after it (as Jest's leak detector gets it).
+// A worker's garbage is collected when V8 chooses, and V8 keeps the heap it has committed long after what it holds
+// live has shrunk: hundreds of small tasks left each worker ~100 MiB, one large task its few hundred, and RSS kept
+// them. So a worker collects itself once its committed heap has grown by HEAP_SLACK since its last collection (the
+// committed size, not the used one: a collection during the task may have freed the garbage and kept the pages),
+// after its answer has gone. Node has no API to ask for a collection but `gc`, which --expose-gc puts in contexts
+// made after it (as Jest's leak detector gets it).
 setFlagsFromString('--expose-gc')
 const collect = runInNewContext('gc') as () => void
 const HEAP_SLACK = 32 * 2 ** 20
-let heldAfterCollect = getHeapStatistics().used_heap_size
+let committedAfterCollect = getHeapStatistics().total_heap_size
 let collecting = false
 function collectWhenGrown(): void {
-  if (collecting || getHeapStatistics().used_heap_size < heldAfterCollect + HEAP_SLACK) return
+  if (collecting || getHeapStatistics().total_heap_size < committedAfterCollect + HEAP_SLACK) return
   collecting = true
   setImmediate(() => {
     collecting = false
     collect()
-    const after = getHeapStatistics()
-    heldAfterCollect = after.used_heap_size
-    heapBytes[slot] = after.total_heap_size
+    committedAfterCollect = getHeapStatistics().total_heap_size
+    heapBytes[slot] = committedAfterCollect
   })
 }
 
