@@ -89,7 +89,7 @@ export class JsonBytes {
     if (rest !== '') yield rest
   }
 
-  /** The whole text: for readers of a small answer only (MCP inlines at most 256 KiB), never the HTTP path. */
+  /** The whole text: for readers of a small answer only (MCP inlines at most 64 KiB), never the HTTP path. */
   text(): string {
     return this.chunks.length === 1 ? this.chunks[0]!.toString() : Buffer.concat(this.chunks).toString()
   }

@@ -7,9 +7,8 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js'
 import { jsonWeight } from '../engines/diff/json-patch.js'
 import { JsonBytes } from '../json/bytes.js'
 import { LOOP_VALUE_MAX_BYTES, tripLoopRule } from '../json/loop-rule.js'
-import { budgetOf } from '../mill/pool.js'
+import { budgetOf, type Mill } from '../mill/pool.js'
 import { movedCopies } from '../mill/moving.js'
-import type { Mill } from '../mill/pool.js'
 import type { LargeAnswer } from '../mill/tasks/mcp-answer.js'
 import { PLAIN, renderData } from '../render/render.js'
 
@@ -58,7 +57,7 @@ async function readLarge(bytes: readonly Uint8Array[], reading: AnswerReading): 
  */
 async function measured(data: unknown, reading: AnswerReading): Promise<{ value: unknown } | LargeAnswer> {
   if (data instanceof JsonBytes) {
-    if (data.byteLength <= MCP_INLINE_ANSWER_CHARS) return { value: JSON.parse(Buffer.concat(data.chunks).toString('utf8')) }
+    if (data.byteLength <= MCP_INLINE_ANSWER_CHARS) return { value: data.value() }
     return readLarge(data.chunks, reading)
   }
   if (jsonWeight(data, MCP_INLINE_ANSWER_CHARS) <= MCP_INLINE_ANSWER_CHARS) return { value: data }

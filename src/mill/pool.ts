@@ -76,8 +76,8 @@ export interface Mill {
 
 /**
  * Tasks a request waits for whose cost is linear in bytes the host already holds (at most a body's 16 MiB): a body's
- * parse, a pin's hashing and encoding, a stored run's members written, a large answer read for MCP. The pool keeps a worker that heavy work never
- * takes, so they never wait behind it.
+ * parse, a pin's hashing and encoding, a stored run's members or a page of bars written, a large answer read for MCP.
+ * The pool keeps a worker that heavy work never takes, so they never wait behind it.
  */
 const SHORT_TASKS: ReadonlySet<TaskName> = new Set<TaskName>([
   'body.parse', 'jobs.storedInput', 'run.items', 'cli.command', 'mcp.message', 'mcp.largeAnswer', 'access.pin_read', 'access.pin_bytes', 'access.canonical_json', 'access.pinBody', 'trading.runMembers', 'trading.barsPage',

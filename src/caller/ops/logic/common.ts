@@ -7,7 +7,8 @@ export {
 } from '../../../inputs/cnf.js'
 export { FORMULA_LIMITS, formulaInput, INLINE_MAX_NODES } from '../../../inputs/formula.js'
 import type { OperationContext } from '../../operation.js'
-import { budgetOf, type RunOptions } from '../../../mill/pool.js'
+import type { RunOptions } from '../../../mill/pool.js'
+import { heavyWork, lightWork } from '../../mill-work.js'
 export { PROOF_LIMITS, searchFields, searchOptions, timeoutMs } from '../../../inputs/search.js'
 import type { FlatFormula } from '../../../engines/sat/formula.js'
 import { formulaOf } from '../../../mill/tasks/logic.js'
@@ -81,21 +82,17 @@ export function flatFormula(value: unknown, path = 'formula'): FlatFormula {
 }
 
 
-/**
- * Runs a task in the mill as light work: work the loop's input limits bound, whose answer may still pass what a request
- * writes on the loop (LOOP_VALUE_MAX_BYTES). Short work: beside heavy work, in the client's share, without run:heavy.
- */
+/** Runs a task in the mill as light work (mill-work.ts lightWork). */
 export async function lightInTheMill<T>(ctx: OperationContext, op: string, run: (options: RunOptions) => Promise<TaskResult<T>>): Promise<{ value: T; warnings: string[] }> {
-  return valueOf(await run({ timeoutMs: budgetOf(undefined), op, owner: ctx.principal.owner, short: true }))
+  return valueOf(await run(lightWork(ctx, op)))
 }
 
-/** Runs a task in the mill as a request's heavy work (admitted, with the default budget). */
+/** Runs a task in the mill as a request's heavy work (mill-work.ts heavyWork: admitted, with the default budget). */
 export async function inTheMill<T>(
   ctx: OperationContext,
   op: string,
   run: (options: RunOptions) => Promise<TaskResult<T>>,
 ): Promise<{ value: T; warnings: string[] }> {
-  ctx.admission.admitHeavy(op, ctx.principal)
-  return valueOf(await run({ timeoutMs: budgetOf(undefined), op, owner: ctx.principal.owner }))
+  return valueOf(await run(heavyWork(ctx, op)))
 }
 

@@ -1,7 +1,7 @@
 // POST /diff: line, word or character diffs with a unified diff GNU patch applies; JSON diffs as RFC 6902 patches.
 import { z } from 'zod'
 import { defineOperation } from '../../operation.js'
-import { budgetOf } from '../../../mill/pool.js'
+import { heavyWork, lightWork } from '../../mill-work.js'
 import type { DiffTaskOutcome } from '../../../mill/tasks/text.js'
 import { JsonBytes } from '../../../json/bytes.js'
 import { answerSchema } from '../../../json/serializer.js'
@@ -73,14 +73,10 @@ export const diff = defineOperation({
   },
   handler: async (input, ctx) => {
     const request = diffRequest(input, ctx.config.diffPatchMaxWeight)
-    const inMill = async (): Promise<DiffTaskOutcome> => {
-      ctx.admission.admitHeavy('diff', ctx.principal)
-      return ctx.mill.run('text.diff', { request, answer: answerSchema(output) }, { timeoutMs: budgetOf(undefined), op: 'diff', owner: ctx.principal.owner })
-    }
-    // Light work whose answer may pass what the loop writes is worked and written in the mill, as short work.
-    const light = (): Promise<DiffTaskOutcome | 'heavy'> => ctx.mill.run('text.diffLight', { request, answer: answerSchema(output) }, {
-      timeoutMs: budgetOf(undefined), op: 'diff', owner: ctx.principal.owner, short: true,
-    })
+    const answer = answerSchema(output)
+    const inMill = (): Promise<DiffTaskOutcome> => ctx.mill.run('text.diff', { request, answer }, heavyWork(ctx, 'diff'))
+    // Light work whose answer may pass what the loop writes is worked and written in the mill.
+    const light = (): Promise<DiffTaskOutcome | 'heavy'> => ctx.mill.run('text.diffLight', { request, answer }, lightWork(ctx, 'diff'))
     const first = diffAnswerBytes(request) > LOOP_VALUE_MAX_BYTES ? await light() : diffOnTheLoop(request)
     const outcome = first === 'heavy' ? await inMill() : first
     if (!outcome.ok) throw diffRefusal(outcome)
